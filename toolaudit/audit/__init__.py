@@ -1,0 +1,1 @@
+"""Measure records, apply cap policies, aggregate, compare and gate: pure functions."""

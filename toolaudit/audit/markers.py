@@ -1,0 +1,58 @@
+"""Recognise the truncation markers agents put into outputs they already cut.
+
+Marker texts come from ../shared/docs/harness-caps.md and formats.md; each pattern
+is tied to the agent that writes it, so reports can say whose cap fired.
+"""
+
+from __future__ import annotations
+
+import re
+
+MARKERS: dict[str, tuple[str, ...]] = {
+    "claude-code": (
+        r"\n\n\.\.\. \[\d+ characters truncated\] \.\.\.\n\n",
+        r"\.\.\. \[\d+ lines truncated\] \.\.\.",
+        r"<persisted-output>\s*Output too large",
+        r"File content \(\d+ tokens\) exceeds maximum allowed tokens",
+        r"\[Omitted long matching line\]",
+    ),
+    "codex": (
+        r"\[\.\.\. omitted \d+ of \d+ lines \.\.\.\]",
+        r"\[\.\.\. output truncated to fit \d+ bytes \.\.\.\]",
+        r"…\d+ (tokens|chars) truncated…",
+        r"\[omitted \d+ text items \.\.\.\]",
+        r"Warning: truncated output \(original token count: \d+\)",
+    ),
+    "gemini-cli": (
+        r"Output too large\. Showing first \d+ and last \d+ characters",
+        r"\.\.\. \[\d+ characters omitted\] \.\.\.",
+        r"\.\.\. \[Content truncated due to size limit\] \.\.\.",
+        r"IMPORTANT: The file content has been truncated\.",
+    ),
+    "openhands": (
+        r"\[\.\.\. Observation truncated due to length \.\.\.\]",
+        r"<response clipped><NOTE>Due to the max output limit",
+    ),
+    "swe-agent": (
+        r"<response clipped><NOTE>Observations should not exceeded",
+        r"<observation_head>.*?<elided_chars>\d+ characters elided</elided_chars>",
+    ),
+    "mini-swe-agent": (r"<output_head>.*?<elided_chars>\d+ characters elided</elided_chars>",),
+    "roo": (r"\[\.\.\.\d+ (characters|lines) omitted\.\.\.\]",),
+    "toolaudit": (r"\[toolaudit: \d+ (chars|bytes|lines|matches) omitted",),
+}
+
+_ANY = re.compile(
+    "|".join(f"(?P<m{i}>{p})" for i, p in enumerate(p for ps in MARKERS.values() for p in ps)), re.S
+)
+_OWNER = [agent for agent, ps in MARKERS.items() for _ in ps]
+
+
+def truncated_by(text: str) -> str | None:
+    """The agent whose truncation marker `text` carries, or None."""
+    if not text:
+        return None
+    found = _ANY.search(text)
+    if found is None:
+        return None
+    return _OWNER[int(found.lastgroup[1:])]

@@ -1,0 +1,42 @@
+"""Measure one ToolCall: chars, UTF-8 bytes, lines, exact tokens, truncation flag."""
+
+from __future__ import annotations
+
+from ..model import Measurement, ToolCall
+from ..tokenizers import Tokenizer, sanitize
+from .markers import truncated_by
+from .redact import preview
+
+ARGS_PREVIEW = 60
+CONTENT_PREVIEW = 200
+
+
+def measure(call: ToolCall, tokenizer: Tokenizer, *, show_content: bool = False) -> Measurement:
+    """The numbers of one call. chars = code points, bytes = UTF-8 length."""
+    text = sanitize(call.output)
+    return Measurement(
+        source=call.source,
+        line=call.line,
+        collector=call.collector,
+        session=call.session,
+        agent=call.agent,
+        tool=call.tool,
+        call_id=call.call_id,
+        model=call.model,
+        ts=call.ts,
+        status=call.status,
+        is_error=call.is_error,
+        agent_truncated=truncated_by(text) is not None,
+        chars=len(text),
+        bytes=len(text.encode("utf-8")),
+        lines=text.count("\n") + 1 if text else 0,
+        tokens=tokenizer.count(text),
+        images=call.images,
+        image_bytes=call.image_bytes,
+        call_index=call.call_index,
+        request_index=call.request_index,
+        segment=call.segment,
+        residency=None,
+        args_preview=preview(sanitize(call.args), ARGS_PREVIEW),
+        output_preview=preview(text, CONTENT_PREVIEW) if show_content else None,
+    )

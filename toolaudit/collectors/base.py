@@ -1,0 +1,234 @@
+"""The Collector interface and the reading helpers every format shares."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Iterable, Iterator
+
+import orjson
+
+from ..model import MAIN_AGENT, ORPHAN, PAIRED, UNKNOWN_TOOL, UNPAIRED, SessionEnd, Skipped, ToolCall
+from ..registry import Registry
+
+Record = ToolCall | Skipped | SessionEnd
+
+# Whole-file JSON formats are parsed in one go; bigger documents are refused, not risked.
+MAX_DOCUMENT_BYTES = 512 * 1024 * 1024
+
+
+class Collector:
+    """Turns one source file into ToolCall, Skipped and SessionEnd records.
+
+    Subclasses set `key` and `description`, answer `sniff_line` (JSONL formats, from
+    the first line) or `sniff_doc` (whole-file JSON formats, from the document), and
+    implement `collect`. They stream: nothing holds a whole JSONL file in memory.
+    `collect` gets `doc` (the parsed document) when the file is read as one document.
+    """
+
+    key: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    # which shapes it reads: JSON lines (sniffed by the first line), one JSON document
+    jsonl: ClassVar[bool] = True
+    document: ClassVar[bool] = False
+
+    @classmethod
+    def sniff_line(cls, first: Any) -> bool:
+        """True when the first JSON line of a file is in this format."""
+        return False
+
+    @classmethod
+    def sniff_doc(cls, doc: Any) -> bool:
+        """True when a whole-file JSON document is in this format."""
+        return False
+
+    def collect(self, path: Path, doc: Any = None) -> Iterator[Record]:
+        """Yield the records of `path` (`doc`: the parsed document, when sniffing had it)."""
+        raise NotImplementedError
+
+
+collectors: Registry[type[Collector]] = Registry("collector", "toolaudit.collectors")
+
+
+def loads(raw: bytes | str) -> Any:
+    """Parse JSON with orjson, falling back to the standard library.
+
+    orjson rejects lone-surrogate escapes such as "\\ud83d" that real transcripts
+    contain; the standard library accepts them (measurement sanitizes them later).
+    """
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        if isinstance(raw, bytes):
+            raw = raw.decode("utf-8", "replace")  # invalid UTF-8: decoded with replacement
+        return json.loads(raw)
+
+
+def read_lines(path: Path) -> Iterator[tuple[int, Any]]:
+    """Stream a JSONL file: (line number, parsed object or Skipped). Blank lines are passed over.
+
+    Invalid UTF-8 is decoded with replacement. A last line without its newline that
+    does not parse is a session still being written: reported, marked benign.
+    """
+    with open(path, "rb") as fh:
+        for number, raw in enumerate(fh, 1):
+            if not raw.strip():
+                continue
+            try:
+                yield number, loads(raw)
+            except ValueError as exc:
+                if not raw.endswith(b"\n"):
+                    yield number, Skipped(str(path), number, "truncated last line (file still being written?)", benign=True)
+                else:
+                    yield number, Skipped(str(path), number, f"invalid JSON: {_short(exc)}")
+
+
+def load_document(path: Path) -> Any:
+    """Parse a whole-file JSON document (orjson, standard-library fallback)."""
+    size = path.stat().st_size
+    if size > MAX_DOCUMENT_BYTES:
+        raise ValueError(f"{size} bytes is over the {MAX_DOCUMENT_BYTES} limit for one JSON document")
+    return loads(path.read_bytes())
+
+
+def _short(exc: Exception) -> str:
+    return str(exc).splitlines()[0][:120]
+
+
+def dump_args(args: Any) -> str:
+    """Arguments as the model wrote them: strings as-is, objects as compact JSON."""
+    if args is None:
+        return ""
+    if isinstance(args, str):
+        return args
+    return json.dumps(args, ensure_ascii=False, separators=(",", ":"))
+
+
+def image_size(data: str) -> int:
+    """Decoded bytes of base64 image data (a data: URL is accepted)."""
+    if data.startswith("data:") and "," in data:
+        data = data.split(",", 1)[1]
+    data = data.strip()
+    return len(data) * 3 // 4 - data[-2:].count("=") if data else 0
+
+
+@dataclass
+class Content:
+    """Text the model saw plus the images that came with it."""
+
+    text: str = ""
+    images: int = 0
+    image_bytes: int = 0
+
+
+def flatten(content: Any) -> Content:
+    """Join text parts with "\\n" and count image parts, for every block shape we know.
+
+    Strings stay as they are; lists hold Anthropic blocks (`text`, `image`), OpenAI
+    parts (`input_text`, `output_text`, `input_image`, `image_url`) or Gemini parts.
+    Any other object is what the model got serialized, so it is measured as JSON.
+    """
+    if content is None:
+        return Content()
+    if isinstance(content, str):
+        return Content(content)
+    if isinstance(content, dict):
+        content = [content]
+    if not isinstance(content, list):
+        return Content(dump_args(content))
+    texts: list[str] = []
+    out = Content()
+    for part in content:
+        if isinstance(part, str):
+            texts.append(part)
+            continue
+        if not isinstance(part, dict):
+            texts.append(dump_args(part))
+            continue
+        kind = part.get("type")
+        if kind in ("image", "input_image", "image_url") or "inlineData" in part:
+            out.images += 1
+            out.image_bytes += _image_part_bytes(part)
+        elif isinstance(part.get("text"), str):
+            texts.append(part["text"])
+        else:
+            texts.append(dump_args(part))
+    out.text = "\n".join(texts)
+    return out
+
+
+def _image_part_bytes(part: dict) -> int:
+    src = part.get("source") or part.get("image_url") or part.get("inlineData") or {}
+    if isinstance(src, str):
+        return image_size(src)
+    data = src.get("data") or src.get("url") or ""
+    return image_size(data) if isinstance(data, str) else 0
+
+
+@dataclass
+class _Pending:
+    tool: str
+    args: str
+    line: int
+    call_index: int
+    agent: str
+    ts: str | None
+    model: str | None
+
+
+@dataclass
+class Pairing:
+    """Pairs calls with results by id, within one session of one file.
+
+    `call()` records a call; `result()` returns the finished ToolCall (an orphan
+    when the id is unknown); `unpaired()` yields the calls left at the end.
+    """
+
+    source: str
+    collector: str
+    session: str
+    global_id: bool = False
+    pending: dict[str, _Pending] = field(default_factory=dict)
+    calls: int = 0
+
+    def call(self, call_id: str, tool: str, args: Any, line: int, *, agent: str = MAIN_AGENT,
+             ts: str | None = None, model: str | None = None) -> None:
+        """Remember a call until its result arrives."""
+        self.pending[call_id] = _Pending(tool, dump_args(args), line, self.calls, agent, ts, model)
+        self.calls += 1
+
+    def result(self, call_id: str, content: Any, line: int, *, is_error: bool = False,
+               request_index: int | None = None, segment: int = 0, ts: str | None = None,
+               agent: str | None = None, model: str | None = None) -> ToolCall:
+        """The ToolCall for a result; an orphan (tool `unknown`) when its call is missing."""
+        seen = flatten(content)
+        call = self.pending.pop(call_id, None)
+        if call is None:
+            index = self.calls
+            self.calls += 1
+            return ToolCall(
+                source=self.source, line=line, collector=self.collector, session=self.session,
+                tool=UNKNOWN_TOOL, output=seen.text, call_id=call_id, agent=agent or MAIN_AGENT,
+                images=seen.images, image_bytes=seen.image_bytes, is_error=is_error, ts=ts,
+                model=model, status=ORPHAN, call_index=index, request_index=request_index,
+                segment=segment, global_id=self.global_id,
+            )
+        return ToolCall(
+            source=self.source, line=line, collector=self.collector, session=self.session,
+            tool=call.tool, output=seen.text, call_id=call_id, agent=agent or call.agent,
+            args=call.args, images=seen.images, image_bytes=seen.image_bytes, is_error=is_error,
+            ts=ts or call.ts, model=model or call.model, status=PAIRED, call_index=call.call_index,
+            request_index=request_index, segment=segment, global_id=self.global_id,
+        )
+
+    def unpaired(self) -> Iterable[ToolCall]:
+        """Calls whose result never came, as records with empty output."""
+        for call_id, call in self.pending.items():
+            yield ToolCall(
+                source=self.source, line=call.line, collector=self.collector, session=self.session,
+                tool=call.tool, output="", call_id=call_id, agent=call.agent, args=call.args,
+                ts=call.ts, model=call.model, status=UNPAIRED, call_index=call.call_index,
+                global_id=self.global_id,
+            )
+        self.pending.clear()

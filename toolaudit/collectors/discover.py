@@ -1,0 +1,96 @@
+"""Find transcript files (paths, agents' default locations) and detect their format."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Iterator
+
+from ..errors import UsageError
+from .base import Collector, collectors, load_document, loads
+
+# Directory walks look at these; a file named explicitly is always tried.
+SUFFIXES = (".jsonl", ".json", ".traj")
+_SNIFF_BYTES = 8 * 1024 * 1024
+
+
+def default_locations() -> list[Path]:
+    """The agents' default transcript folders, whether or not they exist."""
+    home = Path.home()
+    places = [home / ".claude" / "projects"]
+    if os.environ.get("CLAUDE_CONFIG_DIR"):
+        places.append(Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects")
+    codex_home = os.environ.get("CODEX_HOME")
+    places.append(Path(codex_home) / "sessions" if codex_home else home / ".codex" / "sessions")
+    places.append(home / ".gemini" / "tmp")
+    return places
+
+
+def iter_files(paths: list[Path]) -> Iterator[Path]:
+    """Every file under `paths`, sorted, recursing into directories; a missing path is a usage error."""
+    for path in paths:
+        if not path.exists():
+            raise UsageError(f"no such file or directory: {path}", slug="missing-path")
+    for path in paths:
+        if path.is_dir():
+            found = []
+            for root, dirs, files in os.walk(path, onerror=None):
+                dirs.sort()
+                found.extend(Path(root) / name for name in files if name.endswith(SUFFIXES))
+            yield from sorted(found)
+        else:
+            yield path
+
+
+def _first_line(path: Path) -> tuple[bytes, bool]:
+    """The first non-empty line, and whether more non-empty content follows it."""
+    with open(path, "rb") as fh:
+        for raw in fh:
+            if raw.strip():
+                rest = fh.read(4096)
+                return raw[:_SNIFF_BYTES] if len(raw) > _SNIFF_BYTES else raw, bool(rest.strip())
+    return b"", False
+
+
+def _document(path: Path, first: bytes, obj: Any, more: bool) -> Any:
+    """The file as one JSON document, or None when it is not one."""
+    if obj is not None and not more:
+        return obj
+    if first.lstrip()[:1] not in (b"{", b"["):
+        return None
+    try:
+        return load_document(path)
+    except ValueError:
+        return None
+
+
+def detect(path: Path, forced: str | None = None) -> tuple[type[Collector] | None, Any]:
+    """The collector for `path` and, when it is read as one document, the parsed document.
+
+    Judges JSONL formats from the first line's keys, whole-file JSON from the
+    document's top-level shape (formats.md §0). Returns (None, None) when nothing fits.
+    A collector may read both shapes (a JSON list of runs, or one run per line).
+    """
+    first, more = _first_line(path)
+    try:
+        obj = loads(first) if first else None
+    except ValueError:
+        obj = None
+    if forced:
+        cls = collectors.get(forced)
+        jsonl = cls.jsonl and (obj is not None and (more or not cls.document))
+        return cls, (None if jsonl else _document(path, first, obj, more))
+    if not first:
+        return None, None
+    table = collectors.all().values()
+    if isinstance(obj, dict):
+        for cls in table:
+            if cls.jsonl and cls.sniff_line(obj):
+                return cls, None
+    doc = _document(path, first, obj, more)
+    if doc is None:
+        return None, None
+    for cls in table:
+        if cls.document and cls.sniff_doc(doc):
+            return cls, doc
+    return None, None

@@ -1,0 +1,172 @@
+"""Frozen records shared by every layer: what collectors yield, what audit measures."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+SCHEMA_VERSION = 1
+
+# ToolCall.status values
+PAIRED = "paired"  # a call and its result
+UNPAIRED = "unpaired"  # a call whose result never came (interrupt, end of file)
+ORPHAN = "orphan"  # a result whose call is not in the transcript; tool is "unknown"
+
+UNKNOWN_TOOL = "unknown"
+MAIN_AGENT = "main"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One tool call and the output the model saw for it.
+
+    `output` is the text as it was sent to the model (text parts joined with "\\n");
+    images are never text: they are counted in `images` and `image_bytes`.
+    `request_index` is the 0-based index, within the session, of the first model
+    request that carried the output; `segment` counts compactions before it, so
+    the output stays in context until the session's last request of that segment.
+    """
+
+    source: str
+    line: int
+    collector: str
+    session: str
+    tool: str
+    output: str
+    call_id: str = ""
+    agent: str = MAIN_AGENT
+    args: str = ""
+    images: int = 0
+    image_bytes: int = 0
+    is_error: bool = False
+    ts: str | None = None
+    model: str | None = None
+    status: str = PAIRED
+    call_index: int = 0
+    request_index: int | None = None
+    segment: int = 0
+    # call ids unique across files (Claude Code, Codex): dedupe across the whole scan
+    global_id: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A line or file that could not be read, with the reason: `file:line: reason`."""
+
+    source: str
+    line: int
+    reason: str
+    # a truncated last line of a live session: normal, shown, never an error under --strict
+    benign: bool = False
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.line}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionEnd:
+    """Marks the end of a session in a file: how many model requests each segment had.
+
+    `requests` holds, per segment (compaction count), the number of the last request
+    index + 1 seen in it, so audit can derive each call's residency.
+    """
+
+    source: str
+    session: str
+    requests: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Measurement:
+    """The numbers of one call: what every summary, report and gate is built from."""
+
+    source: str
+    line: int
+    collector: str
+    session: str
+    agent: str
+    tool: str
+    call_id: str
+    model: str | None
+    ts: str | None
+    status: str
+    is_error: bool
+    agent_truncated: bool
+    chars: int
+    bytes: int
+    lines: int
+    tokens: int
+    images: int
+    image_bytes: int
+    call_index: int
+    request_index: int | None
+    segment: int
+    residency: int | None
+    args_preview: str
+    output_preview: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    """What scanning one file produced; returned by worker processes."""
+
+    source: str
+    collector: str | None
+    measurements: tuple[Measurement, ...] = ()
+    skipped: tuple[Skipped, ...] = ()
+    error: str | None = None  # unreadable, or no collector recognised it
+    lines: int = 0
+    bytes: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ScanMeta:
+    """Who measured, with what: stated in every result."""
+
+    version: str
+    tokenizer: str
+    engine: str
+    estimated: bool
+    created: str
+    inputs: tuple[str, ...]
+    by: str = "tool"
+    schema_version: int = SCHEMA_VERSION
+
+
+@dataclass(frozen=True, slots=True)
+class GroupRow:
+    """One row of a summary table: a tool (or session, file, agent...) and its numbers."""
+
+    key: str
+    calls: int
+    tokens: int
+    share: float
+    tokens_mean: float
+    tokens_p50: int
+    tokens_p95: int
+    tokens_max: int
+    chars: int
+    bytes: int
+    error_calls: int
+    agent_truncated_calls: int
+
+
+@dataclass(frozen=True, slots=True)
+class ScanResult:
+    """The whole answer of `scan`: meta, totals, rows, skipped lines, top calls."""
+
+    meta: ScanMeta
+    totals: GroupRow
+    rows: tuple[GroupRow, ...]
+    files: int
+    sessions: int
+    duplicates_dropped: int
+    unpaired_calls: int
+    orphan_results: int
+    images: int
+    image_bytes: int
+    skipped_count: int
+    skipped: tuple[Skipped, ...] = ()
+    unrecognised: tuple[str, ...] = ()
+    errors: tuple[str, ...] = ()
+    collectors: dict = field(default_factory=dict)
+    top: tuple[Measurement, ...] = ()

@@ -1,0 +1,55 @@
+"""Name -> class registries with a register decorator and "did you mean"."""
+
+from __future__ import annotations
+
+import difflib
+from importlib.metadata import entry_points
+from typing import Generic, TypeVar
+
+from .errors import UsageError
+
+T = TypeVar("T")
+
+
+def did_you_mean(name: str, choices) -> str:
+    """A ` (did you mean 'x'?)` suffix when a close choice exists, else ``."""
+    close = difflib.get_close_matches(name, list(choices), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+class Registry(Generic[T]):
+    """Built-ins register through the same door as plugins (an entry-point group)."""
+
+    def __init__(self, kind: str, group: str):
+        self.kind = kind
+        self.group = group
+        self._items: dict[str, T] = {}
+        self._plugins_loaded = False
+
+    def register(self, item: T) -> T:
+        """Decorator: add a class under its `key` attribute."""
+        self._items[item.key] = item
+        return item
+
+    def _load_plugins(self) -> None:
+        if self._plugins_loaded:
+            return
+        self._plugins_loaded = True
+        for ep in entry_points(group=self.group):
+            self.register(ep.load())
+
+    def all(self) -> dict[str, T]:
+        """Every registered item by key, in registration order."""
+        self._load_plugins()
+        return dict(self._items)
+
+    def get(self, key: str) -> T:
+        """The item named `key`, or a UsageError naming the closest key."""
+        items = self.all()
+        if key not in items:
+            raise UsageError(
+                f"unknown {self.kind} {key!r}{did_you_mean(key, items)}; "
+                f"see `toolaudit list {self.kind}s`",
+                slug=f"unknown-{self.kind}",
+            )
+        return items[key]
