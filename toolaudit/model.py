@@ -66,13 +66,15 @@ class Skipped:
 class SessionEnd:
     """Marks the end of a session in a file: how many model requests each segment had.
 
-    `requests` holds, per segment (compaction count), the number of the last request
-    index + 1 seen in it, so audit can derive each call's residency.
+    `requests[s]` is how many model requests the context of `agent` had made when
+    segment `s` (compaction count) ended; a call's residency is then
+    `requests[segment] - request_index`: the requests that carried its output.
     """
 
     source: str
     session: str
     requests: tuple[int, ...] = ()
+    agent: str = MAIN_AGENT
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +105,14 @@ class Measurement:
     residency: int | None
     args_preview: str
     output_preview: str | None = None
+    global_id: bool = False
+
+    @property
+    def dedupe_key(self) -> tuple | None:
+        """Identity of the call across the scan; None when the format gives no call id."""
+        if not self.call_id:
+            return None
+        return (self.call_id,) if self.global_id else (self.source, self.session, self.call_id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +166,8 @@ class ScanResult:
 
     meta: ScanMeta
     totals: GroupRow
-    rows: tuple[GroupRow, ...]
+    rows: tuple[GroupRow, ...]  # grouped by meta.by
+    tools: tuple[GroupRow, ...]  # always per tool: the JSON contract's tools[]
     files: int
     sessions: int
     duplicates_dropped: int
@@ -170,3 +181,6 @@ class ScanResult:
     errors: tuple[str, ...] = ()
     collectors: dict = field(default_factory=dict)
     top: tuple[Measurement, ...] = ()
+    # tokens x residency: what re-sending the outputs with every later request cost
+    carried_tokens: int = 0
+    residency_known_calls: int = 0

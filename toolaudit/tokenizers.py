@@ -102,6 +102,10 @@ def from_tiktoken_encoding(enc) -> Tokenizer:
 
 def get_tokenizer(name: str = DEFAULT_TOKENIZER, engine: str = DEFAULT_ENGINE) -> Tokenizer:
     """The tokenizer for an encoding name (or `approx`) and engine."""
+    # Checked first so a mistyped engine is reported even with `approx`; "approx" is
+    # accepted as an engine because that is what an approx Tokenizer reports.
+    if engine not in ENGINES and engine != APPROX:
+        raise UsageError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
     if name == APPROX:
         return Tokenizer(APPROX, APPROX, True, lambda text: math.ceil(len(text) / 4))
     if name not in ENCODINGS:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ..model import Measurement, ToolCall
+from dataclasses import replace
+
+from ..model import Measurement, SessionEnd, ToolCall
 from ..tokenizers import Tokenizer, sanitize
 from .markers import truncated_by
 from .redact import preview
@@ -39,4 +41,21 @@ def measure(call: ToolCall, tokenizer: Tokenizer, *, show_content: bool = False)
         residency=None,
         args_preview=preview(sanitize(call.args), ARGS_PREVIEW),
         output_preview=preview(text, CONTENT_PREVIEW) if show_content else None,
+        global_id=call.global_id,
     )
+
+
+def with_residency(rows: list[Measurement], ends: list[SessionEnd]) -> list[Measurement]:
+    """Fill each call's residency: how many model requests carried its output.
+
+    The output is carried from its first request until its context's segment ends
+    (the session ends or is compacted).
+    """
+    limits = {(end.session, end.agent): end.requests for end in ends}
+    out = []
+    for row in rows:
+        requests = limits.get((row.session, row.agent))
+        if row.request_index is not None and requests and row.segment < len(requests):
+            row = replace(row, residency=max(0, requests[row.segment] - row.request_index))
+        out.append(row)
+    return out

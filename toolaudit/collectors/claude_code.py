@@ -1,1 +1,141 @@
-"""Placeholder."""
+"""Claude Code session JSONL (1.0.x to 2.1.x), its subagent files and progress lines.
+
+What the model saw is `tool_result.content`, never the `toolUseResult` side field.
+Model requests are counted once per assistant `message.id` (split lines share it;
+`<synthetic>` lines are not API calls). A `compact_boundary` starts a new segment:
+outputs before it leave the context. Subagent calls nested in a parent's
+`agent_progress` lines are counted only when the subagent's own file is absent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from ..model import MAIN_AGENT, SessionEnd, Skipped
+from .base import Collector, Pairing, Record, collectors, read_lines
+
+LINE_TYPES = {
+    "user", "assistant", "summary", "system", "file-history-snapshot",
+    "queue-operation", "progress", "attachment", "custom-title",
+}
+_ENVELOPE = {"parentUuid", "sessionId", "uuid", "leafUuid", "messageId", "snapshot", "isSidechain"}
+
+
+@dataclass
+class _Context:
+    """One model context (the main agent or one subagent): its requests and segments."""
+
+    message_ids: set[str] = field(default_factory=set)
+    requests: int = 0
+    segments: list[int] = field(default_factory=list)
+
+    def request(self, message_id: str | None) -> None:
+        if message_id is None or message_id not in self.message_ids:
+            self.requests += 1
+            if message_id is not None:
+                self.message_ids.add(message_id)
+
+    def compact(self) -> None:
+        self.segments.append(self.requests)
+
+
+def _subagent_file(path: Path, agent_id: str) -> bool:
+    """True when the subagent's own transcript sits where Claude Code writes it."""
+    name = f"agent-{agent_id}.jsonl"
+    return (path.parent / path.stem / "subagents" / name).exists() or (path.parent / name).exists()
+
+
+@collectors.register
+class ClaudeCodeCollector(Collector):
+    """Claude Code `~/.claude/projects/**/*.jsonl` sessions and subagent files."""
+
+    key = "claude-code"
+    description = "Claude Code session JSONL (~/.claude/projects), subagents included"
+
+    @classmethod
+    def sniff_line(cls, first: Any) -> bool:
+        return first.get("type") in LINE_TYPES and bool(_ENVELOPE & first.keys())
+
+    def collect(self, path: Path, doc: Any = None) -> Iterator[Record]:
+        source = str(path)
+        session = path.stem
+        pairing: Pairing | None = None
+        contexts: dict[str, _Context] = {}
+        own_agent = MAIN_AGENT
+        nested_ok: dict[str, bool] = {}
+        for number, obj in read_lines(path):
+            if isinstance(obj, Skipped):
+                yield obj
+                continue
+            if not isinstance(obj, dict):
+                yield Skipped(source, number, f"expected a JSON object, got {type(obj).__name__}")
+                continue
+            if pairing is None and isinstance(obj.get("sessionId"), str):
+                session = obj["sessionId"]
+            if isinstance(obj.get("agentId"), str) and obj.get("isSidechain"):
+                own_agent = obj["agentId"]
+            if pairing is None:
+                pairing = Pairing(source, self.key, session, global_id=True)
+            kind = obj.get("type")
+            if kind == "system" and obj.get("subtype") == "compact_boundary":
+                contexts.setdefault(own_agent, _Context()).compact()
+                continue
+            if kind == "progress":
+                data = obj.get("data")
+                if not (isinstance(data, dict) and data.get("type") == "agent_progress"):
+                    continue
+                agent = str(data.get("agentId") or obj.get("parentToolUseID") or "subagent")
+                if agent not in nested_ok:
+                    nested_ok[agent] = not _subagent_file(path, agent)
+                inner = data.get("message")
+                if nested_ok[agent] and isinstance(inner, dict):
+                    yield from self._message(inner, number, agent, pairing, contexts, source)
+                continue
+            if kind in ("user", "assistant"):
+                yield from self._message(obj, number, own_agent, pairing, contexts, source)
+        if pairing is None:
+            return
+        yield from pairing.unpaired()
+        for agent, ctx in contexts.items():
+            yield SessionEnd(source, session, tuple(ctx.segments) + (ctx.requests,), agent=agent)
+
+    def _message(self, obj: dict, number: int, agent: str, pairing: Pairing,
+                 contexts: dict[str, _Context], source: str) -> Iterator[Record]:
+        """The calls or results of one user/assistant line (top-level or nested in progress)."""
+        message = obj.get("message")
+        if not isinstance(message, dict):
+            yield Skipped(source, number, f"{obj.get('type')} line without a message object")
+            return
+        content = message.get("content")
+        ctx = contexts.setdefault(agent, _Context())
+        ts = obj.get("timestamp") if isinstance(obj.get("timestamp"), str) else None
+        if obj.get("type") == "assistant":
+            model = message.get("model")
+            if model == "<synthetic>":
+                return
+            ctx.request(message.get("id") if isinstance(message.get("id"), str) else None)
+            if not isinstance(content, list):
+                return
+            for block in content:
+                if isinstance(block, dict) and block.get("type") == "tool_use":
+                    call_id = block.get("id")
+                    if not isinstance(call_id, str):
+                        yield Skipped(source, number, "tool_use block without an id")
+                        continue
+                    pairing.call(call_id, str(block.get("name") or "unknown"), block.get("input"),
+                                 number, agent=agent, ts=ts, model=model)
+            return
+        if not isinstance(content, list):
+            return
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                call_id = block.get("tool_use_id")
+                if not isinstance(call_id, str):
+                    yield Skipped(source, number, "tool_result block without a tool_use_id")
+                    continue
+                yield pairing.result(
+                    call_id, block.get("content"), number, is_error=block.get("is_error") is True,
+                    request_index=ctx.requests, segment=len(ctx.segments), ts=ts, agent=agent,
+                )

@@ -1,0 +1,5 @@
+"""`python -m toolaudit`."""
+
+from .cli import main
+
+main()

@@ -1,0 +1,146 @@
+"""Aggregate measured calls into a ScanResult: per-group rows, totals, top calls.
+
+Percentiles use the nearest-rank method: the p-th percentile of n sorted values is
+the value at rank ceil(p/100 × n). Rows count calls that returned an output (paired
+calls and orphan results); calls whose result never came are counted apart.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Iterable
+
+import numpy as np
+import pandas as pd
+
+from ..model import (
+    ORPHAN, UNPAIRED, FileResult, GroupRow, Measurement, ScanMeta, ScanResult, Skipped,
+)
+
+BY_COLUMNS = {
+    "tool": "tool",
+    "session": "session",
+    "file": "source",
+    "collector": "collector",
+    "agent": "agent",
+    "model": "model",
+}
+SKIPPED_SHOWN = 20
+
+
+def nearest_rank(values: np.ndarray, p: float) -> int:
+    """The p-th percentile of `values` by nearest rank (0 for no values)."""
+    if len(values) == 0:
+        return 0
+    ordered = np.sort(values)
+    return int(ordered[max(1, math.ceil(p / 100 * len(ordered))) - 1])
+
+
+class Collected:
+    """Everything gathered from the FileResults, deduplicated by call id across the scan."""
+
+    def __init__(self, results: Iterable[FileResult]):
+        self.rows: list[Measurement] = []
+        self.skipped: list[Skipped] = []
+        self.skipped_count = 0
+        self.unrecognised: list[str] = []
+        self.errors: list[str] = []
+        self.files = 0
+        self.duplicates = 0
+        self.collectors: dict[str, int] = {}
+        seen: set[tuple] = set()
+        for result in results:
+            self.add(result, seen)
+
+    def add(self, result: FileResult, seen: set[tuple]) -> None:
+        """Fold one file in; a call id seen before (resumed session, subagent copy) is dropped."""
+        if result.error is not None:
+            target = self.unrecognised if result.collector is None and "recognises" in result.error else self.errors
+            target.append(f"{result.source}: {result.error}")
+            return
+        self.files += 1
+        self.collectors[result.collector] = self.collectors.get(result.collector, 0) + 1
+        for row in result.measurements:
+            key = row.dedupe_key
+            if key is not None:
+                if key in seen:
+                    self.duplicates += 1
+                    continue
+                seen.add(key)
+            self.rows.append(row)
+        for skip in result.skipped:
+            self.skipped_count += 1
+            if len(self.skipped) < SKIPPED_SHOWN:
+                self.skipped.append(skip)
+
+
+def frame(rows: list[Measurement]) -> pd.DataFrame:
+    """One row per call, the columns of Measurement (what `--records` writes)."""
+    columns = list(Measurement.__dataclass_fields__)
+    return pd.DataFrame([[getattr(r, c) for c in columns] for r in rows], columns=columns)
+
+
+def _group_row(key: str, df: pd.DataFrame, total_tokens: int) -> GroupRow:
+    tokens = df["tokens"].to_numpy()
+    return GroupRow(
+        key=key,
+        calls=len(df),
+        tokens=int(tokens.sum()),
+        share=(float(tokens.sum()) / total_tokens) if total_tokens else 0.0,
+        tokens_mean=float(tokens.mean()) if len(tokens) else 0.0,
+        tokens_p50=nearest_rank(tokens, 50),
+        tokens_p95=nearest_rank(tokens, 95),
+        tokens_max=int(tokens.max()) if len(tokens) else 0,
+        chars=int(df["chars"].sum()),
+        bytes=int(df["bytes"].sum()),
+        error_calls=int(df["is_error"].sum()),
+        agent_truncated_calls=int(df["agent_truncated"].sum()),
+    )
+
+
+def summarize(collected: Collected, meta: ScanMeta, by: str = "tool", top: int = 0) -> ScanResult:
+    """Rows per `by` group sorted by tokens, a totals row, and the `top` largest calls."""
+    df = frame(collected.rows)
+    outputs = df[df["status"] != UNPAIRED] if len(df) else df
+    total_tokens = int(outputs["tokens"].sum()) if len(outputs) else 0
+    rows = _grouped(outputs, by, total_tokens)
+    tools = rows if by == "tool" else _grouped(outputs, "tool", total_tokens)
+    known = outputs[outputs["residency"].notna()] if len(outputs) else outputs
+    totals = _group_row("TOTAL", outputs if len(outputs) else _empty(), total_tokens)
+    biggest = sorted(
+        (r for r in collected.rows if r.status != UNPAIRED), key=lambda r: (-r.tokens, r.source, r.line)
+    )[:top]
+    return ScanResult(
+        meta=meta,
+        totals=totals,
+        rows=tuple(rows),
+        tools=tuple(tools),
+        files=collected.files,
+        sessions=int(df["session"].nunique()) if len(df) else 0,
+        duplicates_dropped=collected.duplicates,
+        unpaired_calls=int((df["status"] == UNPAIRED).sum()) if len(df) else 0,
+        orphan_results=int((df["status"] == ORPHAN).sum()) if len(df) else 0,
+        images=int(df["images"].sum()) if len(df) else 0,
+        image_bytes=int(df["image_bytes"].sum()) if len(df) else 0,
+        skipped_count=collected.skipped_count,
+        skipped=tuple(collected.skipped),
+        unrecognised=tuple(collected.unrecognised),
+        errors=tuple(collected.errors),
+        collectors=dict(sorted(collected.collectors.items())),
+        top=tuple(biggest),
+        carried_tokens=int((known["tokens"] * known["residency"].astype("int64")).sum()) if len(known) else 0,
+        residency_known_calls=len(known),
+    )
+
+
+def _grouped(outputs: pd.DataFrame, by: str, total_tokens: int) -> list[GroupRow]:
+    """One GroupRow per value of the `by` column, largest token count first."""
+    if not len(outputs):
+        return []
+    keys = outputs[BY_COLUMNS[by]].fillna("(unknown)").astype(str)
+    rows = [_group_row(str(key), group, total_tokens) for key, group in outputs.groupby(keys, sort=False)]
+    return sorted(rows, key=lambda r: (-r.tokens, r.key))
+
+
+def _empty() -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series(dtype="int64") for c in ("tokens", "chars", "bytes", "is_error", "agent_truncated")})

@@ -1,0 +1,67 @@
+"""Settings from `[tool.toolaudit]` in pyproject.toml, as a click default_map.
+
+Precedence, lowest first: built-in defaults < `[tool.toolaudit]` in the nearest
+pyproject.toml (cwd and its parents) < `TOOLAUDIT_<COMMAND>_<OPTION>` environment
+variables < command-line flags. Top-level keys apply to every command that has the
+option; a sub-table `[tool.toolaudit.<command>]` applies to that command only.
+Keys are option names with `_` or `-`; an unknown key is an error with a suggestion.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .errors import ConfigError
+from .registry import did_you_mean
+
+
+def find_pyproject(start: Path | None = None) -> Path | None:
+    """The nearest pyproject.toml at or above `start` (default: the working directory)."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _options(command: click.Command) -> set[str]:
+    return {p.name for p in command.params if isinstance(p, click.Option) and p.name}
+
+
+def default_map(group: click.Group, path: Path | None) -> dict[str, Any]:
+    """`{command: {option: value}}` from `[tool.toolaudit]`; ConfigError on unknown keys."""
+    if path is None:
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read [tool.toolaudit]: {exc}", slug="config") from None
+    table = data.get("tool", {}).get("toolaudit", {})
+    commands = {name: _options(cmd) for name, cmd in group.commands.items() if not isinstance(cmd, click.Group)}
+    known = set().union(*commands.values()) if commands else set()
+    result: dict[str, dict[str, Any]] = {}
+    for key, value in table.items():
+        name = key.replace("-", "_")
+        if key in group.commands and isinstance(value, dict):
+            for sub_key, sub_value in value.items():
+                sub_name = sub_key.replace("-", "_")
+                if sub_name not in commands.get(key, set()):
+                    if isinstance(sub_value, dict):  # a command's own sub-table (simulate policies)
+                        continue
+                    raise ConfigError(
+                        f"{path}: unknown key {sub_key!r} in [tool.toolaudit.{key}]"
+                        f"{did_you_mean(sub_name, commands.get(key, ()))}", slug="config")
+                result.setdefault(key, {})[sub_name] = sub_value
+            continue
+        if name not in known:
+            raise ConfigError(f"{path}: unknown key {key!r} in [tool.toolaudit]{did_you_mean(name, known)}",
+                              slug="config")
+        for command, names in commands.items():
+            if name in names:
+                result.setdefault(command, {}).setdefault(name, value)
+    return result

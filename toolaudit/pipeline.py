@@ -1,0 +1,110 @@
+"""Scan files in parallel worker processes: detect, collect, measure, return numbers only."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Iterator
+
+from .audit.measure import measure, with_residency
+from .collectors import discover
+from .model import FileResult, SessionEnd, Skipped, ToolCall
+from .tokenizers import Tokenizer, get_tokenizer
+
+
+@dataclass(frozen=True)
+class ScanOptions:
+    """What every worker needs to know to scan one file."""
+
+    tokenizer: str = "o200k_base"
+    engine: str = "toktok"
+    forced: str | None = None
+    show_content: bool = False
+    debug: bool = False
+
+
+_TOKENIZER: Tokenizer | None = None
+
+
+def _tokenizer(options: ScanOptions) -> Tokenizer:
+    global _TOKENIZER
+    if _TOKENIZER is None or (_TOKENIZER.name, _TOKENIZER.engine) != (options.tokenizer, options.engine):
+        _TOKENIZER = get_tokenizer(options.tokenizer, options.engine)
+    return _TOKENIZER
+
+
+def scan_file(path: Path, options: ScanOptions) -> FileResult:
+    """Every measured call and skipped line of one file; errors become `FileResult.error`."""
+    source = str(path)
+    try:
+        size = path.stat().st_size
+        cls, doc = discover.detect(path, options.forced)
+        if cls is None:
+            return FileResult(source, None, error="no collector recognises this file", bytes=size)
+        tokenizer = _tokenizer(options)
+        rows, skipped, ends = [], [], []
+        for record in cls().collect(path, doc):
+            if isinstance(record, ToolCall):
+                rows.append(measure(record, tokenizer, show_content=options.show_content))
+            elif isinstance(record, Skipped):
+                skipped.append(record)
+            elif isinstance(record, SessionEnd):
+                ends.append(record)
+        return FileResult(source, cls.key, tuple(with_residency(rows, ends)), tuple(skipped), bytes=size)
+    except OSError as exc:
+        return FileResult(source, None, error=f"cannot read: {exc.strerror or exc}")
+    except Exception as exc:  # a collector bug on odd data must not end the whole scan
+        if options.debug:
+            raise
+        return FileResult(source, None, error=f"failed: {type(exc).__name__}: {exc}")
+
+
+def _scan_one(args: tuple[Path, ScanOptions]) -> FileResult:
+    return scan_file(*args)
+
+
+def default_jobs() -> int:
+    """All cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def scan_files(files: list[Path], options: ScanOptions, jobs: int | None = None) -> Iterator[FileResult]:
+    """FileResults in the order of `files`, scanned by `jobs` processes (1: in this process)."""
+    jobs = default_jobs() if not jobs or jobs < 1 else jobs
+    jobs = min(jobs, len(files))
+    if jobs <= 1:
+        for path in files:
+            yield scan_file(path, options)
+        return
+    # spawn-safe and fork-fast: fork where available, workers hold their own tokenizer
+    ctx = get_context("fork") if hasattr(os, "fork") else get_context("spawn")
+    with ctx.Pool(jobs) as pool:
+        yield from pool.imap(_scan_one, ((p, options) for p in files), chunksize=1)
+
+
+def run_scan(files: list[Path], options: ScanOptions, *, jobs: int | None = None, strict: bool = False,
+             on_file=None):
+    """Scan `files` and fold them into one deduplicated Collected (audit.summary).
+
+    `on_file(result)` is called after each file (progress); under `strict` the first
+    non-benign skipped line raises StrictError.
+    """
+    from .audit.summary import Collected
+    from .errors import StrictError
+
+    collected = Collected(())
+    seen: set[tuple] = set()
+    for result in scan_files(files, options, jobs):
+        if strict:
+            bad = next((s for s in result.skipped if not s.benign), None)
+            if bad is not None:
+                raise StrictError(f"{bad} (--strict)", slug="strict")
+        collected.add(result, seen)
+        if on_file is not None:
+            on_file(result)
+    return collected

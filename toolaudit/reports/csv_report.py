@@ -1,0 +1,27 @@
+"""CSV report: one row per group with the tools[] fields, then a TOTAL row."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from .base import Reporter, reporters
+from .scan_data import row_dict
+
+
+@reporters.register
+class CsvReport(Reporter):
+    """`-f csv`: the per-group rows and a TOTAL row, for spreadsheets."""
+
+    key = "csv"
+    description = "one row per group, then TOTAL"
+
+    def render(self, result: Any, *, color: bool = False, width: int | None = None) -> str:
+        key = result.meta.by
+        rows = [row_dict(r, key) for r in result.rows] + [row_dict(result.totals, key)]
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+        return buf.getvalue()

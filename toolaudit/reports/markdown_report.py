@@ -1,0 +1,32 @@
+"""Markdown report: a GitHub-flavoured table and the summary, for PR comments and docs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import Reporter, reporters
+from .scan_data import summary_lines, table_cells, top_cells
+
+
+def md_table(headers: list[str], rows: list[list[str]]) -> list[str]:
+    """Lines of a Markdown table; `|` in cells is escaped."""
+    esc = [[c.replace("|", "\\|") for c in row] for row in rows]
+    align = ["---"] + ["---:"] * (len(headers) - 1)
+    return ["| " + " | ".join(r) + " |" for r in [headers, align, *esc]]
+
+
+@reporters.register
+class MarkdownReport(Reporter):
+    """`-f markdown`: the table with a bold totals row, then the summary lines."""
+
+    key = "markdown"
+    description = "GitHub-flavoured Markdown (PR comments, docs)"
+
+    def render(self, result: Any, *, color: bool = False, width: int | None = None) -> str:
+        headers, rows, totals = table_cells(result)
+        bold = [f"**{c}**" if c else "" for c in totals]
+        lines = ["### toolaudit scan", ""] + md_table(headers, rows + [bold]) + [""]
+        lines += [f"- {line}" for line in summary_lines(result)]
+        if result.top:
+            lines += ["", "#### Largest calls", ""] + md_table(*top_cells(result))
+        return "\n".join(lines) + "\n"

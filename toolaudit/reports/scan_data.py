@@ -1,0 +1,138 @@
+"""The versioned JSON shape of a ScanResult: what every machine-readable report shares."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model import GroupRow, ScanResult
+
+# tools[] fields: a contract that CI gates and other tools read (README: JSON schema)
+TOOL_FIELDS = (
+    "tool", "calls", "tokens", "share", "tokens_mean", "tokens_p50", "tokens_p95",
+    "tokens_max", "chars", "bytes", "error_calls", "agent_truncated_calls",
+)
+
+
+def row_dict(row: GroupRow, key_name: str) -> dict[str, Any]:
+    """A GroupRow as a dict whose first field is named after the grouping (`tool`, `session`...)."""
+    return {
+        key_name: row.key,
+        "calls": row.calls,
+        "tokens": row.tokens,
+        "share": round(row.share, 6),
+        "tokens_mean": round(row.tokens_mean, 2),
+        "tokens_p50": row.tokens_p50,
+        "tokens_p95": row.tokens_p95,
+        "tokens_max": row.tokens_max,
+        "chars": row.chars,
+        "bytes": row.bytes,
+        "error_calls": row.error_calls,
+        "agent_truncated_calls": row.agent_truncated_calls,
+    }
+
+
+def scan_dict(result: ScanResult) -> dict[str, Any]:
+    """The JSON document of a scan (schema_version, meta, totals, tools, skipped...)."""
+    meta = result.meta
+    totals = row_dict(result.totals, "tool")
+    del totals["tool"], totals["share"]
+    totals.update(
+        files=result.files,
+        sessions=result.sessions,
+        duplicates_dropped=result.duplicates_dropped,
+        unpaired_calls=result.unpaired_calls,
+        orphan_results=result.orphan_results,
+        images=result.images,
+        image_bytes=result.image_bytes,
+        carried_tokens=result.carried_tokens,
+        residency_known_calls=result.residency_known_calls,
+    )
+    doc: dict[str, Any] = {
+        "schema_version": meta.schema_version,
+        "meta": {
+            "tool": "toolaudit",
+            "command": "scan",
+            "version": meta.version,
+            "tokenizer": meta.tokenizer,
+            "engine": meta.engine,
+            "estimated": meta.estimated,
+            "created": meta.created,
+            "inputs": list(meta.inputs),
+            "by": meta.by,
+            "collectors": result.collectors,
+        },
+        "totals": totals,
+        "tools": [row_dict(row, "tool") for row in result.tools],
+    }
+    if meta.by != "tool":
+        doc["groups"] = [row_dict(row, meta.by) for row in result.rows]
+    doc["skipped"] = {
+        "count": result.skipped_count,
+        "first": [str(s) for s in result.skipped],
+    }
+    doc["unrecognised"] = list(result.unrecognised)
+    doc["errors"] = list(result.errors)
+    if result.top:
+        doc["top"] = [
+            {
+                "tool": m.tool, "session": m.session, "agent": m.agent, "file": m.source,
+                "line": m.line, "tokens": m.tokens, "chars": m.chars, "bytes": m.bytes,
+                "args_preview": m.args_preview,
+                **({"output_preview": m.output_preview} if m.output_preview is not None else {}),
+            }
+            for m in result.top
+        ]
+    return doc
+
+
+def _num(value: float) -> str:
+    return f"{value:,.0f}" if isinstance(value, (int, float)) else str(value)
+
+
+def table_cells(result: ScanResult) -> tuple[list[str], list[list[str]], list[str]]:
+    """Headers, one list of cells per row, and the totals cells, for the text reports."""
+    tok = "tokens" + (" (estimated)" if result.meta.estimated else "")
+    headers = [result.meta.by, "calls", tok, "share", "mean", "p50", "p95", "max",
+               "chars", "bytes", "errors", "agent-cut"]
+
+    def cells(row: GroupRow, share: bool = True) -> list[str]:
+        return [
+            row.key, _num(row.calls), _num(row.tokens), f"{row.share:.1%}" if share else "",
+            _num(row.tokens_mean), _num(row.tokens_p50), _num(row.tokens_p95), _num(row.tokens_max),
+            _num(row.chars), _num(row.bytes), _num(row.error_calls), _num(row.agent_truncated_calls),
+        ]
+
+    return headers, [cells(r) for r in result.rows], cells(result.totals, share=False)
+
+
+def summary_lines(result: ScanResult) -> list[str]:
+    """The lines under the table: counts, tokenizer, skipped lines and their first reasons."""
+    meta = result.meta
+    lines = [
+        f"files: {result.files} · sessions: {result.sessions} · calls: {result.totals.calls} · "
+        f"duplicates dropped: {result.duplicates_dropped} · unpaired calls: {result.unpaired_calls} · "
+        f"orphan results: {result.orphan_results} · skipped lines: {result.skipped_count}",
+        f"tokenizer: {meta.tokenizer}" + (" (estimated: chars/4)" if meta.estimated else f" (exact, engine {meta.engine})")
+        + (f" · images: {result.images} ({result.image_bytes:,} bytes, not counted as tokens)" if result.images else ""),
+    ]
+    if result.residency_known_calls:
+        lines.append(
+            f"re-sent: outputs were carried by later requests for {result.carried_tokens:,} input tokens in all "
+            f"(tokens × requests that carried them, {result.residency_known_calls} calls)"
+        )
+    for skip in result.skipped[:5]:
+        lines.append(f"skipped {skip}")
+    if result.skipped_count > 5:
+        lines.append(f"… {result.skipped_count - 5} more skipped lines (-f json lists the first {len(result.skipped)})")
+    return lines
+
+
+def top_cells(result: ScanResult) -> tuple[list[str], list[list[str]]]:
+    """Headers and rows of the `--top` table."""
+    headers = ["tool", "session", "file:line", "tokens", "args"]
+    rows = [[m.tool, m.session[:12], f"{m.source}:{m.line}", _num(m.tokens), m.args_preview] for m in result.top]
+    if any(m.output_preview is not None for m in result.top):
+        headers.append("output (redacted)")
+        for row, m in zip(rows, result.top):
+            row.append((m.output_preview or "")[:80])
+    return headers, rows
