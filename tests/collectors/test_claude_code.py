@@ -1,0 +1,191 @@
+"""Claude Code collector: the sample, every corpus file, hand counts, broken input."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from toolaudit.collectors.claude_code import ClaudeCodeCollector
+from toolaudit.collectors.discover import detect
+from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, SessionEnd, Skipped, ToolCall
+
+from conftest import SAMPLES
+
+SAMPLE = SAMPLES / "claude-code" / "-home-dev-shop"
+MAIN = SAMPLE / "5f1c2a9e-3b7d-4e21-9a6c-0d8e4f2b7a11.jsonl"
+
+
+def records(path: Path):
+    out = list(ClaudeCodeCollector().collect(path))
+    calls = [r for r in out if isinstance(r, ToolCall)]
+    skipped = [r for r in out if isinstance(r, Skipped)]
+    ends = [r for r in out if isinstance(r, SessionEnd)]
+    return calls, skipped, ends
+
+
+def per_tool(calls):
+    return dict(Counter(c.tool for c in calls)), {
+        t: sum(len(c.output) for c in calls if c.tool == t) for t in {c.tool for c in calls}
+    }
+
+
+def test_sample_main_session_counts_what_the_model_saw():
+    calls, skipped, ends = records(MAIN)
+    assert skipped == []
+    counts, _ = per_tool(calls)
+    # the subagent's own file exists, so the Grep nested in progress lines is not counted here
+    assert counts == {"Grep": 1, "Read": 3, "Glob": 1, "Task": 1, "Edit": 1, "Bash": 2,
+                      "WebFetch": 1, "mcp__browser__screenshot": 1}
+    by_id = {c.call_id: c for c in calls}
+    # tool_result.content, never toolUseResult (which holds the whole original file)
+    assert by_id["toolu_01EditFix"].output.startswith("The file /home/dev/shop/src/shop/checkout.py has been updated")
+    assert "side copy" not in "".join(c.output for c in calls)
+    # text parts joined with "\n"; the image is counted, not turned into text
+    assert by_id["toolu_01TaskCallers"].output.count("\n") == 4
+    shot = by_id["toolu_01Shot"]
+    assert (shot.images, shot.image_bytes) == (1, 6144)
+    assert shot.output == "Screenshot of http://localhost:8000/checkout (1280x800)"
+    assert by_id["toolu_01BashTests"].is_error is True
+    # request positions: one request (msg_01A) came before the grep result
+    assert by_id["toolu_01GrepCoupon"].request_index == 1
+    # the parallel Read and Glob of msg_01C are both carried first by request 3
+    assert by_id["toolu_01ReadGift"].request_index == by_id["toolu_01GlobTests"].request_index == 3
+    # after the compact boundary: a new segment
+    assert by_id["toolu_01BashRerun"].segment == 1 and by_id["toolu_01ReadApiTest"].segment == 0
+    # <synthetic> lines are not requests: 11 real message ids, 7 before the boundary
+    assert ends == [SessionEnd(str(MAIN), "5f1c2a9e-3b7d-4e21-9a6c-0d8e4f2b7a11", (7, 11))]
+
+
+def test_sample_subagent_file_is_attributed_to_its_agent():
+    calls, skipped, ends = records(SAMPLE / "5f1c2a9e-3b7d-4e21-9a6c-0d8e4f2b7a11" / "subagents" / "agent-b41c9d2.jsonl")
+    assert skipped == []
+    assert [(c.tool, c.agent, c.session) for c in calls] == [
+        ("Grep", "b41c9d2", "5f1c2a9e-3b7d-4e21-9a6c-0d8e4f2b7a11"),
+        ("Read", "b41c9d2", "5f1c2a9e-3b7d-4e21-9a6c-0d8e4f2b7a11"),
+    ]
+    assert all(c.global_id for c in calls)
+
+
+CORPUS_FILES = [
+    "claude-code-log/edge_cases.jsonl",
+    "claude-code-log/representative_messages.jsonl",
+    "entire-checkpoints/10-a740e118e0-0.jsonl",
+    "entire-checkpoints/a6-e4c2a0fbd1-0.jsonl",
+    "session-share/0ccf1a04-1b4c-43b6-8aa5-79e41db43a68.jsonl",
+    "session-share/4b2030ed-5563-49ea-b703-6a002f2d3cc8.jsonl",
+    "session-share/read-tool-samples.jsonl",
+    "spotter/short.jsonl",
+    "spotter/subagent.jsonl",
+    "spotter/tool_heavy.jsonl",
+]
+
+
+def test_every_corpus_file_is_detected_and_read(corpus):
+    files = sorted((corpus / "claude-code").rglob("*.jsonl"))
+    assert len(files) == 18
+    for path in files:
+        cls, _ = detect(path)
+        assert cls is ClaudeCodeCollector, path
+        calls, skipped, _ = records(path)
+        rel = str(path.relative_to(corpus / "claude-code"))
+        if rel == "claude-code-log/edge_cases.jsonl":
+            # the log viewer's hand-written broken lines: a message that is a string, bare values
+            assert [(s.line, s.reason) for s in skipped] == [
+                (11, "user line without a message object"),
+                (13, "expected a JSON object, got str"),
+                (15, "expected a JSON object, got int"),
+                (16, "expected a JSON object, got list"),
+            ]
+        else:
+            assert skipped == [], (rel, skipped)
+
+
+# Counted by hand: a separate json.loads pass over top-level user/assistant lines,
+# pairing tool_result.tool_use_id with tool_use.id, len() of the joined text parts.
+HAND = {
+    "spotter/tool_heavy.jsonl": (
+        {"Bash": 2, "Glob": 1, "WebSearch": 1, "Read": 1, "WebFetch": 1},
+        {"Bash": 297, "Glob": 45, "WebSearch": 3061, "Read": 2984, "WebFetch": 1146},
+    ),
+    "session-share/0ccf1a04-1b4c-43b6-8aa5-79e41db43a68.jsonl": (
+        {"Task": 5, "TaskOutput": 1, "Bash": 1},
+        {"Task": 2135, "TaskOutput": 63, "Bash": 119},
+    ),
+    "entire-checkpoints/a6-e4c2a0fbd1-0.jsonl": (
+        {"Read": 3, "Edit": 3, "Bash": 4},
+        {"Read": 44782, "Edit": 3130, "Bash": 2609},
+    ),
+    "spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20/subagents/agent-a7be2f0.jsonl": (
+        {"Read": 7, "Glob": 1, "Bash": 11},
+        {"Read": 17575, "Glob": 75, "Bash": 4639},
+    ),
+}
+
+
+@pytest.mark.parametrize("rel", sorted(HAND))
+def test_hand_counts(corpus, rel):
+    calls, _, _ = records(corpus / "claude-code" / rel)
+    assert per_tool(calls) == HAND[rel]
+
+
+def test_progress_calls_count_only_without_a_subagent_file(corpus):
+    # 10-a740…: no subagent file in the corpus, so the 18 nested calls of agent a102bdd count
+    calls, _, _ = records(corpus / "claude-code" / "entire-checkpoints" / "10-a740e118e0-0.jsonl")
+    main = Counter(c.tool for c in calls if c.agent == "main")
+    nested = Counter(c.tool for c in calls if c.agent == "a102bdd")
+    assert main == {"Skill": 1, "Task": 1, "Bash": 1, "Read": 1}
+    assert nested == {"Read": 8, "Bash": 8, "Glob": 1, "Write": 1}
+    assert sum(len(c.output) for c in calls if c.agent == "a102bdd" and c.tool == "Read") == 102022
+    # 4b2030ed…: its subagent file exists beside it, so progress lines add nothing
+    calls, _, _ = records(corpus / "claude-code" / "session-share" / "4b2030ed-5563-49ea-b703-6a002f2d3cc8.jsonl")
+    assert [c.tool for c in calls] == ["Task"]
+
+
+def test_compaction_starts_a_new_segment(corpus):
+    calls, _, ends = records(corpus / "claude-code" / "entire-checkpoints" / "a6-e4c2a0fbd1-0.jsonl")
+    assert len(ends) == 1 and len(ends[0].requests) == 2
+    assert {c.segment for c in calls} <= {0, 1}
+
+
+def test_synthetic_fixture_has_unpaired_calls(corpus):
+    calls, _, _ = records(corpus / "claude-code" / "claude-code-log" / "edge_cases.jsonl")
+    assert sorted((c.tool, c.status) for c in calls) == [
+        ("FailingTool", PAIRED), ("MultiEdit", UNPAIRED), ("TodoWrite", UNPAIRED)]
+
+
+def _write(tmp_path: Path, text: str | bytes) -> Path:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    return path
+
+
+HEAD = '{"type":"user","sessionId":"s1","uuid":"u1","message":{"role":"user","content":"hi"}}\n'
+CALL = ('{"type":"assistant","sessionId":"s1","uuid":"u2","message":{"id":"m1","model":"claude-x",'
+        '"content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]}}\n')
+
+
+def test_broken_lines_become_skipped_records(tmp_path):
+    text = HEAD + CALL + "{not json\n" + '["a list"]\n' + '{"type":"user","message":7}\n' + \
+        '{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"ok \\ud83d"}]}}\n' + \
+        '{"type":"assistant","message":{"content":[{"type":"tool_use","name":"X"}]}}\n' + '{"type":"user","mess'
+    calls, skipped, _ = records(_write(tmp_path, text))
+    assert [c.tool for c in calls] == ["Bash"]
+    assert calls[0].output == "ok \ud83d"  # kept as read; measurement sanitizes it
+    assert [(s.line, s.benign) for s in skipped] == [(3, False), (4, False), (5, False), (7, False), (8, True)]
+    assert skipped[-1].reason.startswith("truncated last line")
+
+
+def test_orphan_result_and_binary_junk(tmp_path):
+    text = HEAD.encode() + b'\xff\xfe\x00garbage\n' + \
+        b'{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"zz","content":"caf\xe9"}]}}\n'
+    calls, skipped, _ = records(_write(tmp_path, text))
+    assert [(c.tool, c.status, c.output) for c in calls] == [("unknown", ORPHAN, "caf\ufffd")]
+    assert [s.line for s in skipped] == [2]
+
+
+def test_empty_file_yields_nothing(tmp_path):
+    path = _write(tmp_path, "")
+    assert list(ClaudeCodeCollector().collect(path)) == []
+    assert detect(path) == (None, None)

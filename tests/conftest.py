@@ -1,0 +1,44 @@
+"""Shared fixtures: the real corpus beside the repo, the samples, a CLI runner."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "sample_logs"
+CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+@pytest.fixture
+def corpus() -> Path:
+    """../shared/corpus, or a skip that says why."""
+    if not CORPUS.is_dir():
+        pytest.skip(f"real corpus not found at {CORPUS} (../shared/corpus beside the repo)")
+    return CORPUS
+
+
+@pytest.fixture
+def run():
+    """Invoke the CLI; returns the click Result (assert exit_code first)."""
+    from toolaudit.cli import cli
+
+    def invoke(*args: str, env: dict | None = None):
+        return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False, env=env)
+
+    return invoke
+
+
+@pytest.fixture
+def scan_json(run):
+    """Run `scan ... -f json -j 1` and return the parsed document."""
+
+    def scan(*args: str) -> dict:
+        result = run("scan", *args, "-f", "json", "-j", "1", "-q")
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)
+
+    return scan
