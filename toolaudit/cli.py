@@ -178,7 +178,7 @@ def scan(paths, source_format, tokenizer, engine, strict, debug, quiet, jobs, fm
     if records is not None:
         from .reports.records import write_records
 
-        write_records(collected.rows, records)
+        write_records(collected.all_rows(), records)
     render_report(result, fmt, output)
 
 

@@ -48,12 +48,17 @@ class Collected:
         self.files = 0
         self.duplicates = 0
         self.collectors: dict[str, int] = {}
+        self._unpaired: dict[tuple, Measurement] = {}
         seen: set[tuple] = set()
         for result in results:
             self.add(result, seen)
 
     def add(self, result: FileResult, seen: set[tuple]) -> None:
-        """Fold one file in; a call id seen before (resumed session, subagent copy) is dropped."""
+        """Fold one file in; a call id seen before (resumed session, subagent copy) is dropped.
+
+        A copy that has its result beats one that lost it (a resumed file may copy a
+        call without the result that the original holds), whichever file comes first.
+        """
         if result.error is not None:
             target = self.unrecognised if result.collector is None and "recognises" in result.error else self.errors
             target.append(f"{result.source}: {result.error}")
@@ -62,16 +67,25 @@ class Collected:
         self.collectors[result.collector] = self.collectors.get(result.collector, 0) + 1
         for row in result.measurements:
             key = row.dedupe_key
-            if key is not None:
-                if key in seen:
-                    self.duplicates += 1
-                    continue
+            if key is None:
+                self.rows.append(row)
+            elif key in seen or (row.status == UNPAIRED and key in self._unpaired):
+                self.duplicates += 1
+            elif row.status == UNPAIRED:
+                self._unpaired[key] = row
+            else:
                 seen.add(key)
-            self.rows.append(row)
+                if self._unpaired.pop(key, None) is not None:
+                    self.duplicates += 1
+                self.rows.append(row)
         for skip in result.skipped:
             self.skipped_count += 1
             if len(self.skipped) < SKIPPED_SHOWN:
                 self.skipped.append(skip)
+
+    def all_rows(self) -> list[Measurement]:
+        """Every kept call: those with outputs, then calls whose result never came."""
+        return self.rows + list(self._unpaired.values())
 
 
 def frame(rows: list[Measurement]) -> pd.DataFrame:
@@ -100,7 +114,7 @@ def _group_row(key: str, df: pd.DataFrame, total_tokens: int) -> GroupRow:
 
 def summarize(collected: Collected, meta: ScanMeta, by: str = "tool", top: int = 0) -> ScanResult:
     """Rows per `by` group sorted by tokens, a totals row, and the `top` largest calls."""
-    df = frame(collected.rows)
+    df = frame(collected.all_rows())
     outputs = df[df["status"] != UNPAIRED] if len(df) else df
     total_tokens = int(outputs["tokens"].sum()) if len(outputs) else 0
     rows = _grouped(outputs, by, total_tokens)

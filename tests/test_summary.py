@@ -1,0 +1,53 @@
+"""Aggregation: nearest-rank percentiles, dedupe, residency."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from toolaudit.audit.measure import measure, with_residency
+from toolaudit.audit.summary import Collected, nearest_rank, summarize
+from toolaudit.model import FileResult, ScanMeta, SessionEnd, ToolCall
+from toolaudit.tokenizers import get_tokenizer
+
+
+def test_nearest_rank():
+    values = np.array([15, 20, 35, 40, 50])
+    assert nearest_rank(values, 50) == 35
+    assert nearest_rank(values, 95) == 50
+    assert nearest_rank(values, 5) == 15
+    assert nearest_rank(np.array([]), 95) == 0
+    assert nearest_rank(np.arange(1, 101), 95) == 95
+
+
+def _call(call_id, text, *, source="a.jsonl", tool="Read", request=None, segment=0, global_id=True):
+    return ToolCall(source=source, line=1, collector="x", session="s", tool=tool, output=text,
+                    call_id=call_id, request_index=request, segment=segment, global_id=global_id)
+
+
+def test_dedupe_across_files_and_residency():
+    tok = get_tokenizer()
+    a = [measure(_call("t1", "hello world", request=1), tok), measure(_call("t2", "x" * 40, request=3, segment=1), tok)]
+    a = with_residency(a, [SessionEnd("a.jsonl", "s", (2, 6))])
+    assert [m.residency for m in a] == [1, 3]
+    b = [measure(_call("t1", "hello world", source="b.jsonl"), tok)]
+    local = [measure(_call("t1", "hi", source="c.jsonl", global_id=False), tok)]
+    collected = Collected([FileResult("a.jsonl", "x", tuple(a)), FileResult("b.jsonl", "x", tuple(b)),
+                           FileResult("c.jsonl", "x", tuple(local))])
+    assert collected.duplicates == 1 and len(collected.rows) == 3
+    meta = ScanMeta("v", "o200k_base", "toktok", False, "now", ())
+    result = summarize(collected, meta)
+    assert result.totals.calls == 3
+    assert result.carried_tokens == 2 * 1 + a[1].tokens * 3
+
+
+def test_a_copy_with_its_result_beats_an_unpaired_copy_in_either_order():
+    from dataclasses import replace as dc_replace
+
+    from toolaudit.model import UNPAIRED
+
+    tok = get_tokenizer()
+    paired = measure(_call("t9", "the result"), tok)
+    unpaired = dc_replace(measure(_call("t9", "", source="b.jsonl"), tok), status=UNPAIRED)
+    for order in ([paired, unpaired], [unpaired, paired]):
+        collected = Collected([FileResult(m.source, "x", (m,)) for m in order])
+        assert [m.status for m in collected.all_rows()] == ["paired"] and collected.duplicates == 1
