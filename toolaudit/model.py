@@ -78,6 +78,17 @@ class SessionEnd:
 
 
 @dataclass(frozen=True, slots=True)
+class ModelText:
+    """What the model wrote (text, thinking) in a session: evidence that it used a tool's output."""
+
+    source: str
+    line: int
+    session: str
+    text: str
+    agent: str = MAIN_AGENT
+
+
+@dataclass(frozen=True, slots=True)
 class Measurement:
     """The numbers of one call: what every summary, report and gate is built from."""
 
@@ -106,6 +117,7 @@ class Measurement:
     args_preview: str
     output_preview: str | None = None
     global_id: bool = False
+    truncated_by: str | None = None  # the agent whose truncation marker the output carries
 
     @property
     def dedupe_key(self) -> tuple | None:

@@ -61,8 +61,27 @@ def scan_file(path: Path, options: ScanOptions) -> FileResult:
         return FileResult(source, None, error=f"failed: {type(exc).__name__}: {exc}")
 
 
-def _scan_one(args: tuple[Path, ScanOptions]) -> FileResult:
-    return scan_file(*args)
+def simulate_file(path: Path, options: ScanOptions, maps: list, explain: bool = False):
+    """Measure one file's calls once and apply every policy map (audit.simulate)."""
+    from .audit.simulate import SimFile, simulate_records
+
+    source = str(path)
+    try:
+        cls, doc = discover.detect(path, options.forced)
+        if cls is None:
+            return SimFile(source, None, error="no collector recognises this file")
+        calls, cuts, skipped = simulate_records(cls().collect(path, doc), maps, _tokenizer(options), explain=explain)
+        return SimFile(source, cls.key, tuple(calls), tuple(tuple(c) for c in cuts), tuple(skipped))
+    except OSError as exc:
+        return SimFile(source, None, error=f"cannot read: {exc.strerror or exc}")
+    except Exception as exc:  # a collector bug on odd data must not end the whole run
+        if options.debug:
+            raise
+        return SimFile(source, None, error=f"failed: {type(exc).__name__}: {exc}")
+
+
+def _scan_one(args: tuple) -> FileResult:
+    return args[0](*args[1:])
 
 
 def default_jobs() -> int:
@@ -73,18 +92,19 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def scan_files(files: list[Path], options: ScanOptions, jobs: int | None = None) -> Iterator[FileResult]:
-    """FileResults in the order of `files`, scanned by `jobs` processes (1: in this process)."""
+def scan_files(files: list[Path], options: ScanOptions, jobs: int | None = None, worker=scan_file,
+               extra: tuple = ()) -> Iterator:
+    """`worker(path, options, *extra)` for each file, in order, in `jobs` processes (1: in this one)."""
     jobs = default_jobs() if not jobs or jobs < 1 else jobs
     jobs = min(jobs, len(files))
     if jobs <= 1:
         for path in files:
-            yield scan_file(path, options)
+            yield worker(path, options, *extra)
         return
     # spawn-safe and fork-fast: fork where available, workers hold their own tokenizer
     ctx = get_context("fork") if hasattr(os, "fork") else get_context("spawn")
     with ctx.Pool(jobs) as pool:
-        yield from pool.imap(_scan_one, ((p, options) for p in files), chunksize=1)
+        yield from pool.imap(_scan_one, ((worker, p, options, *extra) for p in files), chunksize=1)
 
 
 def run_scan(files: list[Path], options: ScanOptions, *, jobs: int | None = None, strict: bool = False,

@@ -16,6 +16,7 @@ CONTENT_PREVIEW = 200
 def measure(call: ToolCall, tokenizer: Tokenizer, *, show_content: bool = False) -> Measurement:
     """The numbers of one call. chars = code points, bytes = UTF-8 length."""
     text = sanitize(call.output)
+    cut_by = truncated_by(text)
     return Measurement(
         source=call.source,
         line=call.line,
@@ -28,7 +29,7 @@ def measure(call: ToolCall, tokenizer: Tokenizer, *, show_content: bool = False)
         ts=call.ts,
         status=call.status,
         is_error=call.is_error,
-        agent_truncated=truncated_by(text) is not None,
+        agent_truncated=cut_by is not None,
         chars=len(text),
         bytes=len(text.encode("utf-8")),
         lines=text.count("\n") + 1 if text else 0,
@@ -42,6 +43,7 @@ def measure(call: ToolCall, tokenizer: Tokenizer, *, show_content: bool = False)
         args_preview=preview(sanitize(call.args), ARGS_PREVIEW),
         output_preview=preview(text, CONTENT_PREVIEW) if show_content else None,
         global_id=call.global_id,
+        truncated_by=cut_by,
     )
 
 

@@ -9,10 +9,11 @@ from typing import Any, ClassVar, Iterable, Iterator
 
 import orjson
 
-from ..model import MAIN_AGENT, ORPHAN, PAIRED, UNKNOWN_TOOL, UNPAIRED, SessionEnd, Skipped, ToolCall
+from ..model import MAIN_AGENT, ORPHAN, PAIRED, UNKNOWN_TOOL, UNPAIRED, ModelText, SessionEnd, Skipped, ToolCall
 from ..registry import Registry
 
-Record = ToolCall | Skipped | SessionEnd
+# ModelText is optional: collectors yield it where the transcript has the model's words
+Record = ToolCall | Skipped | SessionEnd | ModelText
 
 # Whole-file JSON formats are parsed in one go; bigger documents are refused, not risked.
 MAX_DOCUMENT_BYTES = 512 * 1024 * 1024

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..model import MAIN_AGENT, SessionEnd, Skipped
+from ..model import MAIN_AGENT, ModelText, SessionEnd, Skipped
 from .base import Collector, Pairing, Record, collectors, read_lines
 
 LINE_TYPES = {
@@ -116,10 +116,17 @@ class ClaudeCodeCollector(Collector):
             if model == "<synthetic>":
                 return
             ctx.request(message.get("id") if isinstance(message.get("id"), str) else None)
+            if isinstance(content, str) and content:
+                yield ModelText(source, number, pairing.session, content, agent)
             if not isinstance(content, list):
                 return
             for block in content:
-                if isinstance(block, dict) and block.get("type") == "tool_use":
+                if not isinstance(block, dict):
+                    continue
+                said = block.get("text") if block.get("type") == "text" else block.get("thinking")
+                if isinstance(said, str) and said:
+                    yield ModelText(source, number, pairing.session, said, agent)
+                if block.get("type") == "tool_use":
                     call_id = block.get("id")
                     if not isinstance(call_id, str):
                         yield Skipped(source, number, "tool_use block without an id")

@@ -1,0 +1,101 @@
+"""What a cut would have hidden: failure signals, broken JSON, and evidence of later use.
+
+The `later_used` rule, exactly: an *item* is
+- a path: a run of path characters with at least one `/` (e.g. `src/app/main.py`, `/etc/hosts`),
+- a file name with an extension (`main.py`, `package.json`),
+- a `file:line` reference (`main.py:42`), which also yields the file,
+- the base name of a path that has an extension (`src/app/main.py` yields `main.py`),
+- an identifier of 6+ characters that looks like code, not prose: it contains `_`, a
+  digit, or a lower-to-upper case change (`parse_args`, `getUser`, `sha256sum`),
+- a number of 3+ digits.
+An item is *hidden* by a cut when it is in the full output, not in the capped output,
+not in the call's own arguments, and not in anything the model wrote or sent as
+arguments earlier in the same context (session and agent). A call counts as
+`later_used` when one of its hidden items appears later in that context, in the
+model's text or in a later call's arguments.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+_FAILURE = re.compile(
+    r"""Traceback \(most recent call last\)
+    | \b(?:[A-Za-z]*Error|error|ERROR|Exception):
+    | \bFAILED\b | \bFAIL:
+    | \b\d+\ failed\b
+    | [Ee]xit\ (?:code|status)[:\ ]+[1-9]\d*
+    | exited\ with\ code\ [1-9]\d*
+    | <returncode>[1-9]\d*</returncode>
+    | "exit_code":\ ?[1-9]\d*
+    | \bpanicked\ at\b
+    """,
+    re.X,
+)
+
+_ITEM = re.compile(
+    r"""(?P<fileline>[\w./-]*\w\.\w{1,8}:\d+)
+    | (?P<path>(?:[\w.-]*/)+[\w.-]+)
+    | (?P<file>\b\w[\w-]+\.[A-Za-z][A-Za-z0-9]{0,7}\b)
+    | (?P<ident>\b[A-Za-z_][A-Za-z0-9_]{5,}\b)
+    | (?P<number>\b\d{3,}\b)
+    """,
+    re.X,
+)
+_CODE_LIKE = re.compile(r"_|\d|[a-z][A-Z]")
+
+
+def failure_lines(text: str) -> set[str]:
+    """The lines of `text` that carry a failure signal (traceback, error:, FAILED, exit code…)."""
+    if not _FAILURE.search(text):
+        return set()
+    return {line.strip() for line in text.splitlines() if _FAILURE.search(line)}
+
+
+def errors_cut(before: str, after: str) -> bool:
+    """True when a failure signal line of the full output is missing from the capped one."""
+    lines = failure_lines(before)
+    return bool(lines) and any(line not in after for line in lines)
+
+
+def _parses(text: str) -> bool:
+    head = text.lstrip()[:1]
+    if head not in ("{", "["):
+        return False
+    try:
+        json.loads(text)
+        return True
+    except ValueError:
+        return False
+
+
+def json_broken(before: str, after: str) -> bool:
+    """True when the full output was valid JSON and the capped output is not."""
+    return after is not before and _parses(before) and not _parses(after)
+
+
+def items(text: str) -> set[str]:
+    """The evidence items of `text` (see the module docstring for the rule)."""
+    found = set()
+    for match in _ITEM.finditer(text):
+        kind = match.lastgroup
+        value = match.group(kind).strip(".-/") if kind == "path" else match.group(kind)
+        if kind == "ident" and not _CODE_LIKE.search(value):
+            continue
+        if kind == "path" and ("/" not in value or len(value) < 4):
+            continue
+        found.add(value)
+        if kind == "fileline":  # the file alone is evidence too
+            value = value.rsplit(":", 1)[0]
+            found.add(value)
+        if kind in ("path", "fileline") and "." in value.rsplit("/", 1)[-1]:
+            found.add(value.rsplit("/", 1)[-1])  # `checkout.py` names `src/shop/checkout.py`
+    return found
+
+
+def hidden_items(before: str, after: str, known: set[str]) -> set[str]:
+    """Items in the full output that the capped output and what the model already knew lack."""
+    if after is before:
+        return set()
+    return items(before) - items(after) - known

@@ -1,0 +1,175 @@
+"""Aggregate simulated cuts per tool and per policy map: savings beside what was hidden.
+
+`weighted_tokens_saved` is tokens saved × residency: an output is re-sent with every
+later request of its context until the session ends or is compacted, so this is the
+saving on the bill. A call whose residency is unknown (no request positions in its
+format) is weighted 1 and counted in `residency_unknown_calls`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from ..model import Measurement, Skipped
+from .simulate import Cut, SimFile
+
+SKIPPED_SHOWN = 20
+
+
+@dataclass(frozen=True)
+class SimRow:
+    """Savings and risk of one tool (or the total) under one policy map."""
+
+    tool: str
+    calls: int = 0
+    affected_calls: int = 0
+    tokens_before: int = 0
+    tokens_after: int = 0
+    chars_before: int = 0
+    chars_after: int = 0
+    bytes_before: int = 0
+    bytes_after: int = 0
+    weighted_tokens_saved: int = 0
+    weighted_tokens_before: int = 0
+    agent_truncated_calls: int = 0
+    errors_cut: int = 0
+    json_broken: int = 0
+    later_used: int = 0
+    residency_unknown_calls: int = 0
+
+    @property
+    def tokens_saved(self) -> int:
+        return self.tokens_before - self.tokens_after
+
+    @property
+    def saved_pct(self) -> float:
+        return 100.0 * self.tokens_saved / self.tokens_before if self.tokens_before else 0.0
+
+    @property
+    def affected_pct(self) -> float:
+        return 100.0 * self.affected_calls / self.calls if self.calls else 0.0
+
+    @property
+    def weighted_saved_pct(self) -> float:
+        return 100.0 * self.weighted_tokens_saved / self.weighted_tokens_before if self.weighted_tokens_before else 0.0
+
+
+@dataclass
+class _Acc:
+    values: Counter = field(default_factory=Counter)
+
+    def add(self, m: Measurement, cut: Cut) -> None:
+        weight = m.residency if m.residency is not None else 1
+        v = self.values
+        v["calls"] += 1
+        v["affected_calls"] += cut.affected
+        v["tokens_before"] += m.tokens
+        v["tokens_after"] += cut.tokens_after
+        v["chars_before"] += m.chars
+        v["chars_after"] += cut.chars_after
+        v["bytes_before"] += m.bytes
+        v["bytes_after"] += cut.bytes_after
+        v["weighted_tokens_saved"] += (m.tokens - cut.tokens_after) * weight
+        v["weighted_tokens_before"] += m.tokens * weight
+        v["agent_truncated_calls"] += m.agent_truncated
+        v["errors_cut"] += cut.errors_cut
+        v["json_broken"] += cut.json_broken
+        v["later_used"] += cut.later_used
+        v["residency_unknown_calls"] += m.residency is None
+
+    def row(self, tool: str) -> SimRow:
+        return SimRow(tool, **self.values)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """The result of one policy map: per-tool rows (largest saving first) and totals."""
+
+    label: str
+    policies: tuple[str, ...]
+    totals: SimRow
+    tools: tuple[SimRow, ...]
+
+
+@dataclass(frozen=True)
+class Explained:
+    """One affected call shown by --explain."""
+
+    tool: str
+    where: str
+    tokens_before: int
+    tokens_after: int
+    chars_before: int
+    chars_after: int
+    hidden: tuple[str, ...]
+    hidden_preview: str | None
+    used_at: str | None
+
+
+@dataclass
+class SimCollected:
+    """Every file folded in, deduplicated by call id (the first copy wins)."""
+
+    labels: list[str]
+    policies: list[tuple[str, ...]]
+    explain: int = 0
+    files: int = 0
+    duplicates: int = 0
+    skipped_count: int = 0
+    skipped: list[Skipped] = field(default_factory=list)
+    unrecognised: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    agent_cut: Counter = field(default_factory=Counter)
+    explained: list[Explained] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._seen: set[tuple] = set()
+        self._tools = [dict() for _ in self.labels]
+        self._totals = [_Acc() for _ in self.labels]
+
+    def add(self, sim: SimFile) -> None:
+        """Fold one file's calls and cuts in."""
+        if sim.error is not None:
+            (self.unrecognised if "recognises" in sim.error else self.errors).append(f"{sim.source}: {sim.error}")
+            return
+        self.files += 1
+        for skip in sim.skipped:
+            self.skipped_count += 1
+            if len(self.skipped) < SKIPPED_SHOWN:
+                self.skipped.append(skip)
+        for i, m in enumerate(sim.calls):
+            key = m.dedupe_key
+            if key is not None:
+                if key in self._seen:
+                    self.duplicates += 1
+                    continue
+                self._seen.add(key)
+            if m.truncated_by:
+                self.agent_cut[m.truncated_by] += 1
+            for v, cuts in enumerate(sim.cuts):
+                cut = cuts[i]
+                self._tools[v].setdefault(m.tool, _Acc()).add(m, cut)
+                self._totals[v].add(m, cut)
+            first = sim.cuts[0][i] if sim.cuts else None
+            if first is not None and first.affected and len(self.explained) < self.explain:
+                self.explained.append(Explained(
+                    m.tool, f"{m.source}:{m.line}", m.tokens, first.tokens_after, m.chars, first.chars_after,
+                    first.hidden, first.hidden_preview, first.used_at))
+
+    def variants(self) -> list[Variant]:
+        """One Variant per policy map, tools sorted by tokens saved."""
+        out = []
+        for label, policies, tools, totals in zip(self.labels, self.policies, self._tools, self._totals):
+            rows = sorted((acc.row(tool) for tool, acc in tools.items()), key=lambda r: (-r.tokens_saved, -r.tokens_before, r.tool))
+            out.append(Variant(label, policies, totals.row("TOTAL"), tuple(rows)))
+        return out
+
+
+def collect(sims: Iterable[SimFile], labels: list[str], policies: list[tuple[str, ...]], explain: int = 0) -> SimCollected:
+    """Fold SimFiles into one SimCollected."""
+    collected = SimCollected(labels, policies, explain)
+    for sim in sims:
+        collected.add(sim)
+    return collected

@@ -1,0 +1,152 @@
+"""Run recorded outputs through cap policies: before/after sizes and what each cut hid.
+
+A call the agent had already cut (`agent_truncated`) is never cut again: its after
+equals its before, so no policy is credited with a saving the agent made, and no
+marker is re-cut into nonsense. Calls whose result never came are left out.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, replace
+from typing import Any, Iterable
+
+from ..model import UNPAIRED, Measurement, ModelText, SessionEnd, Skipped, ToolCall
+from ..tokenizers import Tokenizer, sanitize
+from . import risk
+from .measure import measure, with_residency
+from .redact import preview
+
+EXPLAIN_ITEMS = 5
+
+
+@dataclass(frozen=True)
+class PolicyMap:
+    """Which policy each tool gets: (tool-name glob, policy) rules, first match wins."""
+
+    rules: tuple[tuple[str, Any], ...]
+    label: str = ""
+
+    def policy_for(self, tool: str):
+        """The policy for `tool`, or None when no rule matches (the output is left whole)."""
+        for glob, policy in self.rules:
+            if fnmatch.fnmatchcase(tool, glob):
+                return policy
+        return None
+
+    def describe(self) -> list[str]:
+        """One `glob: policy` line per rule."""
+        return [f"{glob}: {policy.describe() if policy is not None else 'unchanged'}" for glob, policy in self.rules]
+
+
+@dataclass(frozen=True, slots=True)
+class Cut:
+    """One call under one policy map: the size after, and what the cut hid."""
+
+    tokens_after: int
+    chars_after: int
+    bytes_after: int
+    affected: bool
+    errors_cut: bool = False
+    json_broken: bool = False
+    later_used: bool = False
+    hidden: tuple[str, ...] = ()  # a few hidden items, for --explain
+    used_at: str | None = None  # file:line where one of them was used later
+    hidden_preview: str | None = None  # redacted start of the removed text, for --explain
+
+
+@dataclass(frozen=True)
+class SimFile:
+    """What simulating one file produced: base measurements and one Cut list per policy map."""
+
+    source: str
+    collector: str | None
+    calls: tuple[Measurement, ...] = ()
+    cuts: tuple[tuple[Cut, ...], ...] = ()
+    skipped: tuple[Skipped, ...] = ()
+    error: str | None = None
+
+
+def _removed(before: str, after: str) -> str:
+    """The part of `before` missing from `after`, roughly: between the common prefix and suffix."""
+    start = 0
+    limit = min(len(before), len(after))
+    while start < limit and before[start] == after[start]:
+        start += 1
+    end = 0
+    while end < limit - start and before[-1 - end] == after[-1 - end]:
+        end += 1
+    return before[start: len(before) - end]
+
+
+def _cut(text: str, after: str, tokenizer: Tokenizer, explain: bool) -> Cut:
+    if after is text:
+        return Cut(tokenizer.count(text), len(text), len(text.encode("utf-8")), False)
+    return Cut(
+        tokenizer.count(after), len(after), len(after.encode("utf-8")), True,
+        errors_cut=risk.errors_cut(text, after), json_broken=risk.json_broken(text, after),
+        hidden_preview=preview(_removed(text, after), 120) if explain else None,
+    )
+
+
+def simulate_records(records: Iterable, maps: list[PolicyMap], tokenizer: Tokenizer, *,
+                     explain: bool = False) -> tuple[list[Measurement], list[list[Cut]], list[Skipped]]:
+    """Measure each call once, then apply every policy map and trace later use of what was hidden."""
+    stream, skipped, ends = [], [], []
+    for record in records:
+        if isinstance(record, Skipped):
+            skipped.append(record)
+        elif isinstance(record, SessionEnd):
+            ends.append(record)
+        elif isinstance(record, ModelText) or (isinstance(record, ToolCall) and record.status != UNPAIRED):
+            stream.append(record)
+    calls = [r for r in stream if isinstance(r, ToolCall)]
+    texts = [sanitize(c.output) for c in calls]
+    base = with_residency([measure(c, tokenizer) for c in calls], ends)
+    # evidence items, computed once for every policy map
+    said = [risk.items(sanitize(r.text if isinstance(r, ModelText) else r.args)) for r in stream]
+    before_items = [risk.items(t) for t in texts]
+    all_cuts = []
+    for policy_map in maps:
+        cuts, removed = [], []
+        for call, text, row, items in zip(calls, texts, base, before_items):
+            policy = None if row.agent_truncated else policy_map.policy_for(call.tool)
+            after = text if policy is None else policy.apply(text, tokenizer.count)
+            cuts.append(_cut(text, after, tokenizer, explain))
+            removed.append(items - risk.items(after) if after is not text else set())
+        all_cuts.append(_trace(stream, said, calls, cuts, removed, explain))
+    return base, all_cuts, skipped
+
+
+def _trace(stream: list, said: list[set[str]], calls: list[ToolCall], cuts: list[Cut],
+           removed: list[set[str]], explain: bool) -> list[Cut]:
+    """Mark the cuts whose hidden items the model used later in the same context.
+
+    Items the model already wrote or sent before the call do not count as hidden.
+    """
+    known: dict[tuple, set[str]] = {}
+    pending: dict[tuple, dict[str, list[int]]] = {}
+    used: dict[int, str] = {}
+    hidden_of: dict[int, tuple[str, ...]] = {}
+    index = {id(c): i for i, c in enumerate(calls)}
+    for record, items in zip(stream, said):
+        ctx = (record.session, record.agent)
+        waiting = pending.setdefault(ctx, {})
+        for item in items & waiting.keys():
+            for i in waiting.pop(item):
+                used.setdefault(i, f"{record.source}:{record.line}")
+        seen = known.setdefault(ctx, set())
+        seen |= items  # a call's own arguments come before its output
+        if isinstance(record, ToolCall):
+            i = index[id(record)]
+            hidden = removed[i] - seen
+            if hidden:
+                hidden_of[i] = tuple(sorted(hidden)[:EXPLAIN_ITEMS])
+                for item in hidden:
+                    waiting.setdefault(item, []).append(i)
+    out = []
+    for i, cut in enumerate(cuts):
+        if i in used or (explain and i in hidden_of):
+            cut = replace(cut, later_used=i in used, used_at=used.get(i), hidden=hidden_of.get(i, ()))
+        out.append(cut)
+    return out
