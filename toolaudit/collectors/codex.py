@@ -1,1 +1,226 @@
-"""Placeholder: being written."""
+"""Codex CLI rollout JSONL (~/.codex/sessions): the `{timestamp, type, payload}` envelope
+and the mid-2025 legacy lines (a bare header, `record_type` markers, bare ResponseItems).
+
+What the model saw is the `output` of `function_call_output` / `custom_tool_call_output`
+items, measured as stored: a JSON-encoded string inside the string (0.4x-0.5x `shell`)
+is what the model got, and Codex stores it after its own truncation. `event_msg` lines
+(exec_command_end, mcp_tool_call_end, ...) mirror those items and are never counted;
+`compacted.replacement_history` re-sends old items and holds no new output.
+
+Model requests are counted two ways and the larger count wins:
+- each change of `total_token_usage` in `event_msg` token_count (Codex writes every
+  event twice with the same figures; `info: null` and all-zero totals are no request);
+- each run of model-produced items (reasoning, assistant message, tool calls), a run
+  ending at a model input (tool output, user/developer message) or a `turn_context`.
+In the real rollouts of the corpus (0.58, 0.104) both give the same index at every
+output, because a request's token_count is written before the outputs of its calls.
+Token counts also see a request whose items were cut off; item runs see requests in
+files without usage (legacy, other providers). A `compacted` line ends a segment.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from ..model import MAIN_AGENT, UNKNOWN_TOOL, SessionEnd, Skipped
+from .base import Collector, Pairing, Record, collectors, dump_args, read_lines
+
+# RolloutItem types; newer builds add the last two, which hold no tool data
+ROLLOUT_TYPES = frozenset({
+    "session_meta", "response_item", "compacted", "turn_context", "event_msg",
+    "world_state", "inter_agent_communication_metadata",
+})
+_CALLS = frozenset({"function_call", "custom_tool_call", "local_shell_call", "tool_search_call"})
+_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output", "tool_search_output"})
+# web_search_call and image_generation_call are hosted tools: the results never reach
+# the rollout, so there is nothing to measure. They are not reported as calls at all
+# (an empty output would be a false figure, an unpaired call a false alarm), but they
+# are model output and so still mark a model request.
+_MODEL_ITEMS = _CALLS | {"reasoning", "web_search_call", "image_generation_call"}
+
+
+@dataclass
+class _Requests:
+    """The model requests of the session so far, counted two ways (module docstring)."""
+
+    by_usage: int = 0
+    by_items: int = 0
+    last_usage: Any = None
+    in_response: bool = False
+    segments: list[int] = field(default_factory=list)
+
+    @property
+    def count(self) -> int:
+        """Requests made so far: the index of the next one."""
+        return max(self.by_usage, self.by_items)
+
+    def usage(self, info: Any) -> None:
+        """A token_count event: a request when the cumulative total changed."""
+        total = info.get("total_token_usage") if isinstance(info, dict) else None
+        if isinstance(total, dict) and any(total.values()) and total != self.last_usage:
+            self.by_usage += 1
+            self.last_usage = total
+
+    def item(self, from_model: bool) -> None:
+        """A response item: model output starts a request unless one is under way."""
+        if from_model and not self.in_response:
+            self.by_items += 1
+        self.in_response = from_model
+
+    def boundary(self) -> None:
+        """A turn_context line: Codex writes it before a request, never inside one."""
+        self.in_response = False
+
+    def compact(self) -> None:
+        """A compaction: the segment ends with the requests made so far."""
+        self.in_response = False
+        self.segments.append(self.count)
+
+
+@dataclass
+class _Session:
+    """What one rollout file has told so far."""
+
+    source: str
+    session: str
+    agent: str = MAIN_AGENT
+    model: str | None = None
+    named: bool = False
+    seen: bool = False
+    pairing: Pairing | None = None
+    requests: _Requests = field(default_factory=_Requests)
+
+    def name(self, session_id: Any, agent: str = MAIN_AGENT) -> None:
+        """Adopt the first session id (later session_meta lines come from resume or fork)."""
+        if self.named:
+            return
+        self.named = True
+        if isinstance(session_id, str) and session_id and self.pairing is None:
+            self.session, self.agent = session_id, agent
+
+    def pairs(self) -> Pairing:
+        """The pairing of this session, created once its id is known."""
+        if self.pairing is None:
+            self.pairing = Pairing(self.source, CodexCollector.key, self.session, global_id=True)
+        return self.pairing
+
+
+def _agent(source: Any) -> str:
+    """`main`, or a short id of the subagent a session_meta `source` object describes."""
+    sub = source.get("subagent") if isinstance(source, dict) else None
+    if isinstance(sub, str) and sub:
+        return sub  # "review", "compact"
+    if not isinstance(sub, dict) or not sub:
+        return MAIN_AGENT
+    kind, detail = next(iter(sub.items()))
+    if isinstance(detail, str) and detail:
+        return detail  # {"other": "<name>"}
+    if isinstance(detail, dict):  # {"thread_spawn": {agent_nickname, agent_path, ...}}
+        for key in ("agent_nickname", "agent_path", "agent_role"):
+            if isinstance(detail.get(key), str) and detail[key]:
+                return detail[key]
+    return str(kind)
+
+
+def _call(kind: str, item: dict) -> tuple[str, Any]:
+    """The tool name and the arguments the model wrote, for each call item type."""
+    if kind == "local_shell_call":
+        return "local_shell", item.get("action")
+    if kind == "tool_search_call":
+        return "tool_search", item.get("arguments")
+    name = item.get("name")
+    args = item.get("input" if kind == "custom_tool_call" else "arguments")
+    return (name if isinstance(name, str) and name else UNKNOWN_TOOL), args
+
+
+@collectors.register
+class CodexCollector(Collector):
+    """Codex CLI `~/.codex/sessions/**/rollout-*.jsonl` files, envelope and legacy."""
+
+    key = "codex"
+    description = "Codex CLI rollout JSONL (~/.codex/sessions), current and mid-2025 legacy"
+    jsonl = True
+
+    @classmethod
+    def sniff_line(cls, first: Any) -> bool:
+        if first.get("type") in ROLLOUT_TYPES and isinstance(first.get("payload"), dict):
+            return True
+        legacy_header = {"id", "timestamp", "instructions"} <= first.keys() and "type" not in first
+        return legacy_header or first.get("record_type") == "state"
+
+    def collect(self, path: Path, doc: Any = None) -> Iterator[Record]:
+        state = _Session(str(path), path.stem)
+        for number, obj in read_lines(path):
+            if isinstance(obj, Skipped):
+                yield obj
+                continue
+            if not isinstance(obj, dict):
+                yield Skipped(state.source, number, f"expected a JSON object, got {type(obj).__name__}")
+                continue
+            state.seen = True
+            kind = obj.get("type")
+            if kind in ROLLOUT_TYPES:
+                yield from self._envelope(obj, kind, number, state)
+            elif kind is None and "instructions" in obj:
+                state.name(obj.get("id"))  # legacy header line
+            else:
+                # legacy bare ResponseItem; `record_type` markers and unknown types pass
+                yield from self._item(obj, number, None, state)
+        if state.pairing is not None:
+            yield from state.pairing.unpaired()
+        if state.seen:
+            ends = tuple(state.requests.segments) + (state.requests.count,)
+            yield SessionEnd(state.source, state.session, ends, agent=state.agent)
+
+    def _envelope(self, obj: dict, kind: str, number: int, state: _Session) -> Iterator[Record]:
+        """One `{timestamp, type, payload}` line."""
+        if kind in ("world_state", "inter_agent_communication_metadata"):
+            return
+        payload = obj.get("payload")
+        if not isinstance(payload, dict):
+            yield Skipped(state.source, number, f"{kind} line whose payload is not an object")
+            return
+        if kind == "response_item":
+            ts = obj.get("timestamp")
+            yield from self._item(payload, number, ts if isinstance(ts, str) else None, state)
+        elif kind == "event_msg":
+            # only usage is read here: the other events duplicate response items
+            if payload.get("type") == "token_count":
+                state.requests.usage(payload.get("info"))
+        elif kind == "turn_context":
+            state.requests.boundary()
+            if isinstance(payload.get("model"), str):
+                state.model = payload["model"]
+        elif kind == "session_meta":
+            state.name(payload.get("id"), _agent(payload.get("source")))
+        elif kind == "compacted":
+            state.requests.compact()
+
+    def _item(self, item: dict, number: int, ts: str | None, state: _Session) -> Iterator[Record]:
+        """One ResponseItem: a call to remember, an output to report, or request bookkeeping."""
+        kind = item.get("type")
+        requests = state.requests
+        if kind in _MODEL_ITEMS or (kind == "message" and item.get("role") == "assistant"):
+            requests.item(from_model=True)
+        elif kind in _OUTPUTS or kind == "message":
+            requests.item(from_model=False)
+        if kind not in _CALLS and kind not in _OUTPUTS:
+            return
+        call_id = item.get("call_id")
+        if kind == "local_shell_call" and not isinstance(call_id, str):
+            call_id = item.get("id")  # Codex answers a local_shell_call by its id when call_id is absent
+        if not isinstance(call_id, str):
+            yield Skipped(state.source, number, f"{kind} without a call_id")
+            return
+        if kind in _CALLS:
+            tool, args = _call(kind, item)
+            state.pairs().call(call_id, tool, args, number, agent=state.agent, ts=ts, model=state.model)
+            return
+        # a tool search answers with tool definitions, which the model gets as JSON
+        content = dump_args(item.get("tools")) if kind == "tool_search_output" else item.get("output")
+        yield state.pairs().result(
+            call_id, content, number, request_index=requests.count,
+            segment=len(requests.segments), ts=ts, agent=state.agent, model=state.model,
+        )

@@ -1,0 +1,419 @@
+"""Codex rollout collector: the samples, every corpus file, hand counts, broken input, detection."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from toolaudit.audit.markers import truncated_by
+from toolaudit.collectors.codex import CodexCollector
+from toolaudit.collectors.discover import detect
+from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, SessionEnd, Skipped, ToolCall
+
+from conftest import CORPUS, SAMPLES
+
+OLD = SAMPLES / "codex" / "rollout-2025-10-21T14-02-11-019a06f2-3c41-7d2e-9b8a-4f1e6c2d7a90.jsonl"
+NEW = SAMPLES / "codex" / "rollout-2026-01-14T09-47-03-019bbd3e-71a8-7c05-8e2f-d46a1b93c7f2.jsonl"
+CODEX_CORPUS = CORPUS / "codex"
+CORPUS_FILES = sorted(CODEX_CORPUS.rglob("*.jsonl")) if CODEX_CORPUS.is_dir() else []
+# a third-party app's invented "drift" lines (no session header, calls without ids):
+# not a Codex format, so detection leaves it to others; forced reading must still cope
+DRIFT = "stage0-codex-schema_drift.jsonl"
+VIEW = "codex-session-view/rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl"
+PUSH = "localpush/rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl"
+OUTPUT_ITEMS = {"function_call_output", "custom_tool_call_output", "tool_search_output"}
+
+
+def records(path: Path):
+    out = list(CodexCollector().collect(path))
+    calls = [r for r in out if isinstance(r, ToolCall)]
+    skipped = [r for r in out if isinstance(r, Skipped)]
+    ends = [r for r in out if isinstance(r, SessionEnd)]
+    assert len(calls) + len(skipped) + len(ends) == len(out)
+    return calls, skipped, ends
+
+
+def per_tool(calls) -> dict[str, tuple[int, int]]:
+    """tool -> (records, output chars)."""
+    out: dict[str, tuple[int, int]] = {}
+    for c in calls:
+        n, chars = out.get(c.tool, (0, 0))
+        out[c.tool] = (n + 1, chars + len(c.output))
+    return out
+
+
+def write(tmp_path: Path, lines: list, name: str = "rollout.jsonl") -> Path:
+    path = tmp_path / name
+    path.write_text("".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in lines), encoding="utf-8")
+    return path
+
+
+def env(kind: str, payload, ts: str = "2026-01-02T03:04:05.000Z") -> dict:
+    return {"timestamp": ts, "type": kind, "payload": payload}
+
+
+META = env("session_meta", {"id": "sess-1", "cwd": "/w", "originator": "codex_cli_rs",
+                            "cli_version": "0.94.0", "source": "cli"})
+
+
+def corpus_file(path):
+    if path is None:
+        pytest.skip("../shared/corpus not found")
+    return path
+
+
+# ------------------------------------------------------------------ samples
+
+def test_old_sample_measures_json_string_outputs_as_stored():
+    calls, skipped, ends = records(OLD)
+    assert skipped == []
+    # counted separately with jq over the response_item outputs
+    assert per_tool(calls) == {"shell": (5, 8228), "apply_patch": (1, 129)}
+    assert {c.status for c in calls} == {PAIRED}
+    first = calls[0]
+    assert first.output.startswith('{"output":"Makefile\\nREADME.md')  # not unwrapped
+    assert first.args == '{"command":["bash","-lc","ls"],"workdir":"/home/dev/src/invoicer"}'
+    csv = calls[2]
+    assert csv.output.startswith('{"output":"Total output lines: 300\\n\\n')
+    assert "[... omitted 44 of 300 lines ...]" in csv.output and truncated_by(csv.output) == "codex"
+    assert (first.session, first.model, first.agent, first.ts) == (
+        "019a06f2-3c41-7d2e-9b8a-4f1e6c2d7a90", "gpt-5-codex", "main", "2025-10-21T14:02:35.933Z")
+    # one call per request; the token_count of a request precedes its items in 0.5x
+    assert [c.request_index for c in calls] == [1, 2, 3, 4, 5, 6]
+    assert [c.call_index for c in calls] == [0, 1, 2, 3, 4, 5]
+    assert ends == [SessionEnd(str(OLD), "019a06f2-3c41-7d2e-9b8a-4f1e6c2d7a90", (7,))]
+
+
+def test_new_sample_exec_patch_compaction_and_unanswered_call():
+    calls, skipped, ends = records(NEW)
+    assert skipped == []
+    assert per_tool(calls) == {"exec_command": (5, 1606), "apply_patch": (1, 102), "write_stdin": (1, 174)}
+    statuses = Counter(c.status for c in calls)
+    assert statuses == {PAIRED: 6, UNPAIRED: 1}
+    last = next(c for c in calls if c.status == UNPAIRED)
+    assert (last.call_id, last.line, last.output, last.request_index) == (
+        "call_Ld2Pz6Xf0Bq4Jt8Cv1Sg5Yh3", 69, "", None)
+    patch = next(c for c in calls if c.tool == "apply_patch")
+    assert patch.args.startswith("*** Begin Patch\n*** Update File: src/invoicer/cli.py")
+    assert patch.output.endswith("M src/invoicer/cli.py\n")
+    # parallel calls share their request; the compaction request (6) ends segment 0
+    paired = [c for c in calls if c.status == PAIRED]
+    assert [(c.request_index, c.segment) for c in paired] == [(1, 0), (1, 0), (2, 0), (3, 0), (4, 0), (7, 1)]
+    assert ends == [SessionEnd(str(NEW), "019bbd3e-71a8-7c05-8e2f-d46a1b93c7f2", (6, 8))]
+    # the hosted web search has no output: neither a call nor an unpaired one
+    assert "web_search" not in {c.tool for c in calls}
+
+
+# ------------------------------------------------------------------ the real corpus
+
+@pytest.mark.parametrize("path", CORPUS_FILES or [None], ids=lambda p: p.name if p else "no-corpus")
+def test_corpus_file_reads_cleanly_and_counts_each_output_once(path):
+    path = corpus_file(path)
+    if path.name == DRIFT:
+        pytest.skip("not a Codex format: see test_drift_fixture_is_not_claimed")
+    calls, skipped, ends = records(path)
+    assert [s for s in skipped if not s.benign] == []
+    assert len(ends) == 1
+    # event_msg mirrors (exec_command_end, mcp_tool_call_end...) never add a record
+    outputs = 0
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            obj = json.loads(line) if line.strip() else {}
+            payload = obj.get("payload")
+            if obj.get("type") == "response_item" and isinstance(payload, dict):
+                outputs += payload.get("type") in OUTPUT_ITEMS
+    assert sum(c.status != UNPAIRED for c in calls) == outputs
+
+
+@pytest.mark.parametrize("path", CORPUS_FILES or [None], ids=lambda p: p.name if p else "no-corpus")
+def test_detect_picks_codex_for_corpus_files(path):
+    path = corpus_file(path)
+    cls, doc = detect(path)
+    if path.name == DRIFT:
+        assert cls is None or cls.key != "codex"
+    else:
+        assert cls is CodexCollector and doc is None
+
+
+def test_codex_session_view_hand_counts(corpus):
+    path = corpus / "codex" / VIEW
+    calls, _, ends = records(path)
+    # jq: function_call names joined to function_call_output lengths by call_id
+    assert per_tool(calls) == {"shell": (35, 79902), "update_plan": (2, 24)}
+    assert sum(len(c.output) for c in calls) == 79926
+    assert {c.status for c in calls} == {PAIRED}
+    # 0.58 shell outputs are JSON strings; three carry Codex's 128+128-line cut
+    assert all(c.output.startswith('{"output":') for c in calls if c.tool == "shell")
+    assert sum(truncated_by(c.output) == "codex" for c in calls) == 3
+    # 38 distinct total_token_usage values; the last request's items were cut from the file
+    assert [c.request_index for c in calls] == list(range(1, 38))
+    assert ends == [SessionEnd(str(path), "019a93b9-f380-7600-98ff-940e6b99603c", (38,))]
+    assert {c.model for c in calls} == {"gpt-5.1-codex"}
+
+
+def test_localpush_hand_counts(corpus):
+    path = corpus / "codex" / PUSH
+    calls, _, ends = records(path)
+    # outputs are redacted to "[REDACTED_OUTPUT len=N sha=...]": we measure what is stored
+    assert per_tool(calls) == {"exec_command": (116, 4455), "write_stdin": (2, 78)}
+    assert {c.status for c in calls} == {PAIRED}
+    assert ends == [SessionEnd(str(path), "019c8a4d-8f45-7010-8b5d-7fad920aa6f9", (28,))]
+    # the first response made two parallel exec_command calls, the second four
+    assert [c.request_index for c in calls[:6]] == [1, 1, 2, 2, 2, 2]
+
+    push = corpus / "codex" / "localpush"
+    short = push / "rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl"
+    calls, _, ends = records(short)
+    assert [(c.tool, c.status) for c in calls] == [("exec_command", UNPAIRED)]
+    assert ends[0].requests == (1,)
+
+    small = push / "rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl"
+    calls, _, _ = records(small)
+    assert per_tool(calls) == {
+        "mcp__cloud-associates__search_workflows": (1, 39),
+        "mcp__cloud-associates__execute_workflow": (3, 116),
+        "[REDACTED_NAME len=43 sha=c186413b]": (1, 40),
+    }
+
+
+def test_schema_coverage_fixture(corpus):
+    path = corpus / "codex" / "agent-sessions" / "stage0-codex-small.jsonl"
+    calls, skipped, ends = records(path)
+    assert skipped == []
+    by_id = {c.call_id: c for c in calls}
+    # custom_tool_call answered after a compaction event, list output
+    assert (by_id["call-1"].tool, by_id["call-1"].output) == ("shell", "a.txt\nb.txt\n")
+    # a single part object as output
+    assert by_id["call-2"].output == "a.txt\n"
+    # tool_search answers with tool definitions, measured as JSON
+    assert by_id["call-3"].tool == "tool_search" and by_id["call-3"].output.startswith('[{"type":"function_group"')
+    assert "call-4" not in by_id and "call-5" not in by_id  # web search, MCP mirror event
+    # the first session_meta names the session, later ones (resume/fork/subagent) do not
+    assert {c.session for c in calls} == {"019fc8be-3658-7ca3-9e29-000000000000"}
+    assert {c.agent for c in calls} == {"main"}
+    assert len(ends[0].requests) == 7  # six `compacted` lines
+
+
+def test_session_without_tools(corpus):
+    path = corpus / "codex" / "claude-code-transcripts" / "sample_codex_session.jsonl"
+    calls, skipped, ends = records(path)
+    assert (calls, skipped) == ([], [])
+    assert ends == [SessionEnd(str(path), "019b64e5-57fa-7463-b644-fba7e456f905", (0,))]
+
+
+def test_drift_fixture_is_not_claimed(corpus):
+    path = corpus / "codex" / "agent-sessions" / DRIFT
+    cls, _ = detect(path)
+    assert cls is None or cls.key != "codex"
+    # forced: the call without a call_id is reported, the rest passed over
+    calls, skipped, _ = records(path)
+    assert calls == []
+    assert [(s.line, s.reason, s.benign) for s in skipped] == [(2, "function_call without a call_id", False)]
+
+
+# ------------------------------------------------------------------ formats and rules
+
+def test_legacy_format(tmp_path):
+    path = write(tmp_path, [
+        {"id": "legacy-1", "timestamp": "2025-07-01T10:00:00.000Z", "instructions": None, "git": {"branch": "main"}},
+        {"record_type": "state"},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "list files"}]},
+        {"record_type": "state"},
+        {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "x"},
+        {"type": "function_call", "name": "shell", "arguments": '{"command":["ls"]}', "call_id": "call_1"},
+        {"type": "function_call_output", "call_id": "call_1",
+         "output": '{"output":"a\\nb\\n","metadata":{"exit_code":0}}'},
+        {"type": "local_shell_call", "id": "ls_2", "call_id": "call_2", "status": "completed",
+         "action": {"type": "exec", "command": ["cat", "a"]}},
+        {"type": "function_call_output", "call_id": "call_2", "output": "hello"},
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "done"}]},
+        {"record_type": "state"},
+    ])
+    assert detect(path)[0] is CodexCollector
+    calls, skipped, ends = records(path)
+    assert skipped == []
+    assert [(c.tool, c.output, c.request_index, c.session, c.ts) for c in calls] == [
+        ("shell", '{"output":"a\\nb\\n","metadata":{"exit_code":0}}', 1, "legacy-1", None),
+        ("local_shell", "hello", 2, "legacy-1", None),
+    ]
+    assert calls[1].args == '{"type":"exec","command":["cat","a"]}'
+    # no token_count: one request per run of model items
+    assert ends == [SessionEnd(str(path), "legacy-1", (3,))]
+
+
+def test_compaction_history_is_not_new_output(tmp_path):
+    old = {"type": "function_call_output", "call_id": "c1", "output": "x" * 50}
+    path = write(tmp_path, [
+        META,
+        env("response_item", {"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c1"}),
+        env("response_item", old),
+        env("compacted", {"message": "summary", "replacement_history": [
+            {"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c1"}, old]}),
+        env("event_msg", {"type": "context_compacted"}),
+        env("response_item", {"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c2"}),
+        env("response_item", {"type": "function_call_output", "call_id": "c2", "output": "y"}),
+    ])
+    calls, skipped, ends = records(path)
+    assert [(c.call_id, c.segment, c.request_index) for c in calls] == [("c1", 0, 1), ("c2", 1, 2)]
+    assert ends[0].requests == (1, 2)
+
+
+def test_requests_take_the_larger_of_usage_and_item_runs(tmp_path):
+    def usage(total):
+        return env("event_msg", {"type": "token_count", "info": {"total_token_usage": {"total_tokens": total}}})
+
+    def call(i):
+        return env("response_item", {"type": "function_call", "name": "t", "arguments": "", "call_id": f"c{i}"})
+
+    def out(i):
+        return env("response_item", {"type": "function_call_output", "call_id": f"c{i}", "output": ""})
+    path = write(tmp_path, [
+        META,
+        env("event_msg", {"type": "token_count", "info": None}),
+        usage(0),  # an all-zero total is no request
+        call(1), usage(100), usage(100), out(1),  # a duplicated event is one request
+        usage(250),  # a request whose items were lost: only its usage tells
+        env("turn_context", {"model": "gpt-5.2"}),
+        call(2), usage(400), out(2),
+    ])
+    calls, _, ends = records(path)
+    assert [c.request_index for c in calls] == [1, 3]
+    assert calls[1].model == "gpt-5.2" and calls[0].model is None
+    assert ends[0].requests == (3,)
+    # without usage, runs of model items count (see also test_legacy_format)
+    bare = write(tmp_path, [META, call(1), call(2), out(1), out(2), call(3), out(3)], "bare.jsonl")
+    assert [c.request_index for c in records(bare)[0]] == [1, 1, 2]
+
+
+def test_subagent_and_resumed_sessions(tmp_path):
+    sub = env("session_meta", {"id": "child", "source": {"subagent": {"thread_spawn": {
+        "parent_thread_id": "parent", "depth": 1, "agent_nickname": "scout", "agent_role": None}}}})
+    path = write(tmp_path, [
+        sub,
+        env("response_item", {"type": "function_call", "name": "t", "arguments": "", "call_id": "c1"}),
+        META,  # a later session_meta (resume, fork) keeps the first session
+        env("response_item", {"type": "function_call_output", "call_id": "c1", "output": "ok"}),
+    ])
+    calls, _, ends = records(path)
+    assert [(c.session, c.agent) for c in calls] == [("child", "scout")]
+    assert ends == [SessionEnd(str(path), "child", (1,), agent="scout")]
+    review = write(tmp_path, [env("session_meta", {"id": "r", "source": {"subagent": "review"}})], "review.jsonl")
+    assert records(review)[2][0].agent == "review"
+
+
+def test_images_and_list_outputs(tmp_path):
+    png = "data:image/png;base64," + "A" * 400
+    path = write(tmp_path, [
+        META,
+        env("response_item", {"type": "function_call", "name": "view_image", "arguments": "{}", "call_id": "c1"}),
+        env("response_item", {"type": "function_call_output", "call_id": "c1", "output": [
+            {"type": "input_text", "text": "first"}, {"type": "input_image", "image_url": png},
+            {"type": "input_text", "text": "second"}]}),
+    ])
+    (call,), _, _ = records(path)
+    assert (call.output, call.images, call.image_bytes) == ("first\nsecond", 1, 300)
+
+
+# ------------------------------------------------------------------ broken input
+
+def test_truncated_last_line_is_benign(tmp_path):
+    raw = OLD.read_bytes()
+    cut = raw[: raw.rstrip(b"\n").rfind(b"\n") + 1] + raw.rstrip(b"\n").rsplit(b"\n", 1)[1][:80]
+    path = tmp_path / "live.jsonl"
+    path.write_bytes(cut)
+    calls, skipped, ends = records(path)
+    assert [(s.line, s.benign) for s in skipped] == [(52, True)]
+    assert len(calls) == 6 and len(ends) == 1
+
+
+def test_wrong_types_become_skipped(tmp_path):
+    path = write(tmp_path, [
+        META,
+        "[1, 2]",
+        "{not json",
+        env("response_item", "a string payload"),
+        env("event_msg", ["a", "list"]),
+        env("response_item", {"type": "function_call", "name": "shell", "arguments": "{}"}),
+        env("response_item", {"type": "function_call_output", "call_id": 7, "output": "x"}),
+        env("event_msg", {"type": "token_count", "info": "bad"}),
+        env("event_msg", {"type": "token_count", "info": {"total_token_usage": [1, 2]}}),
+        env("turn_context", {"model": 5}),
+        env("session_meta", {"id": 9, "source": {"subagent": []}}),
+        env("world_state", "not an object either"),
+        {"type": "response_item",
+         "payload": {"type": "function_call", "name": None, "arguments": None, "call_id": "c1"}},
+        {"timestamp": 12, "type": "response_item",
+         "payload": {"type": "function_call_output", "call_id": "c1", "output": 42}},
+        env("response_item", {"type": "function_call_output", "call_id": "c9", "output": {"unexpected": True}}),
+        env("compacted", None),
+    ])
+    calls, skipped, ends = records(path)
+    assert [(s.line, s.reason) for s in skipped] == [
+        (2, "expected a JSON object, got list"),
+        (3, skipped[1].reason),
+        (4, "response_item line whose payload is not an object"),
+        (5, "event_msg line whose payload is not an object"),
+        (6, "function_call without a call_id"),
+        (7, "function_call_output without a call_id"),
+        (16, "compacted line whose payload is not an object"),
+    ]
+    assert skipped[1].reason.startswith("invalid JSON")
+    assert [(c.tool, c.status, c.output, c.ts) for c in calls] == [
+        ("unknown", PAIRED, "42", None),
+        ("unknown", ORPHAN, '{"unexpected":true}', "2026-01-02T03:04:05.000Z"),
+    ]
+    # the unreadable call still marks a model response: two runs of model items
+    assert ends == [SessionEnd(str(path), "sess-1", (2,))]
+
+
+def test_empty_file(tmp_path):
+    path = tmp_path / "empty.jsonl"
+    path.write_bytes(b"")
+    assert list(CodexCollector().collect(path)) == []
+    assert detect(path) == (None, None)
+
+
+def test_binary_junk(tmp_path):
+    path = tmp_path / "junk.jsonl"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe\xfd\n" + bytes(range(256)) + b"\n")
+    out = list(CodexCollector().collect(path))
+    assert out and all(isinstance(r, Skipped) for r in out)
+
+
+def test_lone_surrogates_in_output(tmp_path):
+    line = json.dumps(env("response_item", {"type": "function_call_output", "call_id": "c1", "output": "PLACEHOLDER"}))
+    path = write(tmp_path, [
+        META,
+        env("response_item", {"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c1"}),
+        line.replace("PLACEHOLDER", "emoji \\ud83d cut"),
+    ])
+    calls, skipped, _ = records(path)
+    assert skipped == []
+    assert calls[0].output == "emoji \ud83d cut" and calls[0].status == PAIRED
+
+
+# ------------------------------------------------------------------ detection
+
+@pytest.mark.parametrize("sample", [OLD, NEW], ids=["old", "new"])
+def test_detect_samples(sample):
+    assert detect(sample) == (CodexCollector, None)
+
+
+@pytest.mark.parametrize("first, expected", [
+    (META, True),
+    ({"timestamp": "t", "type": "response_item", "payload": {"type": "message"}}, True),
+    ({"id": "x", "timestamp": "t", "instructions": None}, True),
+    ({"record_type": "state"}, True),
+    ({"type": "user", "sessionId": "s", "uuid": "u", "message": {}}, False),  # Claude Code
+    ({"type": "summary", "summary": "s", "leafUuid": "u"}, False),
+    ({"sessionId": "s", "projectHash": "h", "startTime": "t", "kind": "main"}, False),  # Gemini JSONL
+    ({"id": "m1", "type": "gemini", "content": "hi", "timestamp": "t"}, False),
+    ({"tool": "Read", "output": "text"}, False),  # toolaudit-jsonl
+    ({"type": "session_meta", "payload": "not an object"}, False),
+    ({"created_at": "t", "role": "user", "message": "hi", "model": "m"}, False),
+])
+def test_sniff_line(first, expected):
+    assert CodexCollector.sniff_line(first) is expected
