@@ -11,7 +11,7 @@ import pytest
 from toolaudit.audit.markers import truncated_by
 from toolaudit.collectors.codex import CodexCollector
 from toolaudit.collectors.discover import detect
-from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, SessionEnd, Skipped, ToolCall
+from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, ModelText, SessionEnd, Skipped, ToolCall
 
 from conftest import CORPUS, SAMPLES
 
@@ -32,7 +32,8 @@ def records(path: Path):
     calls = [r for r in out if isinstance(r, ToolCall)]
     skipped = [r for r in out if isinstance(r, Skipped)]
     ends = [r for r in out if isinstance(r, SessionEnd)]
-    assert len(calls) + len(skipped) + len(ends) == len(out)
+    said = [r for r in out if isinstance(r, ModelText)]
+    assert len(calls) + len(skipped) + len(ends) + len(said) == len(out)
     return calls, skipped, ends
 
 
@@ -417,3 +418,10 @@ def test_detect_samples(sample):
 ])
 def test_sniff_line(first, expected):
     assert CodexCollector.sniff_line(first) is expected
+
+
+def test_model_text_is_the_assistants_words(corpus):
+    out = list(CodexCollector().collect(corpus / "codex" / "codex-session-view" /
+                                        "rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl"))
+    said = [r for r in out if isinstance(r, ModelText)]
+    assert said and all(r.text and r.session == "019a93b9-f380-7600-98ff-940e6b99603c" for r in said)

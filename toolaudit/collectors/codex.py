@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..model import MAIN_AGENT, UNKNOWN_TOOL, SessionEnd, Skipped
-from .base import Collector, Pairing, Record, collectors, dump_args, read_lines
+from ..model import MAIN_AGENT, UNKNOWN_TOOL, ModelText, SessionEnd, Skipped
+from .base import Collector, Pairing, Record, collectors, dump_args, flatten, read_lines
 
 # RolloutItem types; newer builds add the last two, which hold no tool data
 ROLLOUT_TYPES = frozenset({
@@ -204,6 +204,9 @@ class CodexCollector(Collector):
         requests = state.requests
         if kind in _MODEL_ITEMS or (kind == "message" and item.get("role") == "assistant"):
             requests.item(from_model=True)
+            said = flatten(item.get("content") if kind == "message" else item.get("summary")).text
+            if said:  # the model's own words: evidence for simulate's later_used
+                yield ModelText(state.source, number, state.session, said, state.agent)
         elif kind in _OUTPUTS or kind == "message":
             requests.item(from_model=False)
         if kind not in _CALLS and kind not in _OUTPUTS:
