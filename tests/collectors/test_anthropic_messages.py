@@ -1,0 +1,230 @@
+"""anthropic-messages collector: the request-log sample (dedupe), claude-trace pairs, broken input."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from toolaudit.collectors.anthropic_messages import AnthropicMessagesCollector, is_anthropic_body
+from toolaudit.collectors.base import load_document
+from toolaudit.collectors.discover import detect
+from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, SessionEnd, Skipped, ToolCall
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_logs" / "anthropic-messages" / "requests.jsonl"
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
+MINE = {"openai-chat", "anthropic-messages", "toolaudit-jsonl"}
+
+
+def split(out):
+    out = list(out)
+    return ([r for r in out if isinstance(r, ToolCall)], [r for r in out if isinstance(r, Skipped)],
+            [r for r in out if isinstance(r, SessionEnd)])
+
+
+def records(path: Path):
+    cls, doc = detect(path)
+    assert cls is AnthropicMessagesCollector, path
+    return split(cls().collect(path, doc))
+
+
+def forced(path: Path):
+    cls, doc = detect(path, "anthropic-messages")
+    return split(cls().collect(path, doc))
+
+
+def write(tmp_path: Path, text: str | bytes, name: str = "log.jsonl") -> Path:
+    path = tmp_path / name
+    path.write_bytes(text.encode() if isinstance(text, str) else text)
+    return path
+
+
+def jsonl(*objs) -> str:
+    return "".join(json.dumps(o) + "\n" for o in objs)
+
+
+def use(call_id, name, **args):
+    return {"type": "tool_use", "id": call_id, "name": name, "input": args}
+
+
+def result(call_id, content, **extra):
+    return {"type": "tool_result", "tool_use_id": call_id, "content": content, **extra}
+
+
+def test_sample_counts_each_result_once():
+    calls, skipped, ends = records(SAMPLE)
+    assert skipped == []
+    # jq over the whole file finds 4 tool_result blocks (the Grep result is re-sent by request 3);
+    # over the last request, 3 distinct ones: Grep 197 chars, Read 696 (text parts), Bash 530 (is_error)
+    assert [(c.tool, len(c.output), c.is_error, c.request_index, c.line) for c in calls] == [
+        ("Grep", 197, False, 1, 2), ("Read", 696, False, 2, 3), ("Bash", 530, True, 2, 3)]
+    assert all(c.status == PAIRED and c.session == "toolbelt-empty-config" for c in calls)
+    assert all(c.model == "claude-sonnet-4-5-20250929" for c in calls)
+    assert calls[0].output.startswith('src/toolbelt/config.py:19:    data = tomllib.loads(path.read_text())["toolbelt"]')
+    assert calls[2].output.endswith("KeyError: 'toolbelt'\nExit code 1")
+    assert calls[1].args == '{"file_path":"/srv/toolbelt/src/toolbelt/config.py"}'
+    # three logged requests; the appended response is not a request
+    assert ends == [SessionEnd(str(SAMPLE), "toolbelt-empty-config", (3,))]
+
+
+def trace(body, response=None, url="https://api.anthropic.com/v1/messages?beta=true", at="2026-02-01T10:00:00Z"):
+    return {"request": {"timestamp": 1.0, "method": "POST", "url": url, "headers": {}, "body": body},
+            "response": response, "logged_at": at}
+
+
+def sse(*events) -> str:
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
+
+
+def test_claude_trace_pairs(tmp_path):
+    u0 = {"role": "user", "content": "go"}
+    a1 = {"role": "assistant", "content": [use("t1", "Read", file_path="a.py")]}
+    u1 = {"role": "user", "content": [result("t1", [{"type": "text", "text": "print(1)"},
+                                                    {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}}])]}
+    a2 = {"role": "assistant", "content": [use("t2", "Bash", command="ls")]}
+    u2 = {"role": "user", "content": [result("t2", "a.py\nb.py")]}
+    body = {"model": "claude-opus-4-1", "max_tokens": 100, "system": "s"}
+    streamed = sse(
+        {"type": "message_start", "message": {"model": "claude-opus-4-1", "content": []}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "t3", "name": "Grep", "input": {}}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{\"pattern\": "}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "\"TODO\"}"}},
+        {"type": "message_stop"})
+    path = write(tmp_path, jsonl(
+        trace({**body, "messages": [u0]}, {"status_code": 200, "body": {"type": "message", "role": "assistant", "content": a1["content"], "stop_reason": "tool_use"}}),
+        trace({"messages": [u0]}, {"body": {"input_tokens": 12}}, url="https://api.anthropic.com/v1/messages/count_tokens"),
+        trace(None, {"body": {"ok": True}}, url="https://api.anthropic.com/api/oauth/profile"),
+        trace({**body, "messages": [u0, a1, u1]}, None, at="2026-02-01T10:00:05Z"),
+        trace({**body, "messages": [u0, a1, u1, a2, u2]}, {"status_code": 200, "body_raw": streamed}, at="2026-02-01T10:00:09Z"),
+    ), "log-2026-02-01-10-00-00.jsonl")
+    calls, skipped, ends = records(path)
+    assert skipped == []
+    assert [(c.tool, c.output, c.status, c.request_index, c.line, c.ts) for c in calls] == [
+        ("Read", "print(1)", PAIRED, 1, 4, "2026-02-01T10:00:05Z"),
+        ("Bash", "a.py\nb.py", PAIRED, 2, 5, "2026-02-01T10:00:09Z"),
+        ("Grep", "", UNPAIRED, None, 5, "2026-02-01T10:00:09Z"),  # asked for in the last (streamed) response
+    ]
+    assert (calls[0].images, calls[0].image_bytes) == (1, 3)
+    assert calls[0].args == '{"file_path":"a.py"}' and calls[0].line == 4  # the result's line
+    assert calls[2].args == '{"pattern": "TODO"}'  # the streamed JSON, as the model wrote it
+    # count_tokens and other endpoints are not model requests
+    assert ends == [SessionEnd(str(path), "log-2026-02-01-10-00-00", (3,))]
+
+
+def test_document_shapes_and_sessions(tmp_path):
+    body = {"model": "claude-haiku-4-5", "metadata": {"user_id": "user_abc_session_42"}, "messages": [
+        {"role": "user", "content": "x"},
+        {"role": "assistant", "content": [use("t1", "Glob", pattern="*.py")]},
+        {"role": "user", "content": [result("t1", "a.py", is_error=False)]},
+    ]}
+    one = write(tmp_path, json.dumps(body, indent=2), "request.json")
+    cls, doc = detect(one)
+    assert cls is AnthropicMessagesCollector and doc == body
+    calls, skipped, ends = records(one)
+    assert [(c.tool, c.output, c.session, c.request_index) for c in calls] == [("Glob", "a.py", "user_abc_session_42", 0)]
+    assert ends == [SessionEnd(str(one), "user_abc_session_42", (1,))]
+
+    plain = {k: v for k, v in body.items() if k != "metadata"}
+    many = write(tmp_path, json.dumps([plain, {**plain, "session": "other"}]), "requests.json")
+    calls, _, ends = records(many)
+    assert [(c.session, c.status) for c in calls] == [("requests", PAIRED)]  # one result, counted once per file
+    assert ends == [SessionEnd(str(many), "requests", (1,)), SessionEnd(str(many), "other", (1,))]
+
+
+def test_orphans_and_bare_responses(tmp_path):
+    req = {"model": "m", "system": "s", "messages": [{"role": "user", "content": [result("gone", "lost output")]}]}
+    resp = {"type": "message", "role": "assistant", "model": "m", "stop_reason": "tool_use",
+            "content": [{"type": "text", "text": "next"}, use("t9", "Write", file_path="b")]}
+    path = write(tmp_path, jsonl(req, resp))
+    calls, skipped, ends = records(path)
+    assert [(c.tool, c.status, c.output) for c in calls] == [("unknown", ORPHAN, "lost output"), ("Write", UNPAIRED, "")]
+    assert ends == [SessionEnd(str(path), "log", (1,))]
+
+
+def test_sniffing_is_exclusive_with_openai_chat():
+    openai = {"model": "gpt-4o", "messages": [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}],
+              "tools": [{"type": "function", "function": {"name": "f", "parameters": {}}}]}
+    assert not is_anthropic_body(openai) and not AnthropicMessagesCollector.sniff_line(openai)
+    tools_only = {"model": "c", "messages": [{"role": "user", "content": "u"}],
+                  "tools": [{"name": "f", "input_schema": {"type": "object"}}]}
+    assert AnthropicMessagesCollector.sniff_line(tools_only)
+    # the same shape carrying a tool_calls message is OpenAI, whatever else it has
+    assert not is_anthropic_body({**tools_only, "messages": [{"role": "assistant", "tool_calls": []}]})
+    # a plain chat with string contents only is ambiguous: left to openai-chat
+    assert not AnthropicMessagesCollector.sniff_line({"model": "c", "messages": [{"role": "user", "content": "u"}]})
+    # Codex legacy items are `type: message` too, but carry no stop_reason
+    assert not AnthropicMessagesCollector.sniff_line({"type": "message", "role": "assistant", "content": []})
+
+
+def test_detection_on_samples_and_corpus():
+    assert detect(SAMPLE)[0] is AnthropicMessagesCollector
+    if not CORPUS.is_dir():
+        pytest.skip(f"real corpus not found at {CORPUS} (../shared/corpus beside the repo)")
+    assert detect(CORPUS / "claude-code/spotter/short.jsonl")[0].key == "claude-code"
+    for path in sorted((CORPUS / "codex/localpush").glob("*.jsonl")):
+        assert detect(path)[0].key == "codex", path
+
+
+def test_claims_no_corpus_file():
+    if not CORPUS.is_dir():
+        pytest.skip(f"real corpus not found at {CORPUS} (../shared/corpus beside the repo)")
+    # no Anthropic request log is in the corpus (formats.md §4): nothing there is ours
+    for path in sorted(CORPUS.rglob("*.json*")) + sorted(CORPUS.rglob("*.traj")):
+        with open(path, "rb") as fh:
+            try:
+                first = json.loads(fh.readline())
+            except ValueError:
+                first = None
+        assert not (isinstance(first, dict) and AnthropicMessagesCollector.sniff_line(first)), path
+        try:
+            doc = load_document(path)
+        except ValueError:
+            doc = None
+        assert doc is None or not AnthropicMessagesCollector.sniff_doc(doc), path
+        cls, _ = detect(path)
+        assert cls is None or cls.key not in MINE or cls.key == "openai-chat" and "openai-chat" in path.parts, path
+
+
+def test_wrong_types_are_skipped_once(tmp_path):
+    broken = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": 5, "content": "x"}]}
+    bad_use = {"role": "assistant", "content": [{"type": "tool_use", "id": None, "name": "Read"}]}
+    msgs = [{"role": "user", "content": "go"}, bad_use, broken]
+    path = write(tmp_path, jsonl(
+        {"model": "m", "system": "s", "messages": msgs},
+        {"model": "m", "system": "s", "messages": msgs + [{"role": "assistant", "content": "done"}]},
+        {"messages": "nope"},
+        [1, 2],
+        {"model": "m", "messages": [7, {"role": "user", "content": 3}, {"role": "user", "content": [None, "x"]}]},
+    ))
+    calls, skipped, ends = forced(path)
+    assert calls == []
+    # the broken blocks are re-sent by request 2 but reported once
+    assert [(s.line, s.reason) for s in skipped] == [
+        (1, "tool_use block without a string id and name"),
+        (1, "tool_result block without a tool_use_id"),
+        (3, "not an Anthropic request body, response or trace pair"),
+        (4, "expected a JSON object, got list"),
+    ]
+    assert ends == [SessionEnd(str(path), "log", (3,))]
+
+
+def test_truncated_empty_junk_surrogates(tmp_path):
+    req = {"model": "m", "system": "s", "messages": [
+        {"role": "assistant", "content": [use("t1", "Read", file_path="\ud83d")]},
+        {"role": "user", "content": [result("t1", [{"type": "text", "text": "half \udc00 emoji"}])]}]}
+    path = write(tmp_path, jsonl(req) + json.dumps(req)[:50])
+    calls, skipped, _ = records(path)
+    assert [c.output for c in calls] == ["half \udc00 emoji"] and calls[0].args == '{"file_path":"\ud83d"}'
+    assert [(s.line, s.benign) for s in skipped] == [(2, True)]
+
+    empty = write(tmp_path, b"", "empty.jsonl")
+    assert detect(empty) == (None, None)
+    assert [s.reason for s in forced(empty)[1]] == ["empty file"]
+
+    junk = write(tmp_path, b"\x00\xff\xfe{\x89PNG\r\n\x1a\n", "junk.jsonl")
+    assert detect(junk) == (None, None)
+    calls, skipped, _ = forced(junk)
+    assert calls == [] and len(skipped) == 2 and not any(s.benign for s in skipped)
+    assert Counter("invalid JSON" in s.reason for s in skipped) == {True: 2}

@@ -1,0 +1,282 @@
+"""openai-chat collector: the samples, the tau-bench corpus file counted by hand, shapes, broken input."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from toolaudit.collectors.base import load_document
+from toolaudit.collectors.discover import detect
+from toolaudit.collectors.openai_chat import OpenAIChatCollector
+from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, SessionEnd, Skipped, ToolCall
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_logs" / "openai-chat"
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
+TAU = "openai-chat/tau-bench/gpt-4o-airline.first5.json"
+MINE = {"openai-chat", "anthropic-messages", "toolaudit-jsonl"}
+
+
+def corpus(rel: str = "") -> Path:
+    if not CORPUS.is_dir():
+        pytest.skip(f"real corpus not found at {CORPUS} (../shared/corpus beside the repo)")
+    return CORPUS / rel
+
+
+def records(path: Path):
+    cls, doc = detect(path)
+    assert cls is OpenAIChatCollector, path
+    out = list(cls().collect(path, doc))
+    return ([r for r in out if isinstance(r, ToolCall)], [r for r in out if isinstance(r, Skipped)],
+            [r for r in out if isinstance(r, SessionEnd)])
+
+
+def forced(path: Path):
+    """Collect as `--from openai-chat` would, whatever the file holds."""
+    cls, doc = detect(path, "openai-chat")
+    out = list(cls().collect(path, doc))
+    return ([r for r in out if isinstance(r, ToolCall)], [r for r in out if isinstance(r, Skipped)],
+            [r for r in out if isinstance(r, SessionEnd)])
+
+
+def totals(calls) -> tuple[dict, dict]:
+    chars: Counter = Counter()
+    for c in calls:
+        chars[c.tool] += len(c.output)
+    return dict(Counter(c.tool for c in calls)), dict(chars)
+
+
+def write(tmp_path: Path, text: str | bytes, name: str = "chat.jsonl") -> Path:
+    path = tmp_path / name
+    path.write_bytes(text.encode() if isinstance(text, str) else text)
+    return path
+
+
+def test_corpus_root_is_beside_the_repo():
+    assert CORPUS == Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
+
+
+def test_sample_run_counts_by_hand():
+    path = SAMPLES / "ledgerline-fix.json"
+    calls, skipped, ends = records(path)
+    assert skipped == []
+    # jq: [.messages[] | select(.role=="tool")] | group_by(.name), lengths of content (parts joined "\n")
+    assert totals(calls) == ({"search_code": 1, "read_file": 2, "run_tests": 2, "apply_patch": 1},
+                             {"search_code": 591, "read_file": 1952, "run_tests": 2007, "apply_patch": 50})
+    assert all(c.status == PAIRED and c.model == "gpt-4o-2024-08-06" for c in calls)
+    grep = calls[0]
+    assert grep.output.splitlines()[0] == "src/ledgerline/parse.py:12:def parse_amount(text: str) -> Decimal:"
+    assert grep.args == '{"pattern": "parse_amount|Decimal\\\\(cleaned\\\\)"}'  # the JSON string as sent
+    # the two parallel reads came from one assistant message: both first carried by request 2
+    reads = [c for c in calls if c.tool == "read_file"]
+    assert [c.request_index for c in reads] == [2, 2]
+    assert reads[1].output.startswith("     1\tfrom decimal import Decimal")  # list content flattened
+    assert [c.request_index for c in calls] == [1, 2, 2, 3, 4, 5]
+    assert [c.line for c in calls] == [4, 6, 7, 9, 11, 13]  # message positions in the document
+    assert ends == [SessionEnd(str(path), "ledgerline-fix", (6,))]
+
+
+def test_sample_jsonl_runs_and_legacy_function_calls():
+    path = SAMPLES / "runs.jsonl"
+    calls, skipped, ends = records(path)
+    assert skipped == []
+    assert [(c.session, c.tool, c.call_id, len(c.output), c.request_index, c.line, c.model) for c in calls] == [
+        ("runs#run-0417", "read_file", "call_Ab1", 208, 1, 1, "gpt-4o-mini"),
+        # legacy function_call has no id: answered by the next role=function message of its name
+        ("runs#run-0418", "list_dir", "#1", 50, 1, 2, "gpt-3.5-turbo-0613"),
+        ("runs#run-0418", "search_code", "#2", 396, 2, 2, "gpt-3.5-turbo-0613"),
+    ]
+    assert calls[1].args == '{"path": "tests"}'
+    assert ends == [SessionEnd(str(path), "runs#run-0417", (2,)), SessionEnd(str(path), "runs#run-0418", (3,))]
+
+
+def test_tau_bench_counts_by_hand():
+    path = corpus(TAU)
+    calls, skipped, ends = records(path)
+    assert skipped == []
+    # counted with jq, independently of the collector:
+    #   [.[].traj[] | select(.role=="tool")] | group_by(.name) | map({name, calls: length, chars: (map(.content|length)|add)})
+    assert totals(calls) == (
+        {"get_reservation_details": 13, "update_reservation_flights": 9, "calculate": 5, "get_user_details": 4,
+         "think": 3, "search_direct_flight": 2, "search_onestop_flight": 2, "book_reservation": 2,
+         "transfer_to_human_agents": 1},
+        {"get_reservation_details": 10149, "update_reservation_flights": 3413, "calculate": 23,
+         "get_user_details": 3889, "think": 0, "search_direct_flight": 631, "search_onestop_flight": 6082,
+         "book_reservation": 738, "transfer_to_human_agents": 19},
+    )
+    assert len(calls) == 41 and sum(len(c.output) for c in calls) == 24944
+    assert all(c.status == PAIRED and not c.is_error for c in calls)
+    # one session per run; requests = assistant messages per run (jq: select(.role=="assistant") | length)
+    stem = "gpt-4o-airline.first5"
+    assert ends == [SessionEnd(str(path), f"{stem}#{i}", (n,)) for i, n in enumerate([15, 5, 11, 30, 12])]
+    assert Counter(c.session for c in calls) == {f"{stem}#0": 8, f"{stem}#2": 7, f"{stem}#3": 20, f"{stem}#4": 6}
+    # run 0: the first result is traj[7], after 3 assistant messages
+    first = calls[0]
+    assert (first.tool, first.call_id, first.request_index, first.line) == (
+        "get_user_details", "call_oIHazX6yQrB8hUwl4cRilFKj", 3, 8)
+    assert first.args == '{"user_id":"mia_li_3668"}'
+
+
+def test_tau_bench_reused_ids_stay_distinct_calls():
+    calls, _, _ = records(corpus(TAU))
+    # GPT-4o reused 4 ids within runs 0 and 3 (jq: 41 tool_call_ids, 32 distinct per file)
+    run0 = [(c.tool, c.call_id) for c in calls if c.session.endswith("#0") and c.call_id.startswith("call_HGn16")]
+    assert run0 == [("search_direct_flight", "call_HGn16KZh9oNCruxsMJ4gYXan"),
+                    ("search_onestop_flight", "call_HGn16KZh9oNCruxsMJ4gYXan#2")]
+    assert len({(c.session, c.call_id) for c in calls}) == 41  # nothing a scan would drop as a duplicate
+
+
+def test_other_shapes(tmp_path):
+    messages = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "a", "type": "function", "function": {"name": "ls", "arguments": "{}"}},
+            {"id": "b", "type": "function", "function": {"name": "cat", "arguments": {"path": "x"}}}]},
+        {"role": "tool", "tool_call_id": "b", "content": [{"type": "text", "text": "B1"}, {"type": "text", "text": "B2"}]},
+        {"role": "tool", "content": "A"},  # no id: the oldest pending call
+        {"role": "tool", "tool_call_id": "zz", "content": "?"},  # an answer to nothing
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "c", "function": {"name": "never"}}]},
+    ]
+    bare = write(tmp_path, json.dumps(messages, indent=2), "bare.json")
+    calls, skipped, ends = records(bare)
+    assert skipped == []
+    assert [(c.tool, c.call_id, c.output, c.status, c.args) for c in calls] == [
+        ("cat", "b", "B1\nB2", PAIRED, '{"path":"x"}'),
+        ("ls", "a", "A", PAIRED, "{}"),
+        ("unknown", "zz", "?", ORPHAN, ""),
+        ("never", "c", "", UNPAIRED, ""),
+    ]
+    assert ends == [SessionEnd(str(bare), "bare", (2,))]
+
+    per_line = write(tmp_path, "".join(json.dumps(m) + "\n" for m in messages), "lines.jsonl")
+    calls, skipped, ends = records(per_line)
+    assert [c.line for c in calls] == [3, 4, 5, 6] and ends == [SessionEnd(str(per_line), "lines", (2,))]
+
+    wrapped = write(tmp_path, json.dumps({"model": "gpt-4.1", "messages": messages}), "wrapped.json")
+    calls, _, _ = records(wrapped)
+    assert len(calls) == 4 and {c.model for c in calls} == {"gpt-4.1"}
+
+    repeated = [{"task_id": 7, "trial": t, "traj": messages[:3]} for t in (0, 1)]
+    runs = write(tmp_path, json.dumps(repeated), "runs.json")
+    _, _, ends = records(runs)
+    assert [e.session for e in ends] == ["runs#7", "runs#7/1"]  # trials never merge
+
+
+def test_jsonl_request_log_is_read_once(tmp_path):
+    u = {"role": "user", "content": "fix it"}
+    a1 = {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "function": {"name": "grep", "arguments": "{}"}}]}
+    t1 = {"role": "tool", "tool_call_id": "c1", "content": "a.py:1:x"}
+    a2 = {"role": "assistant", "content": None, "tool_calls": [{"id": "c2", "function": {"name": "read", "arguments": "{}"}}]}
+    t2 = {"role": "tool", "tool_call_id": "c2", "content": "x = 1"}
+    other = {"id": "r9", "messages": [u, a1, t1]}  # a new conversation: its own session
+    path = write(tmp_path, "".join(json.dumps(x) + "\n" for x in [
+        {"id": "r1", "model": "gpt-4.1", "messages": [u]},
+        {"id": "r2", "model": "gpt-4.1", "messages": [u, a1, t1]},
+        {"id": "r3", "model": "gpt-4.1", "messages": [u, a1, t1, a2, t2]},
+        other,
+    ]), "proxy.jsonl")
+    calls, skipped, ends = records(path)
+    assert skipped == []
+    # each line re-sends the conversation so far: every result is read once, from the line that added it
+    assert [(c.session, c.tool, c.line, c.request_index) for c in calls] == [
+        ("proxy#r1", "grep", 2, 1), ("proxy#r1", "read", 3, 2), ("proxy#r9", "grep", 4, 1)]
+    assert ends == [SessionEnd(str(path), "proxy#r1", (2,)), SessionEnd(str(path), "proxy#r9", (1,))]
+
+
+def test_not_claimed_other_formats(tmp_path):
+    # a bare list without tool traffic is mini-swe-agent's oldest shape
+    plain = write(tmp_path, json.dumps([{"role": "user", "content": "x"}, {"role": "assistant", "content": "y"}]), "p.json")
+    assert detect(plain)[0] is None
+    # hermes session logs: session_id + platform
+    hermes = {"session_id": "s", "platform": "cli", "model": "m", "messages": [
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "a", "function": {"name": "t"}}]}]}
+    assert not OpenAIChatCollector.sniff_doc(hermes) and not OpenAIChatCollector.sniff_line(hermes)
+    # an Anthropic request body
+    anthropic = {"model": "claude", "system": "s", "messages": [
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "x", "input": {}}]}]}
+    assert not OpenAIChatCollector.sniff_line(anthropic) and not OpenAIChatCollector.sniff_doc(anthropic)
+    # Responses API items carry `type`
+    assert not OpenAIChatCollector.sniff_line({"type": "message", "role": "user", "content": []})
+
+
+def test_detection_on_the_corpus():
+    root = corpus()
+    assert detect(root / TAU)[0] is OpenAIChatCollector
+    assert detect(root / "claude-code/spotter/short.jsonl")[0].key == "claude-code"
+    for path in sorted((root / "codex/localpush").glob("*.jsonl")):
+        cls, _ = detect(path)
+        assert cls is not None and cls.key == "codex", path
+
+
+def test_claims_no_other_corpus_file():
+    root = corpus()
+    for path in sorted(root.rglob("*.json*")) + sorted(root.rglob("*.traj")):
+        if path.is_relative_to(root / "openai-chat"):
+            continue
+        with open(path, "rb") as fh:
+            try:
+                first = json.loads(fh.readline())
+            except ValueError:
+                first = None
+        assert not (isinstance(first, dict) and OpenAIChatCollector.sniff_line(first)), path
+        try:
+            doc = load_document(path)
+        except ValueError:
+            doc = None
+        assert doc is None or not OpenAIChatCollector.sniff_doc(doc), path
+        cls, _ = detect(path)
+        assert cls is None or cls.key not in MINE, path
+
+
+@pytest.mark.parametrize("line, reason", [
+    ({"messages": "nope"}, "run has no messages list"),
+    ({"role": "assistant", "tool_calls": "x"}, "tool_calls is not a list"),
+    ({"role": "assistant", "tool_calls": [{"id": "q", "function": {"arguments": "{}"}}]}, "without a function name"),
+    ({"role": "assistant", "tool_calls": [7]}, "without a function name"),
+    ({"role": "assistant", "function_call": "ls"}, "without a function name"),
+    ({"messages": [5]}, "expected a message object, got int"),
+    (5, "neither a chat message nor a run"),
+    ({"foo": 1}, "neither a chat message nor a run"),
+])
+def test_wrong_types_are_skipped(tmp_path, line, reason):
+    good = {"role": "user", "content": "hi"}
+    path = write(tmp_path, f"{json.dumps(good)}\n{json.dumps(line)}\n")
+    calls, skipped, _ = forced(path)
+    assert calls == []
+    assert [s.line for s in skipped] == [2] and reason in skipped[0].reason
+
+
+def test_wrong_document_types_are_skipped(tmp_path):
+    _, skipped, _ = forced(write(tmp_path, "7\n", "n.json"))
+    assert "expected a chat message list, got int" in skipped[0].reason
+    _, skipped, _ = forced(write(tmp_path, json.dumps([{"traj": 3}, "x"]), "runs.json"))
+    assert [s.reason for s in skipped] == ["run has no messages list"] * 2
+    calls, skipped, _ = forced(write(tmp_path, json.dumps([{"role": "tool", "content": 12}, None]), "m.json"))
+    assert calls[0].output == "12" and calls[0].status == ORPHAN  # a number result is measured as JSON
+    assert [s.line for s in skipped] == [2]
+
+
+def test_truncated_empty_junk_surrogates(tmp_path):
+    run = {"messages": [{"role": "assistant", "tool_calls": [{"id": "a", "function": {"name": "ls"}}]},
+                        {"role": "tool", "tool_call_id": "a", "content": "ok"}]}
+    path = write(tmp_path, json.dumps(run) + "\n" + json.dumps(run)[:40])
+    calls, skipped, _ = records(path)
+    assert len(calls) == 1 and [(s.line, s.benign) for s in skipped] == [(2, True)]
+
+    empty = write(tmp_path, b"", "empty.jsonl")
+    assert detect(empty) == (None, None)
+    _, skipped, _ = forced(empty)
+    assert [s.reason for s in skipped] == ["empty file"]
+
+    junk = write(tmp_path, b"\x00\xff\xfe\x89PNG\r\n\x1a\n\xc3\x28[[[\n", "junk.json")
+    assert detect(junk) == (None, None)
+    calls, skipped, _ = forced(junk)
+    assert calls == [] and skipped and all("invalid JSON" in s.reason for s in skipped)
+
+    lone = {"messages": [{"role": "assistant", "tool_calls": [{"id": "a", "function": {"name": "ls", "arguments": "\ud83d"}}]},
+                         {"role": "tool", "tool_call_id": "a", "content": "half \udc00 emoji"}]}
+    path = write(tmp_path, json.dumps(lone) + "\n", "lone.jsonl")  # json.dumps writes \\ud83d escapes
+    calls, skipped, _ = records(path)
+    assert skipped == [] and calls[0].output == "half \udc00 emoji" and calls[0].args == "\ud83d"

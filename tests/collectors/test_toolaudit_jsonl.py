@@ -1,0 +1,159 @@
+"""toolaudit-jsonl collector: the sample, field validation, broken input, detection."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from toolaudit.collectors import toolaudit_jsonl
+from toolaudit.collectors.discover import detect
+from toolaudit.collectors.toolaudit_jsonl import ToolauditJsonlCollector
+from toolaudit.model import MAIN_AGENT, PAIRED, SessionEnd, Skipped, ToolCall
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_logs"
+SAMPLE = SAMPLES / "toolaudit-jsonl" / "calls.jsonl"
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
+
+
+def records(path: Path):
+    out = list(ToolauditJsonlCollector().collect(path))
+    return ([r for r in out if isinstance(r, ToolCall)], [r for r in out if isinstance(r, Skipped)],
+            [r for r in out if isinstance(r, SessionEnd)])
+
+
+def write(tmp_path: Path, text: str | bytes, name: str = "calls.jsonl") -> Path:
+    path = tmp_path / name
+    path.write_bytes(text.encode() if isinstance(text, str) else text)
+    return path
+
+
+def test_sample_counts_by_hand():
+    calls, skipped, ends = records(SAMPLE)
+    assert skipped == []
+    # counted with jq: group_by(.tool) | length, and output lengths (list parts joined with "\n")
+    assert Counter(c.tool for c in calls) == {"Bash": 5, "Grep": 3, "Read": 2, "Edit": 1, "Glob": 1}
+    chars = Counter()
+    for c in calls:
+        chars[c.tool] += len(c.output)
+    assert chars == {"Bash": 1559, "Grep": 711, "Read": 1143, "Edit": 329, "Glob": 45}
+    assert Counter(c.session for c in calls) == {"fix-config-loader": 7, "add-retry": 5}
+    assert [c.call_id for c in calls if c.is_error] == ["r04"]
+    assert all(c.status == PAIRED and c.collector == "toolaudit-jsonl" for c in calls)
+    assert ends == [SessionEnd(str(SAMPLE), "fix-config-loader", (8,)), SessionEnd(str(SAMPLE), "add-retry", (6,))]
+
+
+def test_sample_fields_are_kept():
+    calls, _, _ = records(SAMPLE)
+    by_id = {c.call_id: c for c in calls}
+    grep = by_id["c01"]
+    assert grep.output == "src/app/loader.py:9:def load_config(path: Path) -> dict:"
+    assert grep.args == '{"pattern":"def load_config","path":"src"}'  # objects: compact JSON
+    assert (grep.request_index, grep.ts, grep.model, grep.line) == (1, "2026-03-02T10:14:03Z", "claude-sonnet-4-5", 1)
+    read = by_id["r02"]
+    assert read.args.startswith('{"file_path": "src/app/http_client.py"')  # strings: as written
+    assert read.output.endswith("return response.json()\n(file has 17 lines)")  # parts joined with "\n"
+    assert [c.call_index for c in calls if c.session == "add-retry"] == [0, 1, 2, 3, 4]
+    assert "FAILED tests/test_loader.py::test_load_config_empty_file" in by_id["c04"].output
+
+
+def test_defaults_and_optional_fields(tmp_path):
+    path = write(tmp_path, "\n".join(json.dumps(x) for x in [
+        {"tool": "Read", "output": "x"},
+        {"tool": "Read", "output": [{"type": "text", "text": "a"}, "b",
+                                     {"type": "image", "source": {"type": "base64", "data": "QUJD"}}]},
+        {"tool": "Bash", "output": "", "agent": "explorer", "request": 0, "session": "s", "unknown": 1},
+    ]) + "\n", "my-run.jsonl")
+    calls, skipped, ends = records(path)
+    assert skipped == []
+    first, second, third = calls
+    assert (first.session, first.agent, first.call_id, first.args, first.request_index) == ("my-run", MAIN_AGENT, "", "", None)
+    assert (second.output, second.images, second.image_bytes) == ("a\nb", 1, 3)
+    assert (third.agent, third.session, third.output) == ("explorer", "s", "")
+    # no request index in my-run: nothing known; the explorer agent of s made 1 request
+    assert ends == [SessionEnd(str(path), "my-run", ()), SessionEnd(str(path), "s", (1,), agent="explorer")]
+
+
+@pytest.mark.parametrize("line, reason", [
+    ({"output": "x"}, "`tool` is missing"),
+    ({"tool": "", "output": "x"}, "`tool` is missing or not a non-empty string"),
+    ({"tool": 3, "output": "x"}, "`tool` is missing"),
+    ({"tool": "Read"}, "`output` is missing"),
+    ({"tool": "Read", "output": None}, "`output` is missing or not a string or a list of parts"),
+    ({"tool": "Read", "output": 12}, "`output`"),
+    ({"tool": "Read", "output": "x", "session": 5}, "`session` must be a string"),
+    ({"tool": "Read", "output": "x", "args": [1, 2]}, "`args` must be a string or an object"),
+    ({"tool": "Read", "output": "x", "is_error": "yes"}, "`is_error` must be a boolean"),
+    ({"tool": "Read", "output": "x", "request": "3"}, "`request` must be an integer >= 0"),
+    ({"tool": "Read", "output": "x", "request": -1}, "`request` must be an integer >= 0"),
+    ({"tool": "Read", "output": "x", "request": True}, "`request` must be an integer >= 0"),
+    ({"tool": "Read", "output": "x", "request": 1.5}, "`request` must be an integer >= 0"),
+    ([1, 2], "expected a JSON object, got list"),
+])
+def test_wrong_types_are_skipped_with_a_reason(tmp_path, line, reason):
+    good = {"tool": "Read", "output": "ok"}
+    path = write(tmp_path, f"{json.dumps(good)}\n{json.dumps(line)}\n")
+    calls, skipped, _ = records(path)
+    assert len(calls) == 1
+    assert len(skipped) == 1 and skipped[0].line == 2 and reason in skipped[0].reason
+    assert not skipped[0].benign
+
+
+def test_truncated_last_line_is_benign(tmp_path):
+    path = write(tmp_path, '{"tool": "Read", "output": "ok"}\n{"tool": "Bash", "outp')
+    calls, skipped, _ = records(path)
+    assert [c.tool for c in calls] == ["Read"]
+    assert [(s.line, s.benign) for s in skipped] == [(2, True)]
+
+
+def test_empty_junk_and_surrogates_never_crash(tmp_path):
+    empty = write(tmp_path, b"", "empty.jsonl")
+    assert detect(empty) == (None, None)
+    calls, skipped, ends = records(empty)
+    assert calls == [] and ends == [] and [s.reason for s in skipped] == ["empty file"]
+
+    junk = write(tmp_path, b"\x00\xff\xfe garbage \x89PNG\r\n\x1a\n\xc3\x28{{{\n", "junk.jsonl")
+    calls, skipped, _ = records(junk)
+    assert calls == [] and len(skipped) == 3 and all("invalid JSON" in s.reason for s in skipped)
+
+    lone = write(tmp_path, '{"tool": "Read", "output": "emoji half \\ud83d here", "args": "\\udc00"}\n', "lone.jsonl")
+    calls, skipped, _ = records(lone)
+    assert skipped == [] and calls[0].output == "emoji half \ud83d here"
+
+
+def test_lone_surrogate_survives_the_whole_scan(tmp_path):
+    from toolaudit.pipeline import ScanOptions, scan_file
+
+    path = write(tmp_path, '{"tool": "Read", "output": "a \\ud83d b"}\n')
+    result = scan_file(path, ScanOptions())
+    assert result.error is None and result.collector == "toolaudit-jsonl"
+    assert len(result.measurements) == 1 and result.measurements[0].chars >= 4
+
+
+def test_detection(tmp_path):
+    assert detect(SAMPLE)[0] is ToolauditJsonlCollector
+    one = write(tmp_path, '{"tool": "Read", "output": "x"}\n', "one.jsonl")
+    assert detect(one) == (ToolauditJsonlCollector, None)
+    assert not ToolauditJsonlCollector.sniff_line({"role": "tool", "content": "x"})
+
+
+def test_claims_no_other_corpus_file():
+    if not CORPUS.is_dir():
+        pytest.skip(f"real corpus not found at {CORPUS} (../shared/corpus beside the repo)")
+    for path in sorted(CORPUS.rglob("*.json*")) + sorted(CORPUS.rglob("*.traj")):
+        with open(path, "rb") as fh:
+            try:
+                first = json.loads(fh.readline())
+            except ValueError:
+                continue
+        assert not (isinstance(first, dict) and ToolauditJsonlCollector.sniff_line(first)), path
+        cls, _ = detect(path)
+        assert cls is not ToolauditJsonlCollector, path
+
+
+def test_docstring_documents_every_field():
+    doc = toolaudit_jsonl.__doc__
+    for field in ("tool", "output", "session", "call_id", "args", "is_error", "ts", "model", "agent", "request"):
+        assert f"| `{field}`" in doc
