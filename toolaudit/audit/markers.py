@@ -53,7 +53,7 @@ def truncated_by(text: str) -> str | None:
         return None
     best: tuple[int, str] | None = None
     for pattern, agent in _COMPILED:
-        found = pattern.search(text, 0, best[0] + 1 if best else len(text))
+        found = pattern.search(text)
         if found is not None and (best is None or found.start() < best[0]):
             best = (found.start(), agent)
     return best[1] if best else None
