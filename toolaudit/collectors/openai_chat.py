@@ -17,9 +17,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..model import SessionEnd, Skipped
+from ..model import ModelText, SessionEnd, Skipped
 from .anthropic_messages import is_anthropic_body
-from .base import Collector, Pairing, Record, collectors, read_lines
+from .base import Collector, Pairing, Record, collectors, flatten, read_lines
 
 KEY = "openai-chat"
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
@@ -91,6 +91,9 @@ class _Session:
         role = msg.get("role")
         if role == "assistant":
             self.assistants += 1
+            said = flatten(msg.get("content")).text
+            if said:  # the model's own words: evidence for simulate's later_used
+                yield ModelText(self.source, line, self.session, said)
             calls = msg.get("tool_calls") or []
             if not isinstance(calls, list):
                 yield Skipped(self.source, line, "tool_calls is not a list")
