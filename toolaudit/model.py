@@ -46,6 +46,7 @@ class ToolCall:
     segment: int = 0
     # call ids unique across files (Claude Code, Codex): dedupe across the whole scan
     global_id: bool = False
+    call_line: int = 0  # the line where the call (its arguments) was written; `line` is the result's
 
 
 @dataclass(frozen=True, slots=True)

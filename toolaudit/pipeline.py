@@ -107,24 +107,28 @@ def scan_files(files: list[Path], options: ScanOptions, jobs: int | None = None,
         yield from pool.imap(_scan_one, ((worker, p, options, *extra) for p in files), chunksize=1)
 
 
-def run_scan(files: list[Path], options: ScanOptions, *, jobs: int | None = None, strict: bool = False,
-             on_file=None):
-    """Scan `files` and fold them into one deduplicated Collected (audit.summary).
+def run(files: list[Path], options: ScanOptions, sink, *, jobs: int | None = None, strict: bool = False,
+        on_file=None, worker=scan_file, extra: tuple = ()):
+    """Run `worker` over `files` and fold each result into `sink` (its `add`); returns `sink`.
 
     `on_file(result)` is called after each file (progress); under `strict` the first
     non-benign skipped line raises StrictError.
     """
-    from .audit.summary import Collected
     from .errors import StrictError
 
-    collected = Collected(())
-    seen: set[tuple] = set()
-    for result in scan_files(files, options, jobs):
+    for result in scan_files(files, options, jobs, worker, extra):
         if strict:
             bad = next((s for s in result.skipped if not s.benign), None)
             if bad is not None:
                 raise StrictError(f"{bad} (--strict)", slug="strict")
-        collected.add(result, seen)
+        sink.add(result)
         if on_file is not None:
             on_file(result)
-    return collected
+    return sink
+
+
+def run_scan(files: list[Path], options: ScanOptions, **kwargs):
+    """Scan `files` into one deduplicated audit.summary.Collected."""
+    from .audit.summary import Collected
+
+    return run(files, options, Collected(()), **kwargs)

@@ -8,6 +8,7 @@ The `later_used` rule, exactly: an *item* is
 - an identifier of 6+ characters that looks like code, not prose: it contains `_`, a
   digit, or a lower-to-upper case change (`parse_args`, `getUser`, `sha256sum`),
 - a number of 3+ digits.
+Line-number gutters of file reads (`    12→`) are not items.
 An item is *hidden* by a cut when it is in the full output, not in the capped output,
 not in the call's own arguments, and not in anything the model wrote or sent as
 arguments earlier in the same context (session and agent). A call counts as
@@ -44,6 +45,8 @@ _ITEM = re.compile(
     re.X,
 )
 _CODE_LIKE = re.compile(r"_|\d|[a-z][A-Z]")
+# line-number gutters of file reads (`    12→`, `  12|`, `12\t`): numbering, not content
+_GUTTER = re.compile(r"(?m)^[ \t]*\d+(?:→|\||\t)")
 
 
 def failure_lines(text: str) -> set[str]:
@@ -78,7 +81,7 @@ def json_broken(before: str, after: str) -> bool:
 def items(text: str) -> set[str]:
     """The evidence items of `text` (see the module docstring for the rule)."""
     found = set()
-    for match in _ITEM.finditer(text):
+    for match in _ITEM.finditer(_GUTTER.sub("", text)):
         kind = match.lastgroup
         value = match.group(kind).strip(".-/") if kind == "path" else match.group(kind)
         if kind == "ident" and not _CODE_LIKE.search(value):

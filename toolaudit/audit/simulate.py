@@ -7,9 +7,8 @@ marker is re-cut into nonsense. Calls whose result never came are left out.
 
 from __future__ import annotations
 
-import fnmatch
 from dataclasses import dataclass, replace
-from typing import Any, Iterable
+from typing import Iterable
 
 from ..model import UNPAIRED, Measurement, ModelText, SessionEnd, Skipped, ToolCall
 from ..tokenizers import Tokenizer, sanitize
@@ -18,25 +17,6 @@ from .measure import measure, with_residency
 from .redact import preview
 
 EXPLAIN_ITEMS = 5
-
-
-@dataclass(frozen=True)
-class PolicyMap:
-    """Which policy each tool gets: (tool-name glob, policy) rules, first match wins."""
-
-    rules: tuple[tuple[str, Any], ...]
-    label: str = ""
-
-    def policy_for(self, tool: str):
-        """The policy for `tool`, or None when no rule matches (the output is left whole)."""
-        for glob, policy in self.rules:
-            if fnmatch.fnmatchcase(tool, glob):
-                return policy
-        return None
-
-    def describe(self) -> list[str]:
-        """One `glob: policy` line per rule."""
-        return [f"{glob}: {policy.describe() if policy is not None else 'unchanged'}" for glob, policy in self.rules]
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,9 +69,9 @@ def _cut(text: str, after: str, tokenizer: Tokenizer, explain: bool) -> Cut:
     )
 
 
-def simulate_records(records: Iterable, maps: list[PolicyMap], tokenizer: Tokenizer, *,
+def simulate_records(records: Iterable, maps: list, tokenizer: Tokenizer, *,
                      explain: bool = False) -> tuple[list[Measurement], list[list[Cut]], list[Skipped]]:
-    """Measure each call once, then apply every policy map and trace later use of what was hidden."""
+    """Measure each call once, then apply every policy map (policymap.PolicyMap) and trace later use."""
     stream, skipped, ends = [], [], []
     for record in records:
         if isinstance(record, Skipped):
@@ -134,14 +114,17 @@ def _trace(stream: list, said: list[set[str]], calls: list[ToolCall], cuts: list
         waiting = pending.setdefault(ctx, {})
         for item in items & waiting.keys():
             for i in waiting.pop(item):
-                used.setdefault(i, f"{record.source}:{record.line}")
+                line = record.call_line or record.line if isinstance(record, ToolCall) else record.line
+                used.setdefault(i, f"{record.source}:{line}")
         seen = known.setdefault(ctx, set())
         seen |= items  # a call's own arguments come before its output
         if isinstance(record, ToolCall):
             i = index[id(record)]
             hidden = removed[i] - seen
             if hidden:
-                hidden_of[i] = tuple(sorted(hidden)[:EXPLAIN_ITEMS])
+                # paths and file names first: they say most about what was lost
+                ranked = sorted(hidden, key=lambda s: ("/" not in s and "." not in s, -len(s), s))
+                hidden_of[i] = tuple(ranked[:EXPLAIN_ITEMS])
                 for item in hidden:
                     waiting.setdefault(item, []).append(i)
     out = []

@@ -49,11 +49,11 @@ class Collected:
         self.duplicates = 0
         self.collectors: dict[str, int] = {}
         self._unpaired: dict[tuple, Measurement] = {}
-        seen: set[tuple] = set()
+        self._seen: set[tuple] = set()
         for result in results:
-            self.add(result, seen)
+            self.add(result)
 
-    def add(self, result: FileResult, seen: set[tuple]) -> None:
+    def add(self, result: FileResult) -> None:
         """Fold one file in; a call id seen before (resumed session, subagent copy) is dropped.
 
         A copy that has its result beats one that lost it (a resumed file may copy a
@@ -65,6 +65,7 @@ class Collected:
             return
         self.files += 1
         self.collectors[result.collector] = self.collectors.get(result.collector, 0) + 1
+        seen = self._seen
         for row in result.measurements:
             key = row.dedupe_key
             if key is None:

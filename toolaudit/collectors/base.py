@@ -220,7 +220,7 @@ class Pairing:
             tool=call.tool, output=seen.text, call_id=call_id, agent=agent or call.agent,
             args=call.args, images=seen.images, image_bytes=seen.image_bytes, is_error=is_error,
             ts=ts or call.ts, model=model or call.model, status=PAIRED, call_index=call.call_index,
-            request_index=request_index, segment=segment, global_id=self.global_id,
+            request_index=request_index, segment=segment, global_id=self.global_id, call_line=call.line,
         )
 
     def unpaired(self) -> Iterable[ToolCall]:

@@ -1,4 +1,4 @@
-"""CSV report: one row per group with the tools[] fields, then a TOTAL row."""
+"""CSV report: one row per group (scan) or tool (simulate), then TOTAL; one row per value when sweeping."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 
 from .base import Reporter, reporters
 from .scan_data import row_dict
+from .sim_data import sim_dict, sim_row
 
 
 @reporters.register
@@ -18,8 +19,12 @@ class CsvReport(Reporter):
     description = "one row per group, then TOTAL"
 
     def render(self, result: Any, *, color: bool = False, width: int | None = None) -> str:
-        key = result.meta.by
-        rows = [row_dict(r, key) for r in result.rows] + [row_dict(result.totals, key)]
+        if getattr(result, "kind", "scan") == "simulate":
+            rows = sim_dict(result)["sweep"] if result.sweep else (
+                [sim_row(r) for r in result.variants[0].tools] + [sim_row(result.variants[0].totals)])
+        else:
+            key = result.meta.by
+            rows = [row_dict(r, key) for r in result.rows] + [row_dict(result.totals, key)]
         buf = io.StringIO()
         writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
         writer.writeheader()

@@ -7,6 +7,7 @@ from typing import Any
 
 from .base import Reporter, reporters
 from .scan_data import scan_dict
+from .sim_data import sim_dict
 
 
 @reporters.register
@@ -17,4 +18,5 @@ class JsonReport(Reporter):
     description = "versioned JSON document (the schema baselines use)"
 
     def render(self, result: Any, *, color: bool = False, width: int | None = None) -> str:
-        return json.dumps(scan_dict(result), indent=2, ensure_ascii=False) + "\n"
+        doc = sim_dict(result) if getattr(result, "kind", "scan") == "simulate" else scan_dict(result)
+        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"

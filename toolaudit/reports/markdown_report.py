@@ -6,6 +6,7 @@ from typing import Any
 
 from .base import Reporter, reporters
 from .scan_data import summary_lines, table_cells, top_cells
+from .sim_data import explain_lines, sim_cells, sim_summary_lines
 
 
 def md_table(headers: list[str], rows: list[list[str]]) -> list[str]:
@@ -23,10 +24,14 @@ class MarkdownReport(Reporter):
     description = "GitHub-flavoured Markdown (PR comments, docs)"
 
     def render(self, result: Any, *, color: bool = False, width: int | None = None) -> str:
-        headers, rows, totals = table_cells(result)
-        bold = [f"**{c}**" if c else "" for c in totals]
-        lines = ["### toolaudit scan", ""] + md_table(headers, rows + [bold]) + [""]
-        lines += [f"- {line}" for line in summary_lines(result)]
-        if result.top:
+        simulate = getattr(result, "kind", "scan") == "simulate"
+        headers, rows, totals = sim_cells(result) if simulate else table_cells(result)
+        bold = [[f"**{c}**" if c else "" for c in totals]] if totals else []
+        title = "### toolaudit simulate" if simulate else "### toolaudit scan"
+        lines = [title, ""] + md_table(headers, rows + bold) + [""]
+        lines += [f"- {line}" for line in (sim_summary_lines(result) if simulate else summary_lines(result))]
+        if simulate and result.explained:
+            lines += ["", "#### What the cut hid", "", "```"] + explain_lines(result) + ["```"]
+        if not simulate and result.top:
             lines += ["", "#### Largest calls", ""] + md_table(*top_cells(result))
         return "\n".join(lines) + "\n"

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from .base import Reporter, reporters
 from .scan_data import summary_lines, table_cells, top_cells
+from .sim_data import explain_lines, sim_cells, sim_summary_lines
 
 
 def _table(headers: list[str], rows: list[list[str]], color: bool, footer: list[str] | None = None) -> Table:
@@ -35,11 +36,16 @@ class TableReport(Reporter):
         buf = io.StringIO()
         console = Console(file=buf, force_terminal=color, no_color=not color, width=width or 200,
                           highlight=False, emoji=False, markup=False)
-        headers, rows, totals = table_cells(result)
+        simulate = getattr(result, "kind", "scan") == "simulate"
+        headers, rows, totals = sim_cells(result) if simulate else table_cells(result)
         console.print(_table(headers, rows, color, footer=totals))
-        for line in summary_lines(result):
+        for line in sim_summary_lines(result) if simulate else summary_lines(result):
             console.print(line, soft_wrap=True)
-        if result.top:
+        if simulate and result.explained:
+            console.print()
+            for line in explain_lines(result):
+                console.print(line, soft_wrap=True)
+        if not simulate and result.top:
             console.print()
             console.print(_table(*top_cells(result), color))
         return buf.getvalue()

@@ -1,20 +1,22 @@
-"""The command line: parse options, call one core entry point, render, map to an exit code."""
+"""The command line: parse options, call one core entry point, render, map to an exit code.
+
+One module per command; this one holds the group, the error handling and the option
+decorators every command shares.
+"""
 
 from __future__ import annotations
 
 import sys
-from datetime import datetime, timezone
 from pathlib import Path
 
 import click
 
-from . import __version__
-from .collectors import collectors, discover
-from .config import default_map, find_pyproject
-from .errors import EXIT_ERROR, EXIT_USAGE, ToolauditError, UsageError
-from .model import ScanMeta
-from .reports import render_report, reporters
-from .tokenizers import DEFAULT_ENGINE, DEFAULT_TOKENIZER, ENGINES, TOKENIZERS, get_tokenizer
+from .. import __version__
+from ..collectors import discover
+from ..config import default_map, find_pyproject
+from ..errors import EXIT_ERROR, EXIT_USAGE, ToolauditError
+from ..reports import reporters
+from ..tokenizers import DEFAULT_ENGINE, DEFAULT_TOKENIZER, ENGINES, TOKENIZERS
 
 BY_CHOICES = ("tool", "session", "file", "collector", "agent", "model")
 
@@ -95,7 +97,7 @@ def input_options(func):
     return func
 
 
-def _resolve_paths(paths: tuple[Path, ...], quiet: bool) -> list[Path]:
+def resolve_paths(paths: tuple[Path, ...], quiet: bool) -> list[Path]:
     if paths:
         return list(paths)
     found = [p for p in discover.default_locations() if p.is_dir()]
@@ -109,7 +111,30 @@ def _resolve_paths(paths: tuple[Path, ...], quiet: bool) -> list[Path]:
     return found
 
 
-def _progress(total: int, quiet: bool):
+def meta_for(tokenizer: str, engine: str, paths, by: str = "tool"):
+    """The ScanMeta every result states: version, tokenizer, engine, time, inputs."""
+    from datetime import datetime, timezone
+
+    from ..model import ScanMeta
+
+    return ScanMeta(
+        version=__version__, tokenizer=tokenizer, engine=engine if tokenizer != "approx" else "approx",
+        estimated=tokenizer == "approx", created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        inputs=tuple(str(p) for p in (paths or ())), by=by,
+    )
+
+
+def report_notes(unrecognised, errors, quiet: bool) -> None:
+    """Files no collector knew and files that failed, on stderr."""
+    if quiet:
+        return
+    for line in unrecognised:
+        click.echo(f"note: {line} (see `toolaudit list collectors`)", err=True)
+    for line in errors:
+        click.echo(f"warning: {line}", err=True)
+
+
+def progress_for(total: int, quiet: bool):
     """A rich progress bar on stderr when it is a terminal; else a no-op callback."""
     if quiet or total < 2 or not sys.stderr.isatty():
         return None, lambda result: None
@@ -122,85 +147,10 @@ def _progress(total: int, quiet: bool):
     return progress, lambda result: progress.advance(task)
 
 
-@cli.command()
-@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
-@input_options
-@output_options
-@click.option("--by", type=click.Choice(BY_CHOICES), default="tool", show_default=True,
-              help="Group rows by tool, session, file, collector, agent (subagents) or model.")
-@click.option("--top", type=click.IntRange(min=0), default=0, metavar="N",
-              help="Also list the N largest calls (tool, session, file:line, tokens, redacted args).")
-@click.option("--show-content", is_flag=True,
-              help="With --top: show a redacted preview of each call's output. Off by default: outputs hold secrets.")
-@click.option("--records", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="PATH",
-              help="Also write one row per call to PATH (.csv, or .parquet with the `parquet` extra).")
-def scan(paths, source_format, tokenizer, engine, strict, debug, quiet, jobs, fmt, output, by, top,
-         show_content, records):
-    """Count every tool's output in the transcripts under PATH... (files or folders).
-
-    Without PATH, scans the agents' default folders that exist: ~/.claude/projects
-    (and $CLAUDE_CONFIG_DIR/projects), $CODEX_HOME/sessions or ~/.codex/sessions,
-    ~/.gemini/tmp. The table has one row per tool, largest first: calls, exact
-    tokens, share of all tool-output tokens, mean/p50/p95/max per call, chars,
-    UTF-8 bytes, error calls and calls the agent had already cut.
-
-    \b
-    Examples:
-      toolaudit scan ~/.claude/projects
-      toolaudit scan runs/ --by session -f json -o scan.json
-      toolaudit scan session.jsonl --top 10
-    """
-    from .audit.summary import summarize
-    from .pipeline import ScanOptions, run_scan
-
-    if source_format:
-        collectors.get(source_format)
-    get_tokenizer(tokenizer, engine)  # fail fast, before any worker starts
-    files = list(discover.iter_files(_resolve_paths(paths, quiet)))
-    options = ScanOptions(tokenizer, engine, source_format, show_content, debug)
-    progress, advance = _progress(len(files), quiet)
-    if progress is not None:
-        with progress:
-            collected = run_scan(files, options, jobs=jobs, strict=strict, on_file=advance)
-    else:
-        collected = run_scan(files, options, jobs=jobs, strict=strict)
-    if not quiet:
-        for line in collected.unrecognised:
-            click.echo(f"note: {line} (see `toolaudit list collectors`)", err=True)
-        for line in collected.errors:
-            click.echo(f"warning: {line}", err=True)
-    meta = ScanMeta(
-        version=__version__, tokenizer=tokenizer, engine=engine if tokenizer != "approx" else "approx",
-        estimated=tokenizer == "approx", created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        inputs=tuple(str(p) for p in (paths or ())), by=by,
-    )
-    result = summarize(collected, meta, by=by, top=top)
-    if records is not None:
-        from .reports.records import write_records
-
-        write_records(collected.all_rows(), records)
-    render_report(result, fmt, output)
-
-
-@cli.group(name="list")
-def list_() -> None:
-    """List what toolaudit knows: input formats, report formats."""
-
-
-@list_.command(name="collectors")
-def list_collectors() -> None:
-    """The input formats (use a KEY with --from), in detection order."""
-    for key, cls in collectors.all().items():
-        click.echo(f"{key:20} {cls.description}")
-
-
-@list_.command(name="reports")
-def list_reports() -> None:
-    """The report formats (use a KEY with -f/--format)."""
-    for key, cls in reporters.all().items():
-        click.echo(f"{key:20} {cls.description}")
-
-
 def main() -> None:
     """Console entry point."""
     cli.main()
+
+
+# the commands register themselves on `cli`
+from . import listing, scan, simulate  # noqa: E402,F401

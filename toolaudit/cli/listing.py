@@ -1,0 +1,44 @@
+"""`toolaudit list`: the input formats, policies and report formats toolaudit knows."""
+
+from __future__ import annotations
+
+import click
+
+from ..collectors import collectors
+from ..reports import reporters
+from . import cli
+
+
+@cli.group(name="list")
+def list_() -> None:
+    """List what toolaudit knows: input formats, policies and presets, report formats."""
+
+
+@list_.command(name="collectors")
+def list_collectors() -> None:
+    """The input formats (use a KEY with --from), in detection order."""
+    for key, cls in collectors.all().items():
+        click.echo(f"{key:20} {cls.description}")
+
+
+@list_.command(name="reports")
+def list_reports() -> None:
+    """The report formats (use a KEY with -f/--format)."""
+    for key, cls in reporters.all().items():
+        click.echo(f"{key:20} {cls.description}")
+
+
+
+
+@list_.command(name="policies")
+def list_policies() -> None:
+    """The cap policy families (simulate's flags) and the agent presets (--preset NAME)."""
+    from ..audit.policies import policies
+    from ..audit.presets import PRESETS
+
+    click.echo("Policy families, applied in this order:")
+    for key, cls in sorted(policies.all().items(), key=lambda kv: kv[1].order):
+        click.echo(f"  {key:16} {cls.summary}")
+    click.echo("\nPresets (--preset NAME): the caps agents ship, with their own markers")
+    for key, preset in PRESETS.items():
+        click.echo(f"  {key:20} {preset.description}")

@@ -1,0 +1,65 @@
+"""`toolaudit scan`: count every tool's output in transcripts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..collectors import collectors, discover
+from ..reports import render_report
+from ..tokenizers import get_tokenizer
+from . import BY_CHOICES, cli, input_options, meta_for, output_options, progress_for, report_notes, resolve_paths
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@input_options
+@output_options
+@click.option("--by", type=click.Choice(BY_CHOICES), default="tool", show_default=True,
+              help="Group rows by tool, session, file, collector, agent (subagents) or model.")
+@click.option("--top", type=click.IntRange(min=0), default=0, metavar="N",
+              help="Also list the N largest calls (tool, session, file:line, tokens, redacted args).")
+@click.option("--show-content", is_flag=True,
+              help="With --top: show a redacted preview of each call's output. Off by default: outputs hold secrets.")
+@click.option("--records", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="PATH",
+              help="Also write one row per call to PATH (.csv, or .parquet with the `parquet` extra).")
+def scan(paths, source_format, tokenizer, engine, strict, debug, quiet, jobs, fmt, output, by, top,
+         show_content, records):
+    """Count every tool's output in the transcripts under PATH... (files or folders).
+
+    Without PATH, scans the agents' default folders that exist: ~/.claude/projects
+    (and $CLAUDE_CONFIG_DIR/projects), $CODEX_HOME/sessions or ~/.codex/sessions,
+    ~/.gemini/tmp. The table has one row per tool, largest first: calls, exact
+    tokens, share of all tool-output tokens, mean/p50/p95/max per call, chars,
+    UTF-8 bytes, error calls and calls the agent had already cut.
+
+    \b
+    Examples:
+      toolaudit scan ~/.claude/projects
+      toolaudit scan runs/ --by session -f json -o scan.json
+      toolaudit scan session.jsonl --top 10
+    """
+    from ..audit.summary import summarize
+    from ..pipeline import ScanOptions, run_scan
+
+    if source_format:
+        collectors.get(source_format)
+    get_tokenizer(tokenizer, engine)  # fail fast, before any worker starts
+    files = list(discover.iter_files(resolve_paths(paths, quiet)))
+    options = ScanOptions(tokenizer, engine, source_format, show_content, debug)
+    progress, advance = progress_for(len(files), quiet)
+    if progress is not None:
+        with progress:
+            collected = run_scan(files, options, jobs=jobs, strict=strict, on_file=advance)
+    else:
+        collected = run_scan(files, options, jobs=jobs, strict=strict)
+    report_notes(collected.unrecognised, collected.errors, quiet)
+    result = summarize(collected, meta_for(tokenizer, engine, paths, by), by=by, top=top)
+    if records is not None:
+        from ..reports.records import write_records
+
+        write_records(collected.all_rows(), records)
+    render_report(result, fmt, output)
+
+

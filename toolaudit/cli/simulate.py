@@ -1,0 +1,125 @@
+"""`toolaudit simulate`: run recorded outputs through cap policies; savings beside risk."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import click
+
+from ..collectors import collectors, discover
+from ..config import find_pyproject
+from ..errors import UsageError
+from ..reports import render_report
+from ..tokenizers import get_tokenizer
+from . import cli, input_options, meta_for, output_options, progress_for, report_notes, resolve_paths
+
+_FLAGS = ("preview_chars", "include_content", "max_chars", "max_bytes", "head_ratio", "max_lines",
+          "tail_lines", "head_lines", "max_matches", "no_body", "body_chars", "body_fields")
+
+
+def _pyproject_rules():
+    """Rules from `[tool.toolaudit.simulate.policies]`, when the nearest pyproject.toml has them."""
+    from ..audit.policymap import load_rules
+
+    path = find_pyproject()
+    if path is None:
+        return ()
+    table = tomllib.loads(path.read_text(encoding="utf-8")).get("tool", {}).get("toolaudit", {})
+    policies = table.get("simulate", {}).get("policies")
+    return load_rules(policies, f"{path} [tool.toolaudit.simulate.policies]") if policies else ()
+
+
+def policy_maps(params: dict, preset: str | None, policy_file: Path | None, tools: tuple[str, ...],
+                sweep: str | None) -> tuple[list, str | None]:
+    """One PolicyMap, or one per swept value, and the swept parameter's name."""
+    from ..audit.policymap import PolicyMap, chain_from, parse_sweep, read_policy_file
+    from ..audit.presets import get_preset
+
+    chosen = get_preset(preset) if preset else None
+    rules = read_policy_file(policy_file) if policy_file else _pyproject_rules()
+    flags = {k: v for k, v in params.items() if v is not None and v is not False}
+    if not sweep:
+        flag_chain = chain_from(flags)
+        if not (chosen or rules or flag_chain.policies):
+            raise UsageError("no policy given: use flags such as --preview-chars 100 or --max-chars 5000, "
+                             "--preset NAME, or --policy-file FILE (see `toolaudit list policies`)", slug="no-policy")
+        return [PolicyMap(chosen, rules, flag_chain, tools)], None
+    name, values = parse_sweep(sweep)
+    maps = [PolicyMap(chosen, rules, chain_from({**flags, name: value}, f"--sweep {name}={value}"), tools,
+                      label=str(value)) for value in values]
+    return maps, name
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option("--preview-chars", type=click.IntRange(min=0), metavar="N",
+              help="Search outputs: cut each match's content to N chars + '...' (0 keeps path:line only).")
+@click.option("--include-content", is_flag=True, default=None,
+              help="Search outputs: keep match content whole (the preview's off switch).")
+@click.option("--max-chars", type=click.IntRange(min=0), metavar="N", help="Cap each output at N chars, head + tail.")
+@click.option("--max-bytes", type=click.IntRange(min=0), metavar="N",
+              help="Cap at N UTF-8 bytes: the whole response with --max-matches, else head + tail.")
+@click.option("--head-ratio", type=click.FloatRange(0, 1), metavar="R",
+              help="Share of a head/tail cap kept from the head (default 0.4: 40% head, 60% tail).")
+@click.option("--max-lines", type=click.IntRange(min=0), metavar="N", help="Cap at N lines, head + tail.")
+@click.option("--tail-lines", type=click.IntRange(min=0), metavar="N", help="Keep only the last N lines.")
+@click.option("--head-lines", type=click.IntRange(min=0), metavar="N", help="Keep only the first N lines.")
+@click.option("--max-matches", type=click.IntRange(min=0), metavar="N",
+              help="Search outputs: at most N results, with a notice to narrow the search.")
+@click.option("--no-body", is_flag=True, default=None, help="JSON outputs: drop the body fields (--body-fields).")
+@click.option("--body-chars", type=click.IntRange(min=0), metavar="N", help="JSON outputs: cut body fields to N chars.")
+@click.option("--body-fields", metavar="A,B", help="JSON field names that are bodies (default body,content,description,result).")
+@click.option("--tool", "tools", multiple=True, metavar="GLOB",
+              help="Apply the flags only to tools matching GLOB (repeatable; e.g. Grep, 'mcp__*').")
+@click.option("--preset", metavar="NAME", help="An agent's real caps (see `toolaudit list policies`); flags win over it.")
+@click.option("--policy-file", type=click.Path(exists=True, dir_okay=False, path_type=Path), metavar="FILE",
+              help="TOML: a table per tool glob, plus [default]. Default: [tool.toolaudit.simulate.policies].")
+@click.option("--sweep", metavar="PARAM=VALUES",
+              help="One row per value: max_chars=2000,5000,10000 or preview_chars=0:500:50.")
+@click.option("--explain", type=click.IntRange(min=0), default=0, metavar="N",
+              help="Show N affected calls: sizes, what was hidden (redacted), where it was used later.")
+@input_options
+@output_options
+def simulate(paths, preview_chars, include_content, max_chars, max_bytes, head_ratio, max_lines, tail_lines,
+             head_lines, max_matches, no_body, body_chars, body_fields, tools, preset, policy_file, sweep,
+             explain, source_format, tokenizer, engine, strict, debug, quiet, jobs, fmt, output):
+    """What would caps on tool outputs have saved, and what would they have hidden?
+
+    Runs every recorded output under PATH... through the policies you give (flags,
+    a --preset of a real agent's caps, or a policy file) and reports per tool:
+    calls, affected calls, tokens before/after/saved, chars and bytes, the
+    context-weighted saving (tokens saved × the requests that would have re-sent
+    them), and the risk: errors_cut (a failure signal lost), json_broken, and
+    later_used (the cut hid a path, file:line, identifier or number that the agent
+    used later in the session). Outputs the agent had already cut are left as
+    they were and reported apart.
+
+    \b
+    Examples:
+      toolaudit simulate ~/.claude/projects --preview-chars 100 --tool Grep
+      toolaudit simulate runs/ --preset codex
+      toolaudit simulate runs/ --max-chars 5000 --sweep max_chars=2000,5000,10000,20000 -f csv
+    """
+    from ..audit import simsummary
+    from ..pipeline import ScanOptions, run, simulate_file
+
+    if source_format:
+        collectors.get(source_format)
+    get_tokenizer(tokenizer, engine)
+    params = dict(zip(_FLAGS, (preview_chars, include_content, max_chars, max_bytes, head_ratio, max_lines,
+                               tail_lines, head_lines, max_matches, no_body, body_chars, body_fields)))
+    maps, swept = policy_maps(params, preset, policy_file, tools, sweep)
+    files = list(discover.iter_files(resolve_paths(paths, quiet)))
+    options = ScanOptions(tokenizer, engine, source_format, False, debug)
+    sink = simsummary.SimCollected([m.label for m in maps], [tuple(m.describe()) for m in maps], explain)
+    progress, advance = progress_for(len(files), quiet)
+    kwargs = dict(jobs=jobs, strict=strict, on_file=advance, worker=simulate_file, extra=(maps, explain > 0))
+    if progress is not None:
+        with progress:
+            run(files, options, sink, **kwargs)
+    else:
+        run(files, options, sink, **kwargs)
+    report_notes(sink.unrecognised, sink.errors, quiet)
+    result = simsummary.result(sink, meta_for(tokenizer, engine, paths), preset=preset, sweep=swept)
+    render_report(result, fmt, output)

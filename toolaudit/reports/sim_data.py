@@ -1,0 +1,125 @@
+"""The versioned JSON shape and text cells of a simulate result."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..audit.simsummary import SimResult, SimRow
+
+# tools[] fields of `simulate -f json`: a contract, like scan's
+SIM_FIELDS = (
+    "tool", "calls", "affected_calls", "tokens_before", "tokens_after", "tokens_saved", "saved_pct",
+    "chars_before", "chars_after", "bytes_before", "bytes_after", "weighted_tokens_saved",
+    "agent_truncated_calls", "errors_cut", "json_broken", "later_used",
+)
+
+
+def sim_row(row: SimRow) -> dict[str, Any]:
+    """A SimRow with exactly the contract's fields."""
+    return {f: (round(getattr(row, f), 2) if f == "saved_pct" else getattr(row, f)) for f in SIM_FIELDS}
+
+
+def sim_totals(row: SimRow) -> dict[str, Any]:
+    """Totals: the contract's fields plus the percentages and the residency note."""
+    doc = sim_row(row)
+    del doc["tool"]
+    doc.update(affected_pct=round(row.affected_pct, 2), weighted_tokens_before=row.weighted_tokens_before,
+               weighted_saved_pct=round(row.weighted_saved_pct, 2),
+               residency_unknown_calls=row.residency_unknown_calls)
+    return doc
+
+
+def sim_dict(result: SimResult) -> dict[str, Any]:
+    """The JSON document of a simulation (schema_version, meta, totals, tools…; sweep[] when sweeping)."""
+    meta = result.meta
+    first = result.variants[0]
+    doc: dict[str, Any] = {
+        "schema_version": meta.schema_version,
+        "meta": {
+            "tool": "toolaudit", "command": "simulate", "version": meta.version,
+            "tokenizer": meta.tokenizer, "engine": meta.engine, "estimated": meta.estimated,
+            "created": meta.created, "inputs": list(meta.inputs), "preset": result.preset,
+            "policies": list(first.policies), "sweep": result.sweep,
+        },
+    }
+    if result.sweep:
+        doc["sweep"] = [{"value": v.label, **sim_totals(v.totals)} for v in result.variants]
+        doc["variants"] = [{"value": v.label, "policies": list(v.policies), "totals": sim_totals(v.totals),
+                            "tools": [sim_row(r) for r in v.tools]} for v in result.variants]
+    else:
+        doc["totals"] = sim_totals(first.totals)
+        doc["tools"] = [sim_row(r) for r in first.tools]
+    doc["agent_truncated"] = dict(result.agent_cut)
+    doc["files"] = result.files
+    doc["duplicates_dropped"] = result.duplicates_dropped
+    doc["skipped"] = {"count": result.skipped_count, "first": [str(s) for s in result.skipped]}
+    doc["unrecognised"] = list(result.unrecognised)
+    doc["errors"] = list(result.errors)
+    if result.explained:
+        doc["explain"] = [e.__dict__ for e in result.explained]
+    return doc
+
+
+def _n(v: float) -> str:
+    return f"{v:,.0f}"
+
+
+def sim_cells(result: SimResult) -> tuple[list[str], list[list[str]], list[str] | None]:
+    """Headers, rows and totals cells: per tool, or per swept value."""
+    tok = "tokens" + (" (est.)" if result.meta.estimated else "")
+    if result.sweep:
+        headers = [result.sweep, "saved %", "weighted saved %", "affected %", f"{tok} after",
+                   "errors_cut", "json_broken", "later_used"]
+        rows = [[v.label, f"{v.totals.saved_pct:.1f}", f"{v.totals.weighted_saved_pct:.1f}",
+                 f"{v.totals.affected_pct:.1f}", _n(v.totals.tokens_after), _n(v.totals.errors_cut),
+                 _n(v.totals.json_broken), _n(v.totals.later_used)] for v in result.variants]
+        return headers, rows, None
+    headers = ["tool", "calls", "affected", f"{tok} before", "after", "saved", "saved %", "weighted saved",
+               "agent-cut", "errors_cut", "json_broken", "later_used"]
+
+    def cells(r: SimRow) -> list[str]:
+        return [r.tool, _n(r.calls), f"{r.affected_calls} ({r.affected_pct:.0f}%)", _n(r.tokens_before),
+                _n(r.tokens_after), _n(r.tokens_saved), f"{r.saved_pct:.1f}", _n(r.weighted_tokens_saved),
+                _n(r.agent_truncated_calls), _n(r.errors_cut), _n(r.json_broken), _n(r.later_used)]
+
+    first = result.variants[0]
+    return headers, [cells(r) for r in first.tools], cells(first.totals)
+
+
+def sim_summary_lines(result: SimResult) -> list[str]:
+    """Policies, the bill view, agents' own caps, skipped lines."""
+    first = result.variants[0]
+    t = first.totals
+    lines = []
+    if not result.sweep:
+        lines.append("policy: " + "; ".join(first.policies) + (f" (preset {result.preset})" if result.preset else ""))
+        lines.append(
+            f"saved {t.tokens_saved:,} of {t.tokens_before:,} tokens ({t.saved_pct:.1f}%) in {t.affected_calls} of "
+            f"{t.calls} calls; context-weighted: {t.weighted_tokens_saved:,} of {t.weighted_tokens_before:,} "
+            f"re-sent tokens ({t.weighted_saved_pct:.1f}%)")
+        lines.append(f"risk: {t.later_used} cut calls hid something the agent used later; "
+                     f"{t.errors_cut} lost a failure signal; {t.json_broken} broke JSON")
+    if t.residency_unknown_calls:
+        lines.append(f"residency unknown for {t.residency_unknown_calls} calls (weighted once)")
+    if result.agent_cut:
+        fired = ", ".join(f"{agent} {n}" for agent, n in result.agent_cut)
+        lines.append(f"already cut by the agent (left as they were, never credited): {fired}")
+    lines.append(f"files: {result.files} · duplicates dropped: {result.duplicates_dropped} · "
+                 f"skipped lines: {result.skipped_count} · tokenizer: {result.meta.tokenizer}"
+                 + (" (estimated)" if result.meta.estimated else ""))
+    lines += [f"skipped {s}" for s in result.skipped[:5]]
+    return lines
+
+
+def explain_lines(result: SimResult) -> list[str]:
+    """--explain: each affected call, before/after, what was hidden (redacted), where it was used."""
+    out = []
+    for e in result.explained:
+        out.append(f"{e.tool} at {e.where}: {e.tokens_before:,} → {e.tokens_after:,} tokens "
+                   f"({e.chars_before:,} → {e.chars_after:,} chars)")
+        if e.hidden:
+            out.append("  hidden items: " + ", ".join(e.hidden))
+        if e.hidden_preview:
+            out.append(f"  removed text starts: {e.hidden_preview}")
+        out.append(f"  used later at {e.used_at}" if e.used_at else "  not seen used later")
+    return out
