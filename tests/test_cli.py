@@ -13,7 +13,7 @@ import pytest
 from conftest import SAMPLES
 from toolaudit.cli import cli
 
-CLAUDE = SAMPLES / "claude-code"
+CLAUDE = SAMPLES / "claude-code" / "-home-dev-shop"
 TOOL_FIELDS = ["tool", "calls", "tokens", "share", "tokens_mean", "tokens_p50", "tokens_p95",
                "tokens_max", "chars", "bytes", "error_calls", "agent_truncated_calls"]
 
@@ -79,7 +79,7 @@ def test_unknown_collector_suggests(run):
 
 
 def test_strict_fails_on_a_broken_line(run, tmp_path):
-    good = (CLAUDE / "-home-dev-shop" / "9a0b7c6d-1e2f-4a3b-8c9d-0e1f2a3b4c5d.jsonl").read_text()
+    good = (CLAUDE / "9a0b7c6d-1e2f-4a3b-8c9d-0e1f2a3b4c5d.jsonl").read_text()
     path = tmp_path / "s.jsonl"
     path.write_text(good + "{broken\n")
     lenient = run("scan", path, "-f", "json", "-q")
@@ -93,7 +93,7 @@ def test_strict_fails_on_a_broken_line(run, tmp_path):
 
 def test_unrecognised_file_is_named_and_others_still_scanned(run, tmp_path):
     (tmp_path / "notes.json").write_text('{"hello": "world"}')
-    (tmp_path / "s.jsonl").write_text((CLAUDE / "-home-dev-shop" / "9a0b7c6d-1e2f-4a3b-8c9d-0e1f2a3b4c5d.jsonl").read_text())
+    (tmp_path / "s.jsonl").write_text((CLAUDE / "9a0b7c6d-1e2f-4a3b-8c9d-0e1f2a3b4c5d.jsonl").read_text())
     result = run("scan", tmp_path, "-f", "json")
     assert result.exit_code == 0
     assert "notes.json" in result.stderr and "toolaudit list collectors" in result.stderr
@@ -107,7 +107,7 @@ def test_default_locations(run, tmp_path):
     assert empty.exit_code == 1 and "no PATH given" in empty.stderr
     projects = tmp_path / ".claude" / "projects"
     projects.mkdir(parents=True)
-    (projects / "s.jsonl").write_text((CLAUDE / "-home-dev-shop" / "9a0b7c6d-1e2f-4a3b-8c9d-0e1f2a3b4c5d.jsonl").read_text())
+    (projects / "s.jsonl").write_text((CLAUDE / "9a0b7c6d-1e2f-4a3b-8c9d-0e1f2a3b4c5d.jsonl").read_text())
     found = run("scan", "-f", "json", env={"HOME": str(tmp_path), "CODEX_HOME": "", "CLAUDE_CONFIG_DIR": ""})
     assert found.exit_code == 0
     assert f"scanning {projects}" in found.stderr
