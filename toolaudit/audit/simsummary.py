@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from ..model import Measurement, Skipped
+from ..model import Measurement, ScanMeta, Skipped
 from .simulate import Cut, SimFile
 
 SKIPPED_SHOWN = 20
@@ -173,3 +173,33 @@ def collect(sims: Iterable[SimFile], labels: list[str], policies: list[tuple[str
     for sim in sims:
         collected.add(sim)
     return collected
+
+
+@dataclass(frozen=True)
+class SimResult:
+    """The whole answer of `simulate`: one Variant per policy map (several when sweeping)."""
+
+    meta: ScanMeta
+    variants: tuple[Variant, ...]
+    files: int
+    duplicates_dropped: int
+    skipped_count: int
+    skipped: tuple[Skipped, ...] = ()
+    unrecognised: tuple[str, ...] = ()
+    errors: tuple[str, ...] = ()
+    agent_cut: tuple[tuple[str, int], ...] = ()  # how often each agent's own cap fired
+    explained: tuple[Explained, ...] = ()
+    preset: str | None = None
+    sweep: str | None = None  # the swept parameter; variant labels hold its values
+    kind: str = "simulate"
+
+
+def result(collected: SimCollected, meta, *, preset: str | None = None, sweep: str | None = None) -> SimResult:
+    """The SimResult of everything collected."""
+    return SimResult(
+        meta=meta, variants=tuple(collected.variants()), files=collected.files,
+        duplicates_dropped=collected.duplicates, skipped_count=collected.skipped_count,
+        skipped=tuple(collected.skipped), unrecognised=tuple(collected.unrecognised),
+        errors=tuple(collected.errors), agent_cut=tuple(sorted(collected.agent_cut.items())),
+        explained=tuple(collected.explained), preset=preset, sweep=sweep,
+    )
