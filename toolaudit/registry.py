@@ -20,8 +20,9 @@ def did_you_mean(name: str, choices) -> str:
 class Registry(Generic[T]):
     """Built-ins register through the same door as plugins (an entry-point group)."""
 
-    def __init__(self, kind: str, group: str):
+    def __init__(self, kind: str, group: str, plural: str | None = None):
         self.kind = kind
+        self.plural = plural or f"{kind}s"
         self.group = group
         self._items: dict[str, T] = {}
         self._plugins_loaded = False
@@ -49,7 +50,7 @@ class Registry(Generic[T]):
         if key not in items:
             raise UsageError(
                 f"unknown {self.kind} {key!r}{did_you_mean(key, items)}; "
-                f"see `toolaudit list {self.kind}s`",
+                f"see `toolaudit list {self.plural}`",
                 slug=f"unknown-{self.kind}",
             )
         return items[key]

@@ -30,7 +30,8 @@ def kanban_list() -> str:
         "id": f"T-{100 + i}", "title": prose(i, 48).capitalize(), "status": ("todo", "doing", "review", "done")[i % 4],
         "column": ("backlog", "sprint-14", "sprint-15")[i % 3], "priority": ("low", "medium", "high")[i % 3],
         "assignee": ("ana", "bo", "chen", None)[i % 4], "labels": ["backend", "infra"][: 1 + i % 2],
-        "created_at": f"2025-03-{1 + i % 28:02d}T09:{i % 60:02d}:00Z", "updated_at": f"2025-04-{1 + i % 28:02d}T17:05:00Z",
+        "created_at": f"2025-03-{1 + i % 28:02d}T09:{i % 60:02d}:00Z",
+        "updated_at": f"2025-04-{1 + i % 28:02d}T17:05:00Z",
         "estimate": 1 + i % 5, "parent": None if i % 3 else "T-099", "reporter": ("ana", "dev-bot")[i % 2],
         "body": f"## Context\n{prose(i, 730)}\n\n## Acceptance\n- {prose(i + 1, 200)}\n- {prose(i + 2, 240)}",
     } for i in range(29)]
@@ -82,7 +83,8 @@ def test_settings_need_exactly_one_mode(kwargs):
 json_docs = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(), texts),
     lambda inner: st.one_of(st.lists(inner, max_size=4),
-                            st.dictionaries(st.sampled_from(["body", "content", "id", "result", "x"]), inner, max_size=4)),
+                            st.dictionaries(st.sampled_from(["body", "content", "id", "result", "x"]), inner,
+                                            max_size=4)),
     max_leaves=20,
 )
 

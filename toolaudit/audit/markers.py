@@ -14,6 +14,7 @@ MARKERS: dict[str, tuple[str, ...]] = {
         r"\.\.\. \[\d+ lines truncated\] \.\.\.",
         r"<persisted-output>\s*Output too large",
         r"File content \(\d+ tokens\) exceeds maximum allowed tokens",
+        r"MCP tool \"[^\"]*\" response \(\d+ tokens\) exceeds maximum allowed tokens",
         r"\[Omitted long matching line\]",
     ),
     "codex": (
@@ -24,8 +25,8 @@ MARKERS: dict[str, tuple[str, ...]] = {
         r"Warning: truncated output \(original token count: \d+\)",
     ),
     "gemini-cli": (
-        r"Output too large\. Showing first \d+ and last \d+ characters",
-        r"\.\.\. \[\d+ characters omitted\] \.\.\.",
+        r"Output too large\. Showing first [\d,]+ and last [\d,]+ characters",
+        r"\.\.\. \[[\d,]+ characters omitted\] \.\.\.",
         r"\.\.\. \[Content truncated due to size limit\] \.\.\.",
         r"IMPORTANT: The file content has been truncated\.",
     ),
@@ -35,11 +36,12 @@ MARKERS: dict[str, tuple[str, ...]] = {
     ),
     "swe-agent": (
         r"<response clipped><NOTE>Observations should not exceeded",
-        r"<observation_head>.*?<elided_chars>\d+ characters elided</elided_chars>",
+        r"<observation_head>.*?<elided_chars>\s*\d+ characters elided\s*</elided_chars>",
     ),
-    "mini-swe-agent": (r"<output_head>.*?<elided_chars>\d+ characters elided</elided_chars>",),
+    "mini-swe-agent": (r"<output_head>.*?<elided_chars>\s*\d+ characters elided\s*</elided_chars>",),
+    "opencode": (r"\.\.\.\d+ (lines|bytes) truncated\.\.\.",),
     "roo": (r"\[\.\.\.\d+ (characters|lines) omitted\.\.\.\]",),
-    "toolaudit": (r"\[toolaudit: \d+ (chars|bytes|lines|matches) omitted",),
+    "toolaudit": (r"\[toolaudit: [\d,]+ (chars|bytes|lines|matches) omitted", r"\[toolaudit: output refused"),
 }
 
 # One search per pattern: Python's re cannot skip ahead to the literal start of a

@@ -25,7 +25,7 @@ def rust_lines(text: str) -> int:
 @policies.register
 @dataclass(frozen=True)
 class CodexMiddle(Policy):
-    """Codex CLI (current): 50/50 middle cut on UTF-8 boundaries, `…N chars truncated…` / `…N tokens truncated…`.
+    """Codex CLI (current): 50/50 middle cut on UTF-8 boundaries, `…N chars|tokens truncated…`.
 
     unit "bytes" is `TruncationPolicy::Bytes(limit)`; "tokens" is `Tokens(limit)`, a budget
     of 4 bytes per token. The marker and the header come on top of the budget.

@@ -53,7 +53,7 @@ class Policy:
         return " ".join(parts)
 
 
-policies: Registry[type[Policy]] = Registry("policy", "toolaudit.policies")
+policies: Registry[type[Policy]] = Registry("policy", "toolaudit.policies", plural="policies")
 
 
 @dataclass(frozen=True)

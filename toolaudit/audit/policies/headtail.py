@@ -98,8 +98,7 @@ class HeadTail(Policy):
         unit = self._size_unit
         size_of = len if unit == "chars" else nbytes
         limit = self.max_chars if unit == "chars" else self.max_bytes
-        segments = self._segments(text)
-        n_lines = len(segments)
+        n_lines = text.count("\n") + (0 if text.endswith("\n") and not self.count_empty_last_line else 1)
         split = self._line_split()
         over_lines = split is not None and self._over(n_lines, sum(split))
         over_size = unit is not None and self._over(size_of(text), limit)
@@ -109,6 +108,7 @@ class HeadTail(Policy):
         head, tail = text, ""
         if over_lines:
             h, t = split
+            segments = self._segments(text)
             head = "".join(segments[:h])
             tail = "".join(segments[n_lines - t :]) if t else ""
         fields = dict(total_lines=n_lines)

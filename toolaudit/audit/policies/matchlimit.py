@@ -1,7 +1,8 @@
 """Match and byte limit for search outputs: at most N results, the whole response within a byte budget.
 
-A result is a `path:line:content` line; when an output has none (a list of files, counts)
-every line that looks like a path (no spaces; not a `--` separator) is one. Context lines
+A result is a `path:line:content` line; when an output has none, a file list's lines are
+(path characters only, with a `/` or an extension). Any other output (a file read, pretty
+JSON, a log) is not a search result and is left unchanged. Context lines
 left at the end of a cut belonged to matches that went, so they go too. JSON search
 results (a `matches` list, or hermes-agent's densified `matches_text` rows) keep their
 first N matches, stay valid JSON and carry the notice under a `notice` key. When anything
@@ -12,6 +13,7 @@ never splits a UTF-8 character.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -22,6 +24,8 @@ from .base import (ORDER_MATCHES, CountTokens, Policy, cut_bytes, dump_json_like
 from .preview import _DENSE_ROW, _parse_context, parse_match
 
 DEFAULT_NOTICE = "[toolaudit: {omitted} {unit} omitted; narrow your search]"
+# a file-list line: path characters only, with a directory separator or an extension
+_PATH_LINE = re.compile(r"(?=[^/]*[/.])[\w./\\@+~%=,-]+")
 
 
 @policies.register
@@ -75,9 +79,12 @@ class MatchLimit(Policy):
         bodies = [p[:-1] if p.endswith("\r") else p for p in pieces]
         results = [i for i, body in enumerate(bodies) if parse_match(body)]
         matched = bool(results)
-        if not results:  # a list of files or counts: each path is a result; headers and notices have spaces
-            results = [i for i, body in enumerate(bodies)
-                       if body.strip() and body != "--" and not any(ch.isspace() for ch in body.strip())]
+        if not results:  # a list of files: each path is a result; headers and notices have spaces
+            lines = [i for i, body in enumerate(bodies) if body.strip() and body != "--"]
+            results = [i for i in lines if _PATH_LINE.fullmatch(bodies[i].strip())]
+            # not a search or file list (a file read, pretty JSON, a log): not this policy's to cut
+            if len(results) < 0.8 * len(lines):
+                return text
         paths = {parse_match(bodies[i])[0].rsplit(":", 1)[0] for i in results} if matched else set()
         total = len(results)
         kept, omitted = text, 0

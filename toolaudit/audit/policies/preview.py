@@ -17,7 +17,9 @@ from ...errors import UsageError
 from .base import ORDER_PREVIEW, CountTokens, Policy, cut_chars, dump_json_like, load_json, policies
 
 # Non-greedy: the first `:digits:` ends the path (paths rarely hold one, content often does).
-_MATCH_LINE = re.compile(r"(?P<prefix>.*?:\d+)(?P<sep>:)(?P<content>.*)")
+# The path has no spaces, quotes or braces and is not all digits, so a timestamp such as
+# `12:30:45` or a JSON line is never taken for a match.
+_MATCH_LINE = re.compile(r"(?P<prefix>(?=[^:]*[^\d:])[^\s:\"'{}<>|]+?:\d+)(?P<sep>:)(?P<content>.*)")
 _DENSE_ROW = re.compile(r"(?P<prefix>  \d+)(?P<sep>: )(?P<content>.*)")
 _CONTEXT_AT = re.compile(r"(?=(-\d+)-)")  # lookahead: every "-digits-", overlapping ones too
 

@@ -1,0 +1,35 @@
+"""Agents' own truncation markers, as the agents write them (and as our presets reproduce them)."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolaudit.audit.markers import truncated_by
+from toolaudit.audit.presets import PRESETS
+
+BIG = "".join(f"line {i} of a long build log with some words in it\n" for i in range(6000))
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_every_preset_marker_is_recognised(name):
+    preset = PRESETS[name]
+    out = preset.apply("Bash", BIG, lambda t: len(t) // 4)
+    if out is BIG:
+        out = preset.apply("Read", BIG * 3, lambda t: len(t) // 4)
+    assert out is not BIG
+    assert truncated_by(out) is not None, name
+
+
+@pytest.mark.parametrize("text, agent", [
+    ("head\n\n... [48211 characters truncated] ...\n\ntail", "claude-code"),
+    ("<persisted-output>\nOutput too large (61.4KB). Full output saved to: x", "claude-code"),
+    ("Total output lines: 400\n\na\n[... omitted 144 of 400 lines ...]\n\nb", "codex"),
+    ("Output too large. Showing first 8,000 and last 32,000 characters. For full output see: f", "gemini-cli"),
+    ("a\n[... Observation truncated due to length ...]\nb", "openhands"),
+    ("<output_head>a</output_head>\n<elided_chars>\n5 characters elided\n</elided_chars>", "mini-swe-agent"),
+    ("a\n[...120 characters omitted...]\nb", "roo"),
+    ("plain output with no marker", None),
+    ("", None),
+])
+def test_known_markers(text, agent):
+    assert truncated_by(text) == agent
