@@ -28,6 +28,20 @@ DEFAULT_NOTICE = "[toolaudit: {omitted} {unit} omitted; narrow your search]"
 _PATH_LINE = re.compile(r"(?=[^/]*[/.])[\w./\\@+~%=,-]+")
 
 
+def result_lines(bodies: list[str]) -> tuple[list[int], bool] | None:
+    """Indexes of the result lines and whether they are `path:line:content` matches.
+
+    None when the output is neither a search result nor a file list (fewer than half
+    of its non-empty lines are results).
+    """
+    results = [i for i, body in enumerate(bodies) if parse_match(body)]
+    if results:
+        return results, True
+    lines = [i for i, body in enumerate(bodies) if body.strip() and body != "--"]
+    results = [i for i in lines if _PATH_LINE.fullmatch(bodies[i].strip())]
+    return (results, False) if results and len(results) >= 0.5 * len(lines) else None
+
+
 @policies.register
 @dataclass(frozen=True)
 class MatchLimit(Policy):
@@ -77,14 +91,10 @@ class MatchLimit(Policy):
     def _apply_text(self, text: str) -> str:
         pieces = text.split("\n")
         bodies = [p[:-1] if p.endswith("\r") else p for p in pieces]
-        results = [i for i, body in enumerate(bodies) if parse_match(body)]
-        matched = bool(results)
-        if not results:  # a list of files: each path is a result; headers and notices have spaces
-            lines = [i for i, body in enumerate(bodies) if body.strip() and body != "--"]
-            results = [i for i in lines if _PATH_LINE.fullmatch(bodies[i].strip())]
-            # not a search or file list (a file read, pretty JSON, a log): not this policy's to cut
-            if len(results) < 0.8 * len(lines):
-                return text
+        found = result_lines(bodies)
+        if found is None:  # a file read, pretty JSON, a log: not this policy's to cut
+            return text
+        results, matched = found
         paths = {parse_match(bodies[i])[0].rsplit(":", 1)[0] for i in results} if matched else set()
         total = len(results)
         kept, omitted = text, 0
