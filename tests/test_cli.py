@@ -5,10 +5,8 @@ from __future__ import annotations
 import csv
 import io
 import json
-from pathlib import Path
 
 import pandas as pd
-import pytest
 
 from conftest import SAMPLES
 from toolaudit.cli import cli

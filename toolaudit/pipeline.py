@@ -35,10 +35,23 @@ def _tokenizer(options: ScanOptions) -> Tokenizer:
     return _TOKENIZER
 
 
+def _guarded(options: ScanOptions, fail, work):
+    """`work()`, or `fail(reason)` when the file cannot be read or a collector trips on odd data."""
+    try:
+        return work()
+    except OSError as exc:
+        return fail(f"cannot read: {exc.strerror or exc}")
+    except Exception as exc:  # a collector bug on odd data must not end the whole run
+        if options.debug:
+            raise
+        return fail(f"failed: {type(exc).__name__}: {exc}")
+
+
 def scan_file(path: Path, options: ScanOptions) -> FileResult:
     """Every measured call and skipped line of one file; errors become `FileResult.error`."""
     source = str(path)
-    try:
+
+    def work() -> FileResult:
         size = path.stat().st_size
         cls, doc = discover.detect(path, options.forced)
         if cls is None:
@@ -53,12 +66,8 @@ def scan_file(path: Path, options: ScanOptions) -> FileResult:
             elif isinstance(record, SessionEnd):
                 ends.append(record)
         return FileResult(source, cls.key, tuple(with_residency(rows, ends)), tuple(skipped), bytes=size)
-    except OSError as exc:
-        return FileResult(source, None, error=f"cannot read: {exc.strerror or exc}")
-    except Exception as exc:  # a collector bug on odd data must not end the whole scan
-        if options.debug:
-            raise
-        return FileResult(source, None, error=f"failed: {type(exc).__name__}: {exc}")
+
+    return _guarded(options, lambda reason: FileResult(source, None, error=reason), work)
 
 
 def simulate_file(path: Path, options: ScanOptions, maps: list, explain: bool = False):
@@ -66,18 +75,15 @@ def simulate_file(path: Path, options: ScanOptions, maps: list, explain: bool = 
     from .audit.simulate import SimFile, simulate_records
 
     source = str(path)
-    try:
+
+    def work() -> SimFile:
         cls, doc = discover.detect(path, options.forced)
         if cls is None:
             return SimFile(source, None, error="no collector recognises this file")
         calls, cuts, skipped = simulate_records(cls().collect(path, doc), maps, _tokenizer(options), explain=explain)
         return SimFile(source, cls.key, tuple(calls), tuple(tuple(c) for c in cuts), tuple(skipped))
-    except OSError as exc:
-        return SimFile(source, None, error=f"cannot read: {exc.strerror or exc}")
-    except Exception as exc:  # a collector bug on odd data must not end the whole run
-        if options.debug:
-            raise
-        return SimFile(source, None, error=f"failed: {type(exc).__name__}: {exc}")
+
+    return _guarded(options, lambda reason: SimFile(source, None, error=reason), work)
 
 
 def _scan_one(args: tuple) -> FileResult:

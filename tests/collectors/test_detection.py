@@ -1,0 +1,43 @@
+"""Detection on every corpus file: the right collector, and no other collector's sniff claims it."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import CORPUS
+from toolaudit.collectors import collectors
+from toolaudit.collectors.base import load_document, loads
+from toolaudit.collectors.discover import detect
+
+# corpus folder -> the collector that reads it (None: a format with no collector yet)
+EXPECTED = {"claude-code": "claude-code", "codex": "codex", "openai-chat": "openai-chat"}
+# the Agent Sessions app's made-up "drift" lines: not a Codex format (see test_codex.py)
+NOT_A_FORMAT = {"stage0-codex-schema_drift.jsonl"}
+FILES = sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.name != "SOURCES.md") if CORPUS.is_dir() else []
+
+
+def _claims(path):
+    """Every collector whose own sniff says yes to the file (order does not matter here)."""
+    with open(path, "rb") as fh:
+        try:
+            first = loads(fh.readline())
+        except ValueError:
+            first = None
+    try:
+        doc = load_document(path)
+    except ValueError:
+        doc = None
+    return {key for key, cls in collectors.all().items()
+            if (cls.jsonl and isinstance(first, dict) and cls.sniff_line(first))
+            or (cls.document and doc is not None and cls.sniff_doc(doc))}
+
+
+@pytest.mark.parametrize("path", FILES or [None], ids=lambda p: str(p.relative_to(CORPUS)) if p else "no-corpus")
+def test_detection(path):
+    if path is None:
+        pytest.skip(f"real corpus not found at {CORPUS} (../shared/corpus beside the repo)")
+    folder = path.relative_to(CORPUS).parts[0]
+    expected = None if path.name in NOT_A_FORMAT else EXPECTED.get(folder)
+    cls, _ = detect(path)
+    assert (cls.key if cls else None) == expected
+    assert _claims(path) <= ({expected} if expected else set())
