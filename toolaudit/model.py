@@ -90,6 +90,37 @@ class ModelText:
 
 
 @dataclass(frozen=True, slots=True)
+class Usage:
+    """Provider-reported usage of one model request, normalised to four disjoint parts.
+
+    input = uncached input + cache write + cache read (Anthropic's `input_tokens` excludes
+    the cache parts; OpenAI's includes cached tokens: collectors convert). `request_id`
+    deduplicates across the scan (a message id, a response id); `request_index` is the
+    request's 0-based position in its context, as ToolCall.request_index counts.
+    """
+
+    source: str
+    line: int
+    collector: str
+    session: str
+    request_id: str
+    model: str | None
+    input_uncached: int
+    cache_write: int
+    cache_read: int
+    output: int
+    agent: str = MAIN_AGENT
+    ts: str | None = None
+    request_index: int | None = None
+    reasoning: int = 0  # part of `output`, when the provider says
+
+    @property
+    def input_total(self) -> int:
+        """Everything the request sent: uncached + cache write + cache read."""
+        return self.input_uncached + self.cache_write + self.cache_read
+
+
+@dataclass(frozen=True, slots=True)
 class Measurement:
     """The numbers of one call: what every summary, report and gate is built from."""
 
@@ -137,6 +168,7 @@ class FileResult:
     measurements: tuple[Measurement, ...] = ()
     skipped: tuple[Skipped, ...] = ()
     error: str | None = None  # unreadable, or no collector recognised it
+    usage: tuple[Usage, ...] = ()
     lines: int = 0
     bytes: int = 0
 

@@ -10,7 +10,7 @@ from typing import Iterator
 
 from .audit.measure import measure, with_residency
 from .collectors import discover
-from .model import FileResult, SessionEnd, Skipped, ToolCall
+from .model import FileResult, SessionEnd, Skipped, ToolCall, Usage
 from .tokenizers import Tokenizer, get_tokenizer
 
 
@@ -57,7 +57,7 @@ def scan_file(path: Path, options: ScanOptions) -> FileResult:
         if cls is None:
             return FileResult(source, None, error="no collector recognises this file", bytes=size)
         tokenizer = _tokenizer(options)
-        rows, skipped, ends = [], [], []
+        rows, skipped, ends, usage = [], [], [], []
         for record in cls().collect(path, doc):
             if isinstance(record, ToolCall):
                 rows.append(measure(record, tokenizer, show_content=options.show_content))
@@ -65,7 +65,10 @@ def scan_file(path: Path, options: ScanOptions) -> FileResult:
                 skipped.append(record)
             elif isinstance(record, SessionEnd):
                 ends.append(record)
-        return FileResult(source, cls.key, tuple(with_residency(rows, ends)), tuple(skipped), bytes=size)
+            elif isinstance(record, Usage):
+                usage.append(record)
+        return FileResult(source, cls.key, tuple(with_residency(rows, ends)), tuple(skipped), bytes=size,
+                          usage=tuple(usage))
 
     return _guarded(options, lambda reason: FileResult(source, None, error=reason), work)
 

@@ -9,11 +9,11 @@ from typing import Any, ClassVar, Iterable, Iterator
 
 import orjson
 
-from ..model import MAIN_AGENT, ORPHAN, PAIRED, UNKNOWN_TOOL, UNPAIRED, ModelText, SessionEnd, Skipped, ToolCall
+from ..model import MAIN_AGENT, ORPHAN, PAIRED, UNKNOWN_TOOL, UNPAIRED, ModelText, SessionEnd, Skipped, ToolCall, Usage
 from ..registry import Registry
 
-# ModelText is optional: collectors yield it where the transcript has the model's words
-Record = ToolCall | Skipped | SessionEnd | ModelText
+# ModelText and Usage are optional: collectors yield them where the transcript has them
+Record = ToolCall | Skipped | SessionEnd | ModelText | Usage
 
 # Whole-file JSON formats are parsed in one go; bigger documents are refused, not risked.
 MAX_DOCUMENT_BYTES = 512 * 1024 * 1024
@@ -233,3 +233,32 @@ class Pairing:
                 global_id=self.global_id,
             )
         self.pending.clear()
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def anthropic_parts(usage: dict) -> tuple[int, int, int, int]:
+    """(uncached input, cache write, cache read, output) from an Anthropic usage object.
+
+    Anthropic's `input_tokens` already excludes cache reads and writes.
+    """
+    return (_int(usage.get("input_tokens")), _int(usage.get("cache_creation_input_tokens")),
+            _int(usage.get("cache_read_input_tokens")), _int(usage.get("output_tokens")))
+
+
+def openai_parts(usage: dict) -> tuple[int, int, int, int]:
+    """(uncached input, cache write, cache read, output) from an OpenAI-style usage object.
+
+    OpenAI's prompt/input tokens include the cached ones (`prompt_tokens_details.cached_tokens`,
+    `input_tokens_details.cached_tokens`, Codex `cached_input_tokens`); litellm's
+    `cache_creation_input_tokens` for Anthropic models is a cache write.
+    """
+    total = _int(usage.get("prompt_tokens")) or _int(usage.get("input_tokens"))
+    details = usage.get("prompt_tokens_details") or usage.get("input_tokens_details") or {}
+    cached = _int(details.get("cached_tokens")) if isinstance(details, dict) else 0
+    cached = cached or _int(usage.get("cached_input_tokens")) or _int(usage.get("cache_read_input_tokens"))
+    write = _int(usage.get("cache_creation_input_tokens"))
+    output = _int(usage.get("completion_tokens")) or _int(usage.get("output_tokens"))
+    return max(total - cached - write, 0), write, cached, output
