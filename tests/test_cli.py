@@ -169,3 +169,23 @@ def test_list_collectors(run):
     assert result.exit_code == 0
     keys = [line.split()[0] for line in result.stdout.splitlines()]
     assert {"claude-code", "codex", "openai-chat", "anthropic-messages", "toolaudit-jsonl"} <= set(keys)
+
+
+def test_unreadable_files_are_reported_and_the_scan_goes_on(run, tmp_path, monkeypatch):
+    import builtins
+
+    (tmp_path / "a.jsonl").write_text((CLAUDE / "9a0b7c6d-1e2f-4a3b-8c9d-0e1f2a3b4c5d.jsonl").read_text())
+    locked = tmp_path / "b.jsonl"
+    locked.write_text("{}\n")
+    real_open = builtins.open
+
+    def guarded(file, *args, **kwargs):  # root reads any file, so refuse this one by hand
+        if str(file) == str(locked):
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", guarded)
+    result = run("scan", tmp_path, "-f", "json", "-j", "1")
+    assert result.exit_code == 0
+    assert f"{locked}: cannot read: Permission denied" in result.stderr
+    assert json.loads(result.stdout)["errors"] == [f"{locked}: cannot read: Permission denied"]

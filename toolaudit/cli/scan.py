@@ -46,7 +46,8 @@ def scan(paths, source_format, tokenizer, engine, strict, debug, quiet, jobs, fm
     if source_format:
         collectors.get(source_format)
     get_tokenizer(tokenizer, engine)  # fail fast, before any worker starts
-    files = list(discover.iter_files(resolve_paths(paths, quiet)))
+    problems: list[str] = []
+    files = list(discover.iter_files(resolve_paths(paths, quiet), problems))
     options = ScanOptions(tokenizer, engine, source_format, show_content, debug)
     progress, advance = progress_for(len(files), quiet)
     if progress is not None:
@@ -54,7 +55,7 @@ def scan(paths, source_format, tokenizer, engine, strict, debug, quiet, jobs, fm
             collected = run_scan(files, options, jobs=jobs, strict=strict, on_file=advance)
     else:
         collected = run_scan(files, options, jobs=jobs, strict=strict)
-    report_notes(collected.unrecognised, collected.errors, quiet)
+    report_notes(collected.unrecognised, problems + collected.errors, quiet)
     result = summarize(collected, meta_for(tokenizer, engine, paths, by), by=by, top=top)
     if records is not None:
         from ..reports.records import write_records

@@ -110,7 +110,8 @@ def simulate(paths, preview_chars, include_content, max_chars, max_bytes, head_r
     params = dict(zip(_FLAGS, (preview_chars, include_content, max_chars, max_bytes, head_ratio, max_lines,
                                tail_lines, head_lines, max_matches, no_body, body_chars, body_fields)))
     maps, swept = policy_maps(params, preset, policy_file, tools, sweep)
-    files = list(discover.iter_files(resolve_paths(paths, quiet)))
+    problems: list[str] = []
+    files = list(discover.iter_files(resolve_paths(paths, quiet), problems))
     options = ScanOptions(tokenizer, engine, source_format, False, debug)
     sink = simsummary.SimCollected([m.label for m in maps], [tuple(m.describe()) for m in maps], explain)
     progress, advance = progress_for(len(files), quiet)
@@ -120,6 +121,6 @@ def simulate(paths, preview_chars, include_content, max_chars, max_bytes, head_r
             run(files, options, sink, **kwargs)
     else:
         run(files, options, sink, **kwargs)
-    report_notes(sink.unrecognised, sink.errors, quiet)
+    report_notes(sink.unrecognised, problems + sink.errors, quiet)
     result = simsummary.result(sink, meta_for(tokenizer, engine, paths), preset=preset, sweep=swept)
     render_report(result, fmt, output)

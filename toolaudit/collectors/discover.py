@@ -26,15 +26,22 @@ def default_locations() -> list[Path]:
     return places
 
 
-def iter_files(paths: list[Path]) -> Iterator[Path]:
-    """Every file under `paths`, sorted, recursing into directories; a missing path is a usage error."""
+def iter_files(paths: list[Path], problems: list[str] | None = None) -> Iterator[Path]:
+    """Every file under `paths`, sorted, recursing into directories; a missing path is a usage error.
+
+    A directory that cannot be read is reported into `problems` and passed over.
+    """
+    def unreadable(exc: OSError) -> None:
+        if problems is not None:
+            problems.append(f"{exc.filename}: cannot read: {exc.strerror or exc}")
+
     for path in paths:
         if not path.exists():
             raise UsageError(f"no such file or directory: {path}", slug="missing-path")
     for path in paths:
         if path.is_dir():
             found = []
-            for root, dirs, files in os.walk(path, onerror=None):
+            for root, dirs, files in os.walk(path, onerror=unreadable):
                 dirs.sort()
                 found.extend(Path(root) / name for name in files if name.endswith(SUFFIXES))
             yield from sorted(found)
