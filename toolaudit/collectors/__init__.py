@@ -10,6 +10,14 @@ BUILTIN = (
     "codex",
     "toolaudit_jsonl",
     "anthropic_messages",
+    "gemini_cli",
+    "swe_agent",
+    "mini_swe_agent",
+    "openhands",
+    "openai_responses",
+    "hermes",
+    "atif",
+    "otel_genai",
     "openai_chat",
 )
 for _name in BUILTIN:
