@@ -11,7 +11,7 @@ import pytest
 from toolaudit.audit.markers import truncated_by
 from toolaudit.collectors.codex import CodexCollector
 from toolaudit.collectors.discover import detect
-from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, ModelText, SessionEnd, Skipped, ToolCall
+from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, ModelText, SessionEnd, Skipped, ToolCall, Usage
 
 from conftest import CORPUS, SAMPLES
 
@@ -32,7 +32,7 @@ def records(path: Path):
     calls = [r for r in out if isinstance(r, ToolCall)]
     skipped = [r for r in out if isinstance(r, Skipped)]
     ends = [r for r in out if isinstance(r, SessionEnd)]
-    said = [r for r in out if isinstance(r, ModelText)]
+    said = [r for r in out if isinstance(r, (ModelText, Usage))]
     assert len(calls) + len(skipped) + len(ends) + len(said) == len(out)
     return calls, skipped, ends
 

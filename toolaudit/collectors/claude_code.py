@@ -2,19 +2,20 @@
 
 What the model saw is `tool_result.content`, never the `toolUseResult` side field.
 Model requests are counted once per assistant `message.id` (split lines share it;
-`<synthetic>` lines are not API calls). A `compact_boundary` starts a new segment:
+`<synthetic>` lines are not API calls); so is usage, keeping the largest `output_tokens`
+of the split lines (it is a running value). A `compact_boundary` starts a new segment:
 outputs before it leave the context. Subagent calls nested in a parent's
 `agent_progress` lines are counted only when the subagent's own file is absent.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..model import MAIN_AGENT, ModelText, SessionEnd, Skipped
-from .base import Collector, Pairing, Record, collectors, read_lines
+from ..model import MAIN_AGENT, ModelText, SessionEnd, Skipped, Usage
+from .base import Collector, Pairing, Record, anthropic_parts, collectors, read_lines
 
 LINE_TYPES = {
     "user", "assistant", "summary", "system", "file-history-snapshot",
@@ -25,17 +26,27 @@ _ENVELOPE = {"parentUuid", "sessionId", "uuid", "leafUuid", "messageId", "snapsh
 
 @dataclass
 class _Context:
-    """One model context (the main agent or one subagent): its requests and segments."""
+    """One model context (the main agent or one subagent): its requests, segments and usage."""
 
-    message_ids: set[str] = field(default_factory=set)
+    message_ids: dict[str, int] = field(default_factory=dict)
     requests: int = 0
     segments: list[int] = field(default_factory=list)
+    usage: dict[str, Usage] = field(default_factory=dict)
 
-    def request(self, message_id: str | None) -> None:
-        if message_id is None or message_id not in self.message_ids:
-            self.requests += 1
-            if message_id is not None:
-                self.message_ids.add(message_id)
+    def request(self, message_id: str | None) -> int:
+        """The index of the request that wrote this line (split lines share their message id)."""
+        if message_id is not None and message_id in self.message_ids:
+            return self.message_ids[message_id]
+        self.requests += 1
+        if message_id is not None:
+            self.message_ids[message_id] = self.requests - 1
+        return self.requests - 1
+
+    def record_usage(self, usage: Usage) -> None:
+        """Keep one usage per message id: every split line repeats it, output_tokens growing."""
+        seen = self.usage.get(usage.request_id)
+        if seen is None or usage.output > seen.output:
+            self.usage[usage.request_id] = usage if seen is None else replace(usage, line=seen.line, ts=seen.ts)
 
     def compact(self) -> None:
         self.segments.append(self.requests)
@@ -99,6 +110,7 @@ class ClaudeCodeCollector(Collector):
             return
         yield from pairing.unpaired()
         for agent, ctx in contexts.items():
+            yield from ctx.usage.values()
             yield SessionEnd(source, session, tuple(ctx.segments) + (ctx.requests,), agent=agent)
 
     def _message(self, obj: dict, number: int, agent: str, pairing: Pairing,
@@ -115,7 +127,13 @@ class ClaudeCodeCollector(Collector):
             model = message.get("model")
             if model == "<synthetic>":
                 return
-            ctx.request(message.get("id") if isinstance(message.get("id"), str) else None)
+            message_id = message.get("id") if isinstance(message.get("id"), str) else None
+            index = ctx.request(message_id)
+            if message_id is not None and isinstance(message.get("usage"), dict):
+                ctx.record_usage(Usage(
+                    source, number, self.key, pairing.session, message_id,
+                    model if isinstance(model, str) else None, *anthropic_parts(message["usage"]),
+                    agent=agent, ts=ts, request_index=index))
             if isinstance(content, str) and content:
                 yield ModelText(source, number, pairing.session, content, agent)
             if not isinstance(content, list):

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..model import MAIN_AGENT, UNKNOWN_TOOL, ModelText, SessionEnd, Skipped
-from .base import Collector, Pairing, Record, collectors, dump_args, flatten, read_lines
+from ..model import MAIN_AGENT, UNKNOWN_TOOL, ModelText, SessionEnd, Skipped, Usage
+from .base import Collector, Pairing, Record, collectors, dump_args, flatten, openai_parts, read_lines
 
 # RolloutItem types; newer builds add the last two, which hold no tool data
 ROLLOUT_TYPES = frozenset({
@@ -56,12 +56,14 @@ class _Requests:
         """Requests made so far: the index of the next one."""
         return max(self.by_usage, self.by_items)
 
-    def usage(self, info: Any) -> None:
-        """A token_count event: a request when the cumulative total changed."""
+    def usage(self, info: Any) -> bool:
+        """A token_count event: True (a new request) when the cumulative total changed."""
         total = info.get("total_token_usage") if isinstance(info, dict) else None
         if isinstance(total, dict) and any(total.values()) and total != self.last_usage:
             self.by_usage += 1
             self.last_usage = total
+            return True
+        return False
 
     def item(self, from_model: bool) -> None:
         """A response item: model output starts a request unless one is under way."""
@@ -122,6 +124,18 @@ def _agent(source: Any) -> str:
             if isinstance(detail.get(key), str) and detail[key]:
                 return detail[key]
     return str(kind)
+
+
+def _usage(state: _Session, info: dict, number: int, ts: Any) -> Iterator[Usage]:
+    """The request's own figures (`last_token_usage`; Codex's input includes cached tokens)."""
+    last = info.get("last_token_usage")
+    if not isinstance(last, dict):
+        return
+    uncached, write, read, output = openai_parts(last)
+    index = state.requests.by_usage - 1
+    yield Usage(state.source, number, CodexCollector.key, state.session, f"{state.session}#{index}", state.model,
+                uncached, write, read, output, agent=state.agent, ts=ts if isinstance(ts, str) else None,
+                request_index=index, reasoning=last.get("reasoning_output_tokens") or 0)
 
 
 def _call(kind: str, item: dict) -> tuple[str, Any]:
@@ -187,8 +201,9 @@ class CodexCollector(Collector):
             yield from self._item(payload, number, ts if isinstance(ts, str) else None, state)
         elif kind == "event_msg":
             # only usage is read here: the other events duplicate response items
-            if payload.get("type") == "token_count":
-                state.requests.usage(payload.get("info"))
+            info = payload.get("info")
+            if payload.get("type") == "token_count" and state.requests.usage(info):
+                yield from _usage(state, info, number, obj.get("timestamp"))
         elif kind == "turn_context":
             state.requests.boundary()
             if isinstance(payload.get("model"), str):
