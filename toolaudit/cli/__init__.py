@@ -153,4 +153,4 @@ def main() -> None:
 
 
 # the commands register themselves on `cli`
-from . import listing, scan, simulate  # noqa: E402,F401
+from . import calibrate, listing, scan, simulate  # noqa: E402,F401

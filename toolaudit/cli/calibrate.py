@@ -1,0 +1,1 @@
+"""Placeholder: `toolaudit calibrate` is being written."""
