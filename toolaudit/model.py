@@ -229,3 +229,5 @@ class ScanResult:
     # tokens x residency: what re-sending the outputs with every later request cost
     carried_tokens: int = 0
     residency_known_calls: int = 0
+    bill: object = None  # audit.billing.Bill: provider usage and dollars, when known
+    undated: int = 0  # calls and requests left out by --since/--until for want of a timestamp

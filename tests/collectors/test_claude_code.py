@@ -12,6 +12,7 @@ from toolaudit.collectors.discover import detect
 from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, SessionEnd, Skipped, ToolCall
 
 from conftest import SAMPLES
+from test_claude_code_usage import independent_usage
 
 SAMPLE = SAMPLES / "claude-code" / "-home-dev-shop"
 MAIN = SAMPLE / "5f1c2a9e-3b7d-4e21-9a6c-0d8e4f2b7a11.jsonl"
@@ -191,40 +192,6 @@ def test_empty_file_yields_nothing(tmp_path):
     assert detect(path) == (None, None)
 
 
-def _independent_usage(path: Path) -> dict[str, int]:
-    """Usage summed by hand: once per message.id, the largest output_tokens, no <synthetic> lines.
-
-    Nested subagent messages in agent_progress lines count when the subagent's own file is absent.
-    """
-    import json
-
-    best: dict[str, dict] = {}
-    for raw in open(path, encoding="utf-8"):
-        try:
-            line = json.loads(raw)
-        except ValueError:
-            continue
-        if not isinstance(line, dict):
-            continue
-        messages = []
-        if line.get("type") == "assistant":
-            messages.append(line.get("message"))
-        data = line.get("data")
-        if line.get("type") == "progress" and isinstance(data, dict) and data.get("type") == "agent_progress":
-            own = path.parent / path.stem / "subagents" / f"agent-{data.get('agentId')}.jsonl"
-            inner = data.get("message") or {}
-            if not own.exists() and inner.get("type") == "assistant":
-                messages.append(inner.get("message"))
-        for m in messages:
-            if not isinstance(m, dict) or m.get("model") == "<synthetic>" or not isinstance(m.get("usage"), dict):
-                continue
-            u = m["usage"]
-            if m["id"] not in best or u.get("output_tokens", 0) > best[m["id"]].get("output_tokens", 0):
-                best[m["id"]] = u
-    keys = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens")
-    return {k: sum(u.get(k) or 0 for u in best.values()) for k in keys}
-
-
 def test_usage_equals_an_independent_sum_by_message_id(corpus):
     from toolaudit.model import Usage
 
@@ -234,5 +201,5 @@ def test_usage_equals_an_independent_sum_by_message_id(corpus):
                 "cache_creation_input_tokens": sum(u.cache_write for u in usage),
                 "cache_read_input_tokens": sum(u.cache_read for u in usage),
                 "output_tokens": sum(u.output for u in usage)}
-        assert ours == _independent_usage(path), path
+        assert ours == independent_usage(path), path
         assert len({u.request_id for u in usage}) == len(usage)

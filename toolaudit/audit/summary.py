@@ -8,14 +8,16 @@ calls and orphan results); calls whose result never came are counted apart.
 from __future__ import annotations
 
 import math
+from datetime import datetime, timezone
 from typing import Iterable
 
 import numpy as np
 import pandas as pd
 
 from ..model import (
-    ORPHAN, UNPAIRED, FileResult, GroupRow, Measurement, ScanMeta, ScanResult, Skipped,
+    ORPHAN, UNPAIRED, FileResult, GroupRow, Measurement, ScanMeta, ScanResult, Skipped, Usage,
 )
+from .billing import bill
 
 BY_COLUMNS = {
     "tool": "tool",
@@ -36,10 +38,29 @@ def nearest_rank(values: np.ndarray, p: float) -> int:
     return int(ordered[max(1, math.ceil(p / 100 * len(ordered))) - 1])
 
 
-class Collected:
-    """Everything gathered from the FileResults, deduplicated by call id across the scan."""
+def _when(ts: str | None) -> datetime | None:
+    """An ISO-8601 timestamp as an aware datetime (UTC when it names no zone), or None."""
+    if not ts:
+        return None
+    try:
+        when = datetime.fromisoformat(ts.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
 
-    def __init__(self, results: Iterable[FileResult]):
+
+class Collected:
+    """Everything gathered from the FileResults, deduplicated by call id across the scan.
+
+    With `since`/`until`, only calls and requests timestamped inside the window are
+    kept; those without a timestamp are dropped and counted in `undated`.
+    """
+
+    def __init__(self, results: Iterable[FileResult], since: datetime | None = None, until: datetime | None = None):
+        self.since, self.until = since, until
+        self.undated = 0
+        self.usage: list[Usage] = []
+        self._requests: set[tuple] = set()
         self.rows: list[Measurement] = []
         self.skipped: list[Skipped] = []
         self.skipped_count = 0
@@ -66,7 +87,14 @@ class Collected:
         self.files += 1
         self.collectors[result.collector] = self.collectors.get(result.collector, 0) + 1
         seen = self._seen
+        for u in result.usage:
+            key = (result.collector, u.request_id)
+            if key not in self._requests and self._inside(u.ts):
+                self._requests.add(key)
+                self.usage.append(u)
         for row in result.measurements:
+            if not self._inside(row.ts):
+                continue
             key = row.dedupe_key
             if key is None:
                 self.rows.append(row)
@@ -83,6 +111,15 @@ class Collected:
             self.skipped_count += 1
             if len(self.skipped) < SKIPPED_SHOWN:
                 self.skipped.append(skip)
+
+    def _inside(self, ts: str | None) -> bool:
+        if self.since is None and self.until is None:
+            return True
+        when = _when(ts)
+        if when is None:
+            self.undated += 1
+            return False
+        return (self.since is None or when >= self.since) and (self.until is None or when < self.until)
 
     def all_rows(self) -> list[Measurement]:
         """Every kept call: those with outputs, then calls whose result never came."""
@@ -113,8 +150,12 @@ def _group_row(key: str, df: pd.DataFrame, total_tokens: int) -> GroupRow:
     )
 
 
-def summarize(collected: Collected, meta: ScanMeta, by: str = "tool", top: int = 0) -> ScanResult:
-    """Rows per `by` group sorted by tokens, a totals row, and the `top` largest calls."""
+def summarize(collected: Collected, meta: ScanMeta, by: str = "tool", top: int = 0, *,
+              cost: bool = False, model: str | None = None) -> ScanResult:
+    """Rows per `by` group sorted by tokens, a totals row, the `top` largest calls, and the bill.
+
+    `cost` prices usage and tool outputs; `model` stands in where a transcript names none.
+    """
     df = frame(collected.all_rows())
     outputs = df[df["status"] != UNPAIRED] if len(df) else df
     total_tokens = int(outputs["tokens"].sum()) if len(outputs) else 0
@@ -145,6 +186,9 @@ def summarize(collected: Collected, meta: ScanMeta, by: str = "tool", top: int =
         top=tuple(biggest),
         carried_tokens=int((known["tokens"] * known["residency"].astype("int64")).sum()) if len(known) else 0,
         residency_known_calls=len(known),
+        bill=bill(collected.usage, [r for r in collected.rows if r.status != UNPAIRED], by=by, priced=cost,
+                  model=model) if (collected.usage or cost) else None,
+        undated=collected.undated,
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from pathlib import Path
 
 import click
@@ -10,6 +11,13 @@ from ..collectors import collectors, discover
 from ..reports import render_report
 from ..tokenizers import get_tokenizer
 from . import BY_CHOICES, cli, input_options, meta_for, output_options, progress_for, report_notes, resolve_paths
+
+DATE_FORMATS = ["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S"]
+
+
+def _utc(when: datetime | None) -> datetime | None:
+    """A naive date from the command line is UTC, as transcripts' timestamps are."""
+    return when if when is None or when.tzinfo else when.replace(tzinfo=timezone.utc)
 
 
 @cli.command()
@@ -24,8 +32,14 @@ from . import BY_CHOICES, cli, input_options, meta_for, output_options, progress
               help="With --top: show a redacted preview of each call's output. Off by default: outputs hold secrets.")
 @click.option("--records", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="PATH",
               help="Also write one row per call to PATH (.csv, or .parquet with the `parquet` extra).")
+@click.option("--cost", is_flag=True,
+              help="Dollars per tool, session and model from an offline price table (genai-prices).")
+@click.option("--model", metavar="NAME", help="The model, for transcripts that do not name it (pricing).")
+@click.option("--since", type=click.DateTime(DATE_FORMATS), metavar="DATE",
+              help="Only calls and requests at or after DATE (YYYY-MM-DD or an ISO time; UTC unless given).")
+@click.option("--until", type=click.DateTime(DATE_FORMATS), metavar="DATE", help="Only calls and requests before DATE.")
 def scan(paths, source_format, tokenizer, engine, strict, debug, quiet, jobs, fmt, output, by, top,
-         show_content, records):
+         show_content, records, cost, model, since, until):
     """Count every tool's output in the transcripts under PATH... (files or folders).
 
     Without PATH, scans the agents' default folders that exist: ~/.claude/projects
@@ -40,8 +54,8 @@ def scan(paths, source_format, tokenizer, engine, strict, debug, quiet, jobs, fm
       toolaudit scan runs/ --by session -f json -o scan.json
       toolaudit scan session.jsonl --top 10
     """
-    from ..audit.summary import summarize
-    from ..pipeline import ScanOptions, run_scan
+    from ..audit.summary import Collected, summarize
+    from ..pipeline import ScanOptions, run
 
     if source_format:
         collectors.get(source_format)
@@ -50,13 +64,14 @@ def scan(paths, source_format, tokenizer, engine, strict, debug, quiet, jobs, fm
     files = list(discover.iter_files(resolve_paths(paths, quiet), problems))
     options = ScanOptions(tokenizer, engine, source_format, show_content, debug)
     progress, advance = progress_for(len(files), quiet)
+    collected = Collected((), since=_utc(since), until=_utc(until))
     if progress is not None:
         with progress:
-            collected = run_scan(files, options, jobs=jobs, strict=strict, on_file=advance)
+            run(files, options, collected, jobs=jobs, strict=strict, on_file=advance)
     else:
-        collected = run_scan(files, options, jobs=jobs, strict=strict)
+        run(files, options, collected, jobs=jobs, strict=strict)
     report_notes(collected.unrecognised, problems + collected.errors, quiet)
-    result = summarize(collected, meta_for(tokenizer, engine, paths, by), by=by, top=top)
+    result = summarize(collected, meta_for(tokenizer, engine, paths, by), by=by, top=top, cost=cost, model=model)
     if records is not None:
         from ..reports.records import write_records
 

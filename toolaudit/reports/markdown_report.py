@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .base import Reporter, reporters
-from .scan_data import summary_lines, table_cells, top_cells
+from .scan_data import billing_cells, summary_lines, table_cells, top_cells
 from .sim_data import explain_lines, sim_cells, sim_summary_lines
 
 
@@ -32,6 +32,9 @@ class MarkdownReport(Reporter):
         lines += [f"- {line}" for line in (sim_summary_lines(result) if simulate else summary_lines(result))]
         if simulate and result.explained:
             lines += ["", "#### What the cut hid", "", "```"] + explain_lines(result) + ["```"]
+        billing = None if simulate else billing_cells(result)
+        if billing is not None:
+            lines += ["", f"#### Billed usage by {result.meta.by}", ""] + md_table(*billing)
         if not simulate and result.top:
             lines += ["", "#### Largest calls", ""] + md_table(*top_cells(result))
         return "\n".join(lines) + "\n"

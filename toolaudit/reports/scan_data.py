@@ -72,6 +72,25 @@ def scan_dict(result: ScanResult) -> dict[str, Any]:
     }
     doc["unrecognised"] = list(result.unrecognised)
     doc["errors"] = list(result.errors)
+    if result.undated:
+        doc["undated_dropped"] = result.undated
+    bill = result.bill
+    if bill is not None:
+        doc["usage"] = {**bill.total.as_dict(), "tool_output_share": _share(result),
+                        "tool_output_share_estimated": True}
+        if bill.groups:
+            doc["usage"]["by"] = meta.by
+            doc["usage"]["groups"] = [{meta.by: key, **b.as_dict()} for key, b in bill.groups.items()]
+        if bill.priced:
+            from ..audit.billing import prices_version
+
+            doc["cost"] = {
+                "prices": prices_version(), "currency": "USD", "estimated_tool_costs": True,
+                "billed_usd": float(round(bill.total.cost or 0, 8)),
+                "tools": [c.as_dict(tool) for tool, c in sorted(
+                    bill.tools.items(), key=lambda kv: -(kv[1].first + kv[1].resent))],
+                "unknown_models": sorted(bill.unknown_models),
+            }
     if result.top:
         doc["top"] = [
             {
@@ -85,6 +104,16 @@ def scan_dict(result: ScanResult) -> dict[str, Any]:
     return doc
 
 
+def _share(result: ScanResult) -> float | None:
+    """Tool-output tokens carried by requests over the billed input tokens (different tokenizers)."""
+    total = result.bill.total.input_total if result.bill else 0
+    return round(result.carried_tokens / total, 4) if total else None
+
+
+def _usd(value) -> str:
+    return f"${value:,.2f}" if value is not None else "n/a"
+
+
 def _num(value: float) -> str:
     return f"{value:,.0f}" if isinstance(value, (int, float)) else str(value)
 
@@ -94,15 +123,40 @@ def table_cells(result: ScanResult) -> tuple[list[str], list[list[str]], list[st
     tok = "tokens" + (" (estimated)" if result.meta.estimated else "")
     headers = [result.meta.by, "calls", tok, "share", "mean", "p50", "p95", "max",
                "chars", "bytes", "errors", "agent-cut"]
+    priced = result.bill is not None and result.bill.priced and result.meta.by == "tool"
+    tools = result.bill.tools if priced else {}
+    if priced:
+        headers.append("cost (est.)")
 
     def cells(row: GroupRow, share: bool = True) -> list[str]:
-        return [
+        out = [
             row.key, _num(row.calls), _num(row.tokens), f"{row.share:.1%}" if share else "",
             _num(row.tokens_mean), _num(row.tokens_p50), _num(row.tokens_p95), _num(row.tokens_max),
             _num(row.chars), _num(row.bytes), _num(row.error_calls), _num(row.agent_truncated_calls),
         ]
+        if priced:
+            costs = [tools[row.key]] if row.key in tools else (list(tools.values()) if not share else [])
+            out.append(_usd(sum((c.first + c.resent for c in costs), 0)) if costs else "n/a")
+        return out
 
     return headers, [cells(r) for r in result.rows], cells(result.totals, share=False)
+
+
+def billing_cells(result: ScanResult) -> tuple[list[str], list[list[str]]] | None:
+    """Provider usage per session, model or agent (with --by), and billed dollars with --cost."""
+    bill = result.bill
+    if bill is None or not bill.groups:
+        return None
+    headers = [result.meta.by, "requests", "input (uncached)", "cache write", "cache read", "output"]
+    if bill.priced:
+        headers.append("billed")
+    rows = []
+    for key, b in bill.groups.items():
+        row = [key, _num(b.requests), _num(b.input_uncached), _num(b.cache_write), _num(b.cache_read), _num(b.output)]
+        if bill.priced:
+            row.append(_usd(b.cost) + (f" (+{b.unpriced_requests} unpriced)" if b.unpriced_requests else ""))
+        rows.append(row)
+    return headers, rows
 
 
 def summary_lines(result: ScanResult) -> list[str]:
@@ -120,6 +174,28 @@ def summary_lines(result: ScanResult) -> list[str]:
             f"re-sent: outputs were carried by later requests for {result.carried_tokens:,} input tokens in all "
             f"(tokens × requests that carried them, {result.residency_known_calls} calls)"
         )
+    bill = result.bill
+    if bill is not None:
+        t = bill.total
+        share = _share(result)
+        lines.append(
+            f"billed (provider usage): {t.requests:,} requests; input {t.input_total:,} tokens "
+            f"(uncached {t.input_uncached:,}, cache write {t.cache_write:,}, cache read {t.cache_read:,}); "
+            f"output {t.output:,}" + (f"; tool outputs ≈ {share:.1%} of billed input (estimated: "
+                                      f"{meta.tokenizer} tokens against the provider's)" if share is not None else ""))
+        if bill.priced:
+            from ..audit.billing import prices_version
+
+            first = sum((c.first for c in bill.tools.values()), 0)
+            again = sum((c.resent for c in bill.tools.values()), 0)
+            lines.append(f"cost ({prices_version()}): billed {_usd(t.cost)}"
+                         + (f" (+{t.unpriced_requests} requests unpriced)" if t.unpriced_requests else "")
+                         + f"; tool outputs (estimated) {_usd(first)} first sent + {_usd(again)} re-sent")
+            if bill.unknown_models:
+                lines.append("no price for: " + ", ".join(sorted(bill.unknown_models))
+                             + " (use --model NAME when the transcript lacks it)")
+    if result.undated:
+        lines.append(f"--since/--until left out {result.undated} calls or requests without a timestamp")
     for skip in result.skipped[:5]:
         lines.append(f"skipped {skip}")
     if result.skipped_count > 5:

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .base import Reporter, reporters
-from .scan_data import summary_lines, table_cells, top_cells
+from .scan_data import billing_cells, summary_lines, table_cells, top_cells
 from .sim_data import explain_lines, sim_cells, sim_summary_lines
 
 
@@ -45,6 +45,10 @@ class TableReport(Reporter):
             console.print()
             for line in explain_lines(result):
                 console.print(line, soft_wrap=True)
+        billing = None if simulate else billing_cells(result)
+        if billing is not None:
+            console.print()
+            console.print(_table(*billing, color))
         if not simulate and result.top:
             console.print()
             console.print(_table(*top_cells(result), color))

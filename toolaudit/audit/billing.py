@@ -1,0 +1,164 @@
+"""The bill: provider-reported usage per request, and dollars from an offline price table.
+
+Prices come from genai-prices' bundled snapshot (it matches LiteLLM's and never fetches
+unless asked); its version is stated in every result. A request is priced as billed
+(tiers included). A tool output is priced as: its first appearance at the model's
+cache-write price (its input price where the model has none), plus each re-send
+(residency − 1 later requests) at the cache-read price (input price where none) — at
+the base tier, and on the tokens of the scan's tokenizer, so labelled estimated.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from decimal import Decimal
+from functools import lru_cache
+from importlib.metadata import version
+
+from ..model import Measurement, Usage
+
+MTOK = Decimal(1_000_000)
+
+
+def prices_version() -> str:
+    """The price table every result names."""
+    return f"genai-prices {version('genai-prices')}"
+
+
+@lru_cache(maxsize=512)
+def _model_price(model: str):
+    import warnings
+
+    from genai_prices import Usage as PriceUsage, calc_price
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return calc_price(PriceUsage(input_tokens=1, output_tokens=1), model).model_price
+        except LookupError:
+            return None
+
+
+def _base(price) -> Decimal | None:
+    if price is None:
+        return None
+    return Decimal(price.base) if hasattr(price, "base") else Decimal(price)
+
+
+def token_prices(model: str | None) -> tuple[Decimal, Decimal] | None:
+    """(first-appearance, re-send) price per token of `model`, or None when the table lacks it."""
+    price = _model_price(model) if model else None
+    if price is None:
+        return None
+    first = _base(price.cache_write_mtok) or _base(price.input_mtok)
+    again = _base(price.cache_read_mtok) or _base(price.input_mtok)
+    if first is None or again is None:
+        return None
+    return first / MTOK, again / MTOK
+
+
+def request_cost(usage: Usage, model: str | None) -> Decimal | None:
+    """What one request was billed, tiers included; None for a model the table lacks."""
+    from genai_prices import Usage as PriceUsage, calc_price
+
+    if not model or _model_price(model) is None:
+        return None
+    billed = PriceUsage(input_tokens=usage.input_total, cache_read_tokens=usage.cache_read,
+                        cache_write_tokens=usage.cache_write, output_tokens=usage.output)
+    return calc_price(billed, model).total_price
+
+
+@dataclass
+class Billing:
+    """Usage totals and, with prices, dollars: in total and per group (session, model, agent)."""
+
+    requests: int = 0
+    input_uncached: int = 0
+    cache_write: int = 0
+    cache_read: int = 0
+    output: int = 0
+    cost: Decimal | None = None  # billed dollars; None without --cost
+    unpriced_requests: int = 0
+
+    @property
+    def input_total(self) -> int:
+        return self.input_uncached + self.cache_write + self.cache_read
+
+    def add(self, usage: Usage, cost: Decimal | None, priced: bool) -> None:
+        self.requests += 1
+        self.input_uncached += usage.input_uncached
+        self.cache_write += usage.cache_write
+        self.cache_read += usage.cache_read
+        self.output += usage.output
+        if priced:
+            if cost is None:
+                self.unpriced_requests += 1
+            else:
+                self.cost = (self.cost or Decimal(0)) + cost
+
+    def as_dict(self) -> dict:
+        """The JSON form: token counts, and dollars when priced."""
+        doc = {"requests": self.requests, "input_uncached": self.input_uncached, "cache_write": self.cache_write,
+               "cache_read": self.cache_read, "output": self.output, "input_total": self.input_total}
+        if self.cost is not None or self.unpriced_requests:
+            doc["cost_usd"] = float(round(self.cost or 0, 8))
+            doc["unpriced_requests"] = self.unpriced_requests
+        return doc
+
+
+@dataclass
+class ToolCost:
+    """Dollars one tool's outputs cost: first appearance, and re-sent with later requests."""
+
+    first: Decimal = Decimal(0)
+    resent: Decimal = Decimal(0)
+    unpriced_calls: int = 0
+
+    def as_dict(self, tool: str) -> dict:
+        return {"tool": tool, "first_usd": float(round(self.first, 8)), "resent_usd": float(round(self.resent, 8)),
+                "total_usd": float(round(self.first + self.resent, 8)), "unpriced_calls": self.unpriced_calls}
+
+
+@dataclass
+class Bill:
+    """Everything billing adds to a scan result."""
+
+    total: Billing = field(default_factory=Billing)
+    groups: dict[str, Billing] = field(default_factory=dict)
+    tools: dict[str, ToolCost] = field(default_factory=dict)
+    unknown_models: set[str] = field(default_factory=set)
+    priced: bool = False
+
+
+def bill(usage: list[Usage], rows: list[Measurement], *, by: str, priced: bool, model: str | None) -> Bill:
+    """Usage totals and groups (by session, model or agent), and with `priced` the dollars.
+
+    `model` stands in for transcripts that do not name the model.
+    """
+    out = Bill(priced=priced)
+    group_of = {"session": lambda u: u.session, "model": lambda u: u.model or model or "(unknown)",
+                "agent": lambda u: u.agent}.get(by)
+    groups: dict[str, Billing] = defaultdict(Billing)
+    for u in usage:
+        name = u.model or model
+        cost = request_cost(u, name) if priced else None
+        if priced and cost is None:
+            out.unknown_models.add(name or "(no model named)")
+        out.total.add(u, cost, priced)
+        if group_of is not None:
+            groups[group_of(u)].add(u, cost, priced)
+    out.groups = dict(sorted(groups.items(), key=lambda kv: -kv[1].input_total))
+    if priced:
+        for row in rows:
+            name = row.model or model
+            prices = token_prices(name)
+            cost = out.tools.setdefault(row.tool, ToolCost())
+            if prices is None:
+                cost.unpriced_calls += 1
+                out.unknown_models.add(name or "(no model named)")
+                continue
+            first, again = prices
+            cost.first += row.tokens * first
+            cost.resent += row.tokens * max((row.residency or 1) - 1, 0) * again
+    return out
