@@ -6,17 +6,15 @@ import json
 from typing import Any
 
 from .base import Reporter, reporters
-from .scan_data import scan_dict
-from .sim_data import sim_dict
+from .view import view_of
 
 
 @reporters.register
 class JsonReport(Reporter):
-    """`-f json`: schema_version, meta, totals, tools[], skipped (see README)."""
+    """`-f json`: schema_version, meta, totals, tools[]… (schemas in the README)."""
 
     key = "json"
     description = "versioned JSON document (the schema baselines use)"
 
     def render(self, result: Any, *, color: bool = False, width: int | None = None) -> str:
-        doc = sim_dict(result) if getattr(result, "kind", "scan") == "simulate" else scan_dict(result)
-        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+        return json.dumps(view_of(result).doc(result), indent=2, ensure_ascii=False) + "\n"

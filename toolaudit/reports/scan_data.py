@@ -1,10 +1,11 @@
-"""The versioned JSON shape of a ScanResult: what every machine-readable report shares."""
+"""The scan view: the versioned JSON shape of a ScanResult and what the text reports show."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ..model import GroupRow, ScanResult
+from .view import Lines, Section, View, register
 
 # tools[] fields: a contract that CI gates and other tools read (README: JSON schema)
 TOOL_FIELDS = (
@@ -212,3 +213,28 @@ def top_cells(result: ScanResult) -> tuple[list[str], list[list[str]]]:
         for row, m in zip(rows, result.top):
             row.append((m.output_preview or "")[:80])
     return headers, rows
+
+
+@register
+class ScanView(View):
+    """`scan`: the per-tool table, the summary, billed usage, the largest calls."""
+
+    kind = "scan"
+    title = "toolaudit scan"
+
+    def doc(self, result: ScanResult) -> dict:
+        return scan_dict(result)
+
+    def csv_rows(self, result: ScanResult) -> list[dict]:
+        key = result.meta.by
+        return [row_dict(r, key) for r in result.rows] + [row_dict(result.totals, key)]
+
+    def blocks(self, result: ScanResult) -> list:
+        headers, rows, totals = table_cells(result)
+        out: list = [Section(headers, rows, totals), Lines(summary_lines(result))]
+        billing = billing_cells(result)
+        if billing is not None:
+            out.append(Section(*billing, title=f"Billed usage by {result.meta.by}"))
+        if result.top:
+            out.append(Section(*top_cells(result), title="Largest calls"))
+        return out

@@ -1,10 +1,11 @@
-"""The versioned JSON shape and text cells of a simulate result."""
+"""The simulate view: the versioned JSON shape of a SimResult and what the text reports show."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ..audit.simsummary import SimResult, SimRow
+from .view import Lines, Section, View, register
 
 # tools[] fields of `simulate -f json`: a contract, like scan's
 SIM_FIELDS = (
@@ -123,3 +124,27 @@ def explain_lines(result: SimResult) -> list[str]:
             out.append(f"  removed text starts: {e.hidden_preview}")
         out.append(f"  used later at {e.used_at}" if e.used_at else "  not seen used later")
     return out
+
+
+@register
+class SimView(View):
+    """`simulate`: per tool (or per swept value) savings beside risk, then what the cuts hid."""
+
+    kind = "simulate"
+    title = "toolaudit simulate"
+
+    def doc(self, result: SimResult) -> dict:
+        return sim_dict(result)
+
+    def csv_rows(self, result: SimResult) -> list[dict]:
+        if result.sweep:
+            return sim_dict(result)["sweep"]
+        first = result.variants[0]
+        return [sim_row(r) for r in first.tools] + [sim_row(first.totals)]
+
+    def blocks(self, result: SimResult) -> list:
+        headers, rows, totals = sim_cells(result)
+        out: list = [Section(headers, rows, totals), Lines(sim_summary_lines(result))]
+        if result.explained:
+            out.append(Lines(explain_lines(result), title="What the cut hid", code=True))
+        return out

@@ -1,0 +1,66 @@
+"""Views: what each kind of result (scan, simulate, ci, compare) shows, for every report format.
+
+A view gives the JSON document, the CSV rows, and an ordered list of blocks — tables
+(`Section`) and lines (`Lines`) — that the table and Markdown reports lay out alike.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+
+@dataclass
+class Section:
+    """A table: headers, rows of cells, an optional totals row, an optional title."""
+
+    headers: list[str]
+    rows: list[list[str]]
+    footer: list[str] | None = None
+    title: str | None = None
+
+
+@dataclass
+class Lines:
+    """Lines of text: bullets in Markdown, or a code block when `code`."""
+
+    lines: list[str]
+    title: str | None = None
+    code: bool = False
+
+
+class View:
+    """How one kind of result is shown."""
+
+    kind: ClassVar[str] = ""
+    title: ClassVar[str] = ""
+
+    def doc(self, result: Any) -> dict:
+        """The versioned JSON document."""
+        raise NotImplementedError
+
+    def csv_rows(self, result: Any) -> list[dict]:
+        """One dict per CSV row."""
+        raise NotImplementedError
+
+    def blocks(self, result: Any) -> list[Section | Lines]:
+        """Tables and lines, in the order they are shown."""
+        raise NotImplementedError
+
+    def markdown(self, result: Any) -> str | None:
+        """A Markdown layout of its own, or None for the common one."""
+        return None
+
+
+views: dict[str, View] = {}
+
+
+def register(view: type[View]) -> type[View]:
+    """Class decorator: make a view the one for its kind."""
+    views[view.kind] = view()
+    return view
+
+
+def view_of(result: Any) -> View:
+    """The view for a result, by its `kind`."""
+    return views[getattr(result, "kind", "scan")]
