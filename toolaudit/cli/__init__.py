@@ -134,6 +134,23 @@ def report_notes(unrecognised, errors, quiet: bool) -> None:
         click.echo(f"warning: {line}", err=True)
 
 
+def gather(paths, options, sink, *, jobs: int, strict: bool, quiet: bool, worker=None, extra: tuple = ()):
+    """Find the files under `paths`, run them through the pipeline into `sink`, report notes; returns `sink`."""
+    from ..pipeline import run, scan_file
+
+    problems: list[str] = []
+    files = list(discover.iter_files(resolve_paths(paths, quiet), problems))
+    progress, advance = progress_for(len(files), quiet)
+    kwargs = dict(jobs=jobs, strict=strict, on_file=advance, worker=worker or scan_file, extra=extra)
+    if progress is not None:
+        with progress:
+            run(files, options, sink, **kwargs)
+    else:
+        run(files, options, sink, **kwargs)
+    report_notes(sink.unrecognised, problems + sink.errors, quiet)
+    return sink
+
+
 def progress_for(total: int, quiet: bool):
     """A rich progress bar on stderr when it is a terminal; else a no-op callback."""
     if quiet or total < 2 or not sys.stderr.isatty():

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import click
 
-from ..collectors import collectors, discover
+from ..collectors import collectors
 from ..reports import render_report
 from ..tokenizers import get_tokenizer
-from . import BY_CHOICES, cli, input_options, meta_for, output_options, progress_for, report_notes, resolve_paths
+from . import BY_CHOICES, cli, gather, input_options, meta_for, output_options
 
 DATE_FORMATS = ["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S"]
 
@@ -55,22 +55,14 @@ def scan(paths, source_format, tokenizer, engine, strict, debug, quiet, jobs, fm
       toolaudit scan session.jsonl --top 10
     """
     from ..audit.summary import Collected, summarize
-    from ..pipeline import ScanOptions, run
+    from ..pipeline import ScanOptions
 
     if source_format:
         collectors.get(source_format)
     get_tokenizer(tokenizer, engine)  # fail fast, before any worker starts
-    problems: list[str] = []
-    files = list(discover.iter_files(resolve_paths(paths, quiet), problems))
     options = ScanOptions(tokenizer, engine, source_format, show_content, debug)
-    progress, advance = progress_for(len(files), quiet)
-    collected = Collected((), since=_utc(since), until=_utc(until))
-    if progress is not None:
-        with progress:
-            run(files, options, collected, jobs=jobs, strict=strict, on_file=advance)
-    else:
-        run(files, options, collected, jobs=jobs, strict=strict)
-    report_notes(collected.unrecognised, problems + collected.errors, quiet)
+    collected = gather(paths, options, Collected((), since=_utc(since), until=_utc(until)),
+                       jobs=jobs, strict=strict, quiet=quiet)
     result = summarize(collected, meta_for(tokenizer, engine, paths, by), by=by, top=top, cost=cost, model=model)
     if records is not None:
         from ..reports.records import write_records

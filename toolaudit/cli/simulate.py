@@ -7,12 +7,12 @@ from pathlib import Path
 
 import click
 
-from ..collectors import collectors, discover
+from ..collectors import collectors
 from ..config import find_pyproject
 from ..errors import UsageError
 from ..reports import render_report
 from ..tokenizers import get_tokenizer
-from . import cli, input_options, meta_for, output_options, progress_for, report_notes, resolve_paths
+from . import cli, gather, input_options, meta_for, output_options
 
 _FLAGS = ("preview_chars", "include_content", "max_chars", "max_bytes", "head_ratio", "max_lines",
           "tail_lines", "head_lines", "max_matches", "no_body", "body_chars", "body_fields")
@@ -102,7 +102,7 @@ def simulate(paths, preview_chars, include_content, max_chars, max_bytes, head_r
       toolaudit simulate runs/ --max-chars 5000 --sweep max_chars=2000,5000,10000,20000 -f csv
     """
     from ..audit import simsummary
-    from ..pipeline import ScanOptions, run, simulate_file
+    from ..pipeline import ScanOptions, simulate_file
 
     if source_format:
         collectors.get(source_format)
@@ -110,17 +110,8 @@ def simulate(paths, preview_chars, include_content, max_chars, max_bytes, head_r
     params = dict(zip(_FLAGS, (preview_chars, include_content, max_chars, max_bytes, head_ratio, max_lines,
                                tail_lines, head_lines, max_matches, no_body, body_chars, body_fields)))
     maps, swept = policy_maps(params, preset, policy_file, tools, sweep)
-    problems: list[str] = []
-    files = list(discover.iter_files(resolve_paths(paths, quiet), problems))
     options = ScanOptions(tokenizer, engine, source_format, False, debug)
     sink = simsummary.SimCollected([m.label for m in maps], [tuple(m.describe()) for m in maps], explain)
-    progress, advance = progress_for(len(files), quiet)
-    kwargs = dict(jobs=jobs, strict=strict, on_file=advance, worker=simulate_file, extra=(maps, explain > 0))
-    if progress is not None:
-        with progress:
-            run(files, options, sink, **kwargs)
-    else:
-        run(files, options, sink, **kwargs)
-    report_notes(sink.unrecognised, problems + sink.errors, quiet)
+    gather(paths, options, sink, jobs=jobs, strict=strict, quiet=quiet, worker=simulate_file, extra=(maps, explain > 0))
     result = simsummary.result(sink, meta_for(tokenizer, engine, paths), preset=preset, sweep=swept)
     render_report(result, fmt, output)
