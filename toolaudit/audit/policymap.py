@@ -96,13 +96,12 @@ def load_rules(table: dict[str, Any], where: str) -> tuple[tuple[str, Chain], ..
     return tuple(rules)
 
 
-def read_policy_file(path: Path) -> tuple[tuple[str, Chain], ...]:
-    """The rules of a TOML policy file."""
+def read_policy_file(path: Path) -> dict[str, Any]:
+    """The table of a TOML policy file (checked with `load_rules` when the maps are built)."""
     try:
-        table = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise UsageError(f"cannot read policy file {path}: {exc}", slug="policy-file") from None
-    return load_rules(table, str(path))
 
 
 @dataclass(frozen=True)
@@ -169,3 +168,30 @@ def parse_sweep(spec: str) -> tuple[str, list]:
     if not out or len(out) > 200:
         raise UsageError(f"--sweep: {len(out)} values; give 1 to 200", slug="sweep")
     return name, out
+
+
+def spec_of(flags: dict[str, Any], preset: str | None, tools: tuple[str, ...], rules: dict | None,
+            where: str = "policy file") -> dict[str, Any]:
+    """Everything that decides the policies, as plain data: stored in simulate's JSON so a
+    CI gate can run the same simulation again from a baseline."""
+    return {"preset": preset, "flags": {k: v for k, v in flags.items() if v is not None and v is not False},
+            "tools": list(tools), "rules": rules or {}, "rules_from": where if rules else None}
+
+
+def maps_from_spec(spec: dict[str, Any], sweep: str | None = None) -> tuple[list[PolicyMap], str | None]:
+    """One PolicyMap, or one per swept value, and the swept parameter's name."""
+    from .presets import get_preset
+
+    chosen = get_preset(spec["preset"]) if spec.get("preset") else None
+    rules = load_rules(spec.get("rules") or {}, spec.get("rules_from") or "policy file")
+    flags, tools = dict(spec.get("flags") or {}), tuple(spec.get("tools") or ())
+    if not sweep:
+        flag_chain = chain_from(flags)
+        if not (chosen or rules or flag_chain.policies):
+            raise UsageError("no policy given: use flags such as --preview-chars 100 or --max-chars 5000, "
+                             "--preset NAME, or --policy-file FILE (see `toolaudit list policies`)", slug="no-policy")
+        return [PolicyMap(chosen, rules, flag_chain, tools)], None
+    name, values = parse_sweep(sweep)
+    maps = [PolicyMap(chosen, rules, chain_from({**flags, name: value}, f"--sweep {name}={value}"), tools,
+                      label=str(value)) for value in values]
+    return maps, name

@@ -191,15 +191,17 @@ class SimResult:
     explained: tuple[Explained, ...] = ()
     preset: str | None = None
     sweep: str | None = None  # the swept parameter; variant labels hold its values
+    spec: dict | None = None  # policymap.spec_of: what decides the policies, to run them again
     kind: str = "simulate"
 
 
-def result(collected: SimCollected, meta, *, preset: str | None = None, sweep: str | None = None) -> SimResult:
+def result(collected: SimCollected, meta, *, preset: str | None = None, sweep: str | None = None,
+           spec: dict | None = None) -> SimResult:
     """The SimResult of everything collected."""
     return SimResult(
         meta=meta, variants=tuple(collected.variants()), files=collected.files,
         duplicates_dropped=collected.duplicates, skipped_count=collected.skipped_count,
         skipped=tuple(collected.skipped), unrecognised=tuple(collected.unrecognised),
         errors=tuple(collected.errors), agent_cut=tuple(sorted(collected.agent_cut.items())),
-        explained=tuple(collected.explained), preset=preset, sweep=sweep,
+        explained=tuple(collected.explained), preset=preset, sweep=sweep, spec=spec,
     )

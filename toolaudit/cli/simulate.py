@@ -9,7 +9,6 @@ import click
 
 from ..collectors import collectors
 from ..config import find_pyproject
-from ..errors import UsageError
 from ..reports import render_report
 from ..tokenizers import get_tokenizer
 from . import cli, gather, input_options, meta_for, output_options
@@ -18,37 +17,17 @@ _FLAGS = ("preview_chars", "include_content", "max_chars", "max_bytes", "head_ra
           "tail_lines", "head_lines", "max_matches", "no_body", "body_chars", "body_fields")
 
 
-def _pyproject_rules():
-    """Rules from `[tool.toolaudit.simulate.policies]`, when the nearest pyproject.toml has them."""
-    from ..audit.policymap import load_rules
+def _rules_table(policy_file: Path | None) -> tuple[dict | None, str]:
+    """The policy table of --policy-file, else of `[tool.toolaudit.simulate.policies]`."""
+    from ..audit.policymap import read_policy_file
 
+    if policy_file:
+        return read_policy_file(policy_file), str(policy_file)
     path = find_pyproject()
     if path is None:
-        return ()
+        return None, ""
     table = tomllib.loads(path.read_text(encoding="utf-8")).get("tool", {}).get("toolaudit", {})
-    policies = table.get("simulate", {}).get("policies")
-    return load_rules(policies, f"{path} [tool.toolaudit.simulate.policies]") if policies else ()
-
-
-def policy_maps(params: dict, preset: str | None, policy_file: Path | None, tools: tuple[str, ...],
-                sweep: str | None) -> tuple[list, str | None]:
-    """One PolicyMap, or one per swept value, and the swept parameter's name."""
-    from ..audit.policymap import PolicyMap, chain_from, parse_sweep, read_policy_file
-    from ..audit.presets import get_preset
-
-    chosen = get_preset(preset) if preset else None
-    rules = read_policy_file(policy_file) if policy_file else _pyproject_rules()
-    flags = {k: v for k, v in params.items() if v is not None and v is not False}
-    if not sweep:
-        flag_chain = chain_from(flags)
-        if not (chosen or rules or flag_chain.policies):
-            raise UsageError("no policy given: use flags such as --preview-chars 100 or --max-chars 5000, "
-                             "--preset NAME, or --policy-file FILE (see `toolaudit list policies`)", slug="no-policy")
-        return [PolicyMap(chosen, rules, flag_chain, tools)], None
-    name, values = parse_sweep(sweep)
-    maps = [PolicyMap(chosen, rules, chain_from({**flags, name: value}, f"--sweep {name}={value}"), tools,
-                      label=str(value)) for value in values]
-    return maps, name
+    return table.get("simulate", {}).get("policies"), f"{path} [tool.toolaudit.simulate.policies]"
 
 
 @cli.command()
@@ -102,6 +81,7 @@ def simulate(paths, preview_chars, include_content, max_chars, max_bytes, head_r
       toolaudit simulate runs/ --max-chars 5000 --sweep max_chars=2000,5000,10000,20000 -f csv
     """
     from ..audit import simsummary
+    from ..audit.policymap import maps_from_spec, spec_of
     from ..pipeline import ScanOptions, simulate_file
 
     if source_format:
@@ -109,9 +89,11 @@ def simulate(paths, preview_chars, include_content, max_chars, max_bytes, head_r
     get_tokenizer(tokenizer, engine)
     params = dict(zip(_FLAGS, (preview_chars, include_content, max_chars, max_bytes, head_ratio, max_lines,
                                tail_lines, head_lines, max_matches, no_body, body_chars, body_fields)))
-    maps, swept = policy_maps(params, preset, policy_file, tools, sweep)
+    rules, where = _rules_table(policy_file)
+    spec = spec_of(params, preset, tools, rules, where)
+    maps, swept = maps_from_spec(spec, sweep)
     options = ScanOptions(tokenizer, engine, source_format, False, debug)
     sink = simsummary.SimCollected([m.label for m in maps], [tuple(m.describe()) for m in maps], explain)
     gather(paths, options, sink, jobs=jobs, strict=strict, quiet=quiet, worker=simulate_file, extra=(maps, explain > 0))
-    result = simsummary.result(sink, meta_for(tokenizer, engine, paths), preset=preset, sweep=swept)
+    result = simsummary.result(sink, meta_for(tokenizer, engine, paths), preset=preset, sweep=swept, spec=spec)
     render_report(result, fmt, output)

@@ -40,7 +40,7 @@ def sim_dict(result: SimResult) -> dict[str, Any]:
             "tool": "toolaudit", "command": "simulate", "version": meta.version,
             "tokenizer": meta.tokenizer, "engine": meta.engine, "estimated": meta.estimated,
             "created": meta.created, "inputs": list(meta.inputs), "preset": result.preset,
-            "policies": list(first.policies), "sweep": result.sweep,
+            "policies": list(first.policies), "sweep": result.sweep, "policy_spec": result.spec,
         },
     }
     if result.sweep:
