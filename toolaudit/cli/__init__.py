@@ -81,7 +81,7 @@ def output_options(func):
 
 
 def input_options(func):
-    """--from, --tokenizer, --engine, --strict, --debug, -q, -j: how inputs are read and counted."""
+    """--from, --tokenizer, --calibration, --engine, --strict, --debug, -q, -j: how inputs are read and counted."""
     func = click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default=True,
                         help="Worker processes; 0 = all cores, 1 = no workers.")(func)
     func = click.option("-q", "--quiet", is_flag=True, help="No progress bar, no notes on stderr.")(func)
@@ -90,8 +90,12 @@ def input_options(func):
                         help="Fail (exit 1) on the first malformed line instead of skipping it.")(func)
     func = click.option("--engine", type=click.Choice(ENGINES), default=DEFAULT_ENGINE, show_default=True,
                         help="toktok (offline, exact) or tiktoken (the reference; needs its vocabulary cached).")(func)
+    func = click.option("--calibration", type=click.Path(exists=True, dir_okay=False), default=None,
+                        metavar="FILE", help="With --tokenizer claude: the factor from `toolaudit calibrate "
+                        "--save FILE` (default: 1.25, labelled as a default).")(func)
     func = click.option("--tokenizer", type=click.Choice(TOKENIZERS), default=DEFAULT_TOKENIZER,
-                        show_default=True, help="Encoding to count with; `approx` is chars/4, labelled estimated.")(func)
+                        show_default=True, help="Encoding to count with; `approx` is chars/4 and `claude` is "
+                        "o200k × a fitted factor, both labelled estimated.")(func)
     func = click.option("--from", "source_format", metavar="KEY", default=None,
                         help="Force one input format (see `toolaudit list collectors`); default: detect.")(func)
     return func
@@ -111,16 +115,17 @@ def resolve_paths(paths: tuple[Path, ...], quiet: bool) -> list[Path]:
     return found
 
 
-def meta_for(tokenizer: str, engine: str, paths, by: str = "tool"):
-    """The ScanMeta every result states: version, tokenizer, engine, time, inputs."""
+def meta_for(tokenizer: str, engine: str, paths, by: str = "tool", tok=None):
+    """The ScanMeta every result states: version, tokenizer (and `tok`'s label), engine, time, inputs."""
     from datetime import datetime, timezone
 
     from ..model import ScanMeta
 
     return ScanMeta(
         version=__version__, tokenizer=tokenizer, engine=engine if tokenizer != "approx" else "approx",
-        estimated=tokenizer == "approx", created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        inputs=tuple(str(p) for p in (paths or ())), by=by,
+        estimated=tok.estimated if tok is not None else tokenizer == "approx",
+        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        inputs=tuple(str(p) for p in (paths or ())), by=by, tokenizer_label=tok.label if tok is not None else "",
     )
 
 
@@ -170,4 +175,4 @@ def main() -> None:
 
 
 # the commands register themselves on `cli`
-from . import calibrate, listing, scan, simulate  # noqa: E402,F401
+from . import calibrate, ci, compare, listing, scan, simulate  # noqa: E402,F401

@@ -1,0 +1,187 @@
+"""The CI gate: checks like `tokens.total:+5%` compared between a baseline and now.
+
+A check is `[TOOL:]METRIC:±LIMIT[%]`:
+- TOOL absent: the totals; `*`: every tool present in both; a name or glob: those tools.
+- METRIC: a field of the result's `totals`/`tools[]` (`calls`, `tokens.p95` = `tokens_p95`,
+  `later_used`…); `tokens.total` is `tokens` in a scan and `tokens_after` in a simulation,
+  `errors` is `error_calls`, `agent_truncated` is `agent_truncated_calls`.
+- `+N` fails when the metric grew by more than N; `+N%` by more than N percent of the
+  baseline; `-N`/`-N%` when it fell by more. `+0` fails on any growth. From a baseline of 0,
+  any growth is an infinite percentage.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import UsageError
+from ..registry import did_you_mean
+
+DEFAULT_CHECKS = {
+    "scan": ("tokens.total:+5%", "*:tokens.p95:+10%"),
+    "simulate": ("tokens.total:+5%", "later_used:+0"),
+}
+ALIASES = {
+    "tokens.total": ("tokens", "tokens_after"),
+    "errors": ("error_calls",),
+    "agent_truncated": ("agent_truncated_calls",),
+    "saved": ("tokens_saved",),
+}
+_CHECK = re.compile(r"^(?:(?P<tool>[^:]+):)?(?P<metric>[A-Za-z_][\w.]*):(?P<sign>[+-])(?P<limit>\d+(?:\.\d+)?)(?P<pct>%)?$")
+
+
+@dataclass(frozen=True)
+class Check:
+    """One parsed check."""
+
+    text: str
+    metric: str
+    limit: float
+    percent: bool
+    direction: int  # +1: fail on growth beyond the limit; -1: on a fall beyond it
+    tool: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> Check:
+        """A Check from `[TOOL:]METRIC:±LIMIT[%]`, or a UsageError that shows the form."""
+        found = _CHECK.match(text.strip())
+        if not found:
+            raise UsageError(f"cannot read the check {text!r}: the form is [TOOL:]METRIC:+LIMIT[%], "
+                             "e.g. tokens.total:+5% or Grep:tokens.mean:+500", slug="bad-check")
+        return cls(text.strip(), found["metric"], float(found["limit"]), bool(found["pct"]),
+                   1 if found["sign"] == "+" else -1, found["tool"])
+
+    def field(self, row: dict[str, Any]) -> str | None:
+        """The name this check's metric has in a result row, or None."""
+        for name in ALIASES.get(self.metric, ()) + (self.metric.replace(".", "_"), self.metric):
+            if name in row:
+                return name
+        return None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One check on one scope (the totals or a tool): the numbers and the verdict."""
+
+    check: str
+    scope: str  # "total" or the tool
+    metric: str
+    baseline: float
+    current: float
+    limit: str
+    passed: bool
+
+    @property
+    def change(self) -> float:
+        return self.current - self.baseline
+
+    @property
+    def change_pct(self) -> float | None:
+        if self.baseline == 0:
+            return None if self.current == 0 else math.copysign(math.inf, self.change)
+        return 100.0 * self.change / self.baseline
+
+    def message(self) -> str:
+        """`Grep: tokens.mean 812 → 1,420 (+608, +74.9%) over the limit +500`."""
+        pct = self.change_pct
+        rel = "" if pct is None else (", ∞%" if math.isinf(pct) else f", {pct:+.1f}%")
+        verdict = "within" if self.passed else "over"
+        sign = "+" if self.change >= 0 else "-"
+        return (f"{self.scope}: {self.metric} {_fmt(self.baseline)} → {_fmt(self.current)} "
+                f"({sign}{_fmt(abs(self.change))}{rel}) {verdict} the limit {self.limit}")
+
+
+def _fmt(value: float) -> str:
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}".rstrip("0").rstrip(".")
+
+
+def _passes(check: Check, base: float, now: float) -> bool:
+    grew = (now - base) * check.direction
+    if grew <= 0:
+        return True
+    if not check.percent:
+        return grew <= check.limit
+    if base == 0:
+        return False
+    return 100.0 * grew / abs(base) <= check.limit
+
+
+def evaluate(check: Check, baseline: dict, current: dict) -> list[Outcome]:
+    """The outcomes of one check on two result documents (scan or simulate JSON)."""
+    limit = check.text.rsplit(":", 1)[1]
+    if check.tool is None:
+        pairs = [("total", baseline.get("totals", {}), current.get("totals", {}))]
+    else:
+        base_tools = {t["tool"]: t for t in baseline.get("tools", [])}
+        now_tools = {t["tool"]: t for t in current.get("tools", [])}
+        names = [n for n in base_tools if n in now_tools and fnmatch.fnmatchcase(n, check.tool)]
+        pairs = [(n, base_tools[n], now_tools[n]) for n in names]
+    out = []
+    for scope, base, now in pairs:
+        name = check.field(base) or check.field(now)
+        if name is None:
+            known = sorted(set(base) | set(ALIASES))
+            raise UsageError(f"check {check.text!r}: no metric {check.metric!r} in this result"
+                             f"{did_you_mean(check.metric, known)}", slug="bad-check")
+        b, c = float(base.get(name) or 0), float(now.get(name) or 0)
+        out.append(Outcome(check.text, scope, check.metric, b, c, limit, _passes(check, b, c)))
+    return out
+
+
+def incomparable(baseline: dict, current: dict) -> str | None:
+    """What makes the two results not comparable (schema, command, tokenizer, policy), or None."""
+    for label, get in (
+        ("schema_version", lambda d: d.get("schema_version")),
+        ("command", lambda d: d.get("meta", {}).get("command")),
+        ("tokenizer", lambda d: d.get("meta", {}).get("tokenizer")),
+        ("engine", lambda d: d.get("meta", {}).get("engine")),
+        ("policy", lambda d: d.get("meta", {}).get("policy_spec")),
+    ):
+        if get(baseline) != get(current):
+            return f"{label} differs: baseline {get(baseline)!r}, now {get(current)!r}"
+    return None
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """The verdict of `toolaudit ci`: outcomes, per-tool changes, new and vanished tools."""
+
+    baseline_path: str
+    baseline: dict
+    current: dict
+    outcomes: tuple[Outcome, ...]
+    new_tools: tuple[str, ...]
+    vanished_tools: tuple[str, ...]
+    not_comparable: str | None = None
+    kind: str = "ci"
+
+    @property
+    def passed(self) -> bool:
+        return self.not_comparable is None and all(o.passed for o in self.outcomes)
+
+    @property
+    def verdict(self) -> str:
+        if self.not_comparable is not None:
+            return "not comparable"
+        return "pass" if self.passed else "fail"
+
+
+def gate(baseline_path: str, baseline: dict, current: dict, checks: list[Check]) -> GateResult:
+    """Compare `current` with `baseline` under `checks` (a pure function: no I/O)."""
+    reason = incomparable(baseline, current)
+    base_tools = [t["tool"] for t in baseline.get("tools", [])]
+    now_tools = [t["tool"] for t in current.get("tools", [])]
+    outcomes: list[Outcome] = []
+    if reason is None:
+        for check in checks:
+            outcomes.extend(evaluate(check, baseline, current))
+    return GateResult(
+        baseline_path, baseline, current, tuple(outcomes),
+        new_tools=tuple(t for t in now_tools if t not in base_tools),
+        vanished_tools=tuple(t for t in base_tools if t not in now_tools),
+        not_comparable=reason,
+    )

@@ -1,0 +1,109 @@
+"""The ci view: the verdict first, the failed checks, then tools baseline → now."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .. import __version__
+from ..audit.gate import GateResult, Outcome
+from .view import Lines, Section, View, register
+
+SHOWN_TOOLS = 10
+ICON = {"pass": "✅", "fail": "❌", "not comparable": "⚠️"}
+
+
+def _tokens_field(doc: dict) -> str:
+    return "tokens" if doc.get("meta", {}).get("command", "scan") == "scan" else "tokens_after"
+
+
+def tool_changes(result: GateResult) -> list[dict[str, Any]]:
+    """Per tool: baseline and current tokens and calls, largest current first (new and vanished too)."""
+    field = _tokens_field(result.baseline)
+    base = {t["tool"]: t for t in result.baseline.get("tools", [])}
+    now = {t["tool"]: t for t in result.current.get("tools", [])}
+    rows = []
+    for tool in sorted(set(base) | set(now), key=lambda t: -(now.get(t, {}).get(field) or 0)):
+        b, c = base.get(tool, {}).get(field, 0), now.get(tool, {}).get(field, 0)
+        rows.append({"tool": tool, "baseline_tokens": b, "current_tokens": c, "change": c - b,
+                     "change_pct": round(100.0 * (c - b) / b, 2) if b else None,
+                     "baseline_calls": base.get(tool, {}).get("calls", 0), "current_calls": now.get(tool, {}).get("calls", 0)})
+    return rows
+
+
+def _arrow(change: float) -> str:
+    return "↑" if change > 0 else "↓" if change < 0 else "="
+
+
+def _cells(row: dict) -> list[str]:
+    pct = row["change_pct"]
+    return [row["tool"], f"{row['baseline_tokens']:,}", f"{row['current_tokens']:,}", f"{row['change']:+,}",
+            ("new" if not row["baseline_tokens"] and row["current_tokens"] else "–") if pct is None else f"{pct:+.1f}%",
+            _arrow(row["change"])]
+
+
+HEADERS = ["tool", "baseline tokens", "now", "change", "%", ""]
+
+
+def _outcome_dict(o: Outcome) -> dict[str, Any]:
+    pct = o.change_pct
+    return {"check": o.check, "scope": o.scope, "metric": o.metric, "baseline": o.baseline, "current": o.current,
+            "change": o.change, "change_pct": None if pct is None or math.isinf(pct) else round(pct, 2),
+            "limit": o.limit, "passed": o.passed, "message": o.message()}
+
+
+def verdict_lines(result: GateResult) -> list[str]:
+    """The verdict, then why: failed checks, or what made the comparison meaningless."""
+    lines = [f"{ICON[result.verdict]} toolaudit ci: {result.verdict.upper()} against {result.baseline_path}"]
+    if result.not_comparable:
+        lines.append(f"not comparable: {result.not_comparable}")
+    failed = [o for o in result.outcomes if not o.passed]
+    lines += [f"failed: {o.message()}" for o in failed]
+    passed = len(result.outcomes) - len(failed)
+    if result.outcomes:
+        lines.append(f"{passed} of {len(result.outcomes)} checks passed ({', '.join(sorted({o.check for o in result.outcomes}))})")
+    if result.new_tools:
+        lines.append("new tools: " + ", ".join(result.new_tools))
+    if result.vanished_tools:
+        lines.append("vanished tools: " + ", ".join(result.vanished_tools))
+    return lines
+
+
+@register
+class GateView(View):
+    """`ci`: verdict, failed checks, the per-tool change table."""
+
+    kind = "ci"
+    title = "toolaudit ci"
+
+    def doc(self, result: GateResult) -> dict:
+        return {
+            "schema_version": result.baseline.get("schema_version"),
+            "meta": {"tool": "toolaudit", "command": "ci", "version": __version__, "baseline": result.baseline_path,
+                     "measured": result.current.get("meta", {}).get("command"),
+                     "tokenizer": result.current.get("meta", {}).get("tokenizer")},
+            "verdict": result.verdict,
+            "not_comparable": result.not_comparable,
+            "checks": [_outcome_dict(o) for o in result.outcomes],
+            "tools": tool_changes(result),
+            "new_tools": list(result.new_tools),
+            "vanished_tools": list(result.vanished_tools),
+        }
+
+    def csv_rows(self, result: GateResult) -> list[dict]:
+        return [_outcome_dict(o) for o in result.outcomes]
+
+    def blocks(self, result: GateResult) -> list:
+        return [Lines(verdict_lines(result)), Section(HEADERS, [_cells(r) for r in tool_changes(result)])]
+
+    def markdown(self, result: GateResult) -> str:
+        from .markdown_report import md_table
+
+        lines = [f"### {verdict_lines(result)[0]}", ""]
+        lines += [f"- {line}" for line in verdict_lines(result)[1:]] + [""]
+        rows = [_cells(r) for r in tool_changes(result)]
+        lines += md_table(HEADERS, rows[:SHOWN_TOOLS])
+        if len(rows) > SHOWN_TOOLS:
+            lines += ["", f"<details><summary>{len(rows) - SHOWN_TOOLS} more tools</summary>", ""]
+            lines += md_table(HEADERS, rows[SHOWN_TOOLS:]) + ["", "</details>"]
+        return "\n".join(lines) + "\n"
