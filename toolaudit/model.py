@@ -185,6 +185,7 @@ class ScanMeta:
     inputs: tuple[str, ...]
     by: str = "tool"
     schema_version: int = SCHEMA_VERSION
+    tokenizer_label: str = ""  # how the tokenizer names itself, e.g. "claude = o200k_base × 1.25, estimated (…)"
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,15 +23,19 @@ class ScanOptions:
     forced: str | None = None
     show_content: bool = False
     debug: bool = False
+    calibration: str | None = None  # --tokenizer claude: a `calibrate --save` file
 
 
 _TOKENIZER: Tokenizer | None = None
+_TOKENIZER_KEY: tuple | None = None
 
 
 def _tokenizer(options: ScanOptions) -> Tokenizer:
-    global _TOKENIZER
-    if _TOKENIZER is None or (_TOKENIZER.name, _TOKENIZER.engine) != (options.tokenizer, options.engine):
-        _TOKENIZER = get_tokenizer(options.tokenizer, options.engine)
+    global _TOKENIZER, _TOKENIZER_KEY
+    key = (options.tokenizer, options.engine, options.calibration)
+    if _TOKENIZER is None or _TOKENIZER_KEY != key:
+        _TOKENIZER = get_tokenizer(options.tokenizer, options.engine, calibration=options.calibration)
+        _TOKENIZER_KEY = key
     return _TOKENIZER
 
 

@@ -5,6 +5,11 @@ Engines:
 - `tiktoken`: the reference; it downloads its vocabulary on first use, so it works
   only where that vocabulary is already cached (TIKTOKEN_CACHE_DIR) or reachable.
 - `approx`: ceil(chars / 4), always labelled estimated.
+- `claude`: ceil(o200k tokens x f), always labelled estimated. Claude's current tokenizer
+  is not public; f comes from `toolaudit calibrate --save FILE` (the pooled median over
+  every calibrated model: one factor for the whole scan, since a count sees only text),
+  or else DEFAULT_FACTOR. Fits on Claude Code transcripts put f near 1.2-1.3 for
+  Claude 3 to 4.6 models and near 1.5 for Opus 4.7 and later (`default_factor`).
 
 Special-token strings such as `<|endoftext|>` in a transcript are ordinary text to the
 model, so they are counted as text. Lone surrogates (which real transcripts contain
@@ -13,19 +18,26 @@ after a lenient JSON decode) are replaced the way tiktoken does before counting.
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 from .errors import ToolauditError, UsageError
 
 ENCODINGS = ("o200k_base", "cl100k_base")
 APPROX = "approx"
-TOKENIZERS = ENCODINGS + (APPROX,)
+CLAUDE = "claude"
+TOKENIZERS = ENCODINGS + (APPROX, CLAUDE)
 ENGINES = ("toktok", "tiktoken")
 DEFAULT_TOKENIZER = "o200k_base"
 DEFAULT_ENGINE = "toktok"
 _CACHE_MAX = 200_000
+CLAUDE_BASE = "o200k_base"
+DEFAULT_FACTOR = 1.25  # Claude 3 to 4.6
+NEW_TOKENIZER_FACTOR = 1.5  # Opus 4.7 and later
 
 
 def sanitize(text: str) -> str:
@@ -45,6 +57,7 @@ class Tokenizer:
     engine: str
     estimated: bool
     _count: Callable[[str], int]
+    _label: str = ""  # overrides the default label (claude: its factor and where it came from)
 
     def __post_init__(self) -> None:
         self._cache: dict[tuple[int, int], int] = {}
@@ -52,6 +65,8 @@ class Tokenizer:
     @property
     def label(self) -> str:
         """How results name this tokenizer, e.g. `o200k_base` or `approx (estimated)`."""
+        if self._label:
+            return self._label
         return f"{self.name} (estimated)" if self.estimated else self.name
 
     def count(self, text: str) -> int:
@@ -100,12 +115,62 @@ def from_tiktoken_encoding(enc) -> Tokenizer:
     return Tokenizer(enc.name, "tiktoken", False, _count_ordinary(enc))
 
 
-def get_tokenizer(name: str = DEFAULT_TOKENIZER, engine: str = DEFAULT_ENGINE) -> Tokenizer:
-    """The tokenizer for an encoding name (or `approx`) and engine."""
+def default_factor(model: str | None) -> float:
+    """The documented factor for a model: 1.5 from version 4.7 on (Opus 4.7's tokenizer), else 1.25."""
+    # ids look like claude-opus-4-7, claude-opus-4-7-20260101, claude-3-5-sonnet-20241022
+    found = re.search(r"claude-(?:[a-z]+-)?(\d+)(?:-(\d{1,2}))?(?:-|$)", model or "")
+    if not found:
+        return DEFAULT_FACTOR
+    version = (int(found.group(1)), int(found.group(2) or 0))
+    return NEW_TOKENIZER_FACTOR if version >= (4, 7) else DEFAULT_FACTOR
+
+
+def load_calibration(path: str | Path) -> tuple[float, int]:
+    """The pooled factor and turn count of a `toolaudit calibrate --save` file."""
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        pooled = doc["pooled"]
+        factor, turns = float(pooled["f"]), int(pooled["n"])
+        base = doc.get("base_encoding")
+    except OSError as exc:
+        raise ToolauditError(f"cannot read calibration file {path}: {exc.strerror or exc}",
+                             slug="bad-calibration") from None
+    except (ValueError, KeyError, TypeError):
+        raise ToolauditError(f"{path} is not a calibration file (write one with `toolaudit calibrate --save`)",
+                             slug="bad-calibration") from None
+    if base != CLAUDE_BASE or not (0 < factor < 10) or turns < 1:
+        raise ToolauditError(f"{path}: expected a fit on {CLAUDE_BASE} with at least one turn",
+                             slug="bad-calibration")
+    return factor, turns
+
+
+def _claude(engine: str, calibration: str | Path | None) -> Tokenizer:
+    """o200k counts scaled by the calibrated (or default) factor, rounded up."""
+    base = get_tokenizer(CLAUDE_BASE, engine)._count
+    if calibration is None:
+        factor, how = DEFAULT_FACTOR, f"default factor {DEFAULT_FACTOR}"
+    else:
+        factor, turns = load_calibration(calibration)
+        how = f"calibrated on {turns} turns"
+    # rounded first so that 1000 x 1.3 is 1300, not 1301 (binary floats)
+    count = lambda text: math.ceil(round(base(text) * factor, 6))  # noqa: E731
+    return Tokenizer(CLAUDE, engine, True, count, f"{CLAUDE} = {CLAUDE_BASE} × {factor:g}, estimated ({how})")
+
+
+def get_tokenizer(name: str = DEFAULT_TOKENIZER, engine: str = DEFAULT_ENGINE,
+                  calibration: str | Path | None = None) -> Tokenizer:
+    """The tokenizer for an encoding name (or `approx`, `claude`) and engine.
+
+    `calibration` (a `toolaudit calibrate --save` file) applies only to `claude`.
+    """
     # Checked first so a mistyped engine is reported even with `approx`; "approx" is
     # accepted as an engine because that is what an approx Tokenizer reports.
     if engine not in ENGINES and engine != APPROX:
         raise UsageError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
+    if calibration is not None and name != CLAUDE:
+        raise UsageError(f"a calibration file applies only to --tokenizer {CLAUDE}, not {name}")
+    if name == CLAUDE:
+        return _claude(engine, calibration)
     if name == APPROX:
         return Tokenizer(APPROX, APPROX, True, lambda text: math.ceil(len(text) / 4))
     if name not in ENCODINGS:

@@ -123,7 +123,7 @@ def meta_for(tokenizer: str, engine: str, paths, by: str = "tool", tok=None):
 
     return ScanMeta(
         version=__version__, tokenizer=tokenizer, engine=engine if tokenizer != "approx" else "approx",
-        estimated=tok.estimated if tok is not None else tokenizer == "approx",
+        estimated=tok.estimated if tok is not None else tokenizer in ("approx", "claude"),
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         inputs=tuple(str(p) for p in (paths or ())), by=by, tokenizer_label=tok.label if tok is not None else "",
     )

@@ -38,7 +38,7 @@ def _utc(when: datetime | None) -> datetime | None:
 @click.option("--since", type=click.DateTime(DATE_FORMATS), metavar="DATE",
               help="Only calls and requests at or after DATE (YYYY-MM-DD or an ISO time; UTC unless given).")
 @click.option("--until", type=click.DateTime(DATE_FORMATS), metavar="DATE", help="Only calls and requests before DATE.")
-def scan(paths, source_format, tokenizer, engine, strict, debug, quiet, jobs, fmt, output, by, top,
+def scan(paths, source_format, tokenizer, calibration, engine, strict, debug, quiet, jobs, fmt, output, by, top,
          show_content, records, cost, model, since, until):
     """Count every tool's output in the transcripts under PATH... (files or folders).
 
@@ -59,11 +59,11 @@ def scan(paths, source_format, tokenizer, engine, strict, debug, quiet, jobs, fm
 
     if source_format:
         collectors.get(source_format)
-    get_tokenizer(tokenizer, engine)  # fail fast, before any worker starts
-    options = ScanOptions(tokenizer, engine, source_format, show_content, debug)
+    tok = get_tokenizer(tokenizer, engine, calibration=calibration)  # fail fast, before any worker starts
+    options = ScanOptions(tokenizer, engine, source_format, show_content, debug, calibration)
     collected = gather(paths, options, Collected((), since=_utc(since), until=_utc(until)),
                        jobs=jobs, strict=strict, quiet=quiet)
-    result = summarize(collected, meta_for(tokenizer, engine, paths, by), by=by, top=top, cost=cost, model=model)
+    result = summarize(collected, meta_for(tokenizer, engine, paths, by, tok), by=by, top=top, cost=cost, model=model)
     if records is not None:
         from ..reports.records import write_records
 

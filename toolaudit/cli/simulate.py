@@ -62,7 +62,7 @@ def _rules_table(policy_file: Path | None) -> tuple[dict | None, str]:
 @output_options
 def simulate(paths, preview_chars, include_content, max_chars, max_bytes, head_ratio, max_lines, tail_lines,
              head_lines, max_matches, no_body, body_chars, body_fields, tools, preset, policy_file, sweep,
-             explain, source_format, tokenizer, engine, strict, debug, quiet, jobs, fmt, output):
+             explain, source_format, tokenizer, calibration, engine, strict, debug, quiet, jobs, fmt, output):
     """What would caps on tool outputs have saved, and what would they have hidden?
 
     Runs every recorded output under PATH... through the policies you give (flags,
@@ -86,14 +86,14 @@ def simulate(paths, preview_chars, include_content, max_chars, max_bytes, head_r
 
     if source_format:
         collectors.get(source_format)
-    get_tokenizer(tokenizer, engine)
+    tok = get_tokenizer(tokenizer, engine, calibration=calibration)
     params = dict(zip(_FLAGS, (preview_chars, include_content, max_chars, max_bytes, head_ratio, max_lines,
                                tail_lines, head_lines, max_matches, no_body, body_chars, body_fields)))
     rules, where = _rules_table(policy_file)
     spec = spec_of(params, preset, tools, rules, where)
     maps, swept = maps_from_spec(spec, sweep)
-    options = ScanOptions(tokenizer, engine, source_format, False, debug)
+    options = ScanOptions(tokenizer, engine, source_format, False, debug, calibration)
     sink = simsummary.SimCollected([m.label for m in maps], [tuple(m.describe()) for m in maps], explain)
     gather(paths, options, sink, jobs=jobs, strict=strict, quiet=quiet, worker=simulate_file, extra=(maps, explain > 0))
-    result = simsummary.result(sink, meta_for(tokenizer, engine, paths), preset=preset, sweep=swept, spec=spec)
+    result = simsummary.result(sink, meta_for(tokenizer, engine, paths, tok=tok), preset=preset, sweep=swept, spec=spec)
     render_report(result, fmt, output)

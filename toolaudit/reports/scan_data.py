@@ -57,6 +57,7 @@ def scan_dict(result: ScanResult) -> dict[str, Any]:
             "tokenizer": meta.tokenizer,
             "engine": meta.engine,
             "estimated": meta.estimated,
+            "tokenizer_label": meta.tokenizer_label or meta.tokenizer,
             "created": meta.created,
             "inputs": list(meta.inputs),
             "by": meta.by,
@@ -160,6 +161,15 @@ def billing_cells(result: ScanResult) -> tuple[list[str], list[list[str]]] | Non
     return headers, rows
 
 
+def tokenizer_text(meta) -> str:
+    """How the summary names the tokenizer: exact with its engine, or estimated and how."""
+    if meta.tokenizer == "approx":
+        return "approx (estimated: chars/4)"
+    if meta.estimated:
+        return meta.tokenizer_label or f"{meta.tokenizer} (estimated)"
+    return f"{meta.tokenizer} (exact, engine {meta.engine})"
+
+
 def summary_lines(result: ScanResult) -> list[str]:
     """The lines under the table: counts, tokenizer, skipped lines and their first reasons."""
     meta = result.meta
@@ -167,7 +177,7 @@ def summary_lines(result: ScanResult) -> list[str]:
         f"files: {result.files} · sessions: {result.sessions} · calls: {result.totals.calls} · "
         f"duplicates dropped: {result.duplicates_dropped} · unpaired calls: {result.unpaired_calls} · "
         f"orphan results: {result.orphan_results} · skipped lines: {result.skipped_count}",
-        f"tokenizer: {meta.tokenizer}" + (" (estimated: chars/4)" if meta.estimated else f" (exact, engine {meta.engine})")
+        f"tokenizer: {tokenizer_text(meta)}"
         + (f" · images: {result.images} ({result.image_bytes:,} bytes, not counted as tokens)" if result.images else ""),
     ]
     if result.residency_known_calls:

@@ -39,6 +39,7 @@ def sim_dict(result: SimResult) -> dict[str, Any]:
         "meta": {
             "tool": "toolaudit", "command": "simulate", "version": meta.version,
             "tokenizer": meta.tokenizer, "engine": meta.engine, "estimated": meta.estimated,
+            "tokenizer_label": meta.tokenizer_label or meta.tokenizer,
             "created": meta.created, "inputs": list(meta.inputs), "preset": result.preset,
             "policies": list(first.policies), "sweep": result.sweep, "policy_spec": result.spec,
         },
@@ -105,9 +106,10 @@ def sim_summary_lines(result: SimResult) -> list[str]:
     if result.agent_cut:
         fired = ", ".join(f"{agent} {n}" for agent, n in result.agent_cut)
         lines.append(f"already cut by the agent (left as they were, never credited): {fired}")
+    meta = result.meta
     lines.append(f"files: {result.files} · duplicates dropped: {result.duplicates_dropped} · "
-                 f"skipped lines: {result.skipped_count} · tokenizer: {result.meta.tokenizer}"
-                 + (" (estimated)" if result.meta.estimated else ""))
+                 f"skipped lines: {result.skipped_count} · tokenizer: "
+                 + (meta.tokenizer_label or meta.tokenizer + (" (estimated)" if meta.estimated else "")))
     lines += [f"skipped {s}" for s in result.skipped[:5]]
     return lines
 

@@ -1,0 +1,301 @@
+"""Fit Claude tokens per o200k token from the usage Claude Code transcripts record.
+
+In one model context (the main agent, or one subagent), request k+1 sent everything
+request k sent, plus request k's output, plus what came back (tool results). So
+`input_total(k+1) - input_total(k) - output(k)` is the exact Claude size of the
+tool results, and dividing by their o200k size gives one observation of the factor.
+
+A turn (k, k+1) qualifies only when nothing else entered the context between them:
+- same segment (no compact_boundary, no compact summary) and the same model;
+- only tool_result blocks arrived: no user text, image, meta or attachment line, no
+  other assistant message (synthetic ones included);
+- request k wrote no thinking (the API may keep or drop it, and its size is unknown);
+- no image in the results, and at least MIN_O200K o200k tokens of results;
+- the context grew (a shrinking input is a cache or harness anomaly).
+
+Claude Code often records `output_tokens` at the first streamed block (1 to 10) instead
+of the final count. When the recorded value is below the o200k size of what request k
+visibly wrote (text and tool_use name + input JSON), that output is instead counted in
+o200k tokens beside the results and scaled by the same factor: f = delta / (results + output).
+
+Per (model, subagents or not): n, the median factor f, p25 and p75 by nearest rank,
+and MAPE: each turn predicted by the median of the others (leave-one-out), error in
+percent of its true size; None below two turns. `mape_o200k` is the same error for
+plain o200k counts (f = 1), the baseline the factor improves on.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from bisect import bisect_left
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from ..collectors.base import read_lines
+from ..collectors.claude_code import ClaudeCodeCollector
+from ..model import MAIN_AGENT, ToolCall, Usage
+from ..tokenizers import Tokenizer, sanitize
+
+MIN_O200K = 500
+BASE_ENCODING = "o200k_base"
+SUBAGENTS = " (subagents)"
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One qualifying pair of requests: the Claude and o200k sizes of what was added."""
+
+    source: str
+    agent: str
+    model: str
+    request_index: int  # k: the results were first carried by request k+1
+    line: int
+    claude: int
+    o200k: int
+
+    @property
+    def factor(self) -> float:
+        """Claude tokens per o200k token in this turn."""
+        return self.claude / self.o200k
+
+    @property
+    def key(self) -> str:
+        """The row this turn belongs to: the model, subagent contexts apart."""
+        return self.model + ("" if self.agent == MAIN_AGENT else SUBAGENTS)
+
+
+@dataclass(frozen=True, slots=True)
+class Fit:
+    """The factor fitted over a set of turns."""
+
+    key: str
+    n: int
+    f: float
+    p25: float
+    p75: float
+    mape: float | None  # percent, leave-one-out; None below two turns
+    mape_o200k: float  # percent error of plain o200k counts on the same turns
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fit as stored in a calibration file."""
+        return {"f": round(self.f, 4), "p25": round(self.p25, 4), "p75": round(self.p75, 4), "n": self.n,
+                "mape": None if self.mape is None else round(self.mape, 2), "mape_o200k": round(self.mape_o200k, 2)}
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Every fit (one per row), the pooled fit and why candidate turns were passed over."""
+
+    fits: tuple[Fit, ...]
+    pooled: Fit | None
+    turns: tuple[Turn, ...]
+    skipped: dict[str, int] = field(default_factory=dict)
+    files: int = 0
+
+
+@dataclass
+class _Request:
+    """What one assistant message wrote, from the raw lines."""
+
+    message_id: str
+    thinking: bool = False
+    visible: int = 0  # o200k tokens of its text and tool_use blocks
+
+
+@dataclass
+class _Context:
+    """The raw facts of one context, in line order: requests and disqualifying lines."""
+
+    requests: dict[str, _Request] = field(default_factory=dict)
+    events: list[tuple[int, str]] = field(default_factory=list)  # (line, message id or a reason)
+
+
+def _nearest_rank(ordered: list[float], p: float) -> float:
+    return ordered[max(1, math.ceil(p / 100 * len(ordered))) - 1]
+
+
+def _user_extra(obj: dict) -> str | None:
+    """Why a user line adds more than tool results to the context, or None."""
+    if obj.get("isCompactSummary"):
+        return "compaction"
+    message = obj.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return "user text" if content else None
+    if not isinstance(content, list):
+        return None
+    kinds = {block.get("type") for block in content if isinstance(block, dict)}
+    if "image" in kinds:
+        return "image"
+    return "user text" if kinds - {"tool_result"} else None
+
+
+def _assistant(obj: dict, ctx: _Context, number: int, tokenizer: Tokenizer) -> None:
+    """Record an assistant line: its message id in line order, its thinking and visible output."""
+    message = obj.get("message")
+    if not isinstance(message, dict):
+        return
+    message_id = message.get("id")
+    if message.get("model") == "<synthetic>" or not isinstance(message_id, str):
+        ctx.events.append((number, "other message"))
+        return
+    request = ctx.requests.setdefault(message_id, _Request(message_id))
+    ctx.events.append((number, message_id))
+    content = message.get("content")
+    for block in content if isinstance(content, list) else [{"type": "text", "text": content}]:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind in ("thinking", "redacted_thinking"):
+            request.thinking = True
+        elif kind == "text" and isinstance(block.get("text"), str):
+            request.visible += tokenizer.count(sanitize(block["text"]))
+        elif kind == "tool_use":
+            said = f"{block.get('name') or ''}{json.dumps(block.get('input'), ensure_ascii=False)}"
+            request.visible += tokenizer.count(sanitize(said))
+
+
+def _facts(path: Path, tokenizer: Tokenizer) -> dict[str, _Context]:
+    """One streaming pass: per context (named as the collector names it), its lines' facts."""
+    contexts: dict[str, _Context] = {}
+    own = MAIN_AGENT
+    for number, obj in read_lines(path):
+        if not isinstance(obj, dict):
+            continue
+        if isinstance(obj.get("agentId"), str) and obj.get("isSidechain"):
+            own = obj["agentId"]
+        agent, kind = own, obj.get("type")
+        if kind == "progress":
+            data = obj.get("data")
+            if not (isinstance(data, dict) and data.get("type") == "agent_progress"
+                    and isinstance(data.get("message"), dict)):
+                continue
+            # nested subagent lines: the collector's naming, so request indices line up
+            agent = str(data.get("agentId") or obj.get("parentToolUseID") or "subagent")
+            obj, kind = data["message"], data["message"].get("type")
+        ctx = contexts.setdefault(agent, _Context())
+        if kind == "system" and obj.get("subtype") == "compact_boundary":
+            ctx.events.append((number, "compaction"))
+        elif kind == "attachment":  # hook output, file mentions: sent to the model as reminders
+            ctx.events.append((number, "attachment"))
+        elif kind == "user":
+            reason = _user_extra(obj)
+            if reason:
+                ctx.events.append((number, reason))
+        elif kind == "assistant":
+            _assistant(obj, ctx, number, tokenizer)
+    return contexts
+
+
+def _between(ctx: _Context, start: int, end: int, message_id: str) -> str | None:
+    """Why the lines of request k (from `start`, before `end`) disqualify the turn, or None."""
+    # events are in line order: bisect, so long sessions stay linear
+    first = bisect_left(ctx.events, (start, ""))
+    for number, what in ctx.events[first:bisect_left(ctx.events, (end, ""), first)]:
+        if what != message_id:
+            return "other message" if what in ctx.requests else what
+    return "thinking" if ctx.requests[message_id].thinking else None
+
+
+def turns_from_file(path: Path, tokenizer: Tokenizer) -> tuple[list[Turn], Counter]:
+    """The qualifying turns of one Claude Code file and, per reason, the candidates passed over."""
+    usage: dict[tuple[str, int], Usage] = {}
+    results: dict[tuple[str, int], list[int]] = {}  # (agent, request) -> [o200k, images]
+    for record in ClaudeCodeCollector().collect(path):
+        if isinstance(record, Usage) and record.request_index is not None:
+            usage[(record.agent, record.request_index)] = record
+        elif isinstance(record, ToolCall) and record.request_index is not None:
+            added = results.setdefault((record.agent, record.request_index), [0, 0])
+            added[0] += tokenizer.count(sanitize(record.output))
+            added[1] += record.images
+    contexts = _facts(path, tokenizer)
+    turns, skipped = [], Counter()
+    for (agent, k), first in sorted(usage.items()):
+        second = usage.get((agent, k + 1))
+        if second is None:
+            continue
+        reason, turn = _turn(path, agent, k, first, second, results.get((agent, k + 1), [0, 0]), contexts)
+        if turn is not None:
+            turns.append(turn)
+        else:
+            skipped[reason] += 1
+    return turns, skipped
+
+
+def _turn(path: Path, agent: str, k: int, first: Usage, second: Usage, added: list[int],
+          contexts: dict[str, _Context]) -> tuple[str, Turn | None]:
+    """The turn between requests k and k+1, or the reason it does not qualify."""
+    ctx = contexts.get(agent)
+    if ctx is None or first.request_id not in ctx.requests:
+        return "no raw lines", None
+    if first.model != second.model or first.model is None:
+        return "model switch", None
+    reason = _between(ctx, first.line, second.line, first.request_id)
+    if reason:
+        return reason, None
+    o200k, images = added
+    if images:
+        return "image", None
+    if o200k < MIN_O200K:
+        return f"under {MIN_O200K} o200k tokens", None
+    delta = second.input_total - first.input_total
+    visible = ctx.requests[first.request_id].visible
+    # a recorded output below what was visibly written is the streaming start value
+    claude, base = (delta - first.output, o200k) if first.output >= visible else (delta, o200k + visible)
+    if claude <= 0:
+        return "context shrank", None
+    return "", Turn(str(path), agent, first.model, k, second.line, claude, base)
+
+
+def fit(key: str, turns: list[Turn]) -> Fit:
+    """Median factor, nearest-rank p25/p75 and the leave-one-out MAPE of `turns` (at least one)."""
+    factors = sorted(t.factor for t in turns)
+    mape = None
+    if len(turns) > 1:
+        errors = []
+        for i, turn in enumerate(turns):
+            others = statistics.median(t.factor for j, t in enumerate(turns) if j != i)
+            errors.append(abs(others * turn.o200k - turn.claude) / turn.claude)
+        mape = 100 * statistics.fmean(errors)
+    plain = 100 * statistics.fmean(abs(t.o200k - t.claude) / t.claude for t in turns)
+    return Fit(key, len(turns), statistics.median(factors), _nearest_rank(factors, 25),
+               _nearest_rank(factors, 75), mape, plain)
+
+
+def calibrate(files: Iterable[Path], tokenizer: Tokenizer) -> Calibration:
+    """Fit every model (subagent contexts apart) over the turns of Claude Code `files`."""
+    turns: list[Turn] = []
+    skipped: Counter = Counter()
+    count = 0
+    for path in files:
+        found, passed = turns_from_file(path, tokenizer)
+        turns += found
+        skipped += passed
+        count += 1
+    groups: dict[str, list[Turn]] = {}
+    for turn in turns:
+        groups.setdefault(turn.key, []).append(turn)
+    fits = tuple(fit(key, group) for key, group in sorted(groups.items()))
+    pooled = fit("all", turns) if turns else None
+    return Calibration(fits, pooled, tuple(turns), dict(skipped.most_common()), count)
+
+
+def calibration_doc(cal: Calibration, version: str, created: str, schema_version: int) -> dict[str, Any]:
+    """The JSON a calibration file holds (and `calibrate -f json` prints)."""
+    return {
+        "schema_version": schema_version,
+        "kind": "toolaudit-calibration",
+        "created": created,
+        "version": version,
+        "base_encoding": BASE_ENCODING,
+        "min_o200k": MIN_O200K,
+        "files": cal.files,
+        "models": {f.key: f.as_dict() for f in cal.fits},
+        "pooled": cal.pooled.as_dict() if cal.pooled else None,
+        "skipped": cal.skipped,
+    }
+
