@@ -1,0 +1,327 @@
+"""Compare two conditions run on the same tasks: numbers per run, then medians per task, tool, overall.
+
+A run is one session: its id within a task (formats without session ids use the file
+name, so a file is a run). A run's numbers: calls that returned an output, their
+tokens and UTF-8 bytes, and the input tokens its model requests were billed for
+(Usage.input_total summed; unknown when the transcript has no usage). A run with no
+tool call still counts, with zeros, when its usage shows it happened.
+
+Runs are few and skewed, so medians headline, with min, max and n. The median is the
+middle value, or the mean of the two middle values for an even n (not scan's
+nearest-rank p50: with two or four runs that would always pick the lower one).
+Overall = the median over every run of a side; `by_task` = the median of the per-task
+medians over the tasks both sides ran, which weighs each task once whatever its run count.
+Per tool = over the runs that called the tool, so n says how many of them did.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePath
+
+import pandas as pd
+
+from ..errors import ToolauditError, UsageError
+from ..model import UNPAIRED, ScanMeta, Usage
+
+METRICS = ("tokens", "bytes", "calls", "billed_input")
+TOOL_METRICS = ("tokens", "bytes", "calls")
+ALL = "(all)"
+UNMATCHED = "(unmatched)"
+CALL_COLUMNS = ("source", "session", "tool", "tokens", "bytes", "status")
+RECORD_SUFFIXES = (".csv", ".parquet", ".json")
+
+
+@dataclass(frozen=True)
+class Grouping:
+    """How a run's path (relative to its side's root) names its task: a level (0: one task) or a regex."""
+
+    text: str
+    level: int | None = None
+    pattern: re.Pattern | None = None
+
+    def task(self, rel: PurePath) -> str:
+        """The task a file at `rel` belongs to."""
+        if self.pattern is not None:
+            found = self.pattern.search(rel.as_posix())
+            name = (found.group(1) if self.pattern.groups else found.group(0)) if found else None
+            return name or UNMATCHED
+        if not self.level:
+            return ALL
+        # a file above LEVEL is named by its own name: it is a task of its own
+        return rel.parts[min(self.level, len(rel.parts)) - 1]
+
+
+def parse_group_by(text: str | None) -> Grouping | None:
+    """`--group-by`: an integer LEVEL >= 0 or `re:REGEX`; None (not given) is decided by `default_grouping`."""
+    if text is None:
+        return None
+    if text.startswith("re:"):
+        try:
+            pattern = re.compile(text[3:])
+        except re.error as exc:
+            raise UsageError(f"--group-by {text!r}: bad regular expression: {exc}", slug="bad-group-by") from None
+        return Grouping(text, pattern=pattern)
+    if text.isdigit():
+        return Grouping(text, level=int(text))
+    raise UsageError(f"--group-by takes a directory level (0, 1, 2...) or re:REGEX, not {text!r}",
+                     slug="bad-group-by")
+
+
+def default_grouping(rel_paths) -> Grouping:
+    """Level 1 when some run sits in a subdirectory of its root (root/<task>/...), else one task."""
+    return Grouping("1", level=1) if any(len(p.parts) > 1 for p in rel_paths) else Grouping("0", level=0)
+
+
+@dataclass
+class Side:
+    """One condition's measured calls and usage, and the folder their paths are relative to."""
+
+    label: str
+    root: str
+    calls: pd.DataFrame  # CALL_COLUMNS, one row per call (deduplicated)
+    usage: pd.DataFrame  # source, session, input_total: one row per model request
+    records: bool = False  # read from a `scan --records` file: tokens as that scan counted them
+    files: int = 0
+    skipped: int = 0
+
+    def rel(self, source: str) -> PurePath:
+        """A file's path below the root (the path itself when it is not below it)."""
+        try:
+            return PurePath(os.path.relpath(source, self.root)) if self.root else PurePath(source)
+        except ValueError:  # another drive on Windows
+            return PurePath(source)
+
+    def sources(self) -> list[str]:
+        """Every file the side's calls and requests came from."""
+        return sorted(set(self.calls["source"]) | set(self.usage["source"]))
+
+
+def side_from_scan(path: Path, collected) -> Side:
+    """A side scanned from transcripts: an audit.summary.Collected of the files under `path`."""
+    from .summary import frame
+
+    rows = frame(collected.all_rows())
+    calls = rows[list(CALL_COLUMNS)] if len(rows) else _empty_calls()
+    return Side(str(path), str(path if path.is_dir() else path.parent), calls, usage_frame(collected.usage),
+                files=collected.files, skipped=collected.skipped_count)
+
+
+def usage_frame(usage: list[Usage]) -> pd.DataFrame:
+    """source, session, input_total per request."""
+    return pd.DataFrame([(u.source, u.session, u.input_total) for u in usage],
+                        columns=["source", "session", "input_total"])
+
+
+def records_side(path: Path) -> Side | None:
+    """A side read from per-call records (`scan --records` .csv/.parquet, or a .json list); None for other files.
+
+    Records carry no usage, so billed input is unknown for that side; paths are relative
+    to the deepest folder all their sources share.
+    """
+    suffix = path.suffix.lower()
+    if not path.is_file() or suffix not in RECORD_SUFFIXES:
+        return None
+    if suffix == ".json":
+        df = _json_records(path)
+        if df is None:
+            return None  # a transcript that happens to be .json
+    elif suffix == ".csv":
+        df = pd.read_csv(path, dtype={"source": str, "session": str, "tool": str, "status": str})
+    else:
+        try:
+            df = pd.read_parquet(path)
+        except ImportError:
+            raise ToolauditError("reading Parquet needs pyarrow: pip install 'agent-toolaudit[parquet]'",
+                                 slug="parquet-extra") from None
+    missing = [c for c in CALL_COLUMNS[:5] if c not in df.columns]
+    if missing:
+        raise UsageError(f"{path}: not a records file (`scan --records`): no column {', '.join(missing)}",
+                         slug="bad-records")
+    if "status" not in df.columns:
+        df["status"] = "paired"
+    calls = df[list(CALL_COLUMNS)].astype({"source": str, "session": str, "tool": str, "status": str})
+    dirs = {os.path.dirname(s) for s in calls["source"]}
+    try:
+        root = os.path.commonpath(sorted(dirs)) if dirs else ""
+    except ValueError:  # absolute and relative paths mixed
+        root = ""
+    return Side(str(path), root, calls, usage_frame([]), records=True, files=len(set(calls["source"])))
+
+
+def _json_records(path: Path) -> pd.DataFrame | None:
+    with open(path, "rb") as fh:
+        head = fh.read(64).lstrip()
+    if not head.startswith(b"["):
+        return None
+    try:
+        data = json.loads(path.read_bytes())
+    except ValueError:
+        return None
+    if data and isinstance(data[0], dict) and set(CALL_COLUMNS[:5]) <= data[0].keys():
+        return pd.DataFrame(data)
+    return None
+
+
+def _empty_calls() -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series(dtype="int64" if c in ("tokens", "bytes") else object) for c in CALL_COLUMNS})
+
+
+@dataclass(frozen=True)
+class Stat:
+    """Median, min and max of a metric over n values (runs, or task medians)."""
+
+    median: float
+    min: float
+    max: float
+    n: int
+
+
+def stat(values: pd.Series) -> Stat | None:
+    """The Stat of the known values; None when none is known."""
+    known = values.dropna()
+    if not len(known):
+        return None
+    return Stat(float(known.median()), float(known.min()), float(known.max()), len(known))
+
+
+@dataclass(frozen=True)
+class Delta:
+    """One metric, A against B: change = B − A of the medians, pct = change / A × 100."""
+
+    metric: str
+    a: Stat | None
+    b: Stat | None
+
+    @property
+    def change(self) -> float | None:
+        """B's median minus A's; None unless both sides have values."""
+        return None if self.a is None or self.b is None else self.b.median - self.a.median
+
+    @property
+    def pct(self) -> float | None:
+        """The change in % of A's median; None when A's median is 0 or a side has no values."""
+        change = self.change
+        return None if change is None or not self.a.median else change / self.a.median * 100
+
+
+@dataclass(frozen=True)
+class Row:
+    """A task, a tool or the overall line: one Delta per metric."""
+
+    key: str
+    deltas: tuple[Delta, ...]
+
+    def metric(self, name: str) -> Delta:
+        """The Delta of one metric."""
+        return next(d for d in self.deltas if d.metric == name)
+
+
+@dataclass(frozen=True)
+class SideSummary:
+    """What one side held: its path, runs, tasks, runs with usage, files, skipped lines."""
+
+    label: str
+    records: bool
+    runs: int
+    tasks: int
+    usage_runs: int
+    files: int
+    skipped: int
+
+
+@dataclass(frozen=True)
+class CompareResult:
+    """The whole answer of `compare`: overall, per task and per tool medians, and every run's numbers."""
+
+    meta: ScanMeta
+    group_by: str
+    a: SideSummary
+    b: SideSummary
+    overall: Row
+    by_task: Row
+    tasks: tuple[Row, ...]
+    tools: tuple[Row, ...]
+    runs: pd.DataFrame  # side, task, run, calls, tokens, bytes, billed_input
+    kind: str = "compare"
+
+
+def per_run(side: Side, grouping: Grouping) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One row per run (index task, run; METRICS columns) and one per run and tool (TOOL_METRICS)."""
+    tasks = {s: grouping.task(side.rel(s)) for s in side.sources()}
+    calls = side.calls.assign(task=side.calls["source"].map(tasks), run=side.calls["session"])
+    usage = side.usage.assign(task=side.usage["source"].map(tasks), run=side.usage["session"])
+    keys = ["task", "run"]
+    # a run exists if it made a call (even one whose result never came) or a billed request
+    index = pd.MultiIndex.from_frame(pd.concat([calls[keys], usage[keys]]).drop_duplicates().sort_values(keys))
+    outputs = calls[calls["status"] != UNPAIRED]
+    agg = {"tokens": ("tokens", "sum"), "bytes": ("bytes", "sum"), "calls": ("tool", "size")}
+    runs = outputs.groupby(keys).agg(**agg).reindex(index, fill_value=0).astype("int64")
+    runs["billed_input"] = usage.groupby(keys)["input_total"].sum().reindex(index).astype("float64")
+    tools = outputs.groupby(keys + ["tool"]).agg(**agg).astype("int64")
+    return runs, tools
+
+
+def _row(key: str, a: pd.DataFrame, b: pd.DataFrame, metrics=METRICS) -> Row:
+    return Row(key, tuple(Delta(m, stat(a[m]), stat(b[m])) for m in metrics))
+
+
+def _tool_rows(tools_a: pd.DataFrame, tools_b: pd.DataFrame) -> list[Row]:
+    """Per tool, over the runs that called it (n = those runs), largest token total first.
+
+    Runs without the tool are left out rather than counted as zeros: most tools are
+    called in only some runs, and a median over zeros would hide what a call costs.
+    """
+    totals = pd.concat([tools_a["tokens"], tools_b["tokens"]]).groupby(level="tool").sum()
+    names = sorted(totals.index, key=lambda n: (-int(totals[n]), n))
+    return [_row(n, _tool_runs(tools_a, n), _tool_runs(tools_b, n), TOOL_METRICS) for n in names]
+
+
+def _tool_runs(tools: pd.DataFrame, name: str) -> pd.DataFrame:
+    """One tool's numbers in each run that called it."""
+    if name in tools.index.get_level_values("tool"):
+        return tools.xs(name, level="tool")
+    return pd.DataFrame({m: pd.Series(dtype="int64") for m in TOOL_METRICS})
+
+
+def _by_task(tasks: list[Row]) -> Row:
+    """The median of per-task medians, over the tasks whose metric both sides know."""
+    deltas = []
+    for m in METRICS:
+        both = [t.metric(m) for t in tasks if t.metric(m).a is not None and t.metric(m).b is not None]
+        deltas.append(Delta(m, stat(pd.Series([d.a.median for d in both], dtype="float64")),
+                            stat(pd.Series([d.b.median for d in both], dtype="float64"))))
+    return Row("(median of tasks)", tuple(deltas))
+
+
+def compare(a: Side, b: Side, grouping: Grouping | None, meta: ScanMeta) -> CompareResult:
+    """Medians of A and B per task, per tool and overall; `grouping` None = `default_grouping`."""
+    if grouping is None:
+        grouping = default_grouping([s.rel(p) for s in (a, b) for p in s.sources()])
+    runs_a, tools_a = per_run(a, grouping)
+    runs_b, tools_b = per_run(b, grouping)
+    for side, runs in ((a, runs_a), (b, runs_b)):
+        if not len(runs):
+            raise ToolauditError(f"no runs in {side.label}: no session with a tool call or a billed request",
+                                 slug="no-runs")
+    names = sorted(set(runs_a.index.get_level_values("task")) | set(runs_b.index.get_level_values("task")))
+    tasks = [_row(t, _task(runs_a, t), _task(runs_b, t)) for t in names]
+    table = pd.concat([runs_a.assign(side="a"), runs_b.assign(side="b")]).reset_index()
+    return CompareResult(
+        meta=meta, group_by=grouping.text, a=_summary(a, runs_a), b=_summary(b, runs_b),
+        overall=_row("(all runs)", runs_a, runs_b), by_task=_by_task(tasks), tasks=tuple(tasks),
+        tools=tuple(_tool_rows(tools_a, tools_b)),
+        runs=table[["side", "task", "run", *METRICS]],
+    )
+
+
+def _task(runs: pd.DataFrame, task: str) -> pd.DataFrame:
+    return runs.xs(task, level="task") if task in runs.index.get_level_values("task") else runs.iloc[:0]
+
+
+def _summary(side: Side, runs: pd.DataFrame) -> SideSummary:
+    return SideSummary(side.label, side.records, len(runs), runs.index.get_level_values("task").nunique(),
+                       int(runs["billed_input"].notna().sum()), side.files, side.skipped)

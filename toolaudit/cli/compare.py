@@ -1,0 +1,62 @@
+"""`toolaudit compare`: a baseline condition against a variant, run on the same tasks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..collectors import collectors
+from ..reports import render_report
+from ..tokenizers import get_tokenizer
+from . import cli, gather, input_options, meta_for, output_options
+
+
+def _side(path: Path, options, *, jobs: int, strict: bool, quiet: bool):
+    """One condition: a `scan --records` file as it is, else the transcripts under `path` scanned."""
+    from ..audit.compare import records_side, side_from_scan
+    from ..audit.summary import Collected
+
+    side = records_side(path)
+    if side is not None:
+        return side
+    return side_from_scan(path, gather((path,), options, Collected(()), jobs=jobs, strict=strict, quiet=quiet))
+
+
+@cli.command()
+@click.argument("a", type=click.Path(exists=True, path_type=Path))
+@click.argument("b", type=click.Path(exists=True, path_type=Path))
+@click.option("--group-by", "group_by", metavar="LEVEL|re:REGEX", default=None,
+              help="Name each run's task: the path component at depth LEVEL below A or B (1: A/<task>/...; "
+                   "0: one task), or re:REGEX searched in the path below the root (its first group, else the "
+                   "match). Default: 1 when A or B has subfolders, else 0.")
+@input_options
+@output_options
+def compare(a, b, group_by, source_format, tokenizer, calibration, engine, strict, debug, quiet, jobs, fmt, output):
+    """Compare condition A (baseline) with B (variant): tool output per run, by task and tool.
+
+    A and B are folders of transcripts (or one transcript file each), or per-call
+    records written by `scan --records` (.csv, .parquet, or a .json list of them).
+    A run is one session; runs are grouped into tasks by --group-by. For each task,
+    overall and per tool, the table shows the median per run of A and of B with n,
+    the change and % change (↑/↓), and min–max: tool output tokens and bytes,
+    calls, and input tokens billed (from provider usage, where transcripts have it).
+    Medians, not means: runs are few and skewed.
+
+    \b
+    Examples:
+      toolaudit compare runs/baseline runs/variant            # runs/<cond>/<task>/<run>.jsonl
+      toolaudit compare base/ new/ --group-by 're:^(.+)-run\\d+'
+      toolaudit compare a.csv runs/variant -f json -o compare.json
+    """
+    from ..audit.compare import compare as compare_sides, parse_group_by
+    from ..pipeline import ScanOptions
+
+    grouping = parse_group_by(group_by)
+    if source_format:
+        collectors.get(source_format)
+    tok = get_tokenizer(tokenizer, engine, calibration=calibration)  # fail fast, before any worker starts
+    options = ScanOptions(tokenizer, engine, source_format, False, debug, calibration)
+    sides = [_side(p, options, jobs=jobs, strict=strict, quiet=quiet) for p in (a, b)]
+    result = compare_sides(*sides, grouping, meta_for(tokenizer, engine, (a, b), tok=tok))
+    render_report(result, fmt, output)
