@@ -1,1 +1,116 @@
-"""Placeholder: being written."""
+"""Harbor ATIF trajectories (`trajectory.json`, formats.md §8): one JSON document, one session.
+
+`{schema_version: "ATIF-v1.x", session_id, agent{name, model_name}, steps[{step_id, source:
+system|user|agent, message, reasoning_content?, model_name?, tool_calls?[{tool_call_id,
+function_name, arguments}], observation?{results[{source_call_id, content}]}, metrics?},
+final_metrics}`, as the Harbor RFC 0001 defines it.
+- Calls are the agent steps' tool_calls; a result answers the call its source_call_id names.
+  A result without one answers the step's next unanswered call: Harbor's mini-swe-agent
+  converter writes `call_<step>_1` on the call and no source_call_id on the command output.
+  Left over, it is the output of a non-tool action, an orphan. A call with no result (an
+  OpenHands `finish`, an interrupted run) is unpaired: ATIF does not say which calls expect one.
+- Measured is the result's `content` (a string; a list of text/image parts is flattened).
+- Each agent step is one model request; its outputs are first carried by the next one.
+- Usage: each agent step's metrics. `prompt_tokens` includes `cached_tokens` (the OpenAI
+  convention, stated by the RFC); a cache write, when a converter keeps one, is in
+  metrics.extra.cache_creation_input_tokens; `final_metrics` only sums the steps, not read.
+  request_id is `<session_id>#<step_id>`: ATIF keeps no provider response id.
+`line` is the step's 1-based position in `steps`; `session_id` names the session.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator
+
+from ..model import ModelText, SessionEnd, Skipped, Usage
+from .base import Collector, Pairing, Record, collectors, openai_parts
+
+KEY = "atif"
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _usage(metrics: dict, source: str, line: int, session: str, step: Any, model: str | None,
+           ts: str | None, index: int) -> Iterator[Usage]:
+    """The step's metrics as one request's usage, when it reports tokens."""
+    extra = _dict(metrics.get("extra"))
+    parts = openai_parts({
+        "prompt_tokens": metrics.get("prompt_tokens"), "completion_tokens": metrics.get("completion_tokens"),
+        "prompt_tokens_details": {"cached_tokens": metrics.get("cached_tokens")},
+        "cache_creation_input_tokens": extra.get("cache_creation_input_tokens"),
+    })
+    if any(parts):
+        reasoning = extra.get("reasoning_tokens")
+        yield Usage(source, line, KEY, session, f"{session}#{step}", model, *parts, ts=ts, request_index=index,
+                    reasoning=reasoning if isinstance(reasoning, int) and not isinstance(reasoning, bool) else 0)
+
+
+@collectors.register
+class AtifCollector(Collector):
+    """Harbor ATIF trajectory JSON: steps with tool_calls, observation results and metrics."""
+
+    key = KEY
+    description = "Harbor ATIF trajectory JSON (schema_version ATIF-v1.x): steps, tool_calls, observations"
+    jsonl = False
+    document = True
+
+    @classmethod
+    def sniff_doc(cls, doc: Any) -> bool:
+        """`schema_version` + `steps[]` + `agent`."""
+        return isinstance(doc, dict) and isinstance(doc.get("steps"), list) and isinstance(doc.get("agent"), dict) \
+            and isinstance(doc.get("schema_version"), str)
+
+    def collect(self, path: Path, doc: Any = None) -> Iterator[Record]:
+        """The trajectory's records, step by step."""
+        source = str(path)
+        if not isinstance(doc, dict) or not isinstance(doc.get("steps"), list):
+            yield Skipped(source, 1, "not an ATIF trajectory: no steps list")
+            return
+        session = _str(doc.get("session_id")) or path.stem
+        default_model = _str(_dict(doc.get("agent")).get("model_name"))
+        pairing, requests = Pairing(source, KEY, session), 0
+        for line, step in enumerate(doc["steps"], 1):
+            if not isinstance(step, dict):
+                yield Skipped(source, line, f"expected a step object, got {type(step).__name__}")
+                continue
+            ts, model = _str(step.get("timestamp")), _str(step.get("model_name")) or default_model
+            opened: list[str] = []  # this step's calls, for results without a source_call_id
+            if step.get("source") == "agent":
+                said = "\n".join(s for s in (step.get("reasoning_content"), step.get("message"))
+                                 if isinstance(s, str) and s.strip())
+                if said:
+                    yield ModelText(source, line, session, said)
+                yield from _usage(_dict(step.get("metrics")), source, line, session, step.get("step_id", line),
+                                  model, ts, requests)
+                requests += 1
+                calls = step.get("tool_calls") or []
+                for call in calls if isinstance(calls, list) else [None]:
+                    call = _dict(call)
+                    call_id, name = _str(call.get("tool_call_id")), _str(call.get("function_name"))
+                    if call_id is None or name is None:
+                        yield Skipped(source, line, "tool call without a tool_call_id or function_name")
+                        continue
+                    pairing.call(call_id, name, call.get("arguments"), line, ts=ts, model=model)
+                    opened.append(call_id)
+            results = _dict(step.get("observation")).get("results") or []
+            if not isinstance(results, list):
+                yield Skipped(source, line, "observation results is not a list")
+                continue
+            for result in results:
+                if not isinstance(result, dict):
+                    yield Skipped(source, line, "observation result is not an object")
+                    continue
+                key = _str(result.get("source_call_id"))
+                if key is None:  # the step's next unanswered call, else an orphan
+                    key = next((k for k in opened if k in pairing.pending), "")
+                yield pairing.result(key, result.get("content"), line, is_error=result.get("is_error") is True,
+                                     request_index=requests, ts=ts, model=model)
+        yield from pairing.unpaired()
+        yield SessionEnd(source, session, (requests,))
