@@ -9,8 +9,11 @@ from toolaudit.collectors import collectors
 from toolaudit.collectors.base import load_document, loads
 from toolaudit.collectors.discover import detect
 
-# corpus folder -> the collector that reads it (None: a format with no collector yet)
-EXPECTED = {"claude-code": "claude-code", "codex": "codex", "openai-chat": "openai-chat"}
+# corpus folder -> the collector that reads it: each folder is named after its format
+EXPECTED = {folder: folder for folder in (
+    "claude-code", "codex", "openai-chat", "gemini-cli", "swe-agent", "mini-swe-agent",
+    "openhands", "openai-responses", "hermes", "atif",
+)}
 # the Agent Sessions app's made-up "drift" lines: not a Codex format (see test_codex.py)
 NOT_A_FORMAT = {"stage0-codex-schema_drift.jsonl"}
 FILES = sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.name != "SOURCES.md") if CORPUS.is_dir() else []
