@@ -37,7 +37,8 @@ def _model_price(model: str):
         try:
             return calc_price(PriceUsage(input_tokens=1, output_tokens=1), model).model_price
         except LookupError:
-            return None
+            # routers name models `provider/model` (OpenRouter, litellm): try the model alone
+            return _model_price(model.rsplit("/", 1)[1]) if "/" in model else None
 
 
 def _base(price) -> Decimal | None:
@@ -62,11 +63,12 @@ def request_cost(usage: Usage, model: str | None) -> Decimal | None:
     """What one request was billed, tiers included; None for a model the table lacks."""
     from genai_prices import Usage as PriceUsage, calc_price
 
-    if not model or _model_price(model) is None:
+    price = _model_price(model) if model else None
+    if price is None:
         return None
     billed = PriceUsage(input_tokens=usage.input_total, cache_read_tokens=usage.cache_read,
                         cache_write_tokens=usage.cache_write, output_tokens=usage.output)
-    return calc_price(billed, model).total_price
+    return Decimal(price.calc_price(billed)["total_price"])
 
 
 @dataclass
