@@ -3,46 +3,25 @@
 from __future__ import annotations
 
 import json
-from collections import Counter
 from pathlib import Path
 
-import pytest
-
+from conftest import SAMPLES
+from helpers import (check_empty, check_junk, check_truncated_line, corpus_path, jsonl, kinds, records_of, split,
+                     write)
 from toolaudit.collectors.anthropic_messages import AnthropicMessagesCollector, is_anthropic_body
-
 from toolaudit.collectors.discover import detect
 from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, SessionEnd, Skipped, ToolCall
 
-SAMPLE = Path(__file__).resolve().parents[2] / "sample_logs" / "anthropic-messages" / "requests.jsonl"
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
+SAMPLE = SAMPLES / "anthropic-messages" / "requests.jsonl"
 MINE = {"openai-chat", "anthropic-messages", "toolaudit-jsonl"}
 
 
-def split(out):
-    out = list(out)
-    return ([r for r in out if isinstance(r, ToolCall)], [r for r in out if isinstance(r, Skipped)],
-            [r for r in out if isinstance(r, SessionEnd)])
-
-
 def records(path: Path):
-    cls, doc = detect(path)
-    assert cls is AnthropicMessagesCollector, path
-    return split(cls().collect(path, doc))
+    return split(records_of(AnthropicMessagesCollector, path))
 
 
 def forced(path: Path):
-    cls, doc = detect(path, "anthropic-messages")
-    return split(cls().collect(path, doc))
-
-
-def write(tmp_path: Path, text: str | bytes, name: str = "log.jsonl") -> Path:
-    path = tmp_path / name
-    path.write_bytes(text.encode() if isinstance(text, str) else text)
-    return path
-
-
-def jsonl(*objs) -> str:
-    return "".join(json.dumps(o) + "\n" for o in objs)
+    return split(records_of(AnthropicMessagesCollector, path, forced=True))
 
 
 def use(call_id, name, **args):
@@ -160,10 +139,9 @@ def test_sniffing_is_exclusive_with_openai_chat():
 
 def test_detection_on_samples_and_corpus():
     assert detect(SAMPLE)[0] is AnthropicMessagesCollector
-    if not CORPUS.is_dir():
-        pytest.skip(f"real corpus not found at {CORPUS} (../shared/corpus beside the repo)")
-    assert detect(CORPUS / "claude-code/spotter/short.jsonl")[0].key == "claude-code"
-    for path in sorted((CORPUS / "codex/localpush").glob("*.jsonl")):
+    corpus = corpus_path()
+    assert detect(corpus / "claude-code/spotter/short.jsonl")[0].key == "claude-code"
+    for path in sorted((corpus / "codex/localpush").glob("*.jsonl")):
         assert detect(path)[0].key == "codex", path
 
 
@@ -194,17 +172,10 @@ def test_truncated_empty_junk_surrogates(tmp_path):
     req = {"model": "m", "system": "s", "messages": [
         {"role": "assistant", "content": [use("t1", "Read", file_path="\ud83d")]},
         {"role": "user", "content": [result("t1", [{"type": "text", "text": "half \udc00 emoji"}])]}]}
-    path = write(tmp_path, jsonl(req) + json.dumps(req)[:50])
-    calls, skipped, _ = records(path)
+    calls = kinds(check_truncated_line(tmp_path, AnthropicMessagesCollector, req, 50), ToolCall)
     assert [c.output for c in calls] == ["half \udc00 emoji"] and calls[0].args == '{"file_path":"\ud83d"}'
-    assert [(s.line, s.benign) for s in skipped] == [(2, True)]
 
-    empty = write(tmp_path, b"", "empty.jsonl")
-    assert detect(empty) == (None, None)
-    assert [s.reason for s in forced(empty)[1]] == ["empty file"]
+    check_empty(tmp_path, AnthropicMessagesCollector)
 
-    junk = write(tmp_path, b"\x00\xff\xfe{\x89PNG\r\n\x1a\n", "junk.jsonl")
-    assert detect(junk) == (None, None)
-    calls, skipped, _ = forced(junk)
-    assert calls == [] and len(skipped) == 2 and not any(s.benign for s in skipped)
-    assert Counter("invalid JSON" in s.reason for s in skipped) == {True: 2}
+    junk = check_junk(tmp_path, AnthropicMessagesCollector, b"\x00\xff\xfe{\x89PNG\r\n\x1a\n")
+    assert len(kinds(junk, Skipped)) == 2

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from pathlib import Path
+from functools import partial
 
 import pytest
 
-from conftest import CORPUS, SAMPLES
+from conftest import SAMPLES
+from helpers import check_empty, check_junk, corpus_path, kinds, lone_surrogate_calls, records_of, writer
 from toolaudit.collectors.atif import AtifCollector
 from toolaudit.collectors.discover import detect
 from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, ModelText, SessionEnd, Skipped, ToolCall, Usage
@@ -16,32 +17,13 @@ from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, ModelText, SessionEnd, Ski
 SAMPLE = SAMPLES / "atif" / "trajectory.json"
 HELLO = "atif/inspect_scout/openhands_hello-world.trajectory.json"
 
-
-def corpus(rel: str = "") -> Path:
-    if not CORPUS.is_dir():
-        pytest.skip(f"real corpus not found at {CORPUS} (../shared/corpus beside the repo)")
-    return CORPUS / rel
-
-
-def kinds(out, kind):
-    return [r for r in out if isinstance(r, kind)]
-
-
-def collect(path: Path, forced: bool = False):
-    cls, doc = detect(path, "atif" if forced else None)
-    assert cls is AtifCollector, path
-    return list(cls().collect(path, doc))
+collect = partial(records_of, AtifCollector)
+write = writer("trajectory.json", json.dumps)  # a trajectory object, or the bytes of a broken one
 
 
 def trajectory(steps, **extra):
     return {"schema_version": "ATIF-v1.5", "session_id": "s-1", "agent": {"name": "x", "version": "1"},
             "steps": steps, **extra}
-
-
-def write(tmp_path: Path, doc, name: str = "trajectory.json") -> Path:
-    path = tmp_path / name
-    path.write_bytes(doc if isinstance(doc, bytes) else json.dumps(doc).encode())
-    return path
 
 
 def test_sample():
@@ -63,7 +45,7 @@ def test_sample():
 
 
 def test_corpus_file_counts_by_hand():
-    path = corpus(HELLO)
+    path = corpus_path(HELLO)
     out = collect(path)
     assert [s for s in kinds(out, Skipped) if not s.benign] == []
     calls = kinds(out, ToolCall)
@@ -78,7 +60,7 @@ def test_corpus_file_counts_by_hand():
 
 
 def test_corpus_folder_is_covered():
-    assert sorted(str(p.relative_to(corpus())) for p in corpus("atif").rglob("*") if p.is_file()) == [HELLO]
+    assert sorted(str(p.relative_to(corpus_path())) for p in corpus_path("atif").rglob("*") if p.is_file()) == [HELLO]
 
 
 def test_results_without_source_call_id(tmp_path):
@@ -134,17 +116,12 @@ def test_truncated_empty_junk_surrogates(tmp_path):
     assert detect(truncated) == (None, None)  # not a document at all
     assert [s.reason for s in collect(truncated, forced=True)] == ["not an ATIF trajectory: no steps list"]
 
-    empty = write(tmp_path, b"", "empty.json")
-    assert detect(empty) == (None, None)
-    assert [s.reason for s in collect(empty, forced=True)] == ["not an ATIF trajectory: no steps list"]
-
-    junk = write(tmp_path, b"\x00\xff\xfe\x89PNG\r\n\x1a\n\xc3\x28[[[\n", "junk.json")
-    assert detect(junk) == (None, None)
-    assert kinds(collect(junk, forced=True), ToolCall) == []
+    check_empty(tmp_path, AtifCollector, [("not an ATIF trajectory: no steps list", False)])
+    check_junk(tmp_path, AtifCollector, reason="not an ATIF trajectory")
 
     lone = trajectory([{"step_id": 1, "source": "agent", "message": "\ud83d", "tool_calls": [
         {"tool_call_id": "a", "function_name": "ls", "arguments": {"p": "\ud83d"}}],
         "observation": {"results": [{"source_call_id": "a", "content": "half \ud83d"}]}}])
-    out = collect(write(tmp_path, lone, "lone.json"))  # json.dumps writes \ud83d escapes
-    assert kinds(out, Skipped) == [] and kinds(out, ToolCall)[0].output == "half \ud83d"
+    calls = lone_surrogate_calls(tmp_path, AtifCollector, json.dumps(lone))  # json.dumps writes \ud83d escapes
+    assert calls[0].output == "half \ud83d"
     assert not AtifCollector.sniff_doc({"steps": [], "agent": {}})  # no schema_version

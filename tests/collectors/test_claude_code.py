@@ -9,33 +9,25 @@ import pytest
 
 from toolaudit.collectors.claude_code import ClaudeCodeCollector
 from toolaudit.collectors.discover import detect
-from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, SessionEnd, Skipped, ToolCall
+from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, SessionEnd
 
 from conftest import SAMPLES
+from helpers import check_empty, split, totals, writer
 from test_claude_code_usage import independent_usage
 
 SAMPLE = SAMPLES / "claude-code" / "-home-dev-shop"
 MAIN = SAMPLE / "5f1c2a9e-3b7d-4e21-9a6c-0d8e4f2b7a11.jsonl"
+write = writer("s.jsonl")
 
 
 def records(path: Path):
-    out = list(ClaudeCodeCollector().collect(path))
-    calls = [r for r in out if isinstance(r, ToolCall)]
-    skipped = [r for r in out if isinstance(r, Skipped)]
-    ends = [r for r in out if isinstance(r, SessionEnd)]
-    return calls, skipped, ends
-
-
-def per_tool(calls):
-    return dict(Counter(c.tool for c in calls)), {
-        t: sum(len(c.output) for c in calls if c.tool == t) for t in {c.tool for c in calls}
-    }
+    return split(ClaudeCodeCollector().collect(path))
 
 
 def test_sample_main_session_counts_what_the_model_saw():
     calls, skipped, ends = records(MAIN)
     assert skipped == []
-    counts, _ = per_tool(calls)
+    counts, _ = totals(calls)
     # the subagent's own file exists, so the Grep nested in progress lines is not counted here
     assert counts == {"Grep": 1, "Read": 3, "Glob": 1, "Task": 1, "Edit": 1, "Bash": 2,
                       "WebFetch": 1, "mcp__browser__screenshot": 1}
@@ -128,7 +120,7 @@ HAND = {
 @pytest.mark.parametrize("rel", sorted(HAND))
 def test_hand_counts(corpus, rel):
     calls, _, _ = records(corpus / "claude-code" / rel)
-    assert per_tool(calls) == HAND[rel]
+    assert totals(calls) == HAND[rel]
 
 
 def test_progress_calls_count_only_without_a_subagent_file(corpus):
@@ -156,12 +148,6 @@ def test_synthetic_fixture_has_unpaired_calls(corpus):
         ("FailingTool", PAIRED), ("MultiEdit", UNPAIRED), ("TodoWrite", UNPAIRED)]
 
 
-def _write(tmp_path: Path, text: str | bytes) -> Path:
-    path = tmp_path / "s.jsonl"
-    path.write_bytes(text if isinstance(text, bytes) else text.encode())
-    return path
-
-
 HEAD = '{"type":"user","sessionId":"s1","uuid":"u1","message":{"role":"user","content":"hi"}}\n'
 CALL = ('{"type":"assistant","sessionId":"s1","uuid":"u2","message":{"id":"m1","model":"claude-x",'
         '"content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]}}\n')
@@ -171,7 +157,7 @@ def test_broken_lines_become_skipped_records(tmp_path):
     text = HEAD + CALL + "{not json\n" + '["a list"]\n' + '{"type":"user","message":7}\n' + \
         '{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"ok \\ud83d"}]}}\n' + \
         '{"type":"assistant","message":{"content":[{"type":"tool_use","name":"X"}]}}\n' + '{"type":"user","mess'
-    calls, skipped, _ = records(_write(tmp_path, text))
+    calls, skipped, _ = records(write(tmp_path, text))
     assert [c.tool for c in calls] == ["Bash"]
     assert calls[0].output == "ok \ud83d"  # kept as read; measurement sanitizes it
     assert [(s.line, s.benign) for s in skipped] == [(3, False), (4, False), (5, False), (7, False), (8, True)]
@@ -181,15 +167,13 @@ def test_broken_lines_become_skipped_records(tmp_path):
 def test_orphan_result_and_binary_junk(tmp_path):
     text = HEAD.encode() + b'\xff\xfe\x00garbage\n' + \
         b'{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"zz","content":"caf\xe9"}]}}\n'
-    calls, skipped, _ = records(_write(tmp_path, text))
+    calls, skipped, _ = records(write(tmp_path, text))
     assert [(c.tool, c.status, c.output) for c in calls] == [("unknown", ORPHAN, "caf\ufffd")]
     assert [s.line for s in skipped] == [2]
 
 
 def test_empty_file_yields_nothing(tmp_path):
-    path = _write(tmp_path, "")
-    assert list(ClaudeCodeCollector().collect(path)) == []
-    assert detect(path) == (None, None)
+    check_empty(tmp_path, ClaudeCodeCollector, expect=())
 
 
 def test_usage_equals_an_independent_sum_by_message_id(corpus):

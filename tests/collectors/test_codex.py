@@ -11,45 +11,26 @@ import pytest
 from toolaudit.audit.markers import truncated_by
 from toolaudit.collectors.codex import CodexCollector
 from toolaudit.collectors.discover import detect
-from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, ModelText, SessionEnd, Skipped, ToolCall, Usage
+from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, ModelText, SessionEnd, Skipped, Usage
 
-from conftest import CORPUS, SAMPLES
+from conftest import SAMPLES
+from helpers import (PNG_JUNK, check_empty, check_junk, corpus_file, corpus_files, each_path, lines_writer, live_copy,
+                     per_tool, split)
 
 OLD = SAMPLES / "codex" / "rollout-2025-10-21T14-02-11-019a06f2-3c41-7d2e-9b8a-4f1e6c2d7a90.jsonl"
 NEW = SAMPLES / "codex" / "rollout-2026-01-14T09-47-03-019bbd3e-71a8-7c05-8e2f-d46a1b93c7f2.jsonl"
-CODEX_CORPUS = CORPUS / "codex"
-CORPUS_FILES = sorted(CODEX_CORPUS.rglob("*.jsonl")) if CODEX_CORPUS.is_dir() else []
+CORPUS_FILES = corpus_files("codex", "**/*.jsonl")
 # a third-party app's invented "drift" lines (no session header, calls without ids):
 # not a Codex format, so detection leaves it to others; forced reading must still cope
 DRIFT = "stage0-codex-schema_drift.jsonl"
 VIEW = "codex-session-view/rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl"
 PUSH = "localpush/rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl"
 OUTPUT_ITEMS = {"function_call_output", "custom_tool_call_output", "tool_search_output"}
+write = lines_writer("rollout.jsonl")
 
 
 def records(path: Path):
-    out = list(CodexCollector().collect(path))
-    calls = [r for r in out if isinstance(r, ToolCall)]
-    skipped = [r for r in out if isinstance(r, Skipped)]
-    ends = [r for r in out if isinstance(r, SessionEnd)]
-    said = [r for r in out if isinstance(r, (ModelText, Usage))]
-    assert len(calls) + len(skipped) + len(ends) + len(said) == len(out)
-    return calls, skipped, ends
-
-
-def per_tool(calls) -> dict[str, tuple[int, int]]:
-    """tool -> (records, output chars)."""
-    out: dict[str, tuple[int, int]] = {}
-    for c in calls:
-        n, chars = out.get(c.tool, (0, 0))
-        out[c.tool] = (n + 1, chars + len(c.output))
-    return out
-
-
-def write(tmp_path: Path, lines: list, name: str = "rollout.jsonl") -> Path:
-    path = tmp_path / name
-    path.write_text("".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in lines), encoding="utf-8")
-    return path
+    return split(CodexCollector().collect(path), rest=(ModelText, Usage))
 
 
 def env(kind: str, payload, ts: str = "2026-01-02T03:04:05.000Z") -> dict:
@@ -58,12 +39,6 @@ def env(kind: str, payload, ts: str = "2026-01-02T03:04:05.000Z") -> dict:
 
 META = env("session_meta", {"id": "sess-1", "cwd": "/w", "originator": "codex_cli_rs",
                             "cli_version": "0.94.0", "source": "cli"})
-
-
-def corpus_file(path):
-    if path is None:
-        pytest.skip("../shared/corpus not found")
-    return path
 
 
 # ------------------------------------------------------------------ samples
@@ -111,8 +86,7 @@ def test_new_sample_exec_patch_compaction_and_unanswered_call():
 # ------------------------------------------------------------------ the real corpus
 
 # the drift fixture is not a Codex format: see test_drift_fixture_is_not_claimed
-@pytest.mark.parametrize("path", [p for p in CORPUS_FILES if p.name != DRIFT] or [None],
-                         ids=lambda p: p.name if p else "no-corpus")
+@each_path([p for p in CORPUS_FILES if p.name != DRIFT])
 def test_corpus_file_reads_cleanly_and_counts_each_output_once(path):
     path = corpus_file(path)
     calls, skipped, ends = records(path)
@@ -129,7 +103,7 @@ def test_corpus_file_reads_cleanly_and_counts_each_output_once(path):
     assert sum(c.status != UNPAIRED for c in calls) == outputs
 
 
-@pytest.mark.parametrize("path", CORPUS_FILES or [None], ids=lambda p: p.name if p else "no-corpus")
+@each_path(CORPUS_FILES)
 def test_detect_picks_codex_for_corpus_files(path):
     path = corpus_file(path)
     cls, doc = detect(path)
@@ -321,11 +295,7 @@ def test_images_and_list_outputs(tmp_path):
 # ------------------------------------------------------------------ broken input
 
 def test_truncated_last_line_is_benign(tmp_path):
-    raw = OLD.read_bytes()
-    cut = raw[: raw.rstrip(b"\n").rfind(b"\n") + 1] + raw.rstrip(b"\n").rsplit(b"\n", 1)[1][:80]
-    path = tmp_path / "live.jsonl"
-    path.write_bytes(cut)
-    calls, skipped, ends = records(path)
+    calls, skipped, ends = records(live_copy(tmp_path, OLD, 80))  # the last line cut after 80 bytes
     assert [(s.line, s.benign) for s in skipped] == [(52, True)]
     assert len(calls) == 6 and len(ends) == 1
 
@@ -371,16 +341,11 @@ def test_wrong_types_become_skipped(tmp_path):
 
 
 def test_empty_file(tmp_path):
-    path = tmp_path / "empty.jsonl"
-    path.write_bytes(b"")
-    assert list(CodexCollector().collect(path)) == []
-    assert detect(path) == (None, None)
+    check_empty(tmp_path, CodexCollector, expect=())
 
 
 def test_binary_junk(tmp_path):
-    path = tmp_path / "junk.jsonl"
-    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe\xfd\n" + bytes(range(256)) + b"\n")
-    out = list(CodexCollector().collect(path))
+    out = check_junk(tmp_path, CodexCollector, PNG_JUNK)
     assert out and all(isinstance(r, Skipped) for r in out)
 
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 from conftest import CORPUS
+from helpers import corpus_file, corpus_files, each_path
 from toolaudit.collectors import collectors
 from toolaudit.collectors.base import load_document, loads
 from toolaudit.collectors.discover import detect
@@ -16,7 +15,7 @@ EXPECTED = {folder: folder for folder in (
 )}
 # the Agent Sessions app's made-up "drift" lines: not a Codex format (see test_codex.py)
 NOT_A_FORMAT = {"stage0-codex-schema_drift.jsonl"}
-FILES = sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.name != "SOURCES.md") if CORPUS.is_dir() else []
+FILES = [p for p in corpus_files("") if p.name != "SOURCES.md"]
 
 
 def _claims(path):
@@ -35,10 +34,9 @@ def _claims(path):
             or (cls.document and doc is not None and cls.sniff_doc(doc))}
 
 
-@pytest.mark.parametrize("path", FILES or [None], ids=lambda p: str(p.relative_to(CORPUS)) if p else "no-corpus")
+@each_path(FILES, ids=lambda p: str(p.relative_to(CORPUS)))
 def test_detection(path):
-    if path is None:
-        pytest.skip(f"real corpus not found at {CORPUS} (../shared/corpus beside the repo)")
+    path = corpus_file(path)
     folder = path.relative_to(CORPUS).parts[0]
     expected = None if path.name in NOT_A_FORMAT else EXPECTED.get(folder)
     cls, _ = detect(path)

@@ -9,49 +9,27 @@ import pytest
 
 from toolaudit.collectors.discover import detect
 from toolaudit.collectors.gemini_cli import GeminiCLICollector
-from toolaudit.model import PAIRED, UNPAIRED, ModelText, SessionEnd, Skipped, ToolCall, Usage
+from toolaudit.model import PAIRED, UNPAIRED, ModelText, SessionEnd, ToolCall
 
-from conftest import CORPUS, SAMPLES
+from conftest import SAMPLES
+from helpers import (PNG_JUNK, check_empty, check_junk, check_truncated_document, corpus_file, corpus_files, detected,
+                     each_path, lines_writer, live_copy, per_tool, split)
 
 JSONL = SAMPLES / "gemini-cli" / "session-2026-05-12T09-14-3b9c2e71.jsonl"
 LEGACY = SAMPLES / "gemini-cli" / "session-2026-01-20T16-02-8e41d0aa.json"
-GEMINI_CORPUS = CORPUS / "gemini-cli"
-CORPUS_FILES = sorted(p for p in GEMINI_CORPUS.rglob("*") if p.is_file()) if GEMINI_CORPUS.is_dir() else []
+CORPUS_FILES = corpus_files("gemini-cli")
 ENTIRE = "entire-checkpoints/12-cbfeaa512b-0.session.json"
 FIXTURE = "agent-sessions/stage0-gemini-jsonl_v040.jsonl"
+write = lines_writer("session.jsonl")
 
 
 def records(path: Path, doc=None):
-    out = list(GeminiCLICollector().collect(path, doc))
-    calls = [r for r in out if isinstance(r, ToolCall)]
-    skipped = [r for r in out if isinstance(r, Skipped)]
-    ends = [r for r in out if isinstance(r, SessionEnd)]
-    usage = [r for r in out if isinstance(r, Usage)]
-    said = [r for r in out if isinstance(r, ModelText)]
-    assert len(calls) + len(skipped) + len(ends) + len(usage) + len(said) == len(out)
-    return calls, skipped, ends, usage
+    return split(GeminiCLICollector().collect(path, doc), usage=True, rest=ModelText)
 
 
 def read(path: Path):
     """Records as the scan gets them: detection first, then the document when there is one."""
-    cls, doc = detect(path)
-    assert cls is GeminiCLICollector
-    return records(path, doc)
-
-
-def per_tool(calls) -> dict[str, tuple[int, int]]:
-    """tool -> (records, output chars)."""
-    out: dict[str, tuple[int, int]] = {}
-    for c in calls:
-        n, chars = out.get(c.tool, (0, 0))
-        out[c.tool] = (n + 1, chars + len(c.output))
-    return out
-
-
-def write(tmp_path: Path, lines: list, name: str = "session.jsonl") -> Path:
-    path = tmp_path / name
-    path.write_text("".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in lines), encoding="utf-8")
-    return path
+    return records(path, detected(path, GeminiCLICollector))
 
 
 META = {"sessionId": "s-1", "projectHash": "h" * 64, "startTime": "2026-05-01T10:00:00.000Z",
@@ -76,12 +54,6 @@ def call(call_id: str, output, name: str = "run_shell_command", status: str = "s
             "timestamp": "2026-05-01T10:00:03.000Z",
             "result": [{"functionResponse": {"id": call_id, "name": name, "response": response}}],
             "resultDisplay": display, "displayName": "Shell", "description": "ls", "renderOutputAsMarkdown": False}
-
-
-def corpus_file(path):
-    if path is None:
-        pytest.skip("../shared/corpus not found")
-    return path
 
 
 # ------------------------------------------------------------------ samples
@@ -130,7 +102,7 @@ def test_legacy_sample_errors_and_images():
 
 # ------------------------------------------------------------------ the real corpus
 
-@pytest.mark.parametrize("path", CORPUS_FILES or [None], ids=lambda p: p.name if p else "no-corpus")
+@each_path(CORPUS_FILES)
 def test_corpus_file_reads_cleanly(path):
     path = corpus_file(path)
     calls, skipped, ends, _ = read(path)
@@ -278,20 +250,13 @@ def test_legacy_record_on_one_line(tmp_path):
 # ------------------------------------------------------------------ broken input
 
 def test_truncated_last_line_is_benign(tmp_path):
-    raw = JSONL.read_bytes()
-    path = tmp_path / "live.jsonl"
-    path.write_bytes(raw[: raw.rstrip(b"\n").rfind(b"\n") + 1] + b'{"id":"c2e6a0d4","type":"gem')
-    calls, skipped, ends, _ = records(path)
+    calls, skipped, ends, _ = records(live_copy(tmp_path, JSONL, b'{"id":"c2e6a0d4","type":"gem'))
     assert [(s.line, s.benign) for s in skipped] == [(37, True)]
     assert len(calls) == 8 and len(ends) == 1
 
 
 def test_truncated_document(tmp_path):
-    path = tmp_path / "session.json"
-    path.write_text(LEGACY.read_text()[:2000])
-    assert detect(path) == (None, None)
-    out = list(GeminiCLICollector().collect(path))  # forced: one problem, not one per line
-    assert len(out) == 1 and out[0].reason.startswith("not a JSON document") and not out[0].benign
+    check_truncated_document(tmp_path, GeminiCLICollector, LEGACY, 2000)
 
 
 def test_wrong_types_become_skipped(tmp_path):
@@ -313,18 +278,11 @@ def test_wrong_types_become_skipped(tmp_path):
 
 
 def test_empty_file(tmp_path):
-    path = tmp_path / "empty.jsonl"
-    path.write_bytes(b"")
-    assert detect(path) == (None, None)
-    assert [(s.reason, s.benign) for s in GeminiCLICollector().collect(path)] == [("empty file", True)]
+    check_empty(tmp_path, GeminiCLICollector)
 
 
 def test_binary_junk(tmp_path):
-    path = tmp_path / "junk.jsonl"
-    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe\xfd\n" + bytes(range(256)) + b"\n")
-    out = list(GeminiCLICollector().collect(path))
-    assert out and all(isinstance(r, Skipped) or isinstance(r, SessionEnd) for r in out)
-    assert any(isinstance(r, Skipped) and not r.benign for r in out)
+    check_junk(tmp_path, GeminiCLICollector, PNG_JUNK)  # problems and the session's end, never a call
 
 
 def test_lone_surrogates_in_output(tmp_path):
@@ -342,7 +300,7 @@ def test_detect_samples(sample):
     assert cls is GeminiCLICollector and (doc is None) == (sample.suffix == ".jsonl")
 
 
-@pytest.mark.parametrize("path", CORPUS_FILES or [None], ids=lambda p: p.name if p else "no-corpus")
+@each_path(CORPUS_FILES)
 def test_detect_picks_gemini_for_corpus_files(path):
     assert detect(corpus_file(path))[0] is GeminiCLICollector
 

@@ -3,39 +3,21 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from functools import partial
 
 import pytest
 
-from conftest import CORPUS, SAMPLES
-from toolaudit.collectors.discover import detect
+from conftest import SAMPLES
+from helpers import (check_empty, check_junk, check_truncated_line, corpus_path, kinds, lone_surrogate_calls,
+                     records_of, writer)
 from toolaudit.collectors.hermes import HermesCollector
 from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, ModelText, SessionEnd, Skipped, ToolCall
 
 HERE = SAMPLES / "hermes"
 SESSIONS = "hermes/agent-sessions"
 
-
-def corpus(rel: str = "") -> Path:
-    if not CORPUS.is_dir():
-        pytest.skip(f"real corpus not found at {CORPUS} (../shared/corpus beside the repo)")
-    return CORPUS / rel
-
-
-def kinds(out, kind):
-    return [r for r in out if isinstance(r, kind)]
-
-
-def collect(path: Path, forced: bool = False):
-    cls, doc = detect(path, "hermes" if forced else None)
-    assert cls is HermesCollector, path
-    return list(cls().collect(path, doc))
-
-
-def write(tmp_path: Path, text: str | bytes, name: str = "trajectories.jsonl") -> Path:
-    path = tmp_path / name
-    path.write_bytes(text.encode() if isinstance(text, str) else text)
-    return path
+collect = partial(records_of, HermesCollector)
+write = writer("trajectories.jsonl")
 
 
 def gpt(*calls, text=""):
@@ -91,13 +73,13 @@ def test_sample_session_log():
 
 @pytest.mark.parametrize("name", ["stage0-hermes-large.json", "stage0-hermes-schema_drift.json", "stage0-hermes-small.json"])
 def test_every_corpus_file(name):
-    out = collect(corpus(SESSIONS) / name)
+    out = collect(corpus_path(SESSIONS) / name)
     assert [s for s in kinds(out, Skipped) if not s.benign] == []
     assert all(c.status == PAIRED for c in kinds(out, ToolCall))
 
 
 def test_corpus_folder_is_covered():
-    assert sorted(p.name for p in corpus(SESSIONS).iterdir()) == [
+    assert sorted(p.name for p in corpus_path(SESSIONS).iterdir()) == [
         "stage0-hermes-large.json", "stage0-hermes-schema_drift.json", "stage0-hermes-small.json"]
 
 
@@ -105,7 +87,7 @@ def test_corpus_counts_by_hand():
     # read off the files: one tool message each in large (shell, 37 chars) and schema_drift (memory, 11), none in small
     found = {}
     for name in ("stage0-hermes-large.json", "stage0-hermes-schema_drift.json", "stage0-hermes-small.json"):
-        out = collect(corpus(SESSIONS) / name)
+        out = collect(corpus_path(SESSIONS) / name)
         found[name] = [(c.session, c.tool, c.call_id, c.output) for c in kinds(out, ToolCall)]
         found[name + " requests"] = kinds(out, SessionEnd)[0].requests
     assert found == {
@@ -196,24 +178,17 @@ def test_wrong_types_are_skipped(tmp_path, line, reason):
 def test_truncated_empty_junk_surrogates(tmp_path):
     conv = {"conversations": [gpt({"name": "ls", "arguments": {}}),
                               tool({"tool_call_id": "a", "name": "ls", "content": "ok"})]}
-    out = collect(write(tmp_path, json.dumps(conv) + "\n" + json.dumps(conv)[:40]))
-    assert len(kinds(out, ToolCall)) == 1 and [(s.line, s.benign) for s in kinds(out, Skipped)] == [(2, True)]
-
-    empty = write(tmp_path, b"", "empty.jsonl")
-    assert detect(empty) == (None, None)
-    assert [s.reason for s in kinds(collect(empty, forced=True), Skipped)] == ["empty file"]
-
-    junk = write(tmp_path, b"\x00\xff\xfe\x89PNG\r\n\x1a\n\xc3\x28[[[\n", "junk.json")
-    assert detect(junk) == (None, None)
-    out = collect(junk, forced=True)
-    assert kinds(out, ToolCall) == [] and all("invalid JSON" in s.reason for s in kinds(out, Skipped))
+    check_truncated_line(tmp_path, HermesCollector, conv, 40)
+    check_empty(tmp_path, HermesCollector)
+    check_junk(tmp_path, HermesCollector)
 
     lone = {"conversations": [gpt({"name": "ls", "arguments": {"p": "\ud83d"}}),
                               tool({"tool_call_id": "a", "name": "ls", "content": "half \ud83d"})]}
-    out = collect(write(tmp_path, json.dumps(lone) + "\n", "lone.jsonl"))  # \ud83d escapes, inside JSON inside JSON
-    assert kinds(out, Skipped) == [] and "\\ud83d" in kinds(out, ToolCall)[0].output
+    # \ud83d escapes, inside JSON inside JSON
+    calls = lone_surrogate_calls(tmp_path, HermesCollector, json.dumps(lone) + "\n")
+    assert "\\ud83d" in calls[0].output
     raw = {"conversations": [gpt({"name": "ls", "arguments": {}}), {"from": "tool", "value": "raw \ud83d"}]}
-    out = collect(write(tmp_path, json.dumps(raw) + "\n", "raw.jsonl"))  # a real lone surrogate once parsed
-    assert kinds(out, Skipped) == [] and kinds(out, ToolCall)[0].output == "raw \ud83d"
+    calls = lone_surrogate_calls(tmp_path, HermesCollector, json.dumps(raw) + "\n")  # a real lone surrogate once parsed
+    assert calls[0].output == "raw \ud83d"
     assert [s.reason for s in HermesCollector().collect(tmp_path / "x.json", "str")] == [
         "neither a ShareGPT conversation nor a hermes session log"]

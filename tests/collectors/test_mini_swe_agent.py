@@ -9,47 +9,25 @@ import pytest
 
 from toolaudit.collectors.discover import detect
 from toolaudit.collectors.mini_swe_agent import MiniSWEAgentCollector
-from toolaudit.model import PAIRED, UNPAIRED, ModelText, SessionEnd, Skipped, ToolCall, Usage
+from toolaudit.model import PAIRED, UNPAIRED, ModelText, SessionEnd
 
-from conftest import CORPUS, SAMPLES
+from conftest import SAMPLES
+from helpers import (check_empty, check_junk, check_truncated_document, corpus_file, corpus_files, detected, each_path,
+                     per_tool, split, writer)
 
 SAMPLE = SAMPLES / "mini-swe-agent" / "acme__tinycsv-57.traj.json"
-MINI_CORPUS = CORPUS / "mini-swe-agent"
-CORPUS_FILES = sorted(MINI_CORPUS.rglob("*.json")) if MINI_CORPUS.is_dir() else []
+CORPUS_FILES = corpus_files("mini-swe-agent", "**/*.json")
 DJANGO = "gemini-3-pro-swebench/django__django-11099.traj.json"
 BARE = "mini-swe-agent-tests/github_issue.traj.json"
+traj = writer("run.traj.json", json.dumps)
 
 
 def records(path: Path, doc=None):
-    out = list(MiniSWEAgentCollector().collect(path, doc))
-    calls = [r for r in out if isinstance(r, ToolCall)]
-    skipped = [r for r in out if isinstance(r, Skipped)]
-    ends = [r for r in out if isinstance(r, SessionEnd)]
-    usage = [r for r in out if isinstance(r, Usage)]
-    said = [r for r in out if isinstance(r, ModelText)]
-    assert len(calls) + len(skipped) + len(ends) + len(usage) + len(said) == len(out)
-    return calls, skipped, ends, usage
+    return split(MiniSWEAgentCollector().collect(path, doc), usage=True, rest=ModelText)
 
 
 def read(path: Path):
-    cls, doc = detect(path)
-    assert cls is MiniSWEAgentCollector and doc is not None
-    return records(path, doc)
-
-
-def per_tool(calls) -> dict[str, tuple[int, int]]:
-    """tool -> (records, output chars)."""
-    out: dict[str, tuple[int, int]] = {}
-    for c in calls:
-        n, chars = out.get(c.tool, (0, 0))
-        out[c.tool] = (n + 1, chars + len(c.output))
-    return out
-
-
-def traj(tmp_path: Path, doc, name: str = "run.traj.json") -> Path:
-    path = tmp_path / name
-    path.write_text(json.dumps(doc))
-    return path
+    return records(path, detected(path, MiniSWEAgentCollector, document=True))
 
 
 def v1(*messages: dict) -> dict:
@@ -66,12 +44,6 @@ def said(text: str, command: str | None = None) -> dict:
 
 def obs(output: str, code: int = 0) -> dict:
     return {"role": "user", "content": f"<returncode>{code}</returncode>\n<output>\n{output}</output>"}
-
-
-def corpus_file(path):
-    if path is None:
-        pytest.skip("../shared/corpus not found")
-    return path
 
 
 # ------------------------------------------------------------------ sample
@@ -106,7 +78,7 @@ def test_config_templates_and_exit_message_are_not_output():
 
 # ------------------------------------------------------------------ the real corpus
 
-@pytest.mark.parametrize("path", CORPUS_FILES or [None], ids=lambda p: p.name if p else "no-corpus")
+@each_path(CORPUS_FILES)
 def test_corpus_file_reads_cleanly(path):
     path = corpus_file(path)
     calls, skipped, ends, _ = read(path)
@@ -197,11 +169,7 @@ def test_v2_responses_api_mode(tmp_path):
 # ------------------------------------------------------------------ broken input
 
 def test_truncated_document(tmp_path):
-    path = tmp_path / "cut.traj.json"
-    path.write_text(SAMPLE.read_text()[:3000])
-    assert detect(path) == (None, None)
-    out = list(MiniSWEAgentCollector().collect(path))  # forced
-    assert len(out) == 1 and out[0].reason.startswith("not a JSON document") and not out[0].benign
+    check_truncated_document(tmp_path, MiniSWEAgentCollector, SAMPLE, 3000)
 
 
 def test_wrong_types_become_skipped(tmp_path):
@@ -221,13 +189,10 @@ def test_wrong_types_become_skipped(tmp_path):
 
 
 def test_empty_file_and_binary_junk(tmp_path):
-    empty = tmp_path / "empty.traj.json"
-    empty.write_bytes(b"")
-    assert [(s.reason, s.benign) for s in MiniSWEAgentCollector().collect(empty)] == [("empty file", True)]
-    junk = tmp_path / "junk.traj.json"
-    junk.write_bytes(b"\x00\xff[{\xfe" + bytes(range(256)))
-    (bad,) = MiniSWEAgentCollector().collect(junk)
-    assert isinstance(bad, Skipped) and not bad.benign
+    check_empty(tmp_path, MiniSWEAgentCollector)
+    junk = check_junk(tmp_path, MiniSWEAgentCollector, b"\x00\xff[{\xfe" + bytes(range(256)),
+                      reason="not a JSON document")
+    assert len(junk) == 1  # one problem for the whole document
 
 
 def test_lone_surrogates_in_output(tmp_path):
@@ -243,7 +208,7 @@ def test_detect_sample():
     assert detect(SAMPLE)[0] is MiniSWEAgentCollector
 
 
-@pytest.mark.parametrize("path", CORPUS_FILES or [None], ids=lambda p: p.name if p else "no-corpus")
+@each_path(CORPUS_FILES)
 def test_detect_picks_mini_for_corpus_files(path):
     assert detect(corpus_file(path))[0] is MiniSWEAgentCollector
 

@@ -8,50 +8,26 @@ from pathlib import Path
 
 import pytest
 
-
+from conftest import CORPUS, SAMPLES
+from helpers import (check_empty, check_junk, check_truncated_line, corpus_path, jsonl, lone_surrogate_calls,
+                     records_of, split, totals, writer)
 from toolaudit.collectors.discover import detect
 from toolaudit.collectors.openai_chat import OpenAIChatCollector
-from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, SessionEnd, Skipped, ToolCall
+from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, SessionEnd
 
-SAMPLES = Path(__file__).resolve().parents[2] / "sample_logs" / "openai-chat"
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
+HERE = SAMPLES / "openai-chat"
 TAU = "openai-chat/tau-bench/gpt-4o-airline.first5.json"
 MINE = {"openai-chat", "anthropic-messages", "toolaudit-jsonl"}
-
-
-def corpus(rel: str = "") -> Path:
-    if not CORPUS.is_dir():
-        pytest.skip(f"real corpus not found at {CORPUS} (../shared/corpus beside the repo)")
-    return CORPUS / rel
+write = writer("chat.jsonl")
 
 
 def records(path: Path):
-    cls, doc = detect(path)
-    assert cls is OpenAIChatCollector, path
-    out = list(cls().collect(path, doc))
-    return ([r for r in out if isinstance(r, ToolCall)], [r for r in out if isinstance(r, Skipped)],
-            [r for r in out if isinstance(r, SessionEnd)])
+    return split(records_of(OpenAIChatCollector, path))
 
 
 def forced(path: Path):
     """Collect as `--from openai-chat` would, whatever the file holds."""
-    cls, doc = detect(path, "openai-chat")
-    out = list(cls().collect(path, doc))
-    return ([r for r in out if isinstance(r, ToolCall)], [r for r in out if isinstance(r, Skipped)],
-            [r for r in out if isinstance(r, SessionEnd)])
-
-
-def totals(calls) -> tuple[dict, dict]:
-    chars: Counter = Counter()
-    for c in calls:
-        chars[c.tool] += len(c.output)
-    return dict(Counter(c.tool for c in calls)), dict(chars)
-
-
-def write(tmp_path: Path, text: str | bytes, name: str = "chat.jsonl") -> Path:
-    path = tmp_path / name
-    path.write_bytes(text.encode() if isinstance(text, str) else text)
-    return path
+    return split(records_of(OpenAIChatCollector, path, forced=True))
 
 
 def test_corpus_root_is_beside_the_repo():
@@ -59,7 +35,7 @@ def test_corpus_root_is_beside_the_repo():
 
 
 def test_sample_run_counts_by_hand():
-    path = SAMPLES / "ledgerline-fix.json"
+    path = HERE / "ledgerline-fix.json"
     calls, skipped, ends = records(path)
     assert skipped == []
     # jq: [.messages[] | select(.role=="tool")] | group_by(.name), lengths of content (parts joined "\n")
@@ -79,7 +55,7 @@ def test_sample_run_counts_by_hand():
 
 
 def test_sample_jsonl_runs_and_legacy_function_calls():
-    path = SAMPLES / "runs.jsonl"
+    path = HERE / "runs.jsonl"
     calls, skipped, ends = records(path)
     assert skipped == []
     assert [(c.session, c.tool, c.call_id, len(c.output), c.request_index, c.line, c.model) for c in calls] == [
@@ -93,7 +69,7 @@ def test_sample_jsonl_runs_and_legacy_function_calls():
 
 
 def test_tau_bench_counts_by_hand():
-    path = corpus(TAU)
+    path = corpus_path(TAU)
     calls, skipped, ends = records(path)
     assert skipped == []
     # counted with jq, independently of the collector:
@@ -120,7 +96,7 @@ def test_tau_bench_counts_by_hand():
 
 
 def test_tau_bench_reused_ids_stay_distinct_calls():
-    calls, _, _ = records(corpus(TAU))
+    calls, _, _ = records(corpus_path(TAU))
     # GPT-4o reused 4 ids within runs 0 and 3 (jq: 41 tool_call_ids, 32 distinct per file)
     run0 = [(c.tool, c.call_id) for c in calls if c.session.endswith("#0") and c.call_id.startswith("call_HGn16")]
     assert run0 == [("search_direct_flight", "call_HGn16KZh9oNCruxsMJ4gYXan"),
@@ -150,7 +126,7 @@ def test_other_shapes(tmp_path):
     ]
     assert ends == [SessionEnd(str(bare), "bare", (2,))]
 
-    per_line = write(tmp_path, "".join(json.dumps(m) + "\n" for m in messages), "lines.jsonl")
+    per_line = write(tmp_path, jsonl(*messages), "lines.jsonl")
     calls, skipped, ends = records(per_line)
     assert [c.line for c in calls] == [3, 4, 5, 6] and ends == [SessionEnd(str(per_line), "lines", (2,))]
 
@@ -171,12 +147,12 @@ def test_jsonl_request_log_is_read_once(tmp_path):
     a2 = {"role": "assistant", "content": None, "tool_calls": [{"id": "c2", "function": {"name": "read", "arguments": "{}"}}]}
     t2 = {"role": "tool", "tool_call_id": "c2", "content": "x = 1"}
     other = {"id": "r9", "messages": [u, a1, t1]}  # a new conversation: its own session
-    path = write(tmp_path, "".join(json.dumps(x) + "\n" for x in [
+    path = write(tmp_path, jsonl(
         {"id": "r1", "model": "gpt-4.1", "messages": [u]},
         {"id": "r2", "model": "gpt-4.1", "messages": [u, a1, t1]},
         {"id": "r3", "model": "gpt-4.1", "messages": [u, a1, t1, a2, t2]},
         other,
-    ]), "proxy.jsonl")
+    ), "proxy.jsonl")
     calls, skipped, ends = records(path)
     assert skipped == []
     # each line re-sends the conversation so far: every result is read once, from the line that added it
@@ -202,7 +178,7 @@ def test_not_claimed_other_formats(tmp_path):
 
 
 def test_detection_on_the_corpus():
-    root = corpus()
+    root = corpus_path()
     assert detect(root / TAU)[0] is OpenAIChatCollector
     assert detect(root / "claude-code/spotter/short.jsonl")[0].key == "claude-code"
     for path in sorted((root / "codex/localpush").glob("*.jsonl")):
@@ -241,22 +217,11 @@ def test_wrong_document_types_are_skipped(tmp_path):
 def test_truncated_empty_junk_surrogates(tmp_path):
     run = {"messages": [{"role": "assistant", "tool_calls": [{"id": "a", "function": {"name": "ls"}}]},
                         {"role": "tool", "tool_call_id": "a", "content": "ok"}]}
-    path = write(tmp_path, json.dumps(run) + "\n" + json.dumps(run)[:40])
-    calls, skipped, _ = records(path)
-    assert len(calls) == 1 and [(s.line, s.benign) for s in skipped] == [(2, True)]
-
-    empty = write(tmp_path, b"", "empty.jsonl")
-    assert detect(empty) == (None, None)
-    _, skipped, _ = forced(empty)
-    assert [s.reason for s in skipped] == ["empty file"]
-
-    junk = write(tmp_path, b"\x00\xff\xfe\x89PNG\r\n\x1a\n\xc3\x28[[[\n", "junk.json")
-    assert detect(junk) == (None, None)
-    calls, skipped, _ = forced(junk)
-    assert calls == [] and skipped and all("invalid JSON" in s.reason for s in skipped)
+    check_truncated_line(tmp_path, OpenAIChatCollector, run, 40)
+    check_empty(tmp_path, OpenAIChatCollector)
+    check_junk(tmp_path, OpenAIChatCollector)
 
     lone = {"messages": [{"role": "assistant", "tool_calls": [{"id": "a", "function": {"name": "ls", "arguments": "\ud83d"}}]},
                          {"role": "tool", "tool_call_id": "a", "content": "half \udc00 emoji"}]}
-    path = write(tmp_path, json.dumps(lone) + "\n", "lone.jsonl")  # json.dumps writes \\ud83d escapes
-    calls, skipped, _ = records(path)
-    assert skipped == [] and calls[0].output == "half \udc00 emoji" and calls[0].args == "\ud83d"
+    calls = lone_surrogate_calls(tmp_path, OpenAIChatCollector, json.dumps(lone) + "\n")  # \\ud83d escapes
+    assert calls[0].output == "half \udc00 emoji" and calls[0].args == "\ud83d"

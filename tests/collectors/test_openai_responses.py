@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections import Counter
-from pathlib import Path
+from functools import partial
 
 import pytest
 
-from conftest import CORPUS, SAMPLES
-from toolaudit.collectors.discover import detect
+from conftest import SAMPLES
+from helpers import (check_empty, check_junk, check_truncated_line, corpus_path, kinds, lone_surrogate_calls,
+                     records_of, totals, writer)
 from toolaudit.collectors.openai_responses import OpenAIResponsesCollector
 from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, ModelText, SessionEnd, Skipped, ToolCall, Usage
 
@@ -18,34 +18,8 @@ NEMO = "openai-responses/nemo-gym"
 HERMES = f"{NEMO}/anyterminal_agent.example_rollouts_hermes.jsonl"
 CLAUDE = f"{NEMO}/anyswe_agent.example_rollouts_claude_code.jsonl"
 
-
-def corpus(rel: str = "") -> Path:
-    if not CORPUS.is_dir():
-        pytest.skip(f"real corpus not found at {CORPUS} (../shared/corpus beside the repo)")
-    return CORPUS / rel
-
-
-def kinds(out, kind):
-    return [r for r in out if isinstance(r, kind)]
-
-
-def collect(path: Path, forced: bool = False):
-    cls, doc = detect(path, "openai-responses" if forced else None)
-    assert cls is OpenAIResponsesCollector, path
-    return list(cls().collect(path, doc))
-
-
-def totals(calls) -> tuple[dict, dict]:
-    chars: Counter = Counter()
-    for c in calls:
-        chars[c.tool] += len(c.output)
-    return dict(Counter(c.tool for c in calls)), dict(chars)
-
-
-def write(tmp_path: Path, text: str | bytes, name: str = "rollouts.jsonl") -> Path:
-    path = tmp_path / name
-    path.write_bytes(text.encode() if isinstance(text, str) else text)
-    return path
+collect = partial(records_of, OpenAIResponsesCollector)
+write = writer("rollouts.jsonl")
 
 
 def fc(call_id, name="terminal", args="{}"):
@@ -102,20 +76,20 @@ def test_sample_exchange_document():
                                   "anyterminal_agent.example_rollouts_hermes.jsonl",
                                   "hermes_agent.example_math_rollouts.jsonl"])
 def test_every_corpus_file(name):
-    out = collect(corpus(NEMO) / name)
+    out = collect(corpus_path(NEMO) / name)
     assert [s for s in kinds(out, Skipped) if not s.benign] == []
     assert all(c.status == PAIRED for c in kinds(out, ToolCall))
     assert len(kinds(out, SessionEnd)) == 5  # one session per rollout line
 
 
 def test_corpus_folder_is_covered():
-    assert sorted(p.name for p in corpus(NEMO).iterdir()) == [
+    assert sorted(p.name for p in corpus_path(NEMO).iterdir()) == [
         "anyswe_agent.example_rollouts_claude_code.jsonl", "anyterminal_agent.example_rollouts_hermes.jsonl",
         "hermes_agent.example_math_rollouts.jsonl"]
 
 
 def test_hermes_rollouts_counts_by_hand():
-    out = collect(corpus(HERMES))
+    out = collect(corpus_path(HERMES))
     calls = kinds(out, ToolCall)
     # counted with jq, independently of the collector:
     #   (.responses_create_params.input + .response.output) as $i | names by call_id from $i's function_calls |
@@ -132,7 +106,7 @@ def test_hermes_rollouts_counts_by_hand():
 
 
 def test_claude_code_rollouts_share_an_id_but_stay_apart():
-    out = collect(corpus(CLAUDE))
+    out = collect(corpus_path(CLAUDE))
     calls = kinds(out, ToolCall)
     # jq as above: Read 6 / 66309, Edit 9 / 1633, Bash 1 / 1198
     assert totals(calls) == ({"Read": 6, "Edit": 9, "Bash": 1}, {"Read": 66309, "Edit": 1633, "Bash": 1198})
@@ -145,7 +119,7 @@ def test_claude_code_rollouts_share_an_id_but_stay_apart():
 
 
 def test_math_rollouts_zero_usage_is_no_usage():
-    out = collect(corpus(f"{NEMO}/hermes_agent.example_math_rollouts.jsonl"))
+    out = collect(corpus_path(f"{NEMO}/hermes_agent.example_math_rollouts.jsonl"))
     assert kinds(out, Usage) == []
     # jq: assistant messages with text: 7 (one of the 8 is only a call)
     assert len(kinds(out, ToolCall)) == 3 and len(kinds(out, ModelText)) == 7
@@ -223,21 +197,13 @@ def test_wrong_types_are_skipped(tmp_path, line, reason):
 
 def test_truncated_empty_junk_surrogates(tmp_path):
     run = {"responses_create_params": {"input": []}, "response": {"id": "r", "output": [fc("a"), fco("a", "ok")]}}
-    out = collect(write(tmp_path, json.dumps(run) + "\n" + json.dumps(run)[:40]))
-    assert len(kinds(out, ToolCall)) == 1 and [(s.line, s.benign) for s in kinds(out, Skipped)] == [(2, True)]
-
-    empty = write(tmp_path, b"", "empty.jsonl")
-    assert detect(empty) == (None, None)
-    assert [s.reason for s in kinds(collect(empty, forced=True), Skipped)] == ["empty file"]
-
-    junk = write(tmp_path, b"\x00\xff\xfe\x89PNG\r\n\x1a\n\xc3\x28[[[\n", "junk.json")
-    assert detect(junk) == (None, None)
-    out = collect(junk, forced=True)
-    assert kinds(out, ToolCall) == [] and all("invalid JSON" in s.reason for s in kinds(out, Skipped))
+    check_truncated_line(tmp_path, OpenAIResponsesCollector, run, 40)
+    check_empty(tmp_path, OpenAIResponsesCollector)
+    check_junk(tmp_path, OpenAIResponsesCollector)
 
     lone = {"responses_create_params": {"input": []},
             "response": {"id": "r", "output": [fc("a", args="\ud83d"), fco("a", "half \ud83d")]}}
-    out = collect(write(tmp_path, json.dumps(lone) + "\n", "lone.jsonl"))  # json.dumps writes \ud83d escapes
-    assert kinds(out, Skipped) == [] and kinds(out, ToolCall)[0].output == "half \ud83d"
+    calls = lone_surrogate_calls(tmp_path, OpenAIResponsesCollector, json.dumps(lone) + "\n")  # \ud83d escapes
+    assert calls[0].output == "half \ud83d"
     wrong = OpenAIResponsesCollector().collect(tmp_path / "x.json", 42)  # --from openai-responses on other JSON
     assert [s.reason for s in wrong] == ["expected a run object, got int"]

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections import Counter
-from pathlib import Path
+from functools import partial
 
 import pytest
 
-from conftest import CORPUS, SAMPLES
-from toolaudit.collectors.discover import detect
+from conftest import SAMPLES
+from helpers import (check_empty, check_junk, check_truncated_line, corpus_path, kinds, lone_surrogate_calls,
+                     records_of, totals, writer)
 from toolaudit.collectors.openhands import OpenHandsCollector
 from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, ModelText, SessionEnd, Skipped, ToolCall, Usage
 
@@ -17,34 +17,8 @@ HERE = SAMPLES / "openhands"
 RESOLVER = "openhands/resolver-mock_output__output.jsonl"
 WRONG_STATE = "openhands/runtime-trajs__wrong_initial_state.json"
 
-
-def corpus(rel: str = "") -> Path:
-    if not CORPUS.is_dir():
-        pytest.skip(f"real corpus not found at {CORPUS} (../shared/corpus beside the repo)")
-    return CORPUS / rel
-
-
-def kinds(out, kind):
-    return [r for r in out if isinstance(r, kind)]
-
-
-def collect(path: Path, forced: bool = False):
-    cls, doc = detect(path, "openhands" if forced else None)
-    assert cls is OpenHandsCollector, path
-    return list(cls().collect(path, doc))
-
-
-def totals(calls) -> tuple[dict, dict]:
-    chars: Counter = Counter()
-    for c in calls:
-        chars[c.tool] += len(c.output)
-    return dict(Counter(c.tool for c in calls)), dict(chars)
-
-
-def write(tmp_path: Path, text: str | bytes, name: str = "output.jsonl") -> Path:
-    path = tmp_path / name
-    path.write_bytes(text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text)
-    return path
+collect = partial(records_of, OpenHandsCollector)
+write = writer("output.jsonl")
 
 
 def test_sample_trajectory():
@@ -92,20 +66,20 @@ def test_sample_eval_output():
 @pytest.mark.parametrize("name", ["resolver-mock_output__output.jsonl", "runtime-trajs__basic.json",
                                   "runtime-trajs__basic_interactions.json", "runtime-trajs__wrong_initial_state.json"])
 def test_every_corpus_file(name):
-    path = corpus("openhands") / name
+    path = corpus_path("openhands") / name
     out = collect(path)
     assert [s for s in kinds(out, Skipped) if not s.benign] == []
     assert all(c.status == PAIRED for c in kinds(out, ToolCall))
 
 
 def test_corpus_folder_is_covered():
-    assert sorted(p.name for p in corpus("openhands").iterdir()) == sorted([
+    assert sorted(p.name for p in corpus_path("openhands").iterdir()) == sorted([
         "resolver-mock_output__output.jsonl", "runtime-trajs__basic.json",
         "runtime-trajs__basic_interactions.json", "runtime-trajs__wrong_initial_state.json"])
 
 
 def test_resolver_output_counts_by_hand():
-    out = collect(corpus(RESOLVER))
+    out = collect(corpus_path(RESOLVER))
     calls = kinds(out, ToolCall)
     # counted with jq, independently of the collector:
     #   [.history[] | select(.observation != null)] | group_by(.observation)
@@ -123,7 +97,7 @@ def test_resolver_output_counts_by_hand():
 
 
 def test_wrong_initial_state_counts_and_usage_dedupe():
-    out = collect(corpus(WRONG_STATE))
+    out = collect(corpus_path(WRONG_STATE))
     calls, usage = kinds(out, ToolCall), kinds(out, Usage)
     # jq: group_by(.tool_call_metadata.function_name) over observations: execute_bash 1 / 0, str_replace_editor 2 / 127+122
     assert totals(calls) == ({"str_replace_editor": 2, "execute_bash": 1}, {"str_replace_editor": 249, "execute_bash": 0})
@@ -141,7 +115,7 @@ def test_wrong_initial_state_counts_and_usage_dedupe():
 
 
 def test_plain_messages_are_requests_not_calls():
-    out = collect(corpus("openhands/runtime-trajs__basic_interactions.json"))
+    out = collect(corpus_path("openhands/runtime-trajs__basic_interactions.json"))
     # two agent messages without tool_call_metadata and a finish: three requests, no call
     assert kinds(out, ToolCall) == [] and kinds(out, SessionEnd)[0].requests == (3,)
     assert [t.text for t in kinds(out, ModelText)][0] == "1 + 1 equals 2."
@@ -194,22 +168,14 @@ def test_wrong_types_are_skipped(tmp_path, line, reason):
 def test_truncated_empty_junk_surrogates(tmp_path):
     good = {"instance_id": "i", "history": [{"id": 1, "source": "agent", "action": "run", "args": {"command": "ls"}},
                                             {"id": 2, "source": "agent", "observation": "run", "cause": 1, "content": "ok"}]}
-    out = collect(write(tmp_path, json.dumps(good) + "\n" + json.dumps(good)[:50]))
-    assert len(kinds(out, ToolCall)) == 1 and [(s.line, s.benign) for s in kinds(out, Skipped)] == [(2, True)]
-
-    empty = write(tmp_path, b"", "empty.jsonl")
-    assert detect(empty) == (None, None)
-    assert [s.reason for s in kinds(collect(empty, forced=True), Skipped)] == ["empty file"]
-
-    junk = write(tmp_path, b"\x00\xff\xfe\x89PNG\r\n\x1a\n\xc3\x28[[[\n", "junk.json")
-    assert detect(junk) == (None, None)
-    out = collect(junk, forced=True)
-    assert kinds(out, ToolCall) == [] and all("invalid JSON" in s.reason for s in kinds(out, Skipped))
+    check_truncated_line(tmp_path, OpenHandsCollector, good, 50)
+    check_empty(tmp_path, OpenHandsCollector)
+    check_junk(tmp_path, OpenHandsCollector)
 
     lone = [{"id": 1, "source": "agent", "action": "run", "args": {"command": "echo \ud83d"}},
             {"id": 2, "source": "agent", "observation": "run", "cause": 1, "content": "half \ud83d emoji"}]
-    out = collect(write(tmp_path, json.dumps(lone), "lone.json"))  # json.dumps writes \ud83d escapes
-    assert kinds(out, Skipped) == [] and kinds(out, ToolCall)[0].output == "half \ud83d emoji"
+    calls = lone_surrogate_calls(tmp_path, OpenHandsCollector, json.dumps(lone))  # json.dumps writes \ud83d escapes
+    assert calls[0].output == "half \ud83d emoji"
 
     wrong = list(OpenHandsCollector().collect(tmp_path / "t.json", "a string"))  # --from openhands on other JSON
     assert [s.reason for s in wrong] == ["not an OpenHands output with a history list"]

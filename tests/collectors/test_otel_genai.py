@@ -3,26 +3,19 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from functools import partial
 
 import pytest
 
 from conftest import SAMPLES
-from toolaudit.collectors.discover import detect
+from helpers import check_empty, check_junk, check_truncated_line, kinds, lone_surrogate_calls, records_of, writer
 from toolaudit.collectors.otel_genai import OtelGenAICollector
 from toolaudit.model import PAIRED, UNPAIRED, SessionEnd, Skipped, ToolCall, Usage
 
 HERE = SAMPLES / "otel-genai"
 
-
-def kinds(out, kind):
-    return [r for r in out if isinstance(r, kind)]
-
-
-def collect(path: Path, forced: bool = False):
-    cls, doc = detect(path, "otel-genai" if forced else None)
-    assert cls is OtelGenAICollector, path
-    return list(cls().collect(path, doc))
+collect = partial(records_of, OtelGenAICollector)
+write = writer("spans.jsonl")
 
 
 def s(v):
@@ -49,12 +42,6 @@ def chat(trace, sid, start, inp=100, out=10, **more):
              {"key": "gen_ai.usage.output_tokens", "value": {"intValue": out}}]  # a number is read too
     attrs += [{"key": k, "value": v} for k, v in more.items()]
     return {"traceId": trace, "spanId": sid, "name": "chat m", "startTimeUnixNano": str(start), "attributes": attrs}
-
-
-def write(tmp_path: Path, text: str | bytes, name: str = "spans.jsonl") -> Path:
-    path = tmp_path / name
-    path.write_bytes(text.encode() if isinstance(text, str) else text)
-    return path
 
 
 def test_sample_document():
@@ -136,18 +123,10 @@ def test_odd_values_are_not_crashes(tmp_path):
 
 def test_truncated_empty_junk_surrogates(tmp_path):
     good = otlp(chat("t", "a", 1), tool("t", "b", 2, "ls", "c1", "ok"))
-    out = collect(write(tmp_path, json.dumps(good) + "\n" + json.dumps(good)[:40]))
-    assert len(kinds(out, ToolCall)) == 1 and [(s.line, s.benign) for s in kinds(out, Skipped)] == [(2, True)]
-
-    empty = write(tmp_path, b"", "empty.jsonl")
-    assert detect(empty) == (None, None)
-    assert [s.reason for s in kinds(collect(empty, forced=True), Skipped)] == ["empty file"]
-
-    junk = write(tmp_path, b"\x00\xff\xfe\x89PNG\r\n\x1a\n\xc3\x28[[[\n", "junk.json")
-    assert detect(junk) == (None, None)
-    out = collect(junk, forced=True)
-    assert kinds(out, ToolCall) == [] and all("invalid JSON" in s.reason for s in kinds(out, Skipped))
+    check_truncated_line(tmp_path, OtelGenAICollector, good, 40)
+    check_empty(tmp_path, OtelGenAICollector)
+    check_junk(tmp_path, OtelGenAICollector)
 
     lone = otlp(tool("t", "b", 2, "ls", "c1", "half \ud83d"))
-    out = collect(write(tmp_path, json.dumps(lone, indent=1), "lone.json"))  # json.dumps writes \ud83d escapes
-    assert kinds(out, Skipped) == [] and kinds(out, ToolCall)[0].output == "half \ud83d"
+    calls = lone_surrogate_calls(tmp_path, OtelGenAICollector, json.dumps(lone, indent=1))  # \ud83d escapes
+    assert calls[0].output == "half \ud83d"

@@ -9,46 +9,25 @@ import pytest
 
 from toolaudit.collectors.discover import detect
 from toolaudit.collectors.swe_agent import SWEAgentCollector
-from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, ModelText, SessionEnd, Skipped, ToolCall
+from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, ModelText, SessionEnd
 
-from conftest import CORPUS, SAMPLES
+from conftest import SAMPLES
+from helpers import (check_empty, check_junk, check_truncated_document, corpus_file, corpus_files, detected, each_path,
+                     per_tool, split, writer)
 
 SAMPLE = SAMPLES / "swe-agent" / "acme__tinycsv-42.traj"
-SWE_CORPUS = CORPUS / "swe-agent"
-CORPUS_FILES = sorted(SWE_CORPUS.glob("*.traj")) if SWE_CORPUS.is_dir() else []
+CORPUS_FILES = corpus_files("swe-agent", "*.traj")
 PYDICOM = "test_data__pydicom__pydicom-1458.traj"
 FUNCTIONS = "demonstrations__function_calling_simple.traj"
+traj = writer("x__y-1.traj", json.dumps)
 
 
 def records(path: Path, doc=None):
-    out = list(SWEAgentCollector().collect(path, doc))
-    calls = [r for r in out if isinstance(r, ToolCall)]
-    skipped = [r for r in out if isinstance(r, Skipped)]
-    ends = [r for r in out if isinstance(r, SessionEnd)]
-    said = [r for r in out if isinstance(r, ModelText)]
-    assert len(calls) + len(skipped) + len(ends) + len(said) == len(out)
-    return calls, skipped, ends
+    return split(SWEAgentCollector().collect(path, doc), rest=ModelText)
 
 
 def read(path: Path):
-    cls, doc = detect(path)
-    assert cls is SWEAgentCollector and doc is not None
-    return records(path, doc)
-
-
-def per_tool(calls) -> dict[str, tuple[int, int]]:
-    """tool -> (records, output chars)."""
-    out: dict[str, tuple[int, int]] = {}
-    for c in calls:
-        n, chars = out.get(c.tool, (0, 0))
-        out[c.tool] = (n + 1, chars + len(c.output))
-    return out
-
-
-def traj(tmp_path: Path, doc, name: str = "x__y-1.traj") -> Path:
-    path = tmp_path / name
-    path.write_text(json.dumps(doc))
-    return path
+    return records(path, detected(path, SWEAgentCollector, document=True))
 
 
 def text_history(*pairs: tuple[str, str]) -> list[dict]:
@@ -61,12 +40,6 @@ def text_history(*pairs: tuple[str, str]) -> list[dict]:
         if observation is not None:
             items.append({"role": "user", "content": observation, "agent": "primary"})
     return items
-
-
-def corpus_file(path):
-    if path is None:
-        pytest.skip("../shared/corpus not found")
-    return path
 
 
 # ------------------------------------------------------------------ sample
@@ -97,7 +70,7 @@ def test_sample_pitfalls_demo_query_and_raw_observations():
 
 # ------------------------------------------------------------------ the real corpus
 
-@pytest.mark.parametrize("path", CORPUS_FILES or [None], ids=lambda p: p.name if p else "no-corpus")
+@each_path(CORPUS_FILES)
 def test_corpus_file_reads_cleanly(path):
     path = corpus_file(path)
     calls, skipped, ends = read(path)
@@ -187,11 +160,7 @@ def test_tool_item_without_its_call_is_an_orphan(tmp_path):
 # ------------------------------------------------------------------ broken input
 
 def test_truncated_document(tmp_path):
-    path = tmp_path / "cut.traj"
-    path.write_text(SAMPLE.read_text()[:5000])
-    assert detect(path) == (None, None)
-    out = list(SWEAgentCollector().collect(path))  # forced
-    assert len(out) == 1 and out[0].reason.startswith("not a JSON document") and not out[0].benign
+    check_truncated_document(tmp_path, SWEAgentCollector, SAMPLE, 5000)
 
 
 def test_wrong_types_become_skipped(tmp_path):
@@ -213,13 +182,10 @@ def test_wrong_types_become_skipped(tmp_path):
 
 
 def test_empty_file_and_binary_junk(tmp_path):
-    empty = tmp_path / "empty.traj"
-    empty.write_bytes(b"")
-    assert [(s.reason, s.benign) for s in SWEAgentCollector().collect(empty)] == [("empty file", True)]
-    junk = tmp_path / "junk.traj"
-    junk.write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff\xfe" + bytes(range(256)))
-    (bad,) = SWEAgentCollector().collect(junk)
-    assert isinstance(bad, Skipped) and not bad.benign
+    check_empty(tmp_path, SWEAgentCollector)
+    junk = check_junk(tmp_path, SWEAgentCollector, b"\x89PNG\r\n\x1a\n\x00\xff\xfe" + bytes(range(256)),
+                      reason="not a JSON document")
+    assert len(junk) == 1  # one problem for the whole document
 
 
 def test_lone_surrogates_in_output(tmp_path):
@@ -236,7 +202,7 @@ def test_detect_sample():
     assert detect(SAMPLE)[0] is SWEAgentCollector
 
 
-@pytest.mark.parametrize("path", CORPUS_FILES or [None], ids=lambda p: p.name if p else "no-corpus")
+@each_path(CORPUS_FILES)
 def test_detect_picks_swe_agent_for_corpus_files(path):
     assert detect(corpus_file(path))[0] is SWEAgentCollector
 

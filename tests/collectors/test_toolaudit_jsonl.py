@@ -8,36 +8,27 @@ from pathlib import Path
 
 import pytest
 
+from conftest import SAMPLES
+from helpers import check_empty, check_junk, kinds, lone_surrogate_calls, split, totals, writer
 from toolaudit.collectors import toolaudit_jsonl
 from toolaudit.collectors.discover import detect
 from toolaudit.collectors.toolaudit_jsonl import ToolauditJsonlCollector
-from toolaudit.model import MAIN_AGENT, PAIRED, SessionEnd, Skipped, ToolCall
+from toolaudit.model import MAIN_AGENT, PAIRED, SessionEnd, Skipped
 
-SAMPLES = Path(__file__).resolve().parents[2] / "sample_logs"
 SAMPLE = SAMPLES / "toolaudit-jsonl" / "calls.jsonl"
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
+write = writer("calls.jsonl")
 
 
 def records(path: Path):
-    out = list(ToolauditJsonlCollector().collect(path))
-    return ([r for r in out if isinstance(r, ToolCall)], [r for r in out if isinstance(r, Skipped)],
-            [r for r in out if isinstance(r, SessionEnd)])
-
-
-def write(tmp_path: Path, text: str | bytes, name: str = "calls.jsonl") -> Path:
-    path = tmp_path / name
-    path.write_bytes(text.encode() if isinstance(text, str) else text)
-    return path
+    return split(ToolauditJsonlCollector().collect(path))
 
 
 def test_sample_counts_by_hand():
     calls, skipped, ends = records(SAMPLE)
     assert skipped == []
     # counted with jq: group_by(.tool) | length, and output lengths (list parts joined with "\n")
-    assert Counter(c.tool for c in calls) == {"Bash": 5, "Grep": 3, "Read": 2, "Edit": 1, "Glob": 1}
-    chars = Counter()
-    for c in calls:
-        chars[c.tool] += len(c.output)
+    counts, chars = totals(calls)
+    assert counts == {"Bash": 5, "Grep": 3, "Read": 2, "Edit": 1, "Glob": 1}
     assert chars == {"Bash": 1559, "Grep": 711, "Read": 1143, "Edit": 329, "Glob": 45}
     assert Counter(c.session for c in calls) == {"fix-config-loader": 7, "add-retry": 5}
     assert [c.call_id for c in calls if c.is_error] == ["r04"]
@@ -109,18 +100,14 @@ def test_truncated_last_line_is_benign(tmp_path):
 
 
 def test_empty_junk_and_surrogates_never_crash(tmp_path):
-    empty = write(tmp_path, b"", "empty.jsonl")
-    assert detect(empty) == (None, None)
-    calls, skipped, ends = records(empty)
-    assert calls == [] and ends == [] and [s.reason for s in skipped] == ["empty file"]
+    check_empty(tmp_path, ToolauditJsonlCollector)
 
-    junk = write(tmp_path, b"\x00\xff\xfe garbage \x89PNG\r\n\x1a\n\xc3\x28{{{\n", "junk.jsonl")
-    calls, skipped, _ = records(junk)
-    assert calls == [] and len(skipped) == 3 and all("invalid JSON" in s.reason for s in skipped)
+    junk = check_junk(tmp_path, ToolauditJsonlCollector, b"\x00\xff\xfe garbage \x89PNG\r\n\x1a\n\xc3\x28{{{\n")
+    assert len(kinds(junk, Skipped)) == 3
 
-    lone = write(tmp_path, '{"tool": "Read", "output": "emoji half \\ud83d here", "args": "\\udc00"}\n', "lone.jsonl")
-    calls, skipped, _ = records(lone)
-    assert skipped == [] and calls[0].output == "emoji half \ud83d here"
+    lone = '{"tool": "Read", "output": "emoji half \\ud83d here", "args": "\\udc00"}\n'
+    calls = lone_surrogate_calls(tmp_path, ToolauditJsonlCollector, lone)
+    assert calls[0].output == "emoji half \ud83d here"
 
 
 def test_lone_surrogate_survives_the_whole_scan(tmp_path):

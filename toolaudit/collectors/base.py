@@ -93,6 +93,18 @@ def load_document(path: Path) -> Any:
     return loads(path.read_bytes())
 
 
+def read_document(path: Path, doc: Any) -> Any:
+    """`doc`, else the file parsed as one JSON document, else a Skipped that says why not."""
+    if doc is not None:
+        return doc
+    try:
+        if path.stat().st_size == 0:
+            return Skipped(str(path), 0, "empty file", benign=True)
+        return load_document(path)
+    except ValueError as exc:
+        return Skipped(str(path), 1, f"not a JSON document: {_short(exc)}")
+
+
 def _short(exc: Exception) -> str:
     return str(exc).splitlines()[0][:120]
 

@@ -19,6 +19,8 @@ held, reduced to what is measured, until they leave the context:
   recorded. A request, a call id or a usage is counted once per file.
 Call ids (`<tool>-<epoch ms>-<hex>`) and message ids are unique across files, so a legacy
 `.json` converted to `.jsonl` on resume is counted once in a scan.
+
+What a Content or Part holds, and the `/chat save` reader, are in `_gemini_content`.
 """
 
 from __future__ import annotations
@@ -28,60 +30,11 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import MAIN_AGENT, PAIRED, UNKNOWN_TOOL, UNPAIRED, ModelText, SessionEnd, Skipped, ToolCall, Usage
-from .base import Collector, Pairing, Record, collectors, dump_args, flatten, load_document, read_lines
+from ._gemini_content import KEY, is_contents, read_checkpoint, result_parts, token_usage, words
+from .base import Collector, Record, collectors, dump_args, flatten, read_document, read_lines
 
-KEY = "gemini-cli"
 _MODEL_TYPES = ("gemini", "model")  # `model` with `parts`: a third-party fixture's spelling
 _ANSWERED = ("success", "error", "cancelled")
-
-
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
-
-
-def _words(content: Any) -> str:
-    """The text parts of a PartListUnion (function calls and images are not words)."""
-    if isinstance(content, str):
-        return content
-    parts = [content] if isinstance(content, dict) else content if isinstance(content, list) else []
-    return "\n".join(p if isinstance(p, str) else p["text"] for p in parts
-                     if isinstance(p, str) or (isinstance(p, dict) and isinstance(p.get("text"), str)))
-
-
-def _result(result: Any) -> tuple[list, bool]:
-    """One call's result as parts `flatten` reads, and whether it reports an error."""
-    parts = [] if result is None else result if isinstance(result, list) else [result]
-    out: list = []
-    error = False
-    for part in parts:
-        response = part.get("functionResponse") if isinstance(part, dict) else None
-        if not isinstance(response, dict):
-            out.append(part)  # sibling text, inlineData and fileData parts, strings
-            continue
-        body = response.get("response")
-        if isinstance(body, dict) and isinstance(body.get("output"), str):
-            out.append(body["output"])
-        elif body is not None:
-            out.append(dump_args(body))  # `{error: ...}` and other shapes reach the model as JSON
-        error = error or (isinstance(body, dict) and body.get("error") is not None)
-        if isinstance(response.get("parts"), list):
-            out.extend(response["parts"])  # multimodal function responses nest images here
-    return out, error
-
-
-def _usage(tokens: Any) -> tuple[int, int, int, int, int] | None:
-    """(uncached input, cache write, cache read, output, reasoning) from a TokensSummary.
-
-    `input` is promptTokenCount, which includes `cached`; `tool` (toolUsePromptTokenCount)
-    and `thoughts` are counted outside it and `output` (candidates) excludes thoughts.
-    """
-    if not isinstance(tokens, dict):
-        return None
-    prompt, cached, thoughts = _count(tokens.get("input")), _count(tokens.get("cached")), _count(tokens.get("thoughts"))
-    out, tool = _count(tokens.get("output")), _count(tokens.get("tool"))
-    if not (prompt or cached or thoughts or out or tool):
-        return None
-    return max(prompt - cached, 0) + tool, 0, cached, out + thoughts, thoughts
 
 
 def _outputs(msg: "_Message") -> list:
@@ -140,9 +93,9 @@ class _Session:
         if model or isinstance(rec.get("tokens"), dict) or calls:
             self.requests.setdefault(msg_id, len(self.requests))
         thoughts = rec.get("thoughts") if isinstance(rec.get("thoughts"), list) else []
-        said = [_words(rec.get("content", rec.get("parts")))]
+        said = [words(rec.get("content", rec.get("parts")))]
         said += [t["description"] for t in thoughts if isinstance(t, dict) and isinstance(t.get("description"), str)]
-        msg.said, msg.usage = "\n".join(s for s in said if s), _usage(rec.get("tokens"))
+        msg.said, msg.usage = "\n".join(s for s in said if s), token_usage(rec.get("tokens"))
         if calls is not None and not isinstance(calls, list):
             problems.append(Skipped(self.source, line, "toolCalls is not a list"))
         for number, call in enumerate(calls if isinstance(calls, list) else []):
@@ -155,7 +108,7 @@ class _Session:
     def _call(self, call: dict, fallback_id: str, line: int) -> ToolCall:
         call_id = call["id"] if isinstance(call.get("id"), str) and call["id"] else fallback_id
         self.index.setdefault(call_id, len(self.index))
-        parts, error = _result(call.get("result"))
+        parts, error = result_parts(call.get("result"))
         seen, status = flatten(parts), call.get("status")
         answered = call.get("result") is not None or status in _ANSWERED
         return ToolCall(
@@ -240,60 +193,6 @@ class _Session:
         yield SessionEnd(self.source, self.session, (*self.ends, len(self.requests)), agent=self.agent)
 
 
-def _is_contents(turns: Any) -> bool:
-    """A `/chat save` history: Content turns `{role: user|model, parts: [...]}`."""
-    return isinstance(turns, list) and bool(turns) and all(
-        isinstance(t, dict) and t.get("role") in ("user", "model") and isinstance(t.get("parts"), list) for t in turns)
-
-
-def _responses(parts: list) -> list[tuple[dict, list]]:
-    """Each functionResponse part with the parts after it up to the next one (its images)."""
-    groups: list[tuple[dict, list]] = []
-    for part in parts:
-        response = part.get("functionResponse") if isinstance(part, dict) else None
-        if isinstance(response, dict):
-            groups.append((response, []))
-        elif groups:
-            groups[-1][1].append(part)
-    return groups
-
-
-def _match(pairing: Pairing, response: dict) -> str:
-    """The call a functionResponse answers: by id, else the oldest pending call of its name."""
-    call_id = response.get("id") if isinstance(response.get("id"), str) else ""
-    if call_id in pairing.pending:
-        return call_id
-    for key, call in pairing.pending.items():
-        if call.tool == response.get("name"):
-            return key
-    return call_id or next(iter(pairing.pending), "")
-
-
-def _checkpoint(source: str, session: str, turns: list) -> Iterator[Record]:
-    """A `/chat save` checkpoint: each model turn a request, its functionCalls paired to responses."""
-    pairing = Pairing(source, KEY, session, global_id=True)
-    requests = 0
-    for line, turn in enumerate(turns, 1):  # `line`: the turn's position
-        parts = turn["parts"]
-        if turn["role"] == "model":
-            requests += 1
-            if _words(parts):
-                yield ModelText(source, line, session, _words(parts))
-            for number, part in enumerate(parts):
-                call = part.get("functionCall") if isinstance(part, dict) else None
-                if isinstance(call, dict):
-                    call_id = call.get("id") if isinstance(call.get("id"), str) else ""
-                    call_id = call_id or f"{source}#{line}.{number}"  # unique across files, as ids are
-                    name = call["name"] if isinstance(call.get("name"), str) else UNKNOWN_TOOL
-                    pairing.call(call_id, name, call.get("args"), line)
-            continue
-        for response, siblings in _responses(parts):
-            seen, error = _result([{"functionResponse": response}, *siblings])
-            yield pairing.result(_match(pairing, response), seen, line, is_error=error, request_index=requests)
-    yield from pairing.unpaired()
-    yield SessionEnd(source, session, (requests,))
-
-
 def _pretty_document(path: Path) -> bool:
     """True when the first non-blank line opens a pretty-printed JSON document."""
     with open(path, "rb") as fh:
@@ -324,23 +223,23 @@ class GeminiCLICollector(Collector):
             if cls.sniff_line(doc) and isinstance(doc.get("messages"), list):
                 return True
             doc = doc.get("history")  # checkpoints since mid-2025: {history, authType?}
-        return _is_contents(doc)
+        return is_contents(doc)
 
     def collect(self, path: Path, doc: Any = None) -> Iterator[Record]:
         """Records of a JSON document (`doc`) or, when `doc` is None, of a JSONL session."""
         source = str(path)
         if doc is None and _pretty_document(path):
-            try:  # read as JSONL only when forced: a broken document is one problem, not one per line
-                doc = load_document(path)
-            except ValueError as exc:
-                yield Skipped(source, 1, f"not a JSON document: {str(exc).splitlines()[0][:120]}")
+            # read as JSONL only when forced: a broken document is one problem, not one per line
+            doc = read_document(path, None)
+            if isinstance(doc, Skipped):
+                yield doc
                 return
         if doc is None:
             yield from self._lines(path)
             return
         turns = doc.get("history") if isinstance(doc, dict) and "history" in doc else doc
-        if _is_contents(turns):
-            yield from _checkpoint(source, path.stem, turns)
+        if is_contents(turns):
+            yield from read_checkpoint(source, path.stem, turns)
         elif isinstance(doc, dict) and isinstance(doc.get("messages"), list):
             state = _Session(source, path.stem)
             state.meta(doc, path)

@@ -29,8 +29,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import UNKNOWN_TOOL, ModelText, SessionEnd, Skipped, Usage
-from .base import Collector, Pairing, Record, collectors, flatten, openai_parts
-from .swe_agent import document
+from .base import Collector, Pairing, Record, collectors, flatten, openai_parts, read_document
 
 KEY = "mini-swe-agent"
 # the action regexes of mini-swe-agent's configs (v1 default, and the older test data)
@@ -199,7 +198,7 @@ class MiniSWEAgentCollector(Collector):
     def collect(self, path: Path, doc: Any = None) -> Iterator[Record]:
         """Records of one trajectory, named by its `instance_id` or its file name."""
         source = str(path)
-        doc = document(path, doc)
+        doc = read_document(path, doc)
         if isinstance(doc, Skipped):
             yield doc
             return

@@ -26,21 +26,9 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import UNKNOWN_TOOL, ModelText, SessionEnd, Skipped
-from .base import Collector, Pairing, Record, collectors, flatten, load_document, loads
+from .base import Collector, Pairing, Record, collectors, flatten, loads, read_document
 
 KEY = "swe-agent"
-
-
-def document(path: Path, doc: Any) -> Any:
-    """`doc`, else the file parsed as one JSON document, else a Skipped that says why not."""
-    if doc is not None:
-        return doc
-    try:
-        if path.stat().st_size == 0:
-            return Skipped(str(path), 0, "empty file", benign=True)
-        return load_document(path)
-    except ValueError as exc:
-        return Skipped(str(path), 1, f"not a JSON document: {str(exc).splitlines()[0][:120]}")
 
 
 def _is_history(items: Any) -> bool:
@@ -170,7 +158,7 @@ class SWEAgentCollector(Collector):
     def collect(self, path: Path, doc: Any = None) -> Iterator[Record]:
         """Records of one `.traj` file: a session per run, or per RetryAgent attempt."""
         source = str(path)
-        doc = document(path, doc)
+        doc = read_document(path, doc)
         if isinstance(doc, Skipped):
             yield doc
             return
