@@ -113,6 +113,9 @@ class Usage:
     ts: str | None = None
     request_index: int | None = None
     reasoning: int = 0  # part of `output`, when the provider says
+    # request ids unique across files (Claude Code message ids, Codex session uuids): a resumed
+    # copy is dropped scan-wide; other ids are only unique within their file
+    global_id: bool = False
 
     @property
     def input_total(self) -> int:

@@ -88,7 +88,7 @@ class Collected:
         self.collectors[result.collector] = self.collectors.get(result.collector, 0) + 1
         seen = self._seen
         for u in result.usage:
-            key = (result.collector, u.request_id)
+            key = (result.collector, u.request_id) if u.global_id else (result.collector, u.source, u.request_id)
             if key not in self._requests and self._inside(u.ts):
                 self._requests.add(key)
                 self.usage.append(u)

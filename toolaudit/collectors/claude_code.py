@@ -133,7 +133,7 @@ class ClaudeCodeCollector(Collector):
                 ctx.record_usage(Usage(
                     source, number, self.key, pairing.session, message_id,
                     model if isinstance(model, str) else None, *anthropic_parts(message["usage"]),
-                    agent=agent, ts=ts, request_index=index))
+                    agent=agent, ts=ts, request_index=index, global_id=True))
             if isinstance(content, str) and content:
                 yield ModelText(source, number, pairing.session, content, agent)
             if not isinstance(content, list):

@@ -135,7 +135,7 @@ def _usage(state: _Session, info: dict, number: int, ts: Any) -> Iterator[Usage]
     index = state.requests.by_usage - 1
     yield Usage(state.source, number, CodexCollector.key, state.session, f"{state.session}#{index}", state.model,
                 uncached, write, read, output, agent=state.agent, ts=ts if isinstance(ts, str) else None,
-                request_index=index, reasoning=last.get("reasoning_output_tokens") or 0)
+                request_index=index, reasoning=last.get("reasoning_output_tokens") or 0, global_id=True)
 
 
 def _call(kind: str, item: dict) -> tuple[str, Any]:
