@@ -105,3 +105,14 @@ def test_router_prefixed_models_are_priced_and_unknown_ones_are_not():
 
     assert token_prices("google/gemini-3-pro-preview") == token_prices("gemini-3-pro-preview") is not None
     assert token_prices("policy_model") is None and token_prices(None) is None
+
+
+def test_share_counts_only_sessions_that_have_usage(run, tmp_path):
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    _session(folder)
+    (folder / "calls.jsonl").write_text(json.dumps({"tool": "Grep", "output": "x " * 5000, "session": "other"}) + "\n")
+    alone = _scan(run, _session(tmp_path))["usage"]
+    mixed = _scan(run, folder)["usage"]
+    assert mixed["tool_output_share"] == alone["tool_output_share"]
+    assert (mixed["share_calls"], mixed["calls_without_usage"]) == (1, 1)

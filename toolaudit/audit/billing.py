@@ -124,9 +124,17 @@ class ToolCost:
 
 @dataclass
 class Bill:
-    """Everything billing adds to a scan result."""
+    """Everything billing adds to a scan result.
+
+    `carried` is tokens × residency of the calls whose context (session, agent) has usage
+    records, `carried_calls` how many calls that is: the share of billed input compares
+    like with like, and calls from contexts without usage are left out of it.
+    """
 
     total: Billing = field(default_factory=Billing)
+    carried: int = 0
+    carried_calls: int = 0
+    calls_without_usage: int = 0
     groups: dict[str, Billing] = field(default_factory=dict)
     tools: dict[str, ToolCost] = field(default_factory=dict)
     unknown_models: set[str] = field(default_factory=set)
@@ -151,6 +159,13 @@ def bill(usage: list[Usage], rows: list[Measurement], *, by: str, priced: bool, 
         if group_of is not None:
             groups[group_of(u)].add(u, cost, priced)
     out.groups = dict(sorted(groups.items(), key=lambda kv: -kv[1].input_total))
+    billed = {(u.session, u.agent) for u in usage}
+    for row in rows:
+        if (row.session, row.agent) in billed and row.residency is not None:
+            out.carried += row.tokens * row.residency
+            out.carried_calls += 1
+        else:
+            out.calls_without_usage += 1
     if priced:
         for row in rows:
             name = row.model or model

@@ -79,7 +79,8 @@ def scan_dict(result: ScanResult) -> dict[str, Any]:
     bill = result.bill
     if bill is not None:
         doc["usage"] = {**bill.total.as_dict(), "tool_output_share": _share(result),
-                        "tool_output_share_estimated": True}
+                        "tool_output_share_estimated": True, "share_calls": bill.carried_calls,
+                        "calls_without_usage": bill.calls_without_usage}
         if bill.groups:
             doc["usage"]["by"] = meta.by
             doc["usage"]["groups"] = [{meta.by: key, **b.as_dict()} for key, b in bill.groups.items()]
@@ -107,9 +108,12 @@ def scan_dict(result: ScanResult) -> dict[str, Any]:
 
 
 def _share(result: ScanResult) -> float | None:
-    """Tool-output tokens carried by requests over the billed input tokens (different tokenizers)."""
+    """Tool-output tokens carried by requests over the billed input tokens of the same contexts.
+
+    Only calls whose session has usage records count (different tokenizers: an estimate).
+    """
     total = result.bill.total.input_total if result.bill else 0
-    return round(result.carried_tokens / total, 4) if total else None
+    return round(result.bill.carried / total, 4) if total else None
 
 
 def _usd(value) -> str:
@@ -193,7 +197,9 @@ def summary_lines(result: ScanResult) -> list[str]:
             f"billed (provider usage): {t.requests:,} requests; input {t.input_total:,} tokens "
             f"(uncached {t.input_uncached:,}, cache write {t.cache_write:,}, cache read {t.cache_read:,}); "
             f"output {t.output:,}" + (f"; tool outputs ≈ {share:.1%} of billed input (estimated: "
-                                      f"{meta.tokenizer} tokens against the provider's)" if share is not None else ""))
+                                      f"{meta.tokenizer} tokens against the provider's; {bill.carried_calls} calls"
+                                      + (f", {bill.calls_without_usage} more in sessions without usage"
+                                         if bill.calls_without_usage else "") + ")" if share is not None else ""))
         if bill.priced:
             from ..audit.billing import prices_version
 
