@@ -178,3 +178,38 @@ def test_every_preset_runs_on_the_whole_corpus(run, corpus, name):
     doc = simulate(run, corpus, SAMPLES, "--preset", name)
     assert doc["totals"]["calls"] > 300
     assert doc["totals"]["tokens_after"] <= doc["totals"]["tokens_before"] or name == "claude-code"
+
+
+def test_a_parallel_call_is_not_later_use(run, tmp_path):
+    """Two calls written in one message: the second's arguments came before the first's output."""
+    matches = "\n".join(f"src/mod{i}.py:{i}:match here" for i in range(100))
+    lines = [
+        {"type": "assistant", "sessionId": "s", "uuid": "1", "message": {"id": "m1", "content": [
+            {"type": "tool_use", "id": "g", "name": "Grep", "input": {"pattern": "match"}}]}},
+        {"type": "assistant", "sessionId": "s", "uuid": "2", "message": {"id": "m1", "content": [
+            {"type": "tool_use", "id": "r", "name": "Read", "input": {"file_path": "src/mod77.py"}}]}},
+        {"type": "user", "sessionId": "s", "uuid": "3", "message": {"content": [
+            {"type": "tool_result", "tool_use_id": "g", "content": matches}]}},
+        {"type": "user", "sessionId": "s", "uuid": "4", "message": {"content": [
+            {"type": "tool_result", "tool_use_id": "r", "content": "x = 1"}]}},
+    ]
+    path = tmp_path / "par.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    doc = simulate(run, path, "--max-matches", "50", "--tool", "Grep")
+    assert doc["totals"]["affected_calls"] == 1 and doc["totals"]["later_used"] == 0
+
+
+def test_explain_never_shows_a_secret(run, tmp_path):
+    log = "\n".join(["filler"] * 400 + ["export GITHUB_TOKEN=ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"])
+    path = Session().call("Bash", {"command": "env"}, log).write(tmp_path / "s.jsonl")
+    result = run("simulate", path, "--head-lines", "10", "--explain", "1", "-j", "1")
+    assert result.exit_code == 0 and "ghp_" not in result.stdout
+    doc = simulate(run, path, "--head-lines", "10", "--explain", "1")
+    assert "ghp_" not in json.dumps(doc)
+
+
+def test_a_blob_does_not_stall_the_evidence_scan(run, tmp_path):
+    blob = "f0" * 200_000  # one 400 KB hex token: item extraction must stay linear
+    path = Session().call("Bash", {"command": "xxd"}, blob).write(tmp_path / "s.jsonl")
+    doc = simulate(run, path, "--max-chars", "1000")
+    assert doc["totals"]["affected_calls"] == 1

@@ -35,18 +35,19 @@ _FAILURE = re.compile(
     re.X,
 )
 
-_ITEM = re.compile(
-    r"""(?P<fileline>[\w./-]*\w\.\w{1,8}:\d+)
-    | (?P<path>(?:[\w.-]*/)+[\w.-]+)
-    | (?P<file>\b\w[\w-]+\.[A-Za-z][A-Za-z0-9]{0,7}\b)
-    | (?P<ident>\b[A-Za-z_][A-Za-z0-9_]{5,}\b)
-    | (?P<number>\b\d{3,}\b)
-    """,
-    re.X,
-)
+# Items are classified token by token: patterns anchored on short tokens cannot backtrack
+# across a long run of word characters (a hex or base64 blob) the way one text-wide
+# alternation did.
+_SPLIT = re.compile(r"[\s\"'`()\[\]{}<>,;|=*]+")
+_FILELINE = re.compile(r"([\w./@~+-]*\w\.\w{1,8}):(\d+)(?::\d+)?")
+_PATH = re.compile(r"[\w.@~+-]*(?:/[\w.@~+-]+)+/?")
+_FILE = re.compile(r"\w[\w-]+\.[A-Za-z][A-Za-z0-9]{0,7}")
+_IDENT = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]{5,}(?![A-Za-z0-9_])")
+_NUMBER = re.compile(r"(?<![\w.])\d{3,}(?!\w)")
 _CODE_LIKE = re.compile(r"_|\d|[a-z][A-Z]")
 # line-number gutters of file reads (`    12→`, `  12|`, `12\t`): numbering, not content
 _GUTTER = re.compile(r"(?m)^[ \t]*\d+(?:→|\||\t)")
+_MAX_TOKEN = 512  # longer tokens are blobs (base64, hex), not evidence
 
 
 def failure_lines(text: str) -> set[str]:
@@ -78,22 +79,33 @@ def json_broken(before: str, after: str) -> bool:
     return after is not before and _parses(before) and not _parses(after)
 
 
+def _basename(path: str) -> str | None:
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    return name if "." in name.strip(".") else None
+
+
 def items(text: str) -> set[str]:
     """The evidence items of `text` (see the module docstring for the rule)."""
-    found = set()
-    for match in _ITEM.finditer(_GUTTER.sub("", text)):
-        kind = match.lastgroup
-        value = match.group(kind).strip(".-/") if kind == "path" else match.group(kind)
-        if kind == "ident" and not _CODE_LIKE.search(value):
+    found: set[str] = set()
+    for token in _SPLIT.split(_GUTTER.sub("", text)):
+        token = token.strip(".:!?")
+        if len(token) < 3 or len(token) > _MAX_TOKEN:
             continue
-        if kind == "path" and ("/" not in value or len(value) < 4):
-            continue
-        found.add(value)
-        if kind == "fileline":  # the file alone is evidence too
-            value = value.rsplit(":", 1)[0]
-            found.add(value)
-        if kind in ("path", "fileline") and "." in value.rsplit("/", 1)[-1]:
-            found.add(value.rsplit("/", 1)[-1])  # `checkout.py` names `src/shop/checkout.py`
+        line = _FILELINE.match(token)
+        if line is not None:
+            found.add(f"{line.group(1)}:{line.group(2)}")
+            token = line.group(1)
+        if "/" in token and len(token) >= 4 and _PATH.fullmatch(token):
+            found.add(token.rstrip("/"))
+            base = _basename(token)
+            if base:
+                found.add(base)  # `checkout.py` names `src/shop/checkout.py`
+        elif _FILE.fullmatch(token):
+            found.add(token)
+        for ident in _IDENT.findall(token):
+            if _CODE_LIKE.search(ident):
+                found.add(ident)
+        found.update(_NUMBER.findall(token))
     return found
 
 

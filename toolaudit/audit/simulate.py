@@ -14,7 +14,7 @@ from ..model import UNPAIRED, Measurement, ModelText, SessionEnd, Skipped, ToolC
 from ..tokenizers import Tokenizer, sanitize
 from . import risk
 from .measure import measure, with_residency
-from .redact import preview
+from .redact import preview, redact
 
 EXPLAIN_ITEMS = 5
 
@@ -98,35 +98,53 @@ def simulate_records(records: Iterable, maps: list, tokenizer: Tokenizer, *,
     return base, all_cuts, skipped
 
 
+def _events(stream: list, said: list[set[str]]) -> list[tuple[int, int, str, object, set[str]]]:
+    """The stream as (line, order, kind, record, items), in the order the model met them.
+
+    A call's arguments count where the model wrote them (`call_line`), its output where the
+    result came: so a call written beside another, before that one's output existed, is
+    not "later" use of it.
+    """
+    events = []
+    for order, (record, items) in enumerate(zip(stream, said)):
+        if isinstance(record, ToolCall):
+            events.append((record.call_line or record.line, order, "args", record, items))
+            events.append((record.line, order, "output", record, set()))
+        else:
+            events.append((record.line, order, "text", record, items))
+    # at one line, what the model wrote comes before the output it then received
+    return sorted(events, key=lambda e: (e[0], e[2] == "output", e[1]))
+
+
 def _trace(stream: list, said: list[set[str]], calls: list[ToolCall], cuts: list[Cut],
            removed: list[set[str]], explain: bool) -> list[Cut]:
     """Mark the cuts whose hidden items the model used later in the same context.
 
-    Items the model already wrote or sent before the call do not count as hidden.
+    Items the model already wrote or sent before the output arrived do not count as hidden.
     """
     known: dict[tuple, set[str]] = {}
     pending: dict[tuple, dict[str, list[int]]] = {}
     used: dict[int, str] = {}
     hidden_of: dict[int, tuple[str, ...]] = {}
     index = {id(c): i for i, c in enumerate(calls)}
-    for record, items in zip(stream, said):
+    for line, _, kind, record, items in _events(stream, said):
         ctx = (record.session, record.agent)
         waiting = pending.setdefault(ctx, {})
-        for item in items & waiting.keys():
-            for i in waiting.pop(item):
-                line = record.call_line or record.line if isinstance(record, ToolCall) else record.line
-                used.setdefault(i, f"{record.source}:{line}")
         seen = known.setdefault(ctx, set())
-        seen |= items  # a call's own arguments come before its output
-        if isinstance(record, ToolCall):
-            i = index[id(record)]
-            hidden = removed[i] - seen
-            if hidden:
-                # paths and file names first: they say most about what was lost
-                ranked = sorted(hidden, key=lambda s: ("/" not in s and "." not in s, -len(s), s))
-                hidden_of[i] = tuple(ranked[:EXPLAIN_ITEMS])
-                for item in hidden:
-                    waiting.setdefault(item, []).append(i)
+        if kind != "output":
+            for item in items & waiting.keys():
+                for i in waiting.pop(item):
+                    used.setdefault(i, f"{record.source}:{line}")
+            seen |= items
+            continue
+        i = index[id(record)]
+        hidden = removed[i] - seen
+        if hidden:
+            # paths and file names first: they say most about what was lost
+            ranked = sorted(hidden, key=lambda s: ("/" not in s and "." not in s, -len(s), s))
+            hidden_of[i] = tuple(redact(item) for item in ranked[:EXPLAIN_ITEMS] if redact(item) == item)
+            for item in hidden:
+                waiting.setdefault(item, []).append(i)
     out = []
     for i, cut in enumerate(cuts):
         if i in used or (explain and i in hidden_of):
