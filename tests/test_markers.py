@@ -33,3 +33,16 @@ def test_every_preset_marker_is_recognised(name):
 ])
 def test_known_markers(text, agent):
     assert truncated_by(text) == agent
+
+
+def test_a_file_that_quotes_markers_is_not_cut():
+    """Reading a doc that lists the markers (harness-caps.md-like) is not an agent's cut."""
+    doc = "\n".join([
+        "| Codex | `\\n[... omitted {k} of {N} lines ...]\\n\\n` | head |",
+        "| SWE-agent | `Observation: {obs[:max]}<response clipped><NOTE>Observations should not exceeded {max} "
+        "characters. {elided} characters were elided.</NOTE>` |",
+        "| OpenHands | `<response clipped><NOTE>Due to the max output limit, only part of this file` |",
+        "Gemini writes `Output too large. Showing first 8,000 and last 32,000 characters.` and",
+        "Claude Code `... [120 lines truncated] ...` inside a sentence.",
+    ])
+    assert truncated_by(doc) is None
