@@ -8,47 +8,63 @@ from __future__ import annotations
 
 import re
 
-# Anchored where the agent writes them (the start of the output, or a line of its own),
-# so a file that merely quotes a marker (a doc, this module) is not taken for a cut.
-MARKERS: dict[str, tuple[str, ...]] = {
+# Anchored where the agent writes them, so a file that merely quotes a marker (a doc,
+# this module) is not taken for a cut: LINE markers stand on a line of their own, START
+# markers open the output, ANY markers are specific enough anywhere. A line may also end
+# in an escaped `\n`: some outputs are JSON strings (Codex 0.5x shell).
+ANY, LINE, START = "any", "line", "start"
+
+MARKERS: dict[str, tuple[tuple[str, str], ...]] = {
     "claude-code": (
-        r"\n\n\.\.\. \[\d+ characters truncated\] \.\.\.\n\n",
-        r"^\.\.\. \[\d+ lines truncated\] \.\.\.$",
-        r"\A<persisted-output>\s*Output too large",
-        r"\AFile content \(\d+ tokens\) exceeds maximum allowed tokens",
-        r"\AMCP tool \"[^\"]*\" response \(\d+ tokens\) exceeds maximum allowed tokens",
-        r":\d+[:-]\[Omitted long matching line\]$",
+        (r"\n\n\.\.\. \[\d+ characters truncated\] \.\.\.\n\n", ANY),
+        (r"\.\.\. \[\d+ lines truncated\] \.\.\.", LINE),
+        (r"<persisted-output>\s*Output too large", START),
+        (r"File content \(\d+ tokens\) exceeds maximum allowed tokens", START),
+        (r"MCP tool \"[^\"]*\" response \(\d+ tokens\) exceeds maximum allowed tokens", START),
+        (r":\d+[:-]\[Omitted long matching line\]", ANY),
     ),
     "codex": (
-        r"^\[\.\.\. omitted \d+ of \d+ lines \.\.\.\]$",
-        r"^\[\.\.\. output truncated to fit \d+ bytes \.\.\.\]$",
-        r"…\d+ (tokens|chars) truncated…",
-        r"^\[omitted \d+ text items \.\.\.\]$",
-        r"\AWarning: truncated output \(original token count: \d+\)",
+        (r"\[\.\.\. omitted \d+ of \d+ lines \.\.\.\]", LINE),
+        (r"\[\.\.\. output truncated to fit \d+ bytes \.\.\.\]", LINE),
+        (r"…\d+ (tokens|chars) truncated…", ANY),
+        (r"\[omitted \d+ text items \.\.\.\]", LINE),
+        (r"Warning: truncated output \(original token count: \d+\)", START),
     ),
     "gemini-cli": (
-        r"\AOutput too large\. Showing first [\d,]+ and last [\d,]+ characters",
-        r"^\.\.\. \[[\d,]+ characters omitted\] \.\.\.$",
-        r"^\.\.\. \[Content truncated due to size limit\] \.\.\.$",
-        r"^IMPORTANT: The file content has been truncated\.",
+        (r"Output too large\. Showing first [\d,]+ and last [\d,]+ characters", START),
+        (r"\.\.\. \[[\d,]+ characters omitted\] \.\.\.", LINE),
+        (r"\.\.\. \[Content truncated due to size limit\] \.\.\.", LINE),
+        (r"IMPORTANT: The file content has been truncated\.", LINE),
     ),
     "openhands": (
-        r"^\[\.\.\. Observation truncated due to length \.\.\.\]$",
-        r"(?<![`{}])<response clipped><NOTE>Due to the max output limit",
+        (r"\[\.\.\. Observation truncated due to length \.\.\.\]", LINE),
+        (r"(?<![`{}])<response clipped><NOTE>Due to the max output limit", ANY),
     ),
     "swe-agent": (
-        r"<response clipped><NOTE>Observations should not exceeded \d+ characters\. \d+ characters were elided",
-        r"<observation_head>.*?<elided_chars>\s*\d+ characters elided\s*</elided_chars>",
+        (r"<response clipped><NOTE>Observations should not exceeded \d+ characters\. \d+ characters were elided", ANY),
+        (r"<observation_head>.*?<elided_chars>\s*\d+ characters elided\s*</elided_chars>", ANY),
     ),
-    "mini-swe-agent": (r"<output_head>.*?<elided_chars>\s*\d+ characters elided\s*</elided_chars>",),
-    "opencode": (r"^\.\.\.\d+ (lines|bytes) truncated\.\.\.$",),
-    "roo": (r"^\[\.\.\.\d+ (characters|lines) omitted\.\.\.\]$",),
-    "toolaudit": (r"^\[toolaudit: [\d,]+ (chars|bytes|lines|matches) omitted", r"^\[toolaudit: output refused"),
+    "mini-swe-agent": ((r"<output_head>.*?<elided_chars>\s*\d+ characters elided\s*</elided_chars>", ANY),),
+    "opencode": ((r"\.\.\.\d+ (lines|bytes) truncated\.\.\.", LINE),),
+    "roo": ((r"\[\.\.\.\d+ (characters|lines) omitted\.\.\.\]", LINE),),
+    "toolaudit": ((r"\[toolaudit: [\d,]+ (chars|bytes|lines|matches) omitted[^\n]*\]", LINE),
+                  (r"\[toolaudit: output refused", START)),
 }
 
-# One search per pattern: Python's re cannot skip ahead to the literal start of a
-# many-way alternation, which made one combined pattern the slowest part of a scan.
-_COMPILED = [(re.compile(p, re.S | re.M), agent) for agent, ps in MARKERS.items() for p in ps]
+# One search per pattern, boundaries checked after: Python's re cannot skip ahead to the
+# literal start of a pattern that opens with an alternation (a many-way one was the
+# slowest part of a scan).
+_COMPILED = [(re.compile(p, re.S), where, agent) for agent, ps in MARKERS.items() for p, where in ps]
+_JSON_START = '{"output":"'
+
+
+def _placed(text: str, start: int, end: int, where: str) -> bool:
+    """True when a LINE marker stands on a line of its own (ANY markers always are placed)."""
+    if where == ANY:
+        return True
+    before = start == 0 or text[start - 1] == "\n" or text[start - 2:start] == "\\n"
+    after = end == len(text) or text[end] == "\n" or text[end:end + 2] == "\\n"
+    return before and after
 
 
 def truncated_by(text: str) -> str | None:
@@ -56,8 +72,16 @@ def truncated_by(text: str) -> str | None:
     if not text:
         return None
     best: tuple[int, str] | None = None
-    for pattern, agent in _COMPILED:
-        found = pattern.search(text)
-        if found is not None and (best is None or found.start() < best[0]):
-            best = (found.start(), agent)
+    for pattern, where, agent in _COMPILED:
+        if where == START:  # only where the output opens: no scan of the whole text
+            at = len(_JSON_START) if text.startswith(_JSON_START) else 0
+            if (pattern.match(text) or (at and pattern.match(text, at))) and (best is None or best[0] > 0):
+                best = (0, agent)
+            continue
+        for found in pattern.finditer(text):
+            if best is not None and found.start() >= best[0]:
+                break
+            if _placed(text, found.start(), found.end(), where):
+                best = (found.start(), agent)
+                break
     return best[1] if best else None
