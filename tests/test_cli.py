@@ -189,3 +189,10 @@ def test_unreadable_files_are_reported_and_the_scan_goes_on(run, tmp_path, monke
     assert result.exit_code == 0
     assert f"{locked}: cannot read: Permission denied" in result.stderr
     assert json.loads(result.stdout)["errors"] == [f"{locked}: cannot read: Permission denied"]
+
+
+def test_unknown_config_sub_table_is_an_error(run, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[tool.toolaudit.simulate.polices.Grep]\npreview_chars = 100\n')
+    result = run("simulate", CLAUDE, "--max-chars", "100")
+    assert result.exit_code == 2 and "did you mean 'policies'" in result.stderr

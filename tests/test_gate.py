@@ -169,3 +169,11 @@ def test_markdown_gold(run, tmp_path):
         actual.parent.mkdir(exist_ok=True)
         actual.write_text(text)
         pytest.fail(f"{gold} differs: see {actual}, or regenerate with TOOLAUDIT_REGEN_GOLD=1")
+
+
+def test_a_check_on_a_tool_that_is_nowhere_is_a_usage_error_and_a_vanished_one_fails():
+    with pytest.raises(UsageError, match="did you mean 'Grep'"):
+        evaluate(Check.parse("Grpe:tokens.mean:+500"), doc(), doc())
+    [outcome] = evaluate(Check.parse("Grep:tokens.mean:+500"), doc(tools=("Grep", "Read")), doc(tools=("Read",)))
+    assert not outcome.passed and outcome.message().startswith("Grep: vanished")
+    assert evaluate(Check.parse("*:tokens.p95:+10%"), doc(tools=("Grep", "Read")), doc(tools=("Read",)))

@@ -213,3 +213,10 @@ def test_a_blob_does_not_stall_the_evidence_scan(run, tmp_path):
     path = Session().call("Bash", {"command": "xxd"}, blob).write(tmp_path / "s.jsonl")
     doc = simulate(run, path, "--max-chars", "1000")
     assert doc["totals"]["affected_calls"] == 1
+
+
+def test_sweep_conflicts_are_usage_errors(run):
+    both = run("simulate", KANBAN, "--sweep", "max_chars=100,200", "--max-chars", "50")
+    assert both.exit_code == 2 and "give one" in both.stderr
+    explain = run("simulate", KANBAN, "--sweep", "max_chars=100,200", "--explain", "2")
+    assert explain.exit_code == 2 and "--explain" in explain.stderr

@@ -18,6 +18,9 @@ import click
 from .errors import ConfigError
 from .registry import did_you_mean
 
+# sub-tables a command reads itself: [tool.toolaudit.simulate.policies]
+SUB_TABLES = {("simulate", "policies")}
+
 
 def find_pyproject(start: Path | None = None) -> Path | None:
     """The nearest pyproject.toml at or above `start` (default: the working directory)."""
@@ -51,11 +54,12 @@ def default_map(group: click.Group, path: Path | None) -> dict[str, Any]:
             for sub_key, sub_value in value.items():
                 sub_name = sub_key.replace("-", "_")
                 if sub_name not in commands.get(key, set()):
-                    if isinstance(sub_value, dict):  # a command's own sub-table (simulate policies)
-                        continue
+                    if (key, sub_name) in SUB_TABLES and isinstance(sub_value, dict):
+                        continue  # read by the command itself
+                    suggestions = set(commands.get(key, ())) | {s for c, s in SUB_TABLES if c == key}
                     raise ConfigError(
                         f"{path}: unknown key {sub_key!r} in [tool.toolaudit.{key}]"
-                        f"{did_you_mean(sub_name, commands.get(key, ()))}", slug="config")
+                        f"{did_you_mean(sub_name, suggestions)}", slug="config")
                 result.setdefault(key, {})[sub_name] = sub_value
             continue
         if name not in known:

@@ -74,6 +74,7 @@ class Outcome:
     current: float
     limit: str
     passed: bool
+    vanished: bool = False  # the check names a tool the baseline had and the run no longer has
 
     @property
     def change(self) -> float:
@@ -87,6 +88,8 @@ class Outcome:
 
     def message(self) -> str:
         """`Grep: tokens.mean 812 → 1,420 (+608, +74.9%) over the limit +500`."""
+        if self.vanished:
+            return f"{self.scope}: vanished (its {self.metric} was {_fmt(self.baseline)}); the check {self.check} cannot hold"
         pct = self.change_pct
         rel = "" if pct is None else (", ∞%" if math.isinf(pct) else f", {pct:+.1f}%")
         verdict = "within" if self.passed else "over"
@@ -120,7 +123,18 @@ def evaluate(check: Check, baseline: dict, current: dict) -> list[Outcome]:
         now_tools = {t["tool"]: t for t in current.get("tools", [])}
         names = [n for n in base_tools if n in now_tools and fnmatch.fnmatchcase(n, check.tool)]
         pairs = [(n, base_tools[n], now_tools[n]) for n in names]
+        gone = [n for n in base_tools if n not in now_tools and fnmatch.fnmatchcase(n, check.tool)]
+        if check.tool != "*" and not names and not gone:
+            known = sorted(set(base_tools) | set(now_tools))
+            raise UsageError(f"check {check.text!r}: no tool {check.tool!r} in the baseline or now"
+                             f"{did_you_mean(check.tool, known)}", slug="bad-check")
     out = []
+    if check.tool not in (None, "*"):
+        for name in gone:  # a tool the check watches disappeared: say so rather than pass quietly
+            base = baseline["tools"][[t["tool"] for t in baseline["tools"]].index(name)]
+            field = check.field(base) or check.metric
+            out.append(Outcome(check.text, name, check.metric, float(base.get(field) or 0), 0.0,
+                               check.text.rsplit(":", 1)[1], False, vanished=True))
     for scope, base, now in pairs:
         name = check.field(base) or check.field(now)
         if name is None:

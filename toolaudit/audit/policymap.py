@@ -192,6 +192,8 @@ def maps_from_spec(spec: dict[str, Any], sweep: str | None = None) -> tuple[list
                              "--preset NAME, or --policy-file FILE (see `toolaudit list policies`)", slug="no-policy")
         return [PolicyMap(chosen, rules, flag_chain, tools)], None
     name, values = parse_sweep(sweep)
+    if name in flags:
+        raise UsageError(f"--sweep {name}=… and --{name.replace('_', '-')} both set it: give one", slug="sweep")
     maps = [PolicyMap(chosen, rules, chain_from({**flags, name: value}, f"--sweep {name}={value}"), tools,
                       label=str(value)) for value in values]
     return maps, name

@@ -220,7 +220,7 @@ def get_preset(name: str) -> Preset:
         return PRESETS[name]
     except KeyError:
         raise UsageError(
-            f"unknown preset {name!r}{did_you_mean(name, PRESETS)}; see `toolaudit list presets`",
+            f"unknown preset {name!r}{did_you_mean(name, PRESETS)}; see `toolaudit list policies`",
             slug="unknown-preset",
         ) from None
 

@@ -9,6 +9,7 @@ import click
 
 from ..collectors import collectors
 from ..config import find_pyproject
+from ..errors import UsageError
 from ..reports import render_report
 from ..tokenizers import get_tokenizer
 from . import cli, gather, input_options, meta_for, output_options
@@ -78,7 +79,7 @@ def simulate(paths, preview_chars, include_content, max_chars, max_bytes, head_r
     Examples:
       toolaudit simulate ~/.claude/projects --preview-chars 100 --tool Grep
       toolaudit simulate runs/ --preset codex
-      toolaudit simulate runs/ --max-chars 5000 --sweep max_chars=2000,5000,10000,20000 -f csv
+      toolaudit simulate runs/ --sweep max_chars=2000,5000,10000,20000 -f csv
     """
     from ..audit import simsummary
     from ..audit.policymap import maps_from_spec, spec_of
@@ -89,6 +90,9 @@ def simulate(paths, preview_chars, include_content, max_chars, max_bytes, head_r
     tok = get_tokenizer(tokenizer, engine, calibration=calibration)
     params = dict(zip(_FLAGS, (preview_chars, include_content, max_chars, max_bytes, head_ratio, max_lines,
                                tail_lines, head_lines, max_matches, no_body, body_chars, body_fields)))
+    if sweep and explain:
+        raise UsageError("--explain shows the cuts of one policy: run it without --sweep, for the value you pick",
+                         slug="sweep")
     rules, where = _rules_table(policy_file)
     spec = spec_of(params, preset, tools, rules, where)
     maps, swept = maps_from_spec(spec, sweep)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import shutil
 from typing import Any
 
 from rich import box
@@ -34,7 +35,9 @@ class TableReport(Reporter):
 
     def render(self, result: Any, *, color: bool = False, width: int | None = None) -> str:
         buf = io.StringIO()
-        console = Console(file=buf, force_terminal=color, no_color=not color, width=width or 200,
+        # on a terminal, its width; piped, wide enough that no number or file:line is cut
+        console = Console(file=buf, force_terminal=color, no_color=not color,
+                          width=width or (shutil.get_terminal_size((200, 24)).columns if color else 10_000),
                           highlight=False, emoji=False, markup=False)
         for i, block in enumerate(view_of(result).blocks(result)):
             if block.title or (i and isinstance(block, Section)):
