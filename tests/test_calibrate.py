@@ -283,3 +283,13 @@ def test_corpus_gives_a_fit_with_its_error(run, corpus):
     assert all(1.0 < row["f"] < 2.0 for row in doc["models"].values())
     table = run("calibrate", corpus / "claude-code", "-q")
     assert table.exit_code == 0 and "MAPE" in table.stdout
+
+
+def test_default_factor_follows_each_calls_model():
+    from toolaudit.tokenizers import get_tokenizer
+
+    tok = get_tokenizer("claude")
+    text = "alpha " * 1000
+    base = get_tokenizer("o200k_base").count(text)
+    assert tok.count_for(text, "claude-opus-4-7") == math.ceil(base * 1.5)
+    assert tok.count_for(text, "claude-sonnet-4-5-20250929") == math.ceil(base * 1.25) == tok.count(text)

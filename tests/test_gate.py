@@ -177,3 +177,13 @@ def test_a_check_on_a_tool_that_is_nowhere_is_a_usage_error_and_a_vanished_one_f
     [outcome] = evaluate(Check.parse("Grep:tokens.mean:+500"), doc(tools=("Grep", "Read")), doc(tools=("Read",)))
     assert not outcome.passed and outcome.message().startswith("Grep: vanished")
     assert evaluate(Check.parse("*:tokens.p95:+10%"), doc(tools=("Grep", "Read")), doc(tools=("Read",)))
+
+
+def test_a_different_claude_factor_is_not_comparable(run, corpus_copy, tmp_path):
+    from test_calibrate_files import write_calibration
+
+    cal = write_calibration(tmp_path / "cal.json", 1.4)
+    base = tmp_path / "baseline.json"
+    assert run("scan", corpus_copy, "--tokenizer", "claude", "--calibration", cal, "-f", "json", "-o", base, "-q").exit_code == 0
+    assert run("ci", corpus_copy, "--baseline", base, "-q").exit_code == 1
+    assert run("ci", corpus_copy, "--baseline", base, "--calibration", cal, "-q").exit_code == 0

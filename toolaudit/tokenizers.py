@@ -38,6 +38,7 @@ _CACHE_MAX = 200_000
 CLAUDE_BASE = "o200k_base"
 DEFAULT_FACTOR = 1.25  # Claude 3 to 4.6
 NEW_TOKENIZER_FACTOR = 1.5  # Opus 4.7 and later
+MODEL_MIN_TURNS = 5
 
 
 def sanitize(text: str) -> str:
@@ -58,6 +59,8 @@ class Tokenizer:
     estimated: bool
     _count: Callable[[str], int]
     _label: str = ""  # overrides the default label (claude: its factor and where it came from)
+    # claude: the factor for a call's model; `_count` then counts the base encoding
+    _factor: Callable[[str | None], float] | None = None
 
     def __post_init__(self) -> None:
         self._cache: dict[tuple[int, int], int] = {}
@@ -69,8 +72,20 @@ class Tokenizer:
             return self._label
         return f"{self.name} (estimated)" if self.estimated else self.name
 
+    def count_for(self, text: str, model: str | None) -> int:
+        """Tokens in `text` for the model that read it (only `claude` differs by model)."""
+        base = self._cached(text)
+        if self._factor is None:
+            return base
+        # rounded first so that 1000 x 1.3 is 1300, not 1301 (binary floats)
+        return math.ceil(round(base * self._factor(model), 6))
+
     def count(self, text: str) -> int:
-        """Tokens in `text` (already sanitized); the same file read twice is counted once."""
+        """Tokens in `text` (already sanitized), for no model in particular."""
+        return self.count_for(text, None)
+
+    def _cached(self, text: str) -> int:
+        """The engine's count; the same file read twice is counted once."""
         if not text:
             return 0
         # Why a hash key: the same file is read many times in real sessions, and
@@ -125,36 +140,41 @@ def default_factor(model: str | None) -> float:
     return NEW_TOKENIZER_FACTOR if version >= (4, 7) else DEFAULT_FACTOR
 
 
-def load_calibration(path: str | Path) -> tuple[float, int]:
-    """The pooled factor and turn count of a `toolaudit calibrate --save` file."""
+def load_calibration(path: str | Path) -> tuple[float, int, dict[str, float]]:
+    """The pooled factor, its turn count, and per-model factors of a `calibrate --save` file.
+
+    A model's own factor is used when it was fitted on at least MODEL_MIN_TURNS main-agent turns.
+    """
     try:
         doc = json.loads(Path(path).read_text(encoding="utf-8"))
         pooled = doc["pooled"]
         factor, turns = float(pooled["f"]), int(pooled["n"])
         base = doc.get("base_encoding")
+        models = {key: float(row["f"]) for key, row in (doc.get("models") or {}).items()
+                  if " (" not in key and int(row.get("n", 0)) >= MODEL_MIN_TURNS}
     except OSError as exc:
         raise ToolauditError(f"cannot read calibration file {path}: {exc.strerror or exc}",
                              slug="bad-calibration") from None
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, AttributeError):
         raise ToolauditError(f"{path} is not a calibration file (write one with `toolaudit calibrate --save`)",
                              slug="bad-calibration") from None
     if base != CLAUDE_BASE or not (0 < factor < 10) or turns < 1:
         raise ToolauditError(f"{path}: expected a fit on {CLAUDE_BASE} with at least one turn",
                              slug="bad-calibration")
-    return factor, turns
+    return factor, turns, models
 
 
 def _claude(engine: str, calibration: str | Path | None) -> Tokenizer:
-    """o200k counts scaled by the calibrated (or default) factor, rounded up."""
+    """o200k counts scaled by a factor per model (calibrated, or the documented defaults)."""
     base = get_tokenizer(CLAUDE_BASE, engine)._count
     if calibration is None:
-        factor, how = DEFAULT_FACTOR, f"default factor {DEFAULT_FACTOR}"
-    else:
-        factor, turns = load_calibration(calibration)
-        how = f"calibrated on {turns} turns"
-    # rounded first so that 1000 x 1.3 is 1300, not 1301 (binary floats)
-    count = lambda text: math.ceil(round(base(text) * factor, 6))  # noqa: E731
-    return Tokenizer(CLAUDE, engine, True, count, f"{CLAUDE} = {CLAUDE_BASE} × {factor:g}, estimated ({how})")
+        label = (f"{CLAUDE} = {CLAUDE_BASE} × {DEFAULT_FACTOR:g}, estimated (default factor {DEFAULT_FACTOR:g}), "
+                 f"× {NEW_TOKENIZER_FACTOR:g} for Claude 4.7 and later")
+        return Tokenizer(CLAUDE, engine, True, base, label, default_factor)
+    factor, turns, models = load_calibration(calibration)
+    per_model = f"; per model where fitted on ≥{MODEL_MIN_TURNS} turns: {len(models)}" if models else ""
+    label = f"{CLAUDE} = {CLAUDE_BASE} × {factor:g}{per_model}, estimated (calibrated on {turns} turns)"
+    return Tokenizer(CLAUDE, engine, True, base, label, lambda model: models.get(model or "", factor))
 
 
 def get_tokenizer(name: str = DEFAULT_TOKENIZER, engine: str = DEFAULT_ENGINE,

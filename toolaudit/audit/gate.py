@@ -152,6 +152,8 @@ def incomparable(baseline: dict, current: dict) -> str | None:
         ("schema_version", lambda d: d.get("schema_version")),
         ("command", lambda d: d.get("meta", {}).get("command")),
         ("tokenizer", lambda d: d.get("meta", {}).get("tokenizer")),
+        # the same name can count differently: claude's factor (default or calibrated)
+        ("tokenizer factor", lambda d: d.get("meta", {}).get("tokenizer_label") or d.get("meta", {}).get("tokenizer")),
         ("engine", lambda d: d.get("meta", {}).get("engine")),
         ("policy", lambda d: d.get("meta", {}).get("policy_spec")),
     ):

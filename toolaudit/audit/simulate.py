@@ -59,11 +59,11 @@ def _removed(before: str, after: str) -> str:
     return before[start: len(before) - end]
 
 
-def _cut(text: str, after: str, tokenizer: Tokenizer, explain: bool) -> Cut:
+def _cut(text: str, after: str, tokenizer: Tokenizer, explain: bool, model: str | None) -> Cut:
     if after is text:
-        return Cut(tokenizer.count(text), len(text), len(text.encode("utf-8")), False)
+        return Cut(tokenizer.count_for(text, model), len(text), len(text.encode("utf-8")), False)
     return Cut(
-        tokenizer.count(after), len(after), len(after.encode("utf-8")), True,
+        tokenizer.count_for(after, model), len(after), len(after.encode("utf-8")), True,
         errors_cut=risk.errors_cut(text, after), json_broken=risk.json_broken(text, after),
         hidden_preview=preview(_removed(text, after), 120) if explain else None,
     )
@@ -91,8 +91,8 @@ def simulate_records(records: Iterable, maps: list, tokenizer: Tokenizer, *,
         cuts, removed = [], []
         for call, text, row, items in zip(calls, texts, base, before_items):
             policy = None if row.agent_truncated else policy_map.policy_for(call.tool)
-            after = text if policy is None else policy.apply(text, tokenizer.count)
-            cuts.append(_cut(text, after, tokenizer, explain))
+            after = text if policy is None else policy.apply(text, lambda t, m=call.model: tokenizer.count_for(t, m))
+            cuts.append(_cut(text, after, tokenizer, explain, call.model))
             removed.append(items - risk.items(after) if after is not text else set())
         all_cuts.append(_trace(stream, said, calls, cuts, removed, explain))
     return base, all_cuts, skipped

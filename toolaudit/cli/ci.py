@@ -14,13 +14,16 @@ from ..tokenizers import ENGINES, TOKENIZERS
 from . import cli, gather, meta_for
 
 
-def _measure(paths, baseline: dict, source_format, tokenizer, engine, strict, debug, quiet, jobs) -> dict:
+def _measure(paths, baseline: dict, source_format, tokenizer, engine, calibration, strict, debug, quiet,
+             jobs) -> dict:
     """The same measurement the baseline holds (scan, or simulate with its policy spec), as JSON."""
     from ..pipeline import ScanOptions
     from ..reports.view import view_of
+    from ..tokenizers import get_tokenizer
 
-    options = ScanOptions(tokenizer, engine, source_format, False, debug)
-    meta = meta_for(tokenizer, engine, paths)
+    tok = get_tokenizer(tokenizer, engine, calibration=calibration)
+    options = ScanOptions(tokenizer, engine, source_format, False, debug, calibration)
+    meta = meta_for(tokenizer, engine, paths, tok=tok)
     if baseline.get("meta", {}).get("command") == "simulate":
         from ..audit import simsummary
         from ..audit.policymap import maps_from_spec
@@ -68,6 +71,8 @@ def _read_baseline(path: Path, create: bool) -> dict:
 @click.option("--from", "source_format", metavar="KEY", help="Force one input format.")
 @click.option("--tokenizer", type=click.Choice(TOKENIZERS), help="Default: the baseline's. Another one is not comparable.")
 @click.option("--engine", type=click.Choice(ENGINES), help="Default: the baseline's.")
+@click.option("--calibration", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
+              help="With a `--tokenizer claude` baseline: the calibration file it was measured with.")
 @click.option("--strict", is_flag=True, help="Fail (exit 1) on the first malformed line.")
 @click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar, no notes on stderr.")
@@ -77,8 +82,8 @@ def _read_baseline(path: Path, create: bool) -> dict:
               help="markdown: a PR comment; junit: one test case per check.")
 @click.option("-o", "--output", default="-", metavar="PATH|-", help="Write the report here; `-` is stdout.")
 @click.pass_context
-def ci(ctx, paths, baseline, fail_on, update_baseline, source_format, tokenizer, engine, strict, debug, quiet,
-       jobs, fmt, output):
+def ci(ctx, paths, baseline, fail_on, update_baseline, source_format, tokenizer, engine, calibration, strict, debug,
+       quiet, jobs, fmt, output):
     """Fail the build when tool outputs grew against a baseline.
 
     Measures PATH... again the way the baseline was measured (the same tokenizer,
@@ -102,7 +107,7 @@ def ci(ctx, paths, baseline, fail_on, update_baseline, source_format, tokenizer,
     command = meta.get("command", "scan")
     checks = [Check.parse(text) for text in (fail_on or DEFAULT_CHECKS[command])]
     current = _measure(paths, base, source_format, tokenizer or meta.get("tokenizer") or "o200k_base",
-                       engine or meta.get("engine") or "toktok", strict, debug, quiet, jobs)
+                       engine or meta.get("engine") or "toktok", calibration, strict, debug, quiet, jobs)
     if update_baseline:
         baseline.write_text(json.dumps(current, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         totals = current.get("totals", {})
