@@ -116,3 +116,9 @@ def test_share_counts_only_sessions_that_have_usage(run, tmp_path):
     mixed = _scan(run, folder)["usage"]
     assert mixed["tool_output_share"] == alone["tool_output_share"]
     assert (mixed["share_calls"], mixed["calls_without_usage"]) == (1, 1)
+
+
+def test_since_takes_the_timestamps_transcripts_write(run, tmp_path):
+    path = _session(tmp_path)
+    for since in ("2026-03-02", "2026-03-02T00:00:00.000Z", "2026-03-02T01:00:00+01:00"):
+        assert _scan(run, path, "--since", since)["usage"]["requests"] == 2, since

@@ -196,3 +196,9 @@ def test_unknown_config_sub_table_is_an_error(run, tmp_path, monkeypatch):
     (tmp_path / "pyproject.toml").write_text('[tool.toolaudit.simulate.polices.Grep]\npreview_chars = 100\n')
     result = run("simulate", CLAUDE, "--max-chars", "100")
     assert result.exit_code == 2 and "did you mean 'policies'" in result.stderr
+
+
+def test_no_command_shows_the_help(run):
+    for args in ((), ("list",)):
+        result = run(*args)
+        assert result.exit_code == 0 and result.stdout.startswith("Usage:") and not result.stderr

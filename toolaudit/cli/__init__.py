@@ -31,8 +31,12 @@ class Cli(click.Group):
             code = super().main(argv, prog_name or "toolaudit", complete_var, standalone_mode=False, **extra)
             code = code if isinstance(code, int) else 0
         except click.UsageError as exc:
-            click.echo(f"error: {exc.format_message()} (see `toolaudit {_command(argv)}--help`)", err=True)
-            code = EXIT_USAGE
+            if type(exc).__name__ == "NoArgsIsHelpError" and exc.ctx is not None:
+                click.echo(exc.ctx.get_help())  # `toolaudit` or `toolaudit list` alone: the help, not an error
+                code = 0
+            else:
+                click.echo(f"error: {exc.format_message()} (see `toolaudit {_command(argv)}--help`)", err=True)
+                code = EXIT_USAGE
         except click.ClickException as exc:
             click.echo(f"error: {exc.format_message()}", err=True)
             code = exc.exit_code

@@ -90,7 +90,10 @@ def calibrate(paths, save, fmt, quiet, debug):
     doc = calibration_doc(cal, __version__, datetime.now(timezone.utc).isoformat(timespec="seconds"),
                           SCHEMA_VERSION)
     if save is not None:
-        save.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+        try:
+            save.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise ToolauditError(f"cannot write {save}: {exc.strerror or exc}", slug="write-failed") from None
         if not quiet:
             click.echo(f"saved {save}", err=True)
     click.echo(json.dumps(doc, indent=2) if fmt == "json" else "\n".join(_table(cal)))

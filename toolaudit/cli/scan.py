@@ -12,12 +12,19 @@ from ..reports import render_report
 from ..tokenizers import get_tokenizer
 from . import BY_CHOICES, cli, gather, input_options, meta_for, output_options
 
-DATE_FORMATS = ["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S"]
+class IsoDate(click.ParamType):
+    """A date or an ISO-8601 time as transcripts write them (`2026-03-01`, `…T10:00:00.000Z`); UTC unless given."""
 
+    name = "date"
 
-def _utc(when: datetime | None) -> datetime | None:
-    """A naive date from the command line is UTC, as transcripts' timestamps are."""
-    return when if when is None or when.tzinfo else when.replace(tzinfo=timezone.utc)
+    def convert(self, value, param, ctx):
+        if isinstance(value, datetime):
+            return value
+        try:
+            when = datetime.fromisoformat(str(value).strip().replace("Z", "+00:00"))
+        except ValueError:
+            self.fail(f"{value!r} is not a date (YYYY-MM-DD) or an ISO-8601 time", param, ctx)
+        return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
 
 
 @cli.command()
@@ -35,9 +42,9 @@ def _utc(when: datetime | None) -> datetime | None:
 @click.option("--cost", is_flag=True,
               help="Dollars per tool, session and model from an offline price table (genai-prices).")
 @click.option("--model", metavar="NAME", help="The model, for transcripts that do not name it (pricing).")
-@click.option("--since", type=click.DateTime(DATE_FORMATS), metavar="DATE",
+@click.option("--since", type=IsoDate(), metavar="DATE",
               help="Only calls and requests at or after DATE (YYYY-MM-DD or an ISO time; UTC unless given).")
-@click.option("--until", type=click.DateTime(DATE_FORMATS), metavar="DATE", help="Only calls and requests before DATE.")
+@click.option("--until", type=IsoDate(), metavar="DATE", help="Only calls and requests before DATE.")
 def scan(paths, source_format, tokenizer, calibration, engine, strict, debug, quiet, jobs, fmt, output, by, top,
          show_content, records, cost, model, since, until):
     """Count every tool's output in the transcripts under PATH... (files or folders).
@@ -61,7 +68,7 @@ def scan(paths, source_format, tokenizer, calibration, engine, strict, debug, qu
         collectors.get(source_format)
     tok = get_tokenizer(tokenizer, engine, calibration=calibration)  # fail fast, before any worker starts
     options = ScanOptions(tokenizer, engine, source_format, show_content, debug, calibration)
-    collected = gather(paths, options, Collected((), since=_utc(since), until=_utc(until)),
+    collected = gather(paths, options, Collected((), since=since, until=until),
                        jobs=jobs, strict=strict, quiet=quiet)
     result = summarize(collected, meta_for(tokenizer, engine, paths, by, tok), by=by, top=top, cost=cost, model=model)
     if records is not None:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from ..errors import UsageError
+from . import base
 from .base import Collector, collectors, load_document, loads
 
 # Directory walks look at these; a file named explicitly is always tried.
@@ -44,9 +45,15 @@ def iter_files(paths: list[Path], problems: list[str] | None = None) -> Iterator
             for root, dirs, files in os.walk(path, onerror=unreadable):
                 dirs.sort()
                 found.extend(Path(root) / name for name in files if name.endswith(SUFFIXES))
-            yield from sorted(found)
-        else:
+            for file in sorted(found):
+                if file.is_file():  # a FIFO or socket named *.jsonl would block the read
+                    yield file
+                elif problems is not None:
+                    problems.append(f"{file}: not a regular file, passed over")
+        elif path.is_file():
             yield path
+        elif problems is not None:
+            problems.append(f"{path}: not a regular file, passed over")
 
 
 def _first_line(path: Path) -> tuple[bytes, bool]:
@@ -71,6 +78,16 @@ def _document(path: Path, first: bytes, obj: Any, more: bool) -> Any:
         return None
 
 
+def _claims(sniff: Callable[[Any], bool], value: Any) -> bool:
+    """What a sniffer says; one that trips on an odd value (a list where a string belongs) says no."""
+    try:
+        return bool(sniff(value))
+    except Exception:  # noqa: BLE001 -- odd data: not this format
+        if base.DEBUG:
+            raise
+        return False
+
+
 def detect(path: Path, forced: str | None = None) -> tuple[type[Collector] | None, Any]:
     """The collector for `path` and, when it is read as one document, the parsed document.
 
@@ -92,12 +109,12 @@ def detect(path: Path, forced: str | None = None) -> tuple[type[Collector] | Non
     table = collectors.all().values()
     if isinstance(obj, dict):
         for cls in table:
-            if cls.jsonl and cls.sniff_line(obj):
+            if cls.jsonl and _claims(cls.sniff_line, obj):
                 return cls, None
     doc = _document(path, first, obj, more)
     if doc is None:
         return None, None
     for cls in table:
-        if cls.document and cls.sniff_doc(doc):
+        if cls.document and _claims(cls.sniff_doc, doc):
             return cls, doc
     return None, None

@@ -44,8 +44,14 @@ def render_report(result: Any, fmt: str, output: str = "-") -> None:
         with open(path, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
     except OSError as exc:
-        path.unlink(missing_ok=True)
+        _remove(path)
         raise ToolauditError(f"cannot write {path}: {exc.strerror or exc}", slug="write-failed") from None
     except BaseException:
-        path.unlink(missing_ok=True)
+        _remove(path)
         raise
+
+
+def _remove(path: Path) -> None:
+    """Remove a half-written report (never a folder the user named by mistake)."""
+    if path.is_file():
+        path.unlink()
