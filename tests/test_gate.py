@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 from xml.etree import ElementTree as ET
@@ -11,6 +10,7 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from conftest import SAMPLES
+from test_reports_gold import check_gold
 from toolaudit.audit.gate import Check, evaluate, gate
 from toolaudit.errors import UsageError
 
@@ -161,14 +161,7 @@ def test_markdown_gold(run, tmp_path):
     run("scan", corpus_copy, "-f", "json", "-o", base, "-q")
     _inflate_read(corpus_copy)
     text = run("ci", corpus_copy, "--baseline", base, "-q", "-f", "markdown").stdout.replace(str(base), "BASELINE")
-    gold = GOLD / "ci_fail.md"
-    if os.environ.get("TOOLAUDIT_REGEN_GOLD"):
-        gold.write_text(text)
-    if text != gold.read_text():
-        actual = GOLD / "actual" / gold.name
-        actual.parent.mkdir(exist_ok=True)
-        actual.write_text(text)
-        pytest.fail(f"{gold} differs: see {actual}, or regenerate with TOOLAUDIT_REGEN_GOLD=1")
+    check_gold("ci_fail.md", text)
 
 
 def test_a_check_on_a_tool_that_is_nowhere_is_a_usage_error_and_a_vanished_one_fails():

@@ -243,7 +243,17 @@ class ScanView(View):
 
     def csv_rows(self, result: ScanResult) -> list[dict]:
         key = result.meta.by
-        return [row_dict(r, key) for r in result.rows] + [row_dict(result.totals, key)]
+        bill = result.bill if result.bill is not None and result.bill.priced and key == "tool" else None
+        rows = []
+        for row in list(result.rows) + [result.totals]:
+            out = row_dict(row, key)
+            if bill is not None:  # --cost: the tool's estimated dollars, first + re-sent
+                costs = [bill.tools[row.key]] if row.key in bill.tools else (
+                    list(bill.tools.values()) if row is result.totals else [])
+                out["cost_usd_estimated"] = float(round(sum((c.first + c.resent for c in costs), 0), 8))
+            out["tokenizer"] = tokenizer_text(result.meta)  # says `estimated` where it is
+            rows.append(out)
+        return rows
 
     def blocks(self, result: ScanResult) -> list:
         headers, rows, totals = table_cells(result)

@@ -139,10 +139,11 @@ class SimView(View):
         return sim_dict(result)
 
     def csv_rows(self, result: SimResult) -> list[dict]:
-        if result.sweep:
-            return sim_dict(result)["sweep"]
         first = result.variants[0]
-        return [sim_row(r) for r in first.tools] + [sim_row(first.totals)]
+        rows = sim_dict(result)["sweep"] if result.sweep else [sim_row(r) for r in first.tools] + [sim_row(first.totals)]
+        label = result.meta.tokenizer_label or result.meta.tokenizer
+        return [{**row, "tokenizer": label + (" (estimated)" if result.meta.estimated and "estimated" not in label
+                                             else "")} for row in rows]
 
     def blocks(self, result: SimResult) -> list:
         headers, rows, totals = sim_cells(result)
