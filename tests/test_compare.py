@@ -11,9 +11,10 @@ import io
 import json
 from pathlib import Path, PurePath
 
+import pandas as pd
 import pytest
 
-from toolaudit.audit.compare import Grouping, parse_group_by
+from toolaudit.audit.compare import Grouping, Side, parse_group_by, run_files, usage_frame
 from toolaudit.errors import UsageError
 
 # condition -> task -> run -> [(tool, output chars)]
@@ -35,35 +36,64 @@ CALLS = {
 }
 
 
-def write_jsonl(path: Path, calls: list[tuple[str, int]], letter: str = "x") -> None:
-    """A toolaudit-jsonl run: one line per call; the session is the file name."""
+def write_jsonl(path: Path, calls: list[tuple[str, int]], letter: str = "x", session: str | None = None) -> None:
+    """A toolaudit-jsonl run: one line per call; the session is the file name unless given."""
+    named = {"session": session} if session else {}
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps({"tool": t, "output": letter * n, "call_id": f"c{i}"}) + "\n"
-                            for i, (t, n) in enumerate(calls)), encoding="utf-8")
+    path.write_text("".join(json.dumps({"tool": t, "output": letter * n, "call_id": f"c{i}", **named})
+                            + "\n" for i, (t, n) in enumerate(calls)), encoding="utf-8")
 
 
-def write_claude(path: Path, session: str, calls: list[tuple[str, int]], billed: list[int]) -> None:
-    """A Claude Code session: one request per call plus a last one; request i is billed `billed[i]` input tokens."""
+def write_claude(path: Path, session: str, calls: list[tuple[str, int]], billed: list[int],
+                 agent: str | None = None) -> None:
+    """A Claude Code session: one request per call plus a last one; request i is billed `billed[i]` input tokens.
+
+    With `agent`, the file of one of the session's subagents (as <session>/subagents/agent-<id>.jsonl holds).
+    """
     assert len(billed) == len(calls) + 1
-    env = {"sessionId": session, "cwd": "/w", "version": "2.1.0", "isSidechain": False}
+    env = {"sessionId": session, "cwd": "/w", "version": "2.1.0", "isSidechain": bool(agent)}
+    if agent:
+        env["agentId"] = agent
+    ids = f"{session}-{agent}" if agent else session
 
     def assistant(i, content):
         # input split over the three parts Usage.input_total adds up
         usage = {"input_tokens": billed[i] - 30, "cache_creation_input_tokens": 20,
                  "cache_read_input_tokens": 10, "output_tokens": 5}
-        return {"type": "assistant", "uuid": f"{session}-a{i}", **env, "message": {
-            "id": f"msg-{session}-{i}", "model": "claude-sonnet-4-5", "role": "assistant", "usage": usage,
+        return {"type": "assistant", "uuid": f"{ids}-a{i}", **env, "message": {
+            "id": f"msg-{ids}-{i}", "model": "claude-sonnet-4-5", "role": "assistant", "usage": usage,
             "content": content}}
 
-    lines = [{"type": "user", "uuid": f"{session}-u", **env, "message": {"role": "user", "content": "go"}}]
+    lines = [{"type": "user", "uuid": f"{ids}-u", **env, "message": {"role": "user", "content": "go"}}]
     for i, (tool, n) in enumerate(calls):
-        call_id = f"toolu-{session}-{i}"
+        call_id = f"toolu-{ids}-{i}"
         lines.append(assistant(i, [{"type": "tool_use", "id": call_id, "name": tool, "input": {}}]))
-        lines.append({"type": "user", "uuid": f"{session}-r{i}", **env, "message": {"role": "user", "content": [
+        lines.append({"type": "user", "uuid": f"{ids}-r{i}", **env, "message": {"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": call_id, "content": "y" * n}]}})
     lines.append(assistant(len(calls), [{"type": "text", "text": "done"}]))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+
+
+def write_mini(path: Path, instance: str, outputs: list[int], billed: int) -> None:
+    """A mini-swe-agent trajectory (tool-call mode): one bash call per output of that many chars.
+
+    The session is the instance id, whatever the folder: the same instance in run1/ and run2/
+    is what made runs merge. Each request is billed `billed` input tokens.
+    """
+    def response(i):
+        return {"response": {"id": f"resp-{i}", "model": "gpt-5",
+                             "usage": {"prompt_tokens": billed, "completion_tokens": 5}}}
+
+    messages = [{"role": "system", "content": "You are a helpful assistant."}, {"role": "user", "content": "fix it"}]
+    for i, n in enumerate(outputs):
+        call = {"id": f"call-{i}", "type": "function", "function": {"name": "bash", "arguments": '{"command": "ls"}'}}
+        messages.append({"role": "assistant", "content": "", "tool_calls": [call], "extra": response(i)})
+        messages.append({"role": "tool", "tool_call_id": f"call-{i}", "content": "z" * n})
+    messages.append({"role": "assistant", "content": "done", "extra": response(len(outputs))})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"trajectory_format": "mini-swe-agent-1.1", "instance_id": instance, "info": {},
+                                "messages": messages}), encoding="utf-8")
 
 
 @pytest.fixture
@@ -142,8 +172,8 @@ def test_json_numbers(compare_json, conditions):
     assert "billed_input" not in tools["Read"]["metrics"]
     runs = {(r["side"], r["task"], r["run"]): r for r in doc["runs"]}
     assert len(runs) == 10
-    assert runs[("a", "fix", "run2")] == {"side": "a", "task": "fix", "run": "run2", "tokens": 600, "bytes": 2400,
-                                          "calls": 3, "billed_input": None}
+    assert runs[("a", "fix", "run2")] == {"side": "a", "task": "fix", "run": "run2", "file": "fix/run2.jsonl",
+                                          "tokens": 600, "bytes": 2400, "calls": 3, "billed_input": None}
 
 
 def test_billed_input_from_claude_code_usage(compare_json, tmp_path):
@@ -271,3 +301,98 @@ def test_every_format_renders(run, conditions, fmt, tmp_path):
         assert "| output tokens (est.) | 5 | 5 | 300 | 50 | -250 | ↓ 83.3% | 25–1,000 | 25–200 |" in text
     else:
         assert "↓ 83.3%" in text
+
+
+@pytest.mark.parametrize("group_by", [None, "0", "1", "2", "3", r"re:(run\d)"])
+def test_one_instance_in_several_run_folders_is_several_runs(run, compare_json, tmp_path, group_by):
+    # A/task1/run<i>/acme__x-1.traj.json: each run names its session after the instance, not the run
+    outputs = {"A": [[400], [800, 400], [2000]], "B": [[400], [400], [400, 400]]}
+    for side, runs in outputs.items():
+        for i, sizes in enumerate(runs, 1):
+            write_mini(tmp_path / side / "task1" / f"run{i}" / "acme__x-1.traj.json", "acme__x-1", sizes, 1000 * i)
+    args = (tmp_path / "A", tmp_path / "B") + (("--group-by", group_by) if group_by else ())
+    doc = compare_json(*args)
+    assert doc["sides"]["a"]["runs"] == 3 and doc["sides"]["b"]["runs"] == 3  # at every --group-by
+    # tokens per run: A 100, 300, 500; B 100, 100, 200
+    assert metric(doc["overall"], "tokens") == (300, 100, -200, -66.67, 3, 3)
+    assert metric(doc["overall"], "calls") == (1, 1, 0, 0.0, 3, 3)
+    # billed: (calls + 1) requests × 1,000 i: A 2,000, 6,000, 6,000; B 2,000, 4,000, 9,000
+    assert metric(doc["overall"], "billed_input") == (6000, 4000, -2000, -33.33, 3, 3)
+    runs = [r for r in doc["runs"] if r["side"] == "a"]
+    assert {r["run"] for r in runs} == {"acme__x-1"}
+    assert [(r["file"], r["calls"]) for r in sorted(runs, key=lambda r: r["file"])] == [
+        ("task1/run1/acme__x-1.traj.json", 1), ("task1/run2/acme__x-1.traj.json", 2),
+        ("task1/run3/acme__x-1.traj.json", 1)]
+    tasks = {"0": ["(all)"], "2": ["run1", "run2", "run3"], "3": ["acme__x-1.traj.json"],
+             r"re:(run\d)": ["run1", "run2", "run3"]}.get(group_by, ["task1"])
+    assert [t["task"] for t in doc["tasks"]] == tasks
+    if group_by is None:
+        table = run("compare", *args, "--tokenizer", "approx", "-j", "1", "-q").stdout
+        assert "runs that share a session id within a task, told apart by their files: A 3, B 3" in table
+
+
+def test_a_subagent_file_joins_its_parents_run_at_every_level(compare_json, tmp_path):
+    project = tmp_path / "A" / "t1" / "-w"
+    write_claude(project / "s1.jsonl", "s1", [("Read", 400)], [1000, 1500])                          # 2,500
+    write_claude(project / "s1" / "subagents" / "agent-x1.jsonl", "s1", [("Grep", 800)], [500, 700],  # 1,200
+                 agent="x1")
+    write_claude(project / "s2.jsonl", "s2", [("Read", 40)], [900, 1100])                            # 2,000
+    write_claude(tmp_path / "B" / "t1" / "-w" / "s3.jsonl", "s3", [("Read", 40)], [1000, 1000])
+    for level in range(6):
+        doc = compare_json(tmp_path / "A", tmp_path / "B", "--group-by", str(level))
+        assert doc["sides"]["a"]["runs"] == 2, level  # not 3 once LEVEL reaches the subagents folder
+        runs = {r["run"]: r for r in doc["runs"] if r["side"] == "a"}
+        assert runs["s1"]["file"] == "t1/-w/s1.jsonl"  # the parent's transcript names the run and its task
+        assert (runs["s1"]["calls"], runs["s1"]["tokens"], runs["s1"]["billed_input"]) == (2, 300, 3700)
+        assert metric(doc["overall"], "billed_input")[0] == 2850
+        task = ["(all)", "t1", "-w", "s1.jsonl", "s1.jsonl", "s1.jsonl"][level]
+        assert runs["s1"]["task"] == task
+    # a folder of sessions, one with its subagents/ folder: still one task by default
+    doc = compare_json(project, tmp_path / "B" / "t1" / "-w")
+    assert doc["meta"]["group_by"] == "0" and [t["task"] for t in doc["tasks"]] == ["(all)"]
+    assert doc["sides"]["a"]["runs"] == 2
+
+
+def test_run_places():
+    """Which files make one run: a path without extensions and a session (unit, on constructed records)."""
+    files = {  # source below /r -> session
+        "t/run.1.jsonl": "x", "t/run.2.jsonl": "x",              # two files, one session id: two runs
+        "t/y.json": "y", "t/y.jsonl": "y",                       # one name, two extensions: one run
+        "t/p.jsonl": "p", "t/p/subagents/agent-1.jsonl": "p",    # Claude Code: <s>.jsonl and <s>/subagents/
+        "t/chat-1.jsonl": "uuid-1", "t/uuid-1/sub.jsonl": "uuid-1",  # Gemini CLI: chats/<session id>/
+        "t/q.jsonl": "q", "t/q/other.jsonl": "not-q",            # another session in a folder named like a file
+        "t.jsonl": "s", "t/run9/r.traj.json": "r",               # a task folder named like a file: apart
+        "u/s.jsonl": "s", "u/agent-a1.jsonl": "s",               # older Claude Code: agent-<id>.jsonl beside
+        "u/acme.traj.json": "acme", "u/acme-2.traj.json": "acme",  # a rerun saved beside the first: apart
+    }
+    calls = pd.DataFrame([("/r/" + f, s, "Read", 1, 1, "paired") for f, s in files.items()],
+                         columns=["source", "session", "tool", "tokens", "bytes", "status"])
+    side = Side("A", "/r", calls, usage_frame([]))
+    got = {row.source[3:]: (row.run, row.file) for row in run_files(side).itertuples()}
+    assert got == {
+        "t/run.1.jsonl": ("x", "t/run.1.jsonl"), "t/run.2.jsonl": ("x", "t/run.2.jsonl"),
+        "t/y.json": ("y", "t/y.json"), "t/y.jsonl": ("y", "t/y.json"),
+        "t/p.jsonl": ("p", "t/p.jsonl"), "t/p/subagents/agent-1.jsonl": ("p", "t/p.jsonl"),
+        "t/chat-1.jsonl": ("uuid-1", "t/chat-1.jsonl"), "t/uuid-1/sub.jsonl": ("uuid-1", "t/chat-1.jsonl"),
+        "t/q.jsonl": ("q", "t/q.jsonl"), "t/q/other.jsonl": ("not-q", "t/q/other.jsonl"),
+        "t.jsonl": ("s", "t.jsonl"), "t/run9/r.traj.json": ("r", "t/run9/r.traj.json"),
+        "u/s.jsonl": ("s", "u/s.jsonl"), "u/agent-a1.jsonl": ("s", "u/s.jsonl"),
+        "u/acme.traj.json": ("acme", "u/acme.traj.json"), "u/acme-2.traj.json": ("acme", "u/acme-2.traj.json"),
+    }
+
+
+def test_a_report_is_not_runs(run, conditions, tmp_path):
+    a, b = conditions
+    for command in ("scan", "compare"):
+        report = tmp_path / f"{command}.json"
+        args = (a,) if command == "scan" else (a, b)
+        assert run(command, *args, "--tokenizer", "approx", "-f", "json", "-o", report, "-j", "1", "-q").exit_code == 0
+        result = run("compare", report, b, "-q")
+        assert result.exit_code == 2, result.output
+        assert f"is a `toolaudit {command}` JSON report" in result.output
+        assert "no runs in" not in result.output
+        assert "folders of transcripts" in result.output and "`scan --records`" in result.output
+    # junit is `ci`'s: compare offers the other formats
+    result = run("compare", a, b, "-f", "junit", "-q")
+    assert result.exit_code == 2 and "'junit' is not one of" in result.output
+    assert "[csv|json|markdown|table]" in run("compare", "--help").stdout

@@ -1,10 +1,25 @@
 """Compare two conditions run on the same tasks: numbers per run, then medians per task, tool, overall.
 
-A run is one session: its id within a task (formats without session ids use the file
-name, so a file is a run). A run's numbers: calls that returned an output, their
-tokens and UTF-8 bytes, and the input tokens its model requests were billed for
-(Usage.input_total summed; unknown when the transcript has no usage). A run with no
-tool call still counts, with zeros, when its usage shows it happened.
+A run is one session of one transcript: (place, session), where a file's place is its
+path below its side's root without its extensions (`t/run1/x.traj.json` -> `t/run1/x`).
+Several formats name the session after the task instance (mini-swe-agent, SWE-agent,
+OpenHands: the instance id) or after the file name, so the same session id in `run1/`
+and `run2/` (`run1/traj.json`, `run2/traj.json`) is two runs, and so are two differently
+named files beside each other; the instances of one OpenHands `output.jsonl` are runs too.
+A subagent's file joins its parent's run when its session is the parent's and it is kept
+in a folder beside the parent's transcript named after that file or the session
+(`<s>.jsonl` with `<s>/subagents/agent-1.jsonl`, Claude Code; `chats/<session id>/<id>.jsonl`,
+Gemini CLI), or is an `agent-<id>` file beside `<session>.jsonl` (older Claude Code).
+`x.json` and `x.jsonl` side by side with one session are one run.
+
+Runs are formed before tasks and independently of them, so `--group-by` never splits or
+merges a run: it names each run's task from its main file, the parent's transcript (of
+`x.json` and `x.jsonl`, the first by path).
+
+A run's numbers: calls that returned an output, their tokens and UTF-8 bytes, and the
+input tokens its model requests were billed for (Usage.input_total summed; unknown when
+the transcript has no usage). A run with no tool call still counts, with zeros, when
+its usage shows it happened.
 
 Runs are few and skewed, so medians headline, with min, max and n. The median is the
 middle value, or the mean of the two middle values for an even n (not scan's
@@ -24,6 +39,7 @@ from pathlib import Path, PurePath
 
 import pandas as pd
 
+from ..collectors.discover import SUFFIXES
 from ..errors import ToolauditError, UsageError
 from ..model import UNPAIRED, ScanMeta, Usage
 
@@ -33,11 +49,15 @@ ALL = "(all)"
 UNMATCHED = "(unmatched)"
 CALL_COLUMNS = ("source", "session", "tool", "tokens", "bytes", "status")
 RECORD_SUFFIXES = (".csv", ".parquet", ".json")
+RUN_KEYS = ["task", "run", "file"]  # a run's index: its task, its session, its main file below the root
+ACCEPTED = ("compare takes folders of transcripts (or one transcript file each), or the per-call records "
+            "`scan --records` writes (.csv, .parquet, or a .json list of them)")
+_RESULT_HEAD = re.compile(rb'"tool"\s*:\s*"toolaudit"')
 
 
 @dataclass(frozen=True)
 class Grouping:
-    """How a run's path (relative to its side's root) names its task: a level (0: one task) or a regex."""
+    """How a run's main file (its path below its side's root) names its task: a level (0: one task) or a regex."""
 
     text: str
     level: int | None = None
@@ -72,7 +92,10 @@ def parse_group_by(text: str | None) -> Grouping | None:
 
 
 def default_grouping(rel_paths) -> Grouping:
-    """Level 1 when some run sits in a subdirectory of its root (root/<task>/...), else one task."""
+    """Level 1 when some run's main file sits in a subdirectory of its root (root/<task>/...), else one task.
+
+    Subagent files do not count: a folder of Claude Code sessions, some with `<s>/subagents/`, is one task.
+    """
     return Grouping("1", level=1) if any(len(p.parts) > 1 for p in rel_paths) else Grouping("0", level=0)
 
 
@@ -126,6 +149,11 @@ def records_side(path: Path) -> Side | None:
     if not path.is_file() or suffix not in RECORD_SUFFIXES:
         return None
     if suffix == ".json":
+        command = toolaudit_report(path)
+        if command is not None:
+            what = "totals, not runs" if command != "compare" else "medians, not the calls of its runs"
+            raise UsageError(f"{path} is a `toolaudit {command}` JSON report: it holds {what}; {ACCEPTED}",
+                             slug="report-not-runs")
         df = _json_records(path)
         if df is None:
             return None  # a transcript that happens to be .json
@@ -139,8 +167,8 @@ def records_side(path: Path) -> Side | None:
                                  slug="parquet-extra") from None
     missing = [c for c in CALL_COLUMNS[:5] if c not in df.columns]
     if missing:
-        raise UsageError(f"{path}: not a records file (`scan --records`): no column {', '.join(missing)}",
-                         slug="bad-records")
+        raise UsageError(f"{path}: not a records file (`scan --records`): no column {', '.join(missing)}; "
+                         f"{ACCEPTED}", slug="bad-records")
     if "status" not in df.columns:
         df["status"] = "paired"
     calls = df[list(CALL_COLUMNS)].astype({"source": str, "session": str, "tool": str, "status": str})
@@ -150,6 +178,26 @@ def records_side(path: Path) -> Side | None:
     except ValueError:  # absolute and relative paths mixed
         root = ""
     return Side(str(path), root, calls, usage_frame([]), records=True, files=len(set(calls["source"])))
+
+
+def toolaudit_report(path: Path) -> str | None:
+    """The command whose `-f json` report `path` is (`scan`, `compare`...), else None.
+
+    Only a document whose start names toolaudit as its tool is parsed: a transcript
+    given as a side is not read twice.
+    """
+    with open(path, "rb") as fh:
+        head = fh.read(4096)
+    if not head.lstrip().startswith(b"{") or not _RESULT_HEAD.search(head):
+        return None
+    try:
+        doc = json.loads(path.read_bytes())
+    except ValueError:
+        return None
+    meta = doc.get("meta") if isinstance(doc, dict) else None
+    if isinstance(meta, dict) and meta.get("tool") == "toolaudit":
+        return str(meta.get("command") or "scan")
+    return None
 
 
 def _json_records(path: Path) -> pd.DataFrame | None:
@@ -245,16 +293,62 @@ class CompareResult:
     by_task: Row
     tasks: tuple[Row, ...]
     tools: tuple[Row, ...]
-    runs: pd.DataFrame  # side, task, run, calls, tokens, bytes, billed_input
+    runs: pd.DataFrame  # side, task, run (its session), file (its main file), tokens, bytes, calls, billed_input
     kind: str = "compare"
 
 
-def per_run(side: Side, grouping: Grouping) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """One row per run (index task, run; METRICS columns) and one per run and tool (TOOL_METRICS)."""
-    tasks = {s: grouping.task(side.rel(s)) for s in side.sources()}
-    calls = side.calls.assign(task=side.calls["source"].map(tasks), run=side.calls["session"])
-    usage = side.usage.assign(task=side.usage["source"].map(tasks), run=side.usage["session"])
-    keys = ["task", "run"]
+def _stem(name: str) -> str:
+    """A file name without the transcript extensions toolaudit reads: `x.traj.json` -> `x`, `run.1.jsonl` -> `run.1`."""
+    while True:
+        cut = next((x for x in SUFFIXES if name.lower().endswith(x) and len(name) > len(x)), None)
+        if cut is None:
+            return name
+        name = name[:-len(cut)]
+
+
+def run_files(side: Side) -> pd.DataFrame:
+    """Which run each (source, session) of the side counts under: columns source, session, run, file.
+
+    The run is (place, session) (module docstring), whatever the grouping; `run` shows the
+    session and `file` the run's main file below the root, which, with the session, tells
+    runs apart and names the run's task.
+    """
+    pairs = sorted(set(zip(side.calls["source"], side.calls["session"]))
+                   | set(zip(side.usage["source"], side.usage["session"])))
+    rel = {source: side.rel(source) for source, _ in pairs}
+    beside: dict[tuple[tuple[str, ...], str], list[str]] = {}  # (folder, session) -> stems of its files
+    for source, session in pairs:
+        beside.setdefault((rel[source].parts[:-1], session), []).append(_stem(rel[source].name))
+    runs: dict[tuple[tuple[str, ...], str], tuple] = {}  # (place, session) -> (moved, path, source) of its main file
+    place_of = {}
+    for source, session in pairs:
+        parts = rel[source].parts
+        place = parts[:-1] + (_stem(parts[-1]),)
+        for depth, folder in enumerate(parts[:-1]):  # the shallowest folder that belongs to a transcript beside it
+            stems = beside.get((parts[:depth], session), ())
+            if folder in stems or (folder == session and stems):
+                place = parts[:depth] + (folder if folder in stems else min(stems),)
+                break
+        else:  # older Claude Code: agent-<id>.jsonl beside <session>.jsonl
+            if place[-1].startswith("agent-") and session in beside[parts[:-1], session]:
+                place = parts[:-1] + (session,)
+        place_of[source, session] = place
+        main = (place != parts[:-1] + (_stem(parts[-1]),), rel[source].as_posix(), source)  # the file at the place
+        runs[place, session] = min(runs.get((place, session), main), main)
+    rows = [(source, session, session, runs[place, session][1]) for (source, session), place in place_of.items()]
+    return pd.DataFrame(rows, columns=["source", "session", "run", "file"], dtype=object)
+
+
+def per_run(side: Side, grouping: Grouping, files: pd.DataFrame | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One row per run (index task, run, file; METRICS columns) and one per run and tool (TOOL_METRICS).
+
+    `files` is the side's `run_files` when already known.
+    """
+    files = run_files(side) if files is None else files
+    files = files.assign(task=[grouping.task(PurePath(f)) for f in files["file"]])
+    calls = side.calls.merge(files, on=["source", "session"], how="left")
+    usage = side.usage.merge(files, on=["source", "session"], how="left")
+    keys = RUN_KEYS
     # a run exists if it made a call (even one whose result never came) or a billed request
     index = pd.MultiIndex.from_frame(pd.concat([calls[keys], usage[keys]]).drop_duplicates().sort_values(keys))
     outputs = calls[calls["status"] != UNPAIRED]
@@ -299,10 +393,11 @@ def _by_task(tasks: list[Row]) -> Row:
 
 def compare(a: Side, b: Side, grouping: Grouping | None, meta: ScanMeta) -> CompareResult:
     """Medians of A and B per task, per tool and overall; `grouping` None = `default_grouping`."""
+    files_a, files_b = run_files(a), run_files(b)
     if grouping is None:
-        grouping = default_grouping([s.rel(p) for s in (a, b) for p in s.sources()])
-    runs_a, tools_a = per_run(a, grouping)
-    runs_b, tools_b = per_run(b, grouping)
+        grouping = default_grouping([PurePath(f) for files in (files_a, files_b) for f in files["file"]])
+    runs_a, tools_a = per_run(a, grouping, files_a)
+    runs_b, tools_b = per_run(b, grouping, files_b)
     for side, runs in ((a, runs_a), (b, runs_b)):
         if not len(runs):
             raise ToolauditError(f"no runs in {side.label}: no session with a tool call or a billed request",
@@ -314,7 +409,7 @@ def compare(a: Side, b: Side, grouping: Grouping | None, meta: ScanMeta) -> Comp
         meta=meta, group_by=grouping.text, a=_summary(a, runs_a), b=_summary(b, runs_b),
         overall=_row("(all runs)", runs_a, runs_b), by_task=_by_task(tasks), tasks=tuple(tasks),
         tools=tuple(_tool_rows(tools_a, tools_b)),
-        runs=table[["side", "task", "run", *METRICS]],
+        runs=table[["side", *RUN_KEYS, *METRICS]],
     )
 
 

@@ -46,7 +46,11 @@ def side_dict(side: SideSummary) -> dict[str, Any]:
 
 
 def compare_dict(result: CompareResult) -> dict[str, Any]:
-    """The JSON document of a comparison (schema_version, meta, sides, overall, by_task, tasks, tools, runs)."""
+    """The JSON document of a comparison (schema_version, meta, sides, overall, by_task, tasks, tools, runs).
+
+    `runs[]`: side, task, run (the session), file (the run's main transcript below A or B;
+    with the session it tells apart runs that share a session id), then the METRICS.
+    """
     meta = result.meta
     return {
         "schema_version": meta.schema_version,
@@ -123,9 +127,16 @@ def notes(result: CompareResult) -> list[str]:
         out.append(f"{tag} = {side.label} ({kind}) · runs: {side.runs} · tasks: {side.tasks} · "
                    f"runs with billed usage: {side.usage_runs} · skipped lines: {side.skipped}")
     grouping = ("one task (all runs)" if result.group_by == "0" else
-                f"task = path component {result.group_by} below each root" if result.group_by.isdigit() else
-                f"task = {result.group_by[3:]!r} matched in the path below each root")
-    out.append(f"grouped by {result.group_by}: {grouping}; a run is one session")
+                f"task = path component {result.group_by} of each run's main file below its root"
+                if result.group_by.isdigit() else
+                f"task = {result.group_by[3:]!r} matched in each run's main file's path below its root")
+    out.append(f"grouped by {result.group_by}: {grouping}; a run is one session of one transcript "
+               f"(its subagent files included)")
+    runs = result.runs
+    shared = runs[runs.duplicated(["side", "task", "run"], keep=False)]["side"].value_counts()
+    if len(shared):  # one task instance run in several folders: the files tell the runs apart
+        counts = ", ".join(f"{tag} {int(shared.get(side, 0))}" for tag, side in (("A", "a"), ("B", "b")))
+        out.append(f"runs that share a session id within a task, told apart by their files: {counts}")
     only = {tag: [r.key for r in result.tasks if getattr(r.deltas[0], side) is None]
             for tag, side in (("A", "b"), ("B", "a"))}
     for tag, keys in only.items():
