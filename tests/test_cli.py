@@ -203,3 +203,21 @@ def test_no_command_shows_the_help(run):
     for args in ((), ("list",)):
         result = run(*args)
         assert result.exit_code == 0 and result.stdout.startswith("Usage:") and not result.stderr
+
+
+def test_strict_fails_on_an_unreadable_file(run, tmp_path, monkeypatch):
+    import builtins
+
+    locked = tmp_path / "b.jsonl"
+    locked.write_text((CLAUDE / "9a0b7c6d-1e2f-4a3b-8c9d-0e1f2a3b4c5d.jsonl").read_text())
+    real_open = builtins.open
+
+    def guarded(file, *args, **kwargs):
+        if str(file) == str(locked):
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", guarded)
+    assert run("scan", tmp_path, "-j", "1", "-q").exit_code == 0
+    strict = run("scan", tmp_path, "-j", "1", "-q", "--strict")
+    assert strict.exit_code == 1 and "Permission denied (--strict)" in strict.stderr
