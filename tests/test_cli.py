@@ -34,7 +34,7 @@ def test_scan_sample_table(run):
     out = result.stdout
     assert out.splitlines()[0].split()[:3] == ["tool", "calls", "tokens"]
     assert "\x1b[" not in out  # piped: plain text
-    assert "duplicates dropped: 2" in out and "TOTAL" in out
+    assert "duplicates dropped: 3" in out and "TOTAL" in out
     assert "images: 1 (6,144 bytes" in out
 
 
@@ -50,7 +50,7 @@ def test_json_schema_contract(scan_json):
     assert totals["calls"] == sum(r["calls"] for r in doc["tools"]) == 15
     assert totals["tokens"] == sum(r["tokens"] for r in doc["tools"])
     assert abs(sum(r["share"] for r in doc["tools"]) - 1) < 1e-4
-    assert totals["duplicates_dropped"] == 2 and totals["sessions"] == 2 and totals["files"] == 3
+    assert totals["duplicates_dropped"] == 3 and totals["sessions"] == 2 and totals["files"] == 3
     assert doc["skipped"] == {"count": 0, "first": []}
     bash = next(r for r in doc["tools"] if r["tool"] == "Bash")
     assert (bash["calls"], bash["error_calls"], bash["agent_truncated_calls"]) == (3, 1, 1)
@@ -221,3 +221,16 @@ def test_strict_fails_on_an_unreadable_file(run, tmp_path, monkeypatch):
     assert run("scan", tmp_path, "-j", "1", "-q").exit_code == 0
     strict = run("scan", tmp_path, "-j", "1", "-q", "--strict")
     assert strict.exit_code == 1 and "Permission denied (--strict)" in strict.stderr
+
+
+def test_older_subagent_layout_counts_the_same(scan_json, tmp_path):
+    """2.0.x wrote agent-<id>.jsonl beside the session: its own records still win over progress copies."""
+    import shutil
+
+    old = tmp_path / "old"
+    old.mkdir()
+    for path in CLAUDE.glob("*.jsonl"):
+        shutil.copy(path, old / path.name)
+    shutil.copy(next(CLAUDE.rglob("agent-*.jsonl")), old / "agent-b41c9d2.jsonl")
+    new, before = scan_json(CLAUDE)["totals"], scan_json(old)["totals"]
+    assert (before["calls"], before["tokens"], before["carried_tokens"]) == (new["calls"], new["tokens"], new["carried_tokens"])

@@ -41,6 +41,9 @@ def _tokenizer(options: ScanOptions) -> Tokenizer:
 
 def _guarded(options: ScanOptions, fail, work):
     """`work()`, or `fail(reason)` when the file cannot be read or a collector trips on odd data."""
+    from .collectors import base
+
+    base.DEBUG = options.debug  # --debug: odd data raises instead of becoming a skipped line
     try:
         return work()
     except OSError as exc:

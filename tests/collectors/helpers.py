@@ -7,15 +7,18 @@ Imported as `from helpers import ...` (pytest puts this folder on sys.path).
 from __future__ import annotations
 
 import json
+import random
+import types
+import typing
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 import pytest
 
 from conftest import CORPUS
 from toolaudit.collectors.base import Collector
 from toolaudit.collectors.discover import detect
-from toolaudit.model import SessionEnd, Skipped, ToolCall, Usage
+from toolaudit.model import UNPAIRED, ModelText, SessionEnd, Skipped, ToolCall, Usage
 
 # binary junk: NUL, invalid UTF-8, a PNG header, brackets that open nothing
 JUNK = b"\x00\xff\xfe\x89PNG\r\n\x1a\n\xc3\x28[[[\n"
@@ -192,3 +195,215 @@ def lone_surrogate_calls(tmp_path: Path, cls: type[Collector], text: str) -> lis
     assert kinds(out, Skipped) == []
     return kinds(out, ToolCall)
 
+
+
+# ------------------------------------------------------------------ odd values: one line lost, never the file
+
+def _fits(value: Any, hint: Any) -> bool:
+    """isinstance against a resolved annotation: unions, `tuple[int, ...]`, and no bool for int."""
+    args = typing.get_args(hint)
+    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
+        return any(_fits(value, a) for a in args)
+    if hint is type(None):
+        return value is None
+    if typing.get_origin(hint) is tuple:
+        return isinstance(value, tuple) and all(_fits(v, args[0]) for v in value)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, hint)
+
+
+def check_record_types(out: Iterable) -> list:
+    """Every record is one of the model's and each field holds its declared type (a list where a
+    string belongs would break measurement, outside any collector's guard). Returns the records."""
+    out = list(out)
+    for record in out:
+        assert type(record) in _HINTS, record
+        for name, hint in _HINTS[type(record)].items():
+            assert _fits(getattr(record, name), hint), (type(record).__name__, name, getattr(record, name))
+    return out
+
+
+_HINTS = {cls: typing.get_type_hints(cls) for cls in (ToolCall, Skipped, SessionEnd, ModelText, Usage)}
+SHAPE = "unexpected shape: "
+
+
+def check_odd_values(out: Iterable, calls: list[str], skipped: list[tuple[int, str]]) -> list:
+    """A file with odd values on some lines: the good lines' calls are all there (`calls`: their ids,
+    in order), each odd line is one Skipped, (line, start of its reason) as `skipped` lists, none
+    benign, and every record is well typed. Returns the records."""
+    out = check_record_types(out)
+    got = [c.call_id for c in kinds(out, ToolCall)]
+    assert got == calls, got
+    problems = kinds(out, Skipped)
+    starts = [r for _, r in skipped] + [""] * len(problems)
+    got = [(s.line, s.reason[:len(r)] if s.reason.startswith(r) else s.reason) for s, r in zip(problems, starts)]
+    assert got == skipped, got
+    assert not any(s.benign for s in problems), problems
+    return out
+
+
+def check_trip(monkeypatch, cls: type[Collector], path: Path, line: int, target: tuple[Any, str] | None = None,
+               at: int = 3, generator: bool = False, exc: Exception | None = None) -> list:
+    """A reader that trips once on line (or item) `line` of `path`, as a collector bug on odd data would.
+
+    `target` (owner, attribute) is the function made to raise `exc` (default TypeError, unhashable
+    list) the first time its positional argument `at` is `line`: by default Pairing.result(self,
+    call_id, content, line), so a result written on that line raises; `generator` when it is a
+    generator function. That is one Skipped for the line, `unexpected shape: TypeError: ...`; every
+    result read without the trip is read with it, but those of that line the trip cost (their calls
+    left unpaired). Under --debug (base.DEBUG) the trip is raised instead. Returns the records.
+    """
+    from toolaudit.collectors import base
+
+    owner, name = target or (base.Pairing, "result")
+    exc = exc or TypeError("unhashable type: 'list'")
+    clean = records_of(cls, path)
+    real = getattr(owner, name)
+    tripped: list[bool] = []
+
+    def trips(args: tuple) -> bool:
+        if args[at] == line and not tripped:
+            tripped.append(True)
+            return True
+        return False
+
+    if generator:
+        def tripping(*args, **kw):
+            if trips(args):
+                raise exc
+            yield from real(*args, **kw)
+    else:
+        def tripping(*args, **kw):
+            if trips(args):
+                raise exc
+            return real(*args, **kw)
+    monkeypatch.setattr(owner, name, tripping)
+    out = check_record_types(records_of(cls, path))
+    problems = [s for s in kinds(out, Skipped) if s.reason.startswith(SHAPE)]
+    assert [(s.line, s.reason) for s in problems] == [(line, f"{SHAPE}{type(exc).__name__}: {exc}")], problems
+    assert [s for s in kinds(out, Skipped) if s not in problems] == kinds(clean, Skipped), kinds(out, Skipped)
+    answered = [(c.call_id, c.output) for c in kinds(out, ToolCall) if c.status != UNPAIRED]
+    before = {(c.call_id, c.output): c.line for c in kinds(clean, ToolCall) if c.status != UNPAIRED}
+    assert all(a in before for a in answered), answered
+    lost = {a: at_line for a, at_line in before.items() if a not in answered}
+    assert lost and set(lost.values()) == {line}, lost  # the trip cost something, and only on its line
+    tripped.clear()
+    monkeypatch.setattr(base, "DEBUG", True)  # --debug: the trip is raised, not skipped
+    with pytest.raises(type(exc)):
+        list(cls().collect(path, detected(path, cls)))
+    return out
+
+
+DEEP = "[" * 5000 + "]" * 5000  # valid JSON nested deeper than any parser here goes (RecursionError)
+
+
+def check_deep_line(tmp_path: Path, cls: type[Collector], before: str, after: str = "") -> list:
+    """JSONL text `before`, a line nested 5,000 deep, then `after`: the deep line is one Skipped
+    (invalid JSON, not benign, even as the last line), every other line reads as without it."""
+    clean = records_of(cls, write(tmp_path, before + after, "clean.jsonl"), forced=True)
+    deep = f'{{"type": "user", "toolUseResult": {DEEP}}}'
+    number = before.count("\n") + 1
+    for ending in ("\n", ""):
+        out = check_record_types(records_of(cls, write(tmp_path, before + deep + ending + after, "deep.jsonl"),
+                                            forced=True))
+        problems = [s for s in kinds(out, Skipped) if s not in kinds(clean, Skipped)]
+        assert [(s.line, s.reason, s.benign) for s in problems] == [
+            (number, "invalid JSON: nested too deeply to parse (RecursionError)", False)], problems
+        got = [(c.call_id, c.output) for c in kinds(out, ToolCall)]
+        assert got == [(c.call_id, c.output) for c in kinds(clean, ToolCall)], got
+        if after:
+            break  # a deep line without its newline is only the last one
+    return out
+
+
+def check_deep_document(tmp_path: Path, cls: type[Collector], name: str = "deep.json", reason: str = "") -> None:
+    """A JSON document nested 5,000 deep: detection claims it for no one and read as `--from` it is
+    one problem, never a RecursionError: `reason`, by default the line's (a collector that also reads
+    JSONL reads a file that is no document line by line), else the document's."""
+    path = write(tmp_path, f'{{"messages": {DEEP}}}', name)
+    assert detect(path) == (None, None)
+    out = check_record_types(records_of(cls, path, forced=True))
+    reason = reason or ("invalid JSON" if cls.jsonl else "not a JSON document") + ": nested too deeply to parse"
+    assert [(s.reason[:len(reason)], s.benign) for s in kinds(out, Skipped)] == [(reason, False)], out
+    assert kinds(out, ToolCall) == []
+
+
+# ------------------------------------------------------------------ fuzzing (/tmp/review/fuzz.py, bounded and seeded)
+
+# odd values put where the format has others: wrong types, empty ones, a lone surrogate
+ODD = [None, 0, -1, 1.5, True, "", "x", [], {}, [1], {"a": 1}, "\ud83d", [[]], [{}], {"type": []}, 1e300, 10**30]
+
+
+def _paths(obj: Any, at: tuple = ()) -> Iterator[tuple]:
+    yield at
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            yield from _paths(value, at + (key,))
+    elif isinstance(obj, list):
+        for index, value in enumerate(obj):
+            yield from _paths(value, at + (index,))
+
+
+def _odd(rng: random.Random, value: Any) -> Any:
+    """An odd value, or `value` as another JSON type (wrapped, unwrapped, stringified)."""
+    if rng.random() < 0.6:
+        return json.loads(json.dumps(rng.choice(ODD)))
+    if isinstance(value, list):
+        return rng.choice([{"0": value}, value[0] if value else None, json.dumps(value)])
+    if isinstance(value, dict):
+        return rng.choice([[value], list(value.values()), list(value)])
+    if isinstance(value, str):
+        return rng.choice([[value], {"text": value}, len(value)])
+    return rng.choice([[value], str(value)])
+
+
+def _mutate(rng: random.Random, obj: Any) -> Any:
+    """`obj` with one to four of its values (at any depth) replaced by odd ones."""
+    for _ in range(rng.choice((1, 1, 2, 4))):
+        places = list(_paths(obj))[1:]
+        if not places:
+            return obj
+        place = rng.choice(places)
+        parent = obj
+        for key in place[:-1]:
+            parent = parent[key]
+        parent[place[-1]] = _odd(rng, parent[place[-1]])
+    return obj
+
+
+def fuzzed(path: Path, seed: int, rounds: int = 20) -> Iterator[str]:
+    """`rounds` texts of `path`, each with odd values put in one line (JSONL) or in the document."""
+    rng = random.Random(f"{seed}:{path.name}")
+    raw = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        json.loads(raw)
+        lines = None  # one document
+    except ValueError:
+        lines = raw.splitlines()
+    for _ in range(rounds):
+        if lines is None:
+            yield json.dumps(_mutate(rng, json.loads(raw)))
+            continue
+        number = rng.randrange(len(lines))
+        try:
+            obj = json.loads(lines[number])
+        except ValueError:
+            continue
+        yield "\n".join(lines[:number] + [json.dumps(_mutate(rng, obj))] + lines[number + 1:]) + "\n"
+
+
+def check_fuzzed(tmp_path: Path, path: Path, seed: int = 0, rounds: int = 20) -> None:
+    """Odd values anywhere in `path` never cost the file: a scan reads every mutated copy without a
+    file-level error, and the collector that claims it (or, forced, the original's) yields only
+    well-typed records."""
+    from toolaudit.pipeline import ScanOptions, scan_file
+
+    original, _ = detect(path)
+    for number, text in enumerate(fuzzed(path, seed, rounds)):
+        copy = tmp_path / path.name  # the name matters to some collectors (sessions, subagents)
+        copy.write_text(text, encoding="utf-8", errors="surrogatepass")
+        result = scan_file(copy, ScanOptions())
+        assert result.error is None or result.error == "no collector recognises this file", (number, result.error)
+        for cls in {detect(copy)[0], original} - {None}:
+            check_record_types(cls().collect(copy, detect(copy, cls.key)[1]))

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from conftest import SAMPLES
-from helpers import (check_empty, check_junk, check_truncated_line, corpus_path, jsonl, kinds, records_of, split,
-                     write)
+from helpers import (SHAPE, check_deep_document, check_deep_line, check_empty, check_junk, check_odd_values, check_trip,
+                     check_truncated_line, corpus_path, jsonl, kinds, records_of, split, write)
 from toolaudit.collectors.anthropic_messages import AnthropicMessagesCollector, is_anthropic_body
 from toolaudit.collectors.discover import detect
 from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, SessionEnd, Skipped, ToolCall
@@ -166,6 +166,65 @@ def test_wrong_types_are_skipped_once(tmp_path):
         (4, "expected a JSON object, got list"),
     ]
     assert ends == [SessionEnd(str(path), "log", (3,))]
+
+
+def test_odd_value_types_lose_one_block_not_the_file(tmp_path):
+    # a role that is an object or a list was hashed by the sniffers: the file was lost
+    first = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": [use("a", "ls")]},
+             {"role": "user", "content": [result("a", "ok")]}]
+    more = first + [
+        {"role": [], "content": [result("zz", "never a user's")]}, {"role": {}, "content": "x"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": {}, "name": "x"}, use("b", "cat"),
+                                          {"type": [], "id": "c"}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": [], "content": "?"},
+                                     result("b", [{"type": "image", "source": 7}, {"type": "text", "text": "t"}],
+                                            is_error="yes")]}]
+    sse = ('data: {"type": "content_block_start", "index": [], "content_block": {"type": "tool_use", "id": "d"}}\n'
+           'data: {"type": "content_block_delta", "index": {}, "delta": {"partial_json": "{"}}\n')
+    path = write(tmp_path, jsonl(
+        {"model": "m", "system": "s", "messages": first},
+        {"model": ["m"], "system": "s", "messages": more, "metadata": {"user_id": []}},
+        {"type": {}, "content": []},
+        {"request": {"url": [], "body": {"messages": more}}, "response": {"body_raw": sse}, "logged_at": 5},
+    ))
+    out = check_odd_values(records_of(AnthropicMessagesCollector, path), ["a", "b"], [
+        (2, "tool_use block without a string id and name"), (2, "tool_result block without a tool_use_id"),
+        (3, "not an Anthropic request body, response or trace pair")])
+    assert [(c.tool, c.output, c.images, c.is_error, c.model) for c in kinds(out, ToolCall)] == [
+        ("ls", "ok", 0, False, "m"), ("cat", "t", 1, False, None)]
+
+
+def test_a_message_that_trips_is_one_problem_however_often_it_is_resent(monkeypatch, tmp_path):
+    from toolaudit.collectors import anthropic_messages
+
+    real = anthropic_messages._blocks
+
+    def blocks(msg):
+        if isinstance(msg, dict) and msg.get("content") == "boom":
+            raise TypeError("unhashable type: 'dict'")
+        return real(msg)
+
+    monkeypatch.setattr(anthropic_messages, "_blocks", blocks)
+    msgs = [{"role": "user", "content": "boom"}, {"role": "assistant", "content": [use("a", "ls")]},
+            {"role": "user", "content": [result("a", "ok")]}]
+    path = write(tmp_path, jsonl(*({"model": "m", "system": "s", "messages": msgs[:n]} for n in (1, 2, 3))))
+    out = check_odd_values(records_of(AnthropicMessagesCollector, path), ["a"], [
+        (1, f"{SHAPE}TypeError: unhashable type: 'dict'")])
+    assert kinds(out, SessionEnd)[0].requests == (3,)
+
+
+def test_a_reader_that_trips_on_one_line_loses_that_line(monkeypatch):
+    # line 3 first holds a message with two results: the trip on the first ends that message, so both
+    # are lost (their calls stay, unpaired; later requests re-send them as taken); nothing else
+    out = check_trip(monkeypatch, AnthropicMessagesCollector, SAMPLE, 3)
+    assert [(c.tool, c.line) for c in kinds(out, ToolCall) if c.status == UNPAIRED] == [("Read", 3), ("Bash", 3)]
+
+
+def test_deep_nesting_loses_one_line(tmp_path):
+    req = {"model": "m", "system": "s", "messages": [{"role": "assistant", "content": [use("t1", "Read")]},
+                                                     {"role": "user", "content": [result("t1", "ok")]}]}
+    check_deep_line(tmp_path, AnthropicMessagesCollector, jsonl(req), jsonl(req))
+    check_deep_document(tmp_path, AnthropicMessagesCollector)
 
 
 def test_truncated_empty_junk_surrogates(tmp_path):

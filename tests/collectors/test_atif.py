@@ -9,7 +9,8 @@ from functools import partial
 import pytest
 
 from conftest import SAMPLES
-from helpers import check_empty, check_junk, corpus_path, kinds, lone_surrogate_calls, records_of, writer
+from helpers import (check_deep_document, check_empty, check_junk, check_odd_values, check_trip, corpus_path, kinds,
+                     lone_surrogate_calls, records_of, writer)
 from toolaudit.collectors.atif import AtifCollector
 from toolaudit.collectors.discover import detect
 from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, ModelText, SessionEnd, Skipped, ToolCall, Usage
@@ -108,6 +109,39 @@ def test_metrics_of_wrong_types_are_no_usage(tmp_path):
              {"step_id": 2, "source": "agent", "message": "", "metrics": "lots"}]
     out = collect(write(tmp_path, trajectory(steps, model=None)))
     assert kinds(out, Usage) == [] and kinds(out, Skipped) == [] and kinds(out, SessionEnd)[0].requests == (2,)
+
+
+def test_odd_value_types_lose_one_step_not_the_file(tmp_path):
+    steps = [
+        {"step_id": 1, "source": "user", "message": "hi"},
+        {"step_id": 2, "source": "agent", "message": "", "metrics": {"prompt_tokens": 10, "completion_tokens": 2},
+         "tool_calls": [{"tool_call_id": "c1", "function_name": "ls", "arguments": {}}],
+         "observation": {"results": [{"source_call_id": "c1", "content": "ok"}]}},
+        {"step_id": {}, "source": ["agent"], "message": {}, "tool_calls": [{"tool_call_id": "cx", "function_name": "x"}]},
+        {"step_id": 4, "source": "agent", "message": ["x"], "tool_calls": [{"tool_call_id": {}, "function_name": "x"}]},
+        {"step_id": [], "source": "agent", "model_name": [], "timestamp": {}, "metrics": {"prompt_tokens": 3, "extra": []},
+         "tool_calls": [{"tool_call_id": "c2", "function_name": "cat", "arguments": [1]}],
+         "observation": {"results": [{"source_call_id": [], "content": [{"type": "text", "text": "x"}], "is_error": "y"}]}},
+        {"step_id": 6, "source": "agent", "observation": {"results": "x"}},
+    ]
+    out = check_odd_values(collect(write(tmp_path, trajectory(steps, agent={"name": "x", "model_name": 5}))),
+                           ["c1", "c2"], [(4, "tool call without a tool_call_id or function_name"),
+                                          (6, "observation results is not a list")])
+    assert [(c.tool, c.args, c.output, c.is_error, c.model, c.ts) for c in kinds(out, ToolCall)] == [
+        ("ls", "{}", "ok", False, None, None), ("cat", "[1]", "x", False, None, None)]
+    # ATIF keeps no provider response id: `<session>#<step>` is unique in the file only
+    assert [(u.request_id, u.global_id) for u in kinds(out, Usage)] == [("s-1#2", False), ("s-1#[]", False)]
+
+
+def test_a_reader_that_trips_on_one_step_loses_that_step(monkeypatch):
+    # step 3 holds two results: the trip on the first ends the step, so both are lost (their calls stay,
+    # unpaired); the other steps are read as without it
+    out = check_trip(monkeypatch, AtifCollector, SAMPLE, 3)
+    assert [(c.tool, c.line) for c in kinds(out, ToolCall) if c.status == UNPAIRED] == [("Read", 3), ("Bash", 3)]
+
+
+def test_deep_nesting_is_one_problem(tmp_path):
+    check_deep_document(tmp_path, AtifCollector, "trajectory.json", reason="not an ATIF trajectory: no steps list")
 
 
 def test_truncated_empty_junk_surrogates(tmp_path):

@@ -11,11 +11,11 @@ import pytest
 from toolaudit.audit.markers import truncated_by
 from toolaudit.collectors.codex import CodexCollector
 from toolaudit.collectors.discover import detect
-from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, ModelText, SessionEnd, Skipped, Usage
+from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, ModelText, SessionEnd, Skipped, ToolCall, Usage
 
 from conftest import SAMPLES
-from helpers import (PNG_JUNK, check_empty, check_junk, corpus_file, corpus_files, each_path, lines_writer, live_copy,
-                     per_tool, split)
+from helpers import (PNG_JUNK, check_deep_line, check_empty, check_junk, check_odd_values, check_trip, corpus_file,
+                     corpus_files, each_path, jsonl, kinds, lines_writer, live_copy, per_tool, split)
 
 OLD = SAMPLES / "codex" / "rollout-2025-10-21T14-02-11-019a06f2-3c41-7d2e-9b8a-4f1e6c2d7a90.jsonl"
 NEW = SAMPLES / "codex" / "rollout-2026-01-14T09-47-03-019bbd3e-71a8-7c05-8e2f-d46a1b93c7f2.jsonl"
@@ -338,6 +338,60 @@ def test_wrong_types_become_skipped(tmp_path):
     ]
     # the unreadable call still marks a model response: two runs of model items
     assert ends == [SessionEnd(str(path), "sess-1", (2,))]
+
+
+@pytest.mark.parametrize("odd", [["response_item"], {}, 7])
+def test_a_line_type_of_another_type_loses_that_line_only(tmp_path, odd):
+    # /tmp/review/typ/rollout.jsonl: `"type": [...]` on one line (unhashable) once lost all of the file's calls
+    lines = NEW.read_text().splitlines(keepends=True)
+    line = json.loads(lines[5])
+    lines[5] = json.dumps({**line, "type": odd}) + "\n"
+    path = tmp_path / NEW.name
+    path.write_text("".join(lines))
+    clean = [(c.call_id, c.output, c.status) for c in records(NEW)[0]]
+    calls, skipped, _ = records(path)
+    assert [(c.call_id, c.output, c.status) for c in calls] == clean and len(calls) == 7
+    assert [(s.line, s.reason) for s in skipped] == [(6, f"line whose type is not a string: {type(odd).__name__}")]
+
+
+def test_odd_value_types_lose_one_line_not_the_file(tmp_path):
+    path = write(tmp_path, [
+        META,
+        env("response_item", {"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c1"}),
+        env("response_item", {"type": "function_call_output", "call_id": "c1", "output": "ok"}),
+        {"timestamp": "2026-01-02T03:04:05.000Z", "type": {}, "payload": {"type": "function_call"}},
+        env("response_item", {"type": ["function_call"], "call_id": "c2", "name": "shell"}),
+        env("response_item", {"type": "function_call", "name": 5, "arguments": {"a": [1]}, "call_id": "c3"}),
+        env("response_item", {"type": "function_call", "name": "shell", "call_id": {}}),
+        env("event_msg", {"type": "token_count", "info": {"total_token_usage": {"total_tokens": 5},
+                                                          "last_token_usage": {"input_tokens": 5,
+                                                                               "reasoning_output_tokens": [1]}}}),
+        env("turn_context", {"model": {}}),
+        env("session_meta", {"id": [], "source": {"subagent": {"thread_spawn": {"agent_nickname": 5}}}}),
+        env("response_item", {"type": "message", "role": [], "content": {"type": []}}),
+        env("response_item", {"type": "function_call_output", "call_id": "c3",
+                              "output": ["x", {"type": "input_image", "image_url": 7}]}),
+    ])
+    out = check_odd_values(CodexCollector().collect(path), ["c1", "c3"], [
+        (4, "line whose type is not a string: dict"), (5, "item whose type is not a string: list"),
+        (7, "function_call without a call_id")])
+    c3 = kinds(out, ToolCall)[1]
+    assert (c3.tool, c3.args, c3.output, c3.images, c3.model) == ("unknown", '{"a":[1]}', "x", 1, None)
+    assert [(u.input_uncached, u.reasoning) for u in kinds(out, Usage)] == [(5, 0)]
+
+
+def test_a_reader_that_trips_on_one_line_loses_that_line(monkeypatch):
+    # line 26 answers the apply_patch call: its output is lost (the call stays, unpaired), nothing else
+    out = check_trip(monkeypatch, CodexCollector, NEW, 26)
+    assert [c.call_id for c in kinds(out, ToolCall) if c.status == UNPAIRED] == [
+        "call_Ny6Rb2Ld9Fh4Tc7Ka0Me3Ws5", "call_Ld2Pz6Xf0Bq4Jt8Cv1Sg5Yh3"]
+
+
+def test_deep_nesting_loses_one_line(tmp_path):
+    call = env("response_item", {"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c1"})
+    output = env("response_item", {"type": "function_call_output", "call_id": "c1", "output": "ok"})
+    check_deep_line(tmp_path, CodexCollector, jsonl(META, call), jsonl(output))
+    check_deep_line(tmp_path, CodexCollector, jsonl(META, call, output))
 
 
 def test_empty_file(tmp_path):

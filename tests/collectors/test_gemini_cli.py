@@ -9,11 +9,12 @@ import pytest
 
 from toolaudit.collectors.discover import detect
 from toolaudit.collectors.gemini_cli import GeminiCLICollector
-from toolaudit.model import PAIRED, UNPAIRED, ModelText, SessionEnd, ToolCall
+from toolaudit.model import PAIRED, UNPAIRED, ModelText, SessionEnd, ToolCall, Usage
 
 from conftest import SAMPLES
-from helpers import (PNG_JUNK, check_empty, check_junk, check_truncated_document, corpus_file, corpus_files, detected,
-                     each_path, lines_writer, live_copy, per_tool, split)
+from helpers import (PNG_JUNK, check_deep_document, check_deep_line, check_empty, check_junk, check_odd_values,
+                     check_trip, check_truncated_document, corpus_file, corpus_files, detected, each_path, jsonl, kinds,
+                     lines_writer, live_copy, per_tool, split)
 
 JSONL = SAMPLES / "gemini-cli" / "session-2026-05-12T09-14-3b9c2e71.jsonl"
 LEGACY = SAMPLES / "gemini-cli" / "session-2026-01-20T16-02-8e41d0aa.json"
@@ -275,6 +276,49 @@ def test_wrong_types_become_skipped(tmp_path):
     assert skipped[1].reason.startswith("invalid JSON")
     assert [(c.tool, c.call_id, c.output) for c in calls] == [("unknown", "g2#1", "[1]")]
     assert usage == [] and ends[0].requests == (2,)
+
+
+def test_odd_value_types_lose_one_record_not_the_file(tmp_path):
+    ok = {"functionResponse": {"id": "c1", "name": "ls", "response": {"output": "ok"}}}
+    path = write(tmp_path, [
+        META,
+        {"id": "g1", "type": "gemini", "model": "m", "toolCalls": [
+            {"id": "c1", "name": "ls", "args": {}, "result": [ok], "status": "success"}]},
+        {"id": {}, "type": "gemini", "toolCalls": [{"id": "c9", "name": "rm"}]},
+        {"id": "g2", "type": ["gemini"], "toolCalls": [{"id": "c8", "name": "rm"}]},
+        {"id": "g3", "type": "gemini", "model": [], "timestamp": {}, "tokens": {"input": "5", "output": 2},
+         "thoughts": [{"description": []}], "content": [{"text": 5}], "toolCalls": [
+             {"id": {}, "name": 5, "args": [], "status": [], "timestamp": 1,
+              "result": {"functionResponse": {"name": [], "response": [], "parts": {"x": 1}}}}]},
+        {"$rewindTo": []}, {"$set": {"messages": {}}},
+    ])
+    out = check_odd_values(GeminiCLICollector().collect(path), ["c1", "g3#0"], [
+        (3, "not a Gemini CLI session record"), (4, "message whose type is not a string: list"),
+        (6, "$rewindTo without a message id")])
+    assert [(c.tool, c.output, c.status, c.ts, c.model) for c in kinds(out, ToolCall)] == [
+        ("ls", "ok", PAIRED, None, "m"), ("unknown", "[]", PAIRED, None, None)]
+    # message ids are uuids, unique across files: usage is deduplicated scan-wide
+    assert [(u.request_id, u.output, u.global_id) for u in kinds(out, Usage)] == [("g3", 2, True)]
+
+
+def test_a_reader_that_trips_on_one_record_loses_that_record(monkeypatch):
+    # the record on line 9 (the run_shell_command result) is lost: the call stays as line 8 wrote it
+    from toolaudit.collectors.gemini_cli import _Session
+
+    check_trip(monkeypatch, GeminiCLICollector, JSONL, 9, target=(_Session, "parse"), at=2)
+
+
+def test_a_reader_that_trips_on_one_message_of_a_document_loses_that_message(monkeypatch):
+    from toolaudit.collectors.gemini_cli import _Session
+
+    check_trip(monkeypatch, GeminiCLICollector, LEGACY, 3, target=(_Session, "parse"), at=2)
+
+
+def test_deep_nesting_loses_one_line(tmp_path):
+    record = {"id": "g1", "type": "gemini", "model": "m", "toolCalls": [
+        {"id": "c1", "name": "ls", "result": [{"functionResponse": {"response": {"output": "ok"}}}]}]}
+    check_deep_line(tmp_path, GeminiCLICollector, jsonl(META, record), jsonl({**record, "id": "g2"}))
+    check_deep_document(tmp_path, GeminiCLICollector)
 
 
 def test_empty_file(tmp_path):

@@ -8,8 +8,8 @@ from functools import partial
 import pytest
 
 from conftest import SAMPLES
-from helpers import (check_empty, check_junk, check_truncated_line, corpus_path, kinds, lone_surrogate_calls,
-                     records_of, writer)
+from helpers import (DEEP, check_deep_line, check_empty, check_junk, check_odd_values, check_trip, check_truncated_line,
+                     corpus_path, jsonl, kinds, lone_surrogate_calls, records_of, writer)
 from toolaudit.collectors.hermes import HermesCollector
 from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, ModelText, SessionEnd, Skipped, ToolCall
 
@@ -173,6 +173,51 @@ def test_wrong_types_are_skipped(tmp_path, line, reason):
     out = collect(write(tmp_path, f"{json.dumps(good)}\n{json.dumps(line)}\n"))
     skipped = kinds(out, Skipped)
     assert kinds(out, ToolCall) == [] and skipped and reason in skipped[0].reason
+
+
+def test_odd_value_types_lose_one_message_not_the_file(tmp_path):
+    # a session log: a role that is a list or an object was hashed, and the whole file was lost
+    call = {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "function": {"name": "ls", "arguments": "{}"}}]}
+    log = {"session_id": "s", "model": "m", "platform": "cli", "messages": [
+        call, {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+        {"role": [], "content": "x"},
+        {"role": {}, "tool_call_id": "c1"},
+        {"role": "assistant", "reasoning": ["x"], "tool_calls": [{"id": {}, "function": {"name": 5}}]},
+        {"role": "assistant", "content": {"type": []}, "tool_calls": [{"id": [], "function": {"name": "cat"}}]},
+        {"role": "tool", "tool_call_id": {}, "name": ["cat"], "content": [{"type": "text", "text": 5}],
+         "timestamp": 9},
+    ]}
+    out = check_odd_values(collect(write(tmp_path, json.dumps(log), "session_x.json")), ["c1", "#2"], [
+        (3, "message whose role is not a string: list"), (4, "message whose role is not a string: dict"),
+        (5, "tool call without a function name")])
+    assert [(c.tool, c.output, c.ts) for c in kinds(out, ToolCall)][1] == ("cat", '{"type":"text","text":5}', None)
+    # ShareGPT: a turn whose `from` is not a string, and a call whose name is not one
+    conv = {"conversations": [
+        gpt({"name": "ls", "arguments": {}}), tool({"tool_call_id": [], "name": "ls", "content": "ok"}),
+        {"from": ["gpt"], "value": "x"}, gpt({"name": 5, "arguments": []}), tool({"tool_call_id": {}, "content": 1}),
+    ], "model": ["m"]}
+    out = check_odd_values(collect(write(tmp_path, jsonl(conv))), ["#1", "#2"], [
+        (1, "turn whose `from` is not a string: list")])
+    assert [(c.tool, c.model) for c in kinds(out, ToolCall)] == [("ls", None), ("unknown", None)]
+
+
+def test_a_reader_that_trips_on_one_message_loses_that_message(monkeypatch):
+    # message 4 holds the second result: it is lost (its call stays, unpaired), nothing else
+    out = check_trip(monkeypatch, HermesCollector, HERE / "session_20250605_101544_3f9a2c.json", 4)
+    assert [c.call_id for c in kinds(out, ToolCall) if c.status == UNPAIRED] == ["call_Hs5cJ0pL9yF3gD6u"]
+
+
+def test_deep_nesting_loses_one_line_or_reads_as_text(tmp_path):
+    conv = {"conversations": [gpt({"name": "ls", "arguments": {}}), tool({"tool_call_id": "a", "content": "ok"})]}
+    check_deep_line(tmp_path, HermesCollector, jsonl(conv), jsonl(conv))
+    # JSON inside the turns nested too deep to decode: the block's text, as when it is not JSON
+    deep = {"conversations": [{"from": "gpt", "value": f"<tool_call>\n{DEEP}\n</tool_call>"},
+                              {"from": "tool", "value": f"<tool_response>\n{DEEP}\n</tool_response>"},
+                              {"from": "function_call", "value": DEEP}, {"from": "observation", "value": "x"}]}
+    out = collect(write(tmp_path, jsonl(deep)))
+    assert kinds(out, Skipped) == []
+    assert [(c.tool, c.status, len(c.output)) for c in kinds(out, ToolCall)] == [
+        ("unknown", PAIRED, len(DEEP)), ("unknown", PAIRED, 1)]
 
 
 def test_truncated_empty_junk_surrogates(tmp_path):

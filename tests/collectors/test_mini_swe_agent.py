@@ -9,11 +9,12 @@ import pytest
 
 from toolaudit.collectors.discover import detect
 from toolaudit.collectors.mini_swe_agent import MiniSWEAgentCollector
-from toolaudit.model import PAIRED, UNPAIRED, ModelText, SessionEnd
+from toolaudit.model import PAIRED, UNPAIRED, ModelText, SessionEnd, ToolCall, Usage
 
 from conftest import SAMPLES
-from helpers import (check_empty, check_junk, check_truncated_document, corpus_file, corpus_files, detected, each_path,
-                     per_tool, split, writer)
+from helpers import (check_deep_document, check_empty, check_junk, check_odd_values, check_trip,
+                     check_truncated_document, corpus_file, corpus_files, detected, each_path, kinds, per_tool,
+                     records_of, split, writer)
 
 SAMPLE = SAMPLES / "mini-swe-agent" / "acme__tinycsv-57.traj.json"
 CORPUS_FILES = corpus_files("mini-swe-agent", "**/*.json")
@@ -186,6 +187,48 @@ def test_wrong_types_become_skipped(tmp_path):
                         (5, "expected a messages list, got int")]:
         _, skipped, _, _ = records(traj(tmp_path, doc))
         assert [s.reason for s in skipped] == [reason]
+
+
+def test_odd_value_types_lose_one_message_not_the_file(tmp_path):
+    # a role that is a list or an object was hashed (by a sniffer, then the reader): the file was lost
+    calls = [{"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}]
+    doc = v1({"role": "assistant", "content": "", "tool_calls": calls},
+             {"role": "tool", "tool_call_id": "c1", "content": "ok", "extra": {"returncode": "1"}},
+             {"role": [], "content": "x"}, {"role": {}, "content": "y"},
+             {"role": "assistant", "content": ["z"], "tool_calls": [{"id": {}, "function": {"name": 5, "arguments": 1}}],
+              "extra": {"response": {"id": {}, "model": [], "usage": {"prompt_tokens": 9, "completion_tokens": "2"}}}},
+             {"role": "tool", "tool_call_id": [], "content": "<returncode>2</returncode>"})
+    out = check_odd_values(MiniSWEAgentCollector().collect(traj(tmp_path, doc)), ["c1", "#1"], [
+        (5, "message whose role is not a string: list"), (6, "message whose role is not a string: dict")])
+    assert [(c.tool, c.is_error, c.model) for c in kinds(out, ToolCall)] == [
+        ("bash", False, "openrouter/x"), ("unknown", True, "openrouter/x")]
+    [usage] = kinds(out, Usage)
+    assert (usage.input_uncached, usage.output, usage.global_id) == (9, 0, False)
+    assert usage.request_id.endswith("run.traj.json#7")  # no response id: one made from the file, unique in it only
+    # the earliest bare list: detection leaves it (a role is not a string), `--from mini-swe-agent` reads it
+    bare = [{"role": "system", "content": "s"}, {"role": "assistant", "content": "```bash\nls\n```"},
+            {"role": ["user"], "content": "<returncode>0</returncode>"}, {"role": "user", "content": "<returncode>0</returncode>"}]
+    path = traj(tmp_path, bare, "bare.traj.json")
+    assert detect(path) == (None, None)
+    check_odd_values(records_of(MiniSWEAgentCollector, path, forced=True), ["#1"], [
+        (3, "message whose role is not a string: list")])
+
+
+def test_usage_is_deduplicated_within_the_file_only():
+    # response ids look global (chatcmpl-...) but a cache or a mock model hands them to several runs
+    usage = records(SAMPLE)[3]
+    assert usage and all(u.request_id.startswith("chatcmpl-") and not u.global_id for u in usage)
+
+
+def test_a_reader_that_trips_on_one_message_loses_that_message(monkeypatch):
+    # message 7 answers call_03: its output is lost (the call stays, unpaired), nothing else
+    out = check_trip(monkeypatch, MiniSWEAgentCollector, SAMPLE, 7)
+    assert [c.call_id for c in kinds(out, ToolCall) if c.status == UNPAIRED] == [
+        "call_03Zr8Kq3VmT1xWb6NyDc", "call_08Zr8Kq3VmT1xWb6NyDc"]
+
+
+def test_deep_nesting_is_one_problem(tmp_path):
+    check_deep_document(tmp_path, MiniSWEAgentCollector, "deep.traj.json")
 
 
 def test_empty_file_and_binary_junk(tmp_path):

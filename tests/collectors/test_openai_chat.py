@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 
 from conftest import CORPUS, SAMPLES
-from helpers import (check_empty, check_junk, check_truncated_line, corpus_path, jsonl, lone_surrogate_calls,
-                     records_of, split, totals, writer)
+from helpers import (check_deep_document, check_deep_line, check_empty, check_junk, check_odd_values, check_trip,
+                     check_truncated_line, corpus_path, jsonl, kinds, lone_surrogate_calls, records_of, split, totals,
+                     writer)
 from toolaudit.collectors.discover import detect
 from toolaudit.collectors.openai_chat import OpenAIChatCollector
-from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, SessionEnd
+from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, SessionEnd, ToolCall
 
 HERE = SAMPLES / "openai-chat"
 TAU = "openai-chat/tau-bench/gpt-4o-airline.first5.json"
@@ -212,6 +213,43 @@ def test_wrong_document_types_are_skipped(tmp_path):
     calls, skipped, _ = forced(write(tmp_path, json.dumps([{"role": "tool", "content": 12}, None]), "m.json"))
     assert calls[0].output == "12" and calls[0].status == ORPHAN  # a number result is measured as JSON
     assert [s.line for s in skipped] == [2]
+
+
+def test_odd_value_types_lose_one_message_not_the_file(tmp_path):
+    # a role that is a list or an object was hashed (ROLES is a set): the file was lost
+    call = {"role": "assistant", "tool_calls": [{"id": "a", "function": {"name": "ls", "arguments": "{}"}}]}
+    run = {"id": "r1", "model": ["m"], "messages": [
+        call, {"role": "tool", "tool_call_id": "a", "content": "ok"}, {"role": [], "content": "x"},
+        {"role": {}, "tool_call_id": "a"},
+        {"role": "assistant", "content": {"a": 1}, "tool_calls": [{"id": {}, "function": {"name": "cat"}},
+                                                                  {"id": "b", "function": {"name": 5}}]},
+        {"role": "tool", "tool_call_id": [], "name": {}, "content": [5], "timestamp": []},
+    ]}
+    other = {"id": "r2", "messages": [call, {"role": "tool", "tool_call_id": "a", "content": "second"}]}
+    out = check_odd_values(records_of(OpenAIChatCollector, write(tmp_path, jsonl(run, other))), ["a", "#1", "a"], [
+        (1, "message whose role is not a string: list"), (1, "message whose role is not a string: dict"),
+        (1, "tool call without a function name")])
+    assert [(c.session, c.tool, c.output) for c in kinds(out, ToolCall)] == [
+        ("chat#r1", "ls", "ok"), ("chat#r1", "cat", "5"), ("chat#r2", "ls", "second")]
+    # one message per line, and a document
+    lines = [call, {"role": ["tool"], "content": "x"}, {"role": "tool", "tool_call_id": "a", "content": "ok"}]
+    check_odd_values(records_of(OpenAIChatCollector, write(tmp_path, jsonl(*lines)), forced=True), ["a"], [
+        (2, "message whose role is not a string: list")])
+    doc = write(tmp_path, json.dumps({"messages": lines}, indent=1), "doc.json")  # a document: lines are positions
+    check_odd_values(records_of(OpenAIChatCollector, doc), ["a"], [(2, "message whose role is not a string: list")])
+
+
+def test_a_reader_that_trips_on_one_message_loses_that_message(monkeypatch):
+    # message 7 answers call_Rt6…: its output is lost (the call stays, unpaired), nothing else
+    out = check_trip(monkeypatch, OpenAIChatCollector, HERE / "ledgerline-fix.json", 7)
+    assert [c.call_id for c in kinds(out, ToolCall) if c.status == UNPAIRED] == ["call_Rt6yU1iOq3wEr5tY8uIo"]
+
+
+def test_deep_nesting_loses_one_line(tmp_path):
+    run = {"messages": [{"role": "assistant", "tool_calls": [{"id": "a", "function": {"name": "ls"}}]},
+                        {"role": "tool", "tool_call_id": "a", "content": "ok"}]}
+    check_deep_line(tmp_path, OpenAIChatCollector, jsonl(run), jsonl(run))
+    check_deep_document(tmp_path, OpenAIChatCollector)
 
 
 def test_truncated_empty_junk_surrogates(tmp_path):

@@ -8,8 +8,8 @@ from functools import partial
 import pytest
 
 from conftest import SAMPLES
-from helpers import (check_empty, check_junk, check_truncated_line, corpus_path, kinds, lone_surrogate_calls,
-                     records_of, totals, writer)
+from helpers import (check_deep_document, check_deep_line, check_empty, check_junk, check_odd_values, check_trip,
+                     check_truncated_line, corpus_path, jsonl, kinds, lone_surrogate_calls, records_of, totals, writer)
 from toolaudit.collectors.openai_responses import OpenAIResponsesCollector
 from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, ModelText, SessionEnd, Skipped, ToolCall, Usage
 
@@ -193,6 +193,37 @@ def test_wrong_types_are_skipped(tmp_path, line, reason):
         assert skipped == []
     else:
         assert [s.line for s in skipped] == [2] and reason in skipped[0].reason
+
+
+def test_odd_value_types_lose_one_item_not_the_file(tmp_path):
+    odd = {"responses_create_params": {"input": "hi", "model": []}, "response": {
+        "id": {}, "created_at": [], "usage": {"input_tokens": "5"}, "output": [
+            fc("a"), fco("a", "ok"), {"type": "function_call", "call_id": {}, "name": "x"},
+            {"type": "function_call", "call_id": "b", "name": 5, "arguments": {"k": []}},
+            {"type": "message", "role": [], "content": {"type": []}},
+            fco("b", [{"type": "input_image", "image_url": {"url": 7}}, {"type": [], "text": "t"}])]}}
+    bad_run = {"responses_create_params": {"input": {}}, "response": {"output": []}}
+    good = {"responses_create_params": {"input": []}, "response": {
+        "id": "resp_1", "output": [fc("c"), fco("c", "x")], "usage": {"input_tokens": 10, "output_tokens": 2}}}
+    out = check_odd_values(collect(write(tmp_path, jsonl(odd, bad_run, good))), ["a", "b", "c"], [
+        (1, "function_call without a call_id"), (2, "input or output is not a list of items")])
+    b = kinds(out, ToolCall)[1]
+    assert (b.session, b.tool, b.args, b.images, b.image_bytes, b.output, b.model) == (
+        "rollouts#1", "unknown", '{"k":[]}', 1, 0, "t", None)
+    # the request id is the session name (`<response id>/<rollout>` or the file's): unique in the file only
+    assert [(u.request_id, u.global_id) for u in kinds(out, Usage)] == [("resp_1", False)]
+
+
+def test_a_reader_that_trips_on_one_item_loses_that_item(monkeypatch):
+    # line 2 holds two results: the first is lost to the trip (its call stays, unpaired), nothing else
+    out = check_trip(monkeypatch, OpenAIResponsesCollector, HERE / "rollouts.jsonl", 2)
+    assert len([c for c in kinds(out, ToolCall) if c.status == UNPAIRED]) == 1
+
+
+def test_deep_nesting_loses_one_line(tmp_path):
+    run = {"responses_create_params": {"input": []}, "response": {"id": "r", "output": [fc("a"), fco("a", "ok")]}}
+    check_deep_line(tmp_path, OpenAIResponsesCollector, jsonl(run), jsonl({**run, "response": {**run["response"], "id": "s"}}))
+    check_deep_document(tmp_path, OpenAIResponsesCollector)
 
 
 def test_truncated_empty_junk_surrogates(tmp_path):

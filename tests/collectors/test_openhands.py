@@ -8,8 +8,8 @@ from functools import partial
 import pytest
 
 from conftest import SAMPLES
-from helpers import (check_empty, check_junk, check_truncated_line, corpus_path, kinds, lone_surrogate_calls,
-                     records_of, totals, writer)
+from helpers import (check_deep_document, check_deep_line, check_empty, check_junk, check_odd_values, check_trip,
+                     check_truncated_line, corpus_path, jsonl, kinds, lone_surrogate_calls, records_of, totals, writer)
 from toolaudit.collectors.openhands import OpenHandsCollector
 from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, ModelText, SessionEnd, Skipped, ToolCall, Usage
 
@@ -163,6 +163,46 @@ def test_wrong_types_are_skipped(tmp_path, line, reason):
     out = collect(write(tmp_path, f"{json.dumps(good)}\n{json.dumps(line)}\n"))
     skipped = kinds(out, Skipped)
     assert [s.line for s in skipped] == [2] and reason in skipped[0].reason
+
+
+def test_odd_value_types_lose_one_event_not_the_file(tmp_path):
+    response = {"id": "chatcmpl-1", "usage": {"prompt_tokens": 10, "completion_tokens": 2}}
+    events = [
+        {"id": 1, "source": "agent", "action": "run", "args": {"command": "ls"},
+         "tool_call_metadata": {"tool_call_id": "t1", "function_name": "execute_bash", "model_response": response}},
+        {"id": 2, "source": "agent", "observation": "run", "cause": 1, "content": "ok"},
+        {"id": 3, "source": "agent", "action": {}, "args": {}},
+        {"id": {}, "source": [], "action": "read", "args": [], "timestamp": 5,
+         "tool_call_metadata": {"tool_call_id": ["x"], "function_name": 5, "model_response": {"id": [], "model": {}}}},
+        {"source": "agent", "observation": "read", "cause": {}, "content": ["a"], "timestamp": []},
+        {"id": 6, "observation": ["run"], "content": "x"},
+        {"id": 7, "source": "agent", "action": "run", "args": {"command": "pwd"}, "tool_call_metadata": []},
+        {"id": 8, "source": "agent", "observation": "run", "cause": 7, "content": {"out": "/w"}, "success": "no"},
+    ]
+    out = check_odd_values(collect(write(tmp_path, json.dumps(events), "traj.json")), ["t1", "#2", "7"], [
+        (3, "action type is not a string"), (6, "observation type is not a string")])
+    assert [(c.tool, c.output, c.ts, c.is_error) for c in kinds(out, ToolCall)] == [
+        ("execute_bash", "ok", None, False), ("read", "a", None, False), ("run", '{"out":"/w"}', None, False)]
+    # a litellm response id is the provider's, unique across files: deduplicated scan-wide
+    assert [(u.request_id, u.global_id) for u in kinds(out, Usage)] == [("chatcmpl-1", True)]
+    # in output.jsonl a history's events share its line: each odd event is one problem, the rest is read
+    line = {"instance_id": "i", "history": events}
+    out = check_odd_values(collect(write(tmp_path, jsonl(line, {**line, "instance_id": "j"}))), ["t1", "#2", "7"] * 2,
+                           [(1, "action type is not a string"), (1, "observation type is not a string"),
+                            (2, "action type is not a string"), (2, "observation type is not a string")])
+
+
+def test_a_reader_that_trips_on_one_event_loses_that_event(monkeypatch):
+    # event 8 answers toolu_01Lq9…: its output is lost (the call stays, unpaired), nothing else
+    out = check_trip(monkeypatch, OpenHandsCollector, HERE / "kanban-closed-at.json", 8)
+    assert [c.call_id[:14] for c in kinds(out, ToolCall) if c.status == UNPAIRED] == ["toolu_01Lq9vWm"]
+
+
+def test_deep_nesting_loses_one_line(tmp_path):
+    good = {"instance_id": "i", "history": [{"id": 1, "source": "agent", "action": "run", "args": {"command": "ls"}},
+                                            {"id": 2, "source": "agent", "observation": "run", "cause": 1, "content": "ok"}]}
+    check_deep_line(tmp_path, OpenHandsCollector, jsonl(good), jsonl({**good, "instance_id": "j"}))
+    check_deep_document(tmp_path, OpenHandsCollector)
 
 
 def test_truncated_empty_junk_surrogates(tmp_path):

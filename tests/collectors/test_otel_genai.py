@@ -8,7 +8,8 @@ from functools import partial
 import pytest
 
 from conftest import SAMPLES
-from helpers import check_empty, check_junk, check_truncated_line, kinds, lone_surrogate_calls, records_of, writer
+from helpers import (check_deep_document, check_deep_line, check_empty, check_junk, check_odd_values, check_trip,
+                     check_truncated_line, jsonl, kinds, lone_surrogate_calls, records_of, writer)
 from toolaudit.collectors.otel_genai import OtelGenAICollector
 from toolaudit.model import PAIRED, UNPAIRED, SessionEnd, Skipped, ToolCall, Usage
 
@@ -119,6 +120,48 @@ def test_odd_values_are_not_crashes(tmp_path):
         chat("t", "c", 2, inp=True, **{"gen_ai.conversation.id": {"kvlistValue": {}}}))
     out = collect(write(tmp_path, json.dumps(odd), "odd.json"))
     assert kinds(out, Skipped) == [] and [c.status for c in kinds(out, ToolCall)] == [UNPAIRED]
+
+
+def test_odd_value_types_lose_one_span_not_the_file(tmp_path):
+    odd_tool = tool("t1", "s2", 20, "ls", "c2", "x")
+    odd_tool["attributes"][1]["value"] = s(5)  # a tool name that is a number
+    odd_tool["attributes"][2]["value"] = s({})  # a call id that is an object: the span id stands in
+    odd_tool["status"] = {"code": []}
+    odd_tool["startTimeUnixNano"] = ["1"]
+    spans = [
+        chat("t1", "s1", 10, **{"gen_ai.response.id": s("chatcmpl-9")}), tool("t1", "s0", 15, "cat", "c1", "ok"),
+        odd_tool,
+        {**tool("t1", "s3", 30, "rm", "c3", "gone"), "traceId": []},
+        {**tool("t1", "s4", 40, "pwd", "c4"), "attributes": [
+            {"key": "gen_ai.operation.name", "value": s(["execute_tool"])}, {"key": [], "value": s("x")}, 7]},
+        {**chat("t1", "s5", 50, inp=float("1e300")), "attributes": [{"key": "gen_ai.operation.name", "value": s("chat")},
+            {"key": "gen_ai.usage.input_tokens", "value": {"intValue": [1]}},
+            {"key": "gen_ai.usage.output_tokens", "value": {"intValue": "7"}}]},
+        tool("t1", "s6", 60, "find", "c6", "found"),
+    ]
+    spans[-1]["attributes"].append({"key": "gen_ai.tool.call.result", "value": {"arrayValue": {"values": [
+        s("a"), {"intValue": "x"}, {"boolValue": True}]}}})
+    # the odd span's start time is no number: it counts as 0, the earliest
+    out = check_odd_values(collect(write(tmp_path, jsonl(otlp(*spans[:4]), otlp(*spans[4:])))), ["s2", "c1", "c6"], [
+        (1, "GenAI span without a traceId")])
+    assert [(c.tool, c.output, c.ts, c.is_error) for c in kinds(out, ToolCall)] == [
+        ("unknown", "x", None, False), ("cat", "ok", "1970-01-01T00:00:00+00:00", False),
+        ("find", "a\n\ntrue", "1970-01-01T00:00:00+00:00", False)]
+    # a provider's response id is unique across files; a span id stands in, unique only within the file
+    assert [(u.request_id, u.global_id, u.output) for u in kinds(out, Usage)] == [
+        ("chatcmpl-9", True, 10), ("s5", False, 7)]
+
+
+def test_a_reader_that_trips_on_one_span_loses_that_span(monkeypatch):
+    # line 2 holds two results: the first is lost to the trip (its call stays, unpaired), nothing else
+    out = check_trip(monkeypatch, OtelGenAICollector, HERE / "docs-helper.jsonl", 2)
+    assert len([c for c in kinds(out, ToolCall) if c.status == UNPAIRED]) == 1
+
+
+def test_deep_nesting_loses_one_line(tmp_path):
+    doc = otlp(chat("t1", "s1", 10), tool("t1", "s2", 20, "ls", "c1", "ok"))
+    check_deep_line(tmp_path, OtelGenAICollector, jsonl(doc), jsonl(otlp(tool("t2", "s3", 30, "cat", "c2", "x"))))
+    check_deep_document(tmp_path, OtelGenAICollector)
 
 
 def test_truncated_empty_junk_surrogates(tmp_path):

@@ -9,11 +9,12 @@ import pytest
 
 from toolaudit.collectors.discover import detect
 from toolaudit.collectors.swe_agent import SWEAgentCollector
-from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, ModelText, SessionEnd
+from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, ModelText, SessionEnd, ToolCall
 
 from conftest import SAMPLES
-from helpers import (check_empty, check_junk, check_truncated_document, corpus_file, corpus_files, detected, each_path,
-                     per_tool, split, writer)
+from helpers import (check_deep_document, check_empty, check_junk, check_odd_values, check_trip,
+                     check_truncated_document, corpus_file, corpus_files, detected, each_path, kinds, per_tool, split,
+                     writer)
 
 SAMPLE = SAMPLES / "swe-agent" / "acme__tinycsv-42.traj"
 CORPUS_FILES = corpus_files("swe-agent", "*.traj")
@@ -179,6 +180,31 @@ def test_wrong_types_become_skipped(tmp_path):
                         ({"trajectory": [{"observation": "x"}]}, "trajectory step without an action")]:
         _, skipped, _ = records(traj(tmp_path, doc))
         assert [s.reason for s in skipped] == [reason]
+
+
+def test_odd_value_types_lose_one_item_not_the_file(tmp_path):
+    history = text_history(("ls", "a.py"))
+    history += [{"role": [], "content": "x", "agent": "primary"}, {"role": {}, "content": "y", "agent": "primary"},
+                {"role": "assistant", "content": {"a": 1}, "agent": "primary", "tool_calls": [
+                    {"id": {}, "function": {"name": "x"}}, {"id": "t2", "function": {"name": 5, "arguments": []}}]},
+                {"role": "tool", "content": [{"type": "text", "text": "ok"}], "agent": "primary", "tool_call_ids": [{}]},
+                {"role": "assistant", "content": "", "agent": "primary", "action": ["ls"]}]
+    doc = {"history": history, "replay_config": '{"agent": {"model": {"name": ["m"]}}}'}
+    out = check_odd_values(SWEAgentCollector().collect(traj(tmp_path, doc)), ["#1", "t2"], [
+        (5, "history item whose role is not a string: list"), (6, "history item whose role is not a string: dict"),
+        (7, "tool call without an id or a function")])
+    assert [(c.tool, c.args, c.output, c.model) for c in kinds(out, ToolCall)] == [
+        ("ls", "ls", "a.py", None), ("unknown", "[]", "ok", None)]
+
+
+def test_a_reader_that_trips_on_one_item_loses_that_item(monkeypatch):
+    # history item 9 answers the second call: its output is lost (the call stays, unpaired), nothing else
+    out = check_trip(monkeypatch, SWEAgentCollector, SAMPLE, 9)
+    assert [c.call_id for c in kinds(out, ToolCall) if c.status == UNPAIRED][0].startswith("toolu_0102")
+
+
+def test_deep_nesting_is_one_problem(tmp_path):
+    check_deep_document(tmp_path, SWEAgentCollector, "deep.traj")
 
 
 def test_empty_file_and_binary_junk(tmp_path):

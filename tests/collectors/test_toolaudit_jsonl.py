@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 
 from conftest import SAMPLES
-from helpers import check_empty, check_junk, kinds, lone_surrogate_calls, split, totals, writer
+from helpers import (check_deep_line, check_empty, check_junk, check_odd_values, check_trip, jsonl, kinds,
+                     lone_surrogate_calls, split, totals, writer)
 from toolaudit.collectors import toolaudit_jsonl
 from toolaudit.collectors.discover import detect
 from toolaudit.collectors.toolaudit_jsonl import ToolauditJsonlCollector
-from toolaudit.model import MAIN_AGENT, PAIRED, SessionEnd, Skipped
+from toolaudit.model import MAIN_AGENT, PAIRED, SessionEnd, Skipped, ToolCall
 
 SAMPLE = SAMPLES / "toolaudit-jsonl" / "calls.jsonl"
 write = writer("calls.jsonl")
@@ -90,6 +91,32 @@ def test_wrong_types_are_skipped_with_a_reason(tmp_path, line, reason):
     assert len(calls) == 1
     assert len(skipped) == 1 and skipped[0].line == 2 and reason in skipped[0].reason
     assert not skipped[0].benign
+
+
+def test_odd_value_types_lose_one_line_not_the_file(tmp_path):
+    path = write(tmp_path, jsonl(
+        {"tool": "Read", "output": "a", "call_id": "c1"},
+        {"tool": {}, "output": "b", "call_id": "c2"},
+        {"tool": "Grep", "output": "c", "call_id": {}},
+        {"tool": "Grep", "output": [{"type": "image", "source": [1]}, {"type": [], "text": "d"}, 5], "call_id": "c4",
+         "args": {"q": []}, "request": 2},
+        {"tool": ["Bash"], "output": "e"},
+    ))
+    out = check_odd_values(ToolauditJsonlCollector().collect(path), ["c1", "c4"], [
+        (2, "`tool` is missing or not a non-empty string"), (3, "`call_id` must be a string"),
+        (5, "`tool` is missing or not a non-empty string")])
+    c4 = kinds(out, ToolCall)[1]
+    assert (c4.output, c4.images, c4.image_bytes, c4.args, c4.call_index) == ("d\n5", 1, 0, '{"q":[]}', 1)
+
+
+def test_a_reader_that_trips_on_one_line_loses_that_line(monkeypatch):
+    check_trip(monkeypatch, ToolauditJsonlCollector, SAMPLE, 5, target=(toolaudit_jsonl, "_call"), at=1,
+               generator=True)
+
+
+def test_deep_nesting_loses_one_line(tmp_path):
+    check_deep_line(tmp_path, ToolauditJsonlCollector, jsonl({"tool": "Read", "output": "a", "call_id": "c1"}),
+                    jsonl({"tool": "Read", "output": "b", "call_id": "c2"}))
 
 
 def test_truncated_last_line_is_benign(tmp_path):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from ..model import UNKNOWN_TOOL, ModelText, SessionEnd
-from .base import Pairing, Record, dump_args
+from .base import Pairing, Record, dump_args, guarded
 
 KEY = "gemini-cli"
 
@@ -96,23 +96,28 @@ def _match(pairing: Pairing, response: dict) -> str:
 def read_checkpoint(source: str, session: str, turns: list) -> Iterator[Record]:
     """A `/chat save` checkpoint: each model turn a request, its functionCalls paired to responses."""
     pairing = Pairing(source, KEY, session, global_id=True)
-    requests = 0
+    requests = [0]  # model turns so far, shared with _turn
     for line, turn in enumerate(turns, 1):  # `line`: the turn's position
-        parts = turn["parts"]
-        if turn["role"] == "model":
-            requests += 1
-            if words(parts):
-                yield ModelText(source, line, session, words(parts))
-            for number, part in enumerate(parts):
-                call = part.get("functionCall") if isinstance(part, dict) else None
-                if isinstance(call, dict):
-                    call_id = call.get("id") if isinstance(call.get("id"), str) else ""
-                    call_id = call_id or f"{source}#{line}.{number}"  # unique across files, as ids are
-                    name = call["name"] if isinstance(call.get("name"), str) else UNKNOWN_TOOL
-                    pairing.call(call_id, name, call.get("args"), line)
-            continue
-        for response, siblings in _responses(parts):
-            seen, error = result_parts([{"functionResponse": response}, *siblings])
-            yield pairing.result(_match(pairing, response), seen, line, is_error=error, request_index=requests)
+        yield from guarded(_turn(turn, line, source, session, pairing, requests), source, line)
     yield from pairing.unpaired()
-    yield SessionEnd(source, session, (requests,))
+    yield SessionEnd(source, session, (requests[0],))
+
+
+def _turn(turn: dict, line: int, source: str, session: str, pairing: Pairing, requests: list[int]) -> Iterator[Record]:
+    """One checkpoint turn: a model turn's calls (a request), or a user turn's functionResponses."""
+    parts = turn["parts"]
+    if turn["role"] == "model":
+        requests[0] += 1
+        if words(parts):
+            yield ModelText(source, line, session, words(parts))
+        for number, part in enumerate(parts):
+            call = part.get("functionCall") if isinstance(part, dict) else None
+            if isinstance(call, dict):
+                call_id = call.get("id") if isinstance(call.get("id"), str) else ""
+                call_id = call_id or f"{source}#{line}.{number}"  # unique across files, as ids are
+                name = call["name"] if isinstance(call.get("name"), str) else UNKNOWN_TOOL
+                pairing.call(call_id, name, call.get("args"), line)
+        return
+    for response, siblings in _responses(parts):
+        seen, error = result_parts([{"functionResponse": response}, *siblings])
+        yield pairing.result(_match(pairing, response), seen, line, is_error=error, request_index=requests[0])

@@ -7,7 +7,9 @@ Each JSONL line (or the one JSON document, or each item of a JSON list) is one o
 A request log re-sends the whole conversation each time, so every tool_use and
 tool_result is taken once per file (by id), at the first request that carried it;
 each logged request counts as one model request. Session: `metadata.user_id`, a
-`session`/`session_id` field, else the file stem.
+`session`/`session_id` field, else the file stem. A line, or a message of a request, whose
+values are not of the expected types is one Skipped record (`unexpected shape: ...`), once
+however many later requests repeat it; the rest is read as usual.
 """
 
 from __future__ import annotations
@@ -16,13 +18,19 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import SessionEnd, Skipped
-from .base import Collector, Pairing, Record, collectors, loads, read_lines
+from . import base
+from .base import Collector, Pairing, Record, collectors, guarded, loads, read_lines, shape_problem
 
 KEY = "anthropic-messages"
 # Block types only the Anthropic API uses; OpenAI chat has `text` and `image_url` parts.
 _BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking", "document",
                      "server_tool_use", "web_search_tool_result"})
 _OPENAI_ROLES = frozenset({"system", "developer", "tool", "function"})
+
+
+def _kind(obj: dict, key: str = "type") -> str | None:
+    value = obj.get(key)
+    return value if isinstance(value, str) else None
 
 
 def _blocks(msg: Any) -> list:
@@ -38,12 +46,12 @@ def is_anthropic_body(body: Any) -> bool:
     if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
         return False
     messages = [m for m in body["messages"] if isinstance(m, dict)]
-    if any(m.get("role") in _OPENAI_ROLES or "tool_calls" in m or "function_call" in m for m in messages):
+    if any(_kind(m, "role") in _OPENAI_ROLES or "tool_calls" in m or "function_call" in m for m in messages):
         return False
     tools = body.get("tools") if isinstance(body.get("tools"), list) else []
     return ("system" in body or "anthropic_version" in body
             or any(isinstance(t, dict) and "input_schema" in t for t in tools)
-            or any(b.get("type") in _BLOCKS or (b.get("type") == "image" and "source" in b)
+            or any(_kind(b) in _BLOCKS or (b.get("type") == "image" and "source" in b)
                    for m in messages for b in _blocks(m)))
 
 
@@ -75,9 +83,10 @@ def _sse_message(raw: str) -> dict:
         if kind == "message_start" and isinstance(event.get("message"), dict):
             model = event["message"].get("model")
         elif kind == "content_block_start" and isinstance(event.get("content_block"), dict):
-            blocks[event.get("index")] = {**event["content_block"], "_json": ""}
+            if _index(event) is not None:
+                blocks[_index(event)] = {**event["content_block"], "_json": ""}
         elif kind == "content_block_delta" and isinstance(event.get("delta"), dict):
-            block = blocks.get(event.get("index"))
+            block = blocks.get(_index(event))
             if block is not None and isinstance(event["delta"].get("partial_json"), str):
                 block["_json"] += event["delta"]["partial_json"]
     for block in blocks.values():
@@ -85,6 +94,11 @@ def _sse_message(raw: str) -> dict:
         if text:
             block["input"] = text  # the arguments exactly as the model streamed them
     return {"model": model, "content": list(blocks.values())}
+
+
+def _index(event: dict) -> int | None:
+    index = event.get("index")
+    return index if isinstance(index, int) and not isinstance(index, bool) else None
 
 
 @collectors.register
@@ -123,7 +137,7 @@ class AnthropicMessagesCollector(Collector):
         empty = True
         for line, obj in entries:
             empty = False
-            yield from [obj] if isinstance(obj, Skipped) else log.entry(obj, line)
+            yield from [obj] if isinstance(obj, Skipped) else guarded(log.entry(obj, line), log.source, line)
         if empty:
             yield Skipped(log.source, 0, "empty file", benign=True)  # a log just created
         yield from log.end()
@@ -196,21 +210,31 @@ class _Log:
         state.requests += 1
         model = body.get("model") if isinstance(body.get("model"), str) else None
         for m, msg in enumerate(body["messages"]):
-            role = msg.get("role") if isinstance(msg, dict) else None
-            for b, block in enumerate(_blocks(msg)):
-                kind = block.get("type")
-                if role == "assistant" and kind == "tool_use":
-                    if not self.call(state, block, line, ts, model):
-                        yield from self.bad(state, m, b, line, "tool_use block without a string id and name")
-                elif role == "user" and kind == "tool_result":
-                    call_id = block.get("tool_use_id")
-                    if not isinstance(call_id, str):
-                        yield from self.bad(state, m, b, line, "tool_result block without a tool_use_id")
-                    elif call_id not in self.results:  # re-sent by every later request: counted once
-                        self.results.add(call_id)
-                        yield state.pairing.result(call_id, block.get("content"), line,
-                                                   is_error=block.get("is_error") is True,
-                                                   request_index=index, ts=ts, model=model)
+            try:
+                yield from self.message(state, m, msg, index, line, ts, model)
+            except Exception as exc:  # noqa: BLE001 -- odd data in one message, as base.guarded does
+                if base.DEBUG:
+                    raise
+                yield from self.bad(state, m, -1, line, shape_problem(self.source, line, exc).reason)
+
+    def message(self, state: _Session, m: int, msg: Any, index: int, line: int, ts: str | None,
+                model: str | None) -> Iterator[Record]:
+        """The calls and first-seen results of one message (the m-th) of a request."""
+        role = msg.get("role") if isinstance(msg, dict) else None
+        for b, block in enumerate(_blocks(msg)):
+            kind = block.get("type")
+            if role == "assistant" and kind == "tool_use":
+                if not self.call(state, block, line, ts, model):
+                    yield from self.bad(state, m, b, line, "tool_use block without a string id and name")
+            elif role == "user" and kind == "tool_result":
+                call_id = block.get("tool_use_id")
+                if not isinstance(call_id, str):
+                    yield from self.bad(state, m, b, line, "tool_result block without a tool_use_id")
+                elif call_id not in self.results:  # re-sent by every later request: counted once
+                    self.results.add(call_id)
+                    yield state.pairing.result(call_id, block.get("content"), line,
+                                               is_error=block.get("is_error") is True,
+                                               request_index=index, ts=ts, model=model)
 
     def bad(self, state: _Session, m: int, b: int, line: int, reason: str) -> Iterator[Skipped]:
         """Report a broken block once, though every later request repeats it at the same place."""

@@ -15,7 +15,8 @@ final_metrics}`, as the Harbor RFC 0001 defines it.
   convention, stated by the RFC); a cache write, when a converter keeps one, is in
   metrics.extra.cache_creation_input_tokens; `final_metrics` only sums the steps, not read.
   request_id is `<session_id>#<step_id>`: ATIF keeps no provider response id.
-`line` is the step's 1-based position in `steps`; `session_id` names the session.
+`line` is the step's 1-based position in `steps`; `session_id` names the session. A step whose
+values are not of the expected types is one Skipped record (`unexpected shape: ...`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import ModelText, SessionEnd, Skipped, Usage
-from .base import Collector, Pairing, Record, collectors, openai_parts
+from .base import Collector, Pairing, Record, collectors, guarded, openai_parts
 
 KEY = "atif"
 
@@ -74,43 +75,56 @@ class AtifCollector(Collector):
             yield Skipped(source, 1, "not an ATIF trajectory: no steps list")
             return
         session = _str(doc.get("session_id")) or path.stem
-        default_model = _str(_dict(doc.get("agent")).get("model_name"))
-        pairing, requests = Pairing(source, KEY, session), 0
+        trajectory = _Trajectory(source, session, _str(_dict(doc.get("agent")).get("model_name")))
         for line, step in enumerate(doc["steps"], 1):
-            if not isinstance(step, dict):
-                yield Skipped(source, line, f"expected a step object, got {type(step).__name__}")
-                continue
-            ts, model = _str(step.get("timestamp")), _str(step.get("model_name")) or default_model
-            opened: list[str] = []  # this step's calls, for results without a source_call_id
-            if step.get("source") == "agent":
-                said = "\n".join(s for s in (step.get("reasoning_content"), step.get("message"))
-                                 if isinstance(s, str) and s.strip())
-                if said:
-                    yield ModelText(source, line, session, said)
-                yield from _usage(_dict(step.get("metrics")), source, line, session, step.get("step_id", line),
-                                  model, ts, requests)
-                requests += 1
-                calls = step.get("tool_calls") or []
-                for call in calls if isinstance(calls, list) else [None]:
-                    call = _dict(call)
-                    call_id, name = _str(call.get("tool_call_id")), _str(call.get("function_name"))
-                    if call_id is None or name is None:
-                        yield Skipped(source, line, "tool call without a tool_call_id or function_name")
-                        continue
-                    pairing.call(call_id, name, call.get("arguments"), line, ts=ts, model=model)
-                    opened.append(call_id)
-            results = _dict(step.get("observation")).get("results") or []
-            if not isinstance(results, list):
-                yield Skipped(source, line, "observation results is not a list")
-                continue
-            for result in results:
-                if not isinstance(result, dict):
-                    yield Skipped(source, line, "observation result is not an object")
+            yield from guarded(trajectory.step(step, line), source, line)
+        yield from trajectory.pairing.unpaired()
+        yield SessionEnd(source, session, (trajectory.requests,))
+
+
+class _Trajectory:
+    """One trajectory's pairing and request count, fed step by step."""
+
+    def __init__(self, source: str, session: str, model: str | None):
+        self.source, self.session, self.model = source, session, model
+        self.pairing = Pairing(source, KEY, session)
+        self.requests = 0
+
+    def step(self, step: Any, line: int) -> Iterator[Record]:
+        """The records one step completes."""
+        source, session, pairing = self.source, self.session, self.pairing
+        if not isinstance(step, dict):
+            yield Skipped(source, line, f"expected a step object, got {type(step).__name__}")
+            return
+        ts, model = _str(step.get("timestamp")), _str(step.get("model_name")) or self.model
+        opened: list[str] = []  # this step's calls, for results without a source_call_id
+        if step.get("source") == "agent":
+            said = "\n".join(s for s in (step.get("reasoning_content"), step.get("message"))
+                             if isinstance(s, str) and s.strip())
+            if said:
+                yield ModelText(source, line, session, said)
+            yield from _usage(_dict(step.get("metrics")), source, line, session, step.get("step_id", line),
+                              model, ts, self.requests)
+            self.requests += 1
+            calls = step.get("tool_calls") or []
+            for call in calls if isinstance(calls, list) else [None]:
+                call = _dict(call)
+                call_id, name = _str(call.get("tool_call_id")), _str(call.get("function_name"))
+                if call_id is None or name is None:
+                    yield Skipped(source, line, "tool call without a tool_call_id or function_name")
                     continue
-                key = _str(result.get("source_call_id"))
-                if key is None:  # the step's next unanswered call, else an orphan
-                    key = next((k for k in opened if k in pairing.pending), "")
-                yield pairing.result(key, result.get("content"), line, is_error=result.get("is_error") is True,
-                                     request_index=requests, ts=ts, model=model)
-        yield from pairing.unpaired()
-        yield SessionEnd(source, session, (requests,))
+                pairing.call(call_id, name, call.get("arguments"), line, ts=ts, model=model)
+                opened.append(call_id)
+        results = _dict(step.get("observation")).get("results") or []
+        if not isinstance(results, list):
+            yield Skipped(source, line, "observation results is not a list")
+            return
+        for result in results:
+            if not isinstance(result, dict):
+                yield Skipped(source, line, "observation result is not an object")
+                continue
+            key = _str(result.get("source_call_id"))
+            if key is None:  # the step's next unanswered call, else an orphan
+                key = next((k for k in opened if k in pairing.pending), "")
+            yield pairing.result(key, result.get("content"), line, is_error=result.get("is_error") is True,
+                                 request_index=self.requests, ts=ts, model=model)

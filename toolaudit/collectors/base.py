@@ -52,37 +52,52 @@ class Collector:
 collectors: Registry[type[Collector]] = Registry("collector", "toolaudit.collectors")
 
 
+class TooDeep(ValueError):
+    """JSON nested deeper than the parsers go (orjson stops at 1024 levels, the standard
+    library at the interpreter's recursion limit): valid, perhaps, but not readable here."""
+
+
 def loads(raw: bytes | str) -> Any:
-    """Parse JSON with orjson, falling back to the standard library.
+    """Parse JSON with orjson, falling back to the standard library; any failure is a ValueError.
 
     orjson rejects lone-surrogate escapes such as "\\ud83d" that real transcripts
     contain; the standard library accepts them (measurement sanitizes them later).
+    Nesting too deep for either parser raises TooDeep, never RecursionError.
     """
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError:
         if isinstance(raw, bytes):
             raw = raw.decode("utf-8", "replace")  # invalid UTF-8: decoded with replacement
-        return json.loads(raw)
+        try:
+            return json.loads(raw)
+        except RecursionError:
+            raise TooDeep("nested too deeply to parse (RecursionError)") from None
 
 
 def read_lines(path: Path) -> Iterator[tuple[int, Any]]:
     """Stream a JSONL file: (line number, parsed object or Skipped). Blank lines are passed over.
 
     Invalid UTF-8 is decoded with replacement. A last line without its newline that
-    does not parse is a session still being written: reported, marked benign.
+    does not parse is a session still being written: reported, marked benign. Whatever
+    else keeps a line from parsing (nesting too deep, ...) skips that line only.
     """
     with open(path, "rb") as fh:
         for number, raw in enumerate(fh, 1):
             if not raw.strip():
                 continue
             try:
-                yield number, loads(raw)
+                obj = loads(raw)
+            except TooDeep as exc:
+                obj = Skipped(str(path), number, f"invalid JSON: {_short(exc)}")
             except ValueError as exc:
                 if not raw.endswith(b"\n"):
-                    yield number, Skipped(str(path), number, "truncated last line (file still being written?)", benign=True)
+                    obj = Skipped(str(path), number, "truncated last line (file still being written?)", benign=True)
                 else:
-                    yield number, Skipped(str(path), number, f"invalid JSON: {_short(exc)}")
+                    obj = Skipped(str(path), number, f"invalid JSON: {_short(exc)}")
+            except Exception as exc:  # noqa: BLE001 -- one line the parsers choke on, not the file
+                obj = Skipped(str(path), number, f"invalid JSON: {type(exc).__name__}: {_short(exc)}")
+            yield number, obj
 
 
 def load_document(path: Path) -> Any:
@@ -105,8 +120,35 @@ def read_document(path: Path, doc: Any) -> Any:
         return Skipped(str(path), 1, f"not a JSON document: {_short(exc)}")
 
 
-def _short(exc: Exception) -> str:
-    return str(exc).splitlines()[0][:120]
+def _short(exc: BaseException) -> str:
+    lines = str(exc).splitlines()
+    return lines[0][:120] if lines else type(exc).__name__
+
+
+# Set by the scan's --debug: odd data raises where it trips a reader, instead of being skipped.
+DEBUG = False
+
+
+def shape_problem(source: str, line: int, exc: Exception) -> Skipped:
+    """The record for a line or item whose values are not of the types the reader expects."""
+    return Skipped(source, line, f"unexpected shape: {type(exc).__name__}: {_short(exc)}")
+
+
+def guarded(records: Iterable[Record], source: str, line: int) -> Iterator[Record]:
+    """`records` (a generator reading one line, item or message) as they come; when odd data
+    makes it raise, one Skipped for `line` ends it and the caller goes on with the next one.
+
+    Records yielded before the failure were read in full and are kept; the rest of that line
+    or item is what the Skipped reports. State the reader changed stays changed: a call it
+    registered is reported later (paired or unpaired), as with a line that is simply cut short.
+    `records` must be lazy (a generator), or the failure happens before it gets here.
+    """
+    try:
+        yield from records
+    except Exception as exc:  # noqa: BLE001 -- any odd value: one line lost, not the file
+        if DEBUG:
+            raise
+        yield shape_problem(source, line, exc)
 
 
 def dump_args(args: Any) -> str:
@@ -175,6 +217,8 @@ def _image_part_bytes(part: dict) -> int:
     src = part.get("source") or part.get("image_url") or part.get("inlineData") or {}
     if isinstance(src, str):
         return image_size(src)
+    if not isinstance(src, dict):
+        return 0
     data = src.get("data") or src.get("url") or ""
     return image_size(data) if isinstance(data, str) else 0
 

@@ -4,8 +4,18 @@ What the model saw is `tool_result.content`, never the `toolUseResult` side fiel
 Model requests are counted once per assistant `message.id` (split lines share it;
 `<synthetic>` lines are not API calls); so is usage, keeping the largest `output_tokens`
 of the split lines (it is a running value). A `compact_boundary` starts a new segment:
-outputs before it leave the context. Subagent calls nested in a parent's
-`agent_progress` lines are counted only when the subagent's own file is absent.
+outputs before it leave the context.
+
+Subagent calls nested in a parent's `agent_progress` lines (and their usage) are always
+read, attributed to `data.agentId`: a scan of the session file alone then counts them.
+They are copies of the subagent's own file (`<session>/subagents/agent-<id>.jsonl`, or
+`agent-<id>.jsonl` beside the session) when it exists; call ids and message ids are unique
+across files (`global_id`), so a scan that reads both files counts each call and request once.
+Which copy a scan keeps is the first one it reads (a folder walk reads `<session>/subagents/`
+before `<session>.jsonl`); the progress copy may hold a shorter result and fewer requests.
+
+A line whose values are not of the expected types (a list where a string belongs) is one
+Skipped record, `unexpected shape: ...`; the lines after it are read as usual.
 """
 
 from __future__ import annotations
@@ -14,8 +24,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..model import MAIN_AGENT, ModelText, SessionEnd, Skipped, Usage
-from .base import Collector, Pairing, Record, anthropic_parts, collectors, read_lines
+from ..model import MAIN_AGENT, UNKNOWN_TOOL, ModelText, SessionEnd, Skipped, Usage
+from .base import Collector, Pairing, Record, anthropic_parts, collectors, guarded, read_lines
 
 LINE_TYPES = {
     "user", "assistant", "summary", "system", "file-history-snapshot",
@@ -52,10 +62,8 @@ class _Context:
         self.segments.append(self.requests)
 
 
-def _subagent_file(path: Path, agent_id: str) -> bool:
-    """True when the subagent's own transcript sits where Claude Code writes it."""
-    name = f"agent-{agent_id}.jsonl"
-    return (path.parent / path.stem / "subagents" / name).exists() or (path.parent / name).exists()
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 @collectors.register
@@ -67,7 +75,8 @@ class ClaudeCodeCollector(Collector):
 
     @classmethod
     def sniff_line(cls, first: Any) -> bool:
-        return first.get("type") in LINE_TYPES and bool(_ENVELOPE & first.keys())
+        kind = first.get("type")
+        return isinstance(kind, str) and kind in LINE_TYPES and bool(_ENVELOPE & first.keys())
 
     def collect(self, path: Path, doc: Any = None) -> Iterator[Record]:
         source = str(path)
@@ -75,7 +84,6 @@ class ClaudeCodeCollector(Collector):
         pairing: Pairing | None = None
         contexts: dict[str, _Context] = {}
         own_agent = MAIN_AGENT
-        nested_ok: dict[str, bool] = {}
         for number, obj in read_lines(path):
             if isinstance(obj, Skipped):
                 yield obj
@@ -89,29 +97,33 @@ class ClaudeCodeCollector(Collector):
                 own_agent = obj["agentId"]
             if pairing is None:
                 pairing = Pairing(source, self.key, session, global_id=True)
-            kind = obj.get("type")
-            if kind == "system" and obj.get("subtype") == "compact_boundary":
-                contexts.setdefault(own_agent, _Context()).compact()
-                continue
-            if kind == "progress":
-                data = obj.get("data")
-                if not (isinstance(data, dict) and data.get("type") == "agent_progress"):
-                    continue
-                agent = str(data.get("agentId") or obj.get("parentToolUseID") or "subagent")
-                if agent not in nested_ok:
-                    nested_ok[agent] = not _subagent_file(path, agent)
-                inner = data.get("message")
-                if nested_ok[agent] and isinstance(inner, dict):
-                    yield from self._message(inner, number, agent, pairing, contexts, source)
-                continue
-            if kind in ("user", "assistant"):
-                yield from self._message(obj, number, own_agent, pairing, contexts, source)
+            yield from guarded(self._line(obj, number, own_agent, pairing, contexts, source), source, number)
         if pairing is None:
             return
         yield from pairing.unpaired()
         for agent, ctx in contexts.items():
             yield from ctx.usage.values()
             yield SessionEnd(source, session, tuple(ctx.segments) + (ctx.requests,), agent=agent)
+
+    def _line(self, obj: dict, number: int, own_agent: str, pairing: Pairing,
+              contexts: dict[str, _Context], source: str) -> Iterator[Record]:
+        """One line: a compaction, a subagent's progress, or a user/assistant message."""
+        kind = obj.get("type")
+        if kind == "system" and obj.get("subtype") == "compact_boundary":
+            contexts.setdefault(own_agent, _Context()).compact()
+        elif kind == "progress":
+            data = obj.get("data")
+            if not (isinstance(data, dict) and data.get("type") == "agent_progress"):
+                return
+            # a copy of the subagent's own file, when there is one: the scan keeps one copy
+            agent = _str(data.get("agentId")) or _str(obj.get("parentToolUseID")) or "subagent"
+            inner = data.get("message")
+            if isinstance(inner, dict):
+                yield from self._message(inner, number, agent, pairing, contexts, source)
+        elif kind in ("user", "assistant"):
+            yield from self._message(obj, number, own_agent, pairing, contexts, source)
+        elif kind is not None and not isinstance(kind, str):
+            yield Skipped(source, number, f"line whose type is not a string: {type(kind).__name__}")
 
     def _message(self, obj: dict, number: int, agent: str, pairing: Pairing,
                  contexts: dict[str, _Context], source: str) -> Iterator[Record]:
@@ -127,12 +139,13 @@ class ClaudeCodeCollector(Collector):
             model = message.get("model")
             if model == "<synthetic>":
                 return
+            model = model if isinstance(model, str) else None
             message_id = message.get("id") if isinstance(message.get("id"), str) else None
             index = ctx.request(message_id)
             if message_id is not None and isinstance(message.get("usage"), dict):
                 ctx.record_usage(Usage(
                     source, number, self.key, pairing.session, message_id,
-                    model if isinstance(model, str) else None, *anthropic_parts(message["usage"]),
+                    model, *anthropic_parts(message["usage"]),
                     agent=agent, ts=ts, request_index=index, global_id=True))
             if isinstance(content, str) and content:
                 yield ModelText(source, number, pairing.session, content, agent)
@@ -149,7 +162,7 @@ class ClaudeCodeCollector(Collector):
                     if not isinstance(call_id, str):
                         yield Skipped(source, number, "tool_use block without an id")
                         continue
-                    pairing.call(call_id, str(block.get("name") or "unknown"), block.get("input"),
+                    pairing.call(call_id, _str(block.get("name")) or UNKNOWN_TOOL, block.get("input"),
                                  number, agent=agent, ts=ts, model=model)
             return
         if not isinstance(content, list):

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import MAIN_AGENT, UNKNOWN_TOOL, ModelText, SessionEnd, Skipped, Usage
-from .base import Collector, Pairing, Record, collectors, dump_args, flatten, openai_parts, read_lines
+from .base import Collector, Pairing, Record, collectors, dump_args, flatten, guarded, openai_parts, read_lines
 
 # RolloutItem types; newer builds add the last two, which hold no tool data
 ROLLOUT_TYPES = frozenset({
@@ -135,7 +135,17 @@ def _usage(state: _Session, info: dict, number: int, ts: Any) -> Iterator[Usage]
     index = state.requests.by_usage - 1
     yield Usage(state.source, number, CodexCollector.key, state.session, f"{state.session}#{index}", state.model,
                 uncached, write, read, output, agent=state.agent, ts=ts if isinstance(ts, str) else None,
-                request_index=index, reasoning=last.get("reasoning_output_tokens") or 0, global_id=True)
+                request_index=index, reasoning=_count(last.get("reasoning_output_tokens")), global_id=True)
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def _kind(obj: dict) -> str | None:
+    """The `type` of a line or item, when it is a string (a list or an object is no type)."""
+    kind = obj.get("type")
+    return kind if isinstance(kind, str) else None
 
 
 def _call(kind: str, item: dict) -> tuple[str, Any]:
@@ -159,7 +169,7 @@ class CodexCollector(Collector):
 
     @classmethod
     def sniff_line(cls, first: Any) -> bool:
-        if first.get("type") in ROLLOUT_TYPES and isinstance(first.get("payload"), dict):
+        if _kind(first) in ROLLOUT_TYPES and isinstance(first.get("payload"), dict):
             return True
         legacy_header = {"id", "timestamp", "instructions"} <= first.keys() and "type" not in first
         return legacy_header or first.get("record_type") == "state"
@@ -174,19 +184,25 @@ class CodexCollector(Collector):
                 yield Skipped(state.source, number, f"expected a JSON object, got {type(obj).__name__}")
                 continue
             state.seen = True
-            kind = obj.get("type")
-            if kind in ROLLOUT_TYPES:
-                yield from self._envelope(obj, kind, number, state)
-            elif kind is None and "instructions" in obj:
-                state.name(obj.get("id"))  # legacy header line
-            else:
-                # legacy bare ResponseItem; `record_type` markers and unknown types pass
-                yield from self._item(obj, number, None, state)
+            yield from guarded(self._line(obj, number, state), state.source, number)
         if state.pairing is not None:
             yield from state.pairing.unpaired()
         if state.seen:
             ends = tuple(state.requests.segments) + (state.requests.count,)
             yield SessionEnd(state.source, state.session, ends, agent=state.agent)
+
+    def _line(self, obj: dict, number: int, state: _Session) -> Iterator[Record]:
+        """One line: an envelope, a legacy header, or a legacy bare ResponseItem."""
+        kind = obj.get("type")
+        if isinstance(kind, str) and kind in ROLLOUT_TYPES:
+            yield from self._envelope(obj, kind, number, state)
+        elif kind is None and "instructions" in obj:
+            state.name(obj.get("id"))  # legacy header line
+        elif kind is None or isinstance(kind, str):
+            # legacy bare ResponseItem; `record_type` markers and unknown types pass
+            yield from self._item(obj, number, None, state)
+        else:
+            yield Skipped(state.source, number, f"line whose type is not a string: {type(kind).__name__}")
 
     def _envelope(self, obj: dict, kind: str, number: int, state: _Session) -> Iterator[Record]:
         """One `{timestamp, type, payload}` line."""
@@ -215,7 +231,10 @@ class CodexCollector(Collector):
 
     def _item(self, item: dict, number: int, ts: str | None, state: _Session) -> Iterator[Record]:
         """One ResponseItem: a call to remember, an output to report, or request bookkeeping."""
-        kind = item.get("type")
+        kind = _kind(item)
+        if kind is None and item.get("type") is not None:
+            yield Skipped(state.source, number, f"item whose type is not a string: {type(item['type']).__name__}")
+            return
         requests = state.requests
         if kind in _MODEL_ITEMS or (kind == "message" and item.get("role") == "assistant"):
             requests.item(from_model=True)

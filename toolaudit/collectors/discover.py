@@ -45,7 +45,9 @@ def iter_files(paths: list[Path], problems: list[str] | None = None) -> Iterator
             for root, dirs, files in os.walk(path, onerror=unreadable):
                 dirs.sort()
                 found.extend(Path(root) / name for name in files if name.endswith(SUFFIXES))
-            for file in sorted(found):
+            # a subagent's own file before its parent's, so its records win over the copies
+            # the parent carries in progress lines (the scan keeps the first copy of a call)
+            for file in sorted(found, key=_order):
                 if file.is_file():  # a FIFO or socket named *.jsonl would block the read
                     yield file
                 elif problems is not None:
@@ -54,6 +56,11 @@ def iter_files(paths: list[Path], problems: list[str] | None = None) -> Iterator
             yield path
         elif problems is not None:
             problems.append(f"{path}: not a regular file, passed over")
+
+
+def _order(path: Path) -> tuple:
+    """Path order, except that `agent-*` files come first among their siblings."""
+    return tuple((1, part) for part in path.parent.parts) + ((0 if path.name.startswith("agent-") else 1, path.name),)
 
 
 def _first_line(path: Path) -> tuple[bytes, bool]:

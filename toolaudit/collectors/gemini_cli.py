@@ -17,8 +17,10 @@ held, reduced to what is measured, until they leave the context:
   output masking, rollback). Like a compaction, messages it drops, or re-lists with other
   outputs (masked), leave and their segment ends; messages it keeps stay as first
   recorded. A request, a call id or a usage is counted once per file.
-Call ids (`<tool>-<epoch ms>-<hex>`) and message ids are unique across files, so a legacy
-`.json` converted to `.jsonl` on resume is counted once in a scan.
+Call ids (`<tool>-<epoch ms>-<hex>`) and message ids (uuids) are unique across files, so a
+legacy `.json` converted to `.jsonl` on resume is counted once in a scan, its usage too.
+A record (a line, a message) whose values are not of the expected types is one Skipped
+record (`unexpected shape: ...`); the rest is read as usual.
 
 What a Content or Part holds, and the `/chat save` reader, are in `_gemini_content`.
 """
@@ -31,7 +33,9 @@ from typing import Any, Iterator
 
 from ..model import MAIN_AGENT, PAIRED, UNKNOWN_TOOL, UNPAIRED, ModelText, SessionEnd, Skipped, ToolCall, Usage
 from ._gemini_content import KEY, is_contents, read_checkpoint, result_parts, token_usage, words
-from .base import Collector, Record, collectors, dump_args, flatten, read_document, read_lines
+from . import base
+from .base import (Collector, Record, collectors, dump_args, flatten, guarded, read_document, read_lines,
+                   shape_problem)
 
 _MODEL_TYPES = ("gemini", "model")  # `model` with `parts`: a third-party fixture's spelling
 _ANSWERED = ("success", "error", "cancelled")
@@ -87,6 +91,8 @@ class _Session:
         ts = rec["timestamp"] if isinstance(rec.get("timestamp"), str) else None
         msg = _Message(self.order.setdefault(msg_id, len(self.order)), line, ts, model, "", None, [])
         calls = rec.get("toolCalls")
+        if kind is not None and not isinstance(kind, str):
+            problems.append(Skipped(self.source, line, f"message whose type is not a string: {type(kind).__name__}"))
         if kind not in _MODEL_TYPES:
             return msg
         # Turns written for history (compression summaries, acks) have no model, tokens or calls
@@ -124,7 +130,12 @@ class _Session:
         problems: list[Skipped] = []
         for position, rec in enumerate(recs, 1):
             if isinstance(rec, dict) and isinstance(rec.get("id"), str):
-                parsed[rec["id"]] = self.parse(rec, line or position, problems)
+                try:
+                    parsed[rec["id"]] = self.parse(rec, line or position, problems)
+                except Exception as exc:  # noqa: BLE001 -- odd data in one message, as base.guarded does
+                    if base.DEBUG:
+                        raise
+                    problems.append(shape_problem(self.source, line or position, exc))
             else:
                 problems.append(Skipped(self.source, line or position, "a message without an id"))
         return parsed, problems
@@ -179,7 +190,8 @@ class _Session:
                 yield ModelText(self.source, msg.line, self.session, msg.said, self.agent)
             if msg.usage:
                 yield Usage(self.source, msg.line, KEY, self.session, msg_id, msg.model, *msg.usage[:4],
-                            agent=self.agent, ts=msg.ts, request_index=index, reasoning=msg.usage[4])
+                            agent=self.agent, ts=msg.ts, request_index=index, reasoning=msg.usage[4],
+                            global_id=True)
         for call in msg.calls:
             if call.call_id not in self.done:
                 self.done.add(call.call_id)
@@ -255,28 +267,33 @@ class GeminiCLICollector(Collector):
             empty = False
             if isinstance(obj, Skipped):
                 yield obj
-            elif not isinstance(obj, dict):
-                yield Skipped(state.source, number, f"expected a JSON object, got {type(obj).__name__}")
-            elif "$rewindTo" in obj:  # the loader's order: rewind, message, $set, metadata
-                if isinstance(obj["$rewindTo"], str):
-                    yield from state.rewind(obj["$rewindTo"])
-                else:
-                    yield Skipped(state.source, number, "$rewindTo without a message id")
-            elif isinstance(obj.get("id"), str):
-                yield from state.hold([obj], number)
-            elif "$set" in obj:
-                update = obj["$set"]
-                if not isinstance(update, dict):
-                    yield Skipped(state.source, number, "$set without an object")
-                elif isinstance(update.get("messages"), list):
-                    yield from state.checkpoint(update["messages"], number)
-            elif self.sniff_line(obj):
-                state.meta(obj, path)
-                if isinstance(obj.get("messages"), list):  # a whole legacy record on one line
-                    yield from state.hold(obj["messages"], number)
             else:
-                yield Skipped(state.source, number, "not a Gemini CLI session record")
+                yield from guarded(self._line(obj, number, state, path), state.source, number)
         if empty:
             yield Skipped(state.source, 0, "empty file", benign=True)  # a session just created
             return
         yield from state.end()
+
+    def _line(self, obj: Any, number: int, state: _Session, path: Path) -> Iterator[Record]:
+        """One line: a rewind, a message record, a checkpoint ($set) or the metadata."""
+        if not isinstance(obj, dict):
+            yield Skipped(state.source, number, f"expected a JSON object, got {type(obj).__name__}")
+        elif "$rewindTo" in obj:  # the loader's order: rewind, message, $set, metadata
+            if isinstance(obj["$rewindTo"], str):
+                yield from state.rewind(obj["$rewindTo"])
+            else:
+                yield Skipped(state.source, number, "$rewindTo without a message id")
+        elif isinstance(obj.get("id"), str):
+            yield from state.hold([obj], number)
+        elif "$set" in obj:
+            update = obj["$set"]
+            if not isinstance(update, dict):
+                yield Skipped(state.source, number, "$set without an object")
+            elif isinstance(update.get("messages"), list):
+                yield from state.checkpoint(update["messages"], number)
+        elif self.sniff_line(obj):
+            state.meta(obj, path)
+            if isinstance(obj.get("messages"), list):  # a whole legacy record on one line
+                yield from state.hold(obj["messages"], number)
+        else:
+            yield Skipped(state.source, number, "not a Gemini CLI session record")

@@ -20,7 +20,9 @@ messages[]}`) hold OpenAI-style messages: assistant `tool_calls[{id, function{na
 arguments}}]` (its `content` and `reasoning` are ModelText), `role: "tool"` results with
 `tool_call_id` (else matched by `tool_name`, else the oldest open call). One request per
 assistant message; other roles (`session_meta`) are passed over.
-In a document `line` is the turn's or message's 1-based position.
+In a document `line` is the turn's or message's 1-based position. A turn or message whose
+values are not of the expected types is one Skipped record (`unexpected shape: ...`); the
+rest of the conversation is read as usual.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import ModelText, SessionEnd, Skipped, ToolCall
-from .base import Collector, Pairing, Record, collectors, dump_args, flatten, read_lines
+from .base import Collector, Pairing, Record, collectors, dump_args, flatten, guarded, read_lines
 
 KEY = "hermes"
 _CALL = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.S)
@@ -56,7 +58,7 @@ def _parse_call(text: str) -> tuple[str, Any, Any]:
     """(tool name, arguments, id) of one `<tool_call>` block; the name by regex when not JSON."""
     try:
         call = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         call = None
     if isinstance(call, dict) and isinstance(call.get("name"), str) and call["name"]:
         return call["name"], call.get("arguments", call.get("parameters")), call.get("id")
@@ -68,7 +70,7 @@ def _function_calls(value: str) -> list[str]:
     """The calls of a LLaMA-Factory `function_call` turn: one JSON call, or a JSON list of them."""
     try:
         calls = json.loads(value)
-    except ValueError:
+    except (ValueError, RecursionError):
         return [value]
     return [json.dumps(c) for c in calls] if isinstance(calls, list) else [value]
 
@@ -84,7 +86,7 @@ def _responses(value: str) -> list[tuple[str, Any]]:
         start = _SPACE.match(value, at + len(_OPEN)).end()
         try:
             obj, end = _DECODER.raw_decode(value, start)
-        except ValueError:
+        except (ValueError, RecursionError):
             obj, end = None, value.find(_CLOSE, start)
             end = len(value) if end < 0 else end
         out.append((value[start:end].rstrip(), obj.get("tool_call_id") if isinstance(obj, dict) else None))
@@ -108,6 +110,9 @@ class _ShareGPT:
             yield Skipped(self.source, line, "turn without a string value")
             return
         who, value = turn.get("from"), turn["value"]
+        if who is not None and not isinstance(who, str):
+            yield Skipped(self.source, line, f"turn whose `from` is not a string: {type(who).__name__}")
+            return
         if who in ("gpt", "function_call"):
             self.requests += 1
             self.turn, self.answered = [], 0
@@ -146,40 +151,61 @@ class _ShareGPT:
         yield SessionEnd(self.source, self.session, (self.requests,))
 
 
-def _session_log(doc: dict, source: str, stem: str) -> Iterator[Record]:
-    """A session log: OpenAI-style messages paired by tool_call_id."""
-    session = doc["session_id"] if isinstance(doc.get("session_id"), str) and doc["session_id"] else stem
-    model = doc["model"] if isinstance(doc.get("model"), str) else None
-    pairing, requests = Pairing(source, KEY, session), 0
-    for line, msg in enumerate(doc["messages"], 1):
+class _Log:
+    """A session log's pairing and request count, fed message by message."""
+
+    def __init__(self, source: str, session: str, model: str | None):
+        self.source, self.session, self.model = source, session, model
+        self.pairing = Pairing(source, KEY, session)
+        self.requests = 0
+
+    def feed(self, msg: Any, line: int) -> Iterator[Record]:
+        """The records one message completes."""
         if not isinstance(msg, dict):
-            yield Skipped(source, line, f"expected a message object, got {type(msg).__name__}")
-            continue
+            yield Skipped(self.source, line, f"expected a message object, got {type(msg).__name__}")
+            return
+        role = msg.get("role")
+        if role is not None and not isinstance(role, str):
+            yield Skipped(self.source, line, f"message whose role is not a string: {type(role).__name__}")
+            return
         ts = msg["timestamp"] if isinstance(msg.get("timestamp"), str) else None
-        if msg.get("role") == "assistant":
-            requests += 1
+        pairing, model = self.pairing, self.model
+        if role == "assistant":
+            self.requests += 1
             said = [flatten(msg.get("content")).text, msg.get("reasoning") or msg.get("reasoning_content")]
             text = "\n".join(s for s in said if isinstance(s, str) and s.strip())
             if text:
-                yield ModelText(source, line, session, text)
+                yield ModelText(self.source, line, self.session, text)
             calls = msg.get("tool_calls") or []
             for call in calls if isinstance(calls, list) else [None]:
                 fn = call.get("function") if isinstance(call, dict) else None
                 if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
-                    yield Skipped(source, line, "tool call without a function name")
+                    yield Skipped(self.source, line, "tool call without a function name")
                     continue
                 ident = call.get("id") or call.get("call_id")
                 key = ident if isinstance(ident, str) and ident else f"#{pairing.calls + 1}"
                 pairing.call(key, fn["name"], fn.get("arguments"), line, ts=ts, model=model)
-        elif msg.get("role") == "tool":
+        elif role == "tool":
             key = msg.get("tool_call_id")
             if not isinstance(key, str) or not key:  # no id: the open call of its name, else the oldest
                 name = msg.get("tool_name") or msg.get("name")
                 key = next((k for k, c in pairing.pending.items() if c.tool == name), None) \
                     or next(iter(pairing.pending), "")
-            yield pairing.result(key, msg.get("content"), line, request_index=requests, ts=ts, model=model)
-    yield from pairing.unpaired()
-    yield SessionEnd(source, session, (requests,))
+            yield pairing.result(key, msg.get("content"), line, request_index=self.requests, ts=ts, model=model)
+
+    def end(self) -> Iterator[Record]:
+        """Calls never answered, then the session's request count."""
+        yield from self.pairing.unpaired()
+        yield SessionEnd(self.source, self.session, (self.requests,))
+
+
+def _session_log(doc: dict, source: str, stem: str) -> Iterator[Record]:
+    """A session log: OpenAI-style messages paired by tool_call_id, each message guarded."""
+    session = doc["session_id"] if isinstance(doc.get("session_id"), str) and doc["session_id"] else stem
+    log = _Log(source, session, doc["model"] if isinstance(doc.get("model"), str) else None)
+    for line, msg in enumerate(doc["messages"], 1):
+        yield from guarded(log.feed(msg, line), source, line)
+    yield from log.end()
 
 
 @collectors.register
@@ -213,9 +239,9 @@ class HermesCollector(Collector):
                 if isinstance(obj, Skipped):
                     yield obj
                 elif _is_session_log(obj):
-                    yield from _session_log(obj, source, stem)
+                    yield from guarded(_session_log(obj, source, stem), source, line)
                 else:
-                    yield from _conversation(obj, source, f"{stem}#{line}", line)
+                    yield from guarded(_conversation(obj, source, f"{stem}#{line}", line), source, line)
             if empty:
                 yield Skipped(source, 0, "empty file", benign=True)
         elif _is_session_log(doc):
@@ -235,5 +261,5 @@ def _conversation(obj: Any, source: str, session: str, line: int | None, index: 
     model = obj["model"] if isinstance(obj.get("model"), str) else None
     state = _ShareGPT(source, session, model)
     for position, turn in enumerate(obj["conversations"], 1):
-        yield from state.feed(turn, line or position)
+        yield from guarded(state.feed(turn, line or position), source, line or position)
     yield from state.end()

@@ -19,7 +19,11 @@ prompt templates, not output, and is not read for text.
 
 Each assistant message (or stored response) is one model request, and so is a v2 format
 error, whose billed response is kept in the error message's `extra`. Usage comes from
-`extra.response.usage` (LiteLLM/OpenRouter, OpenAI style).
+`extra.response.usage` (LiteLLM/OpenRouter, OpenAI style); its request id is the stored response's
+id, else `<file>#<position>`. Usage is deduplicated within the file only (`Usage.global_id` False):
+LiteLLM's cache and mock models hand the same response id to different runs.
+A message whose values are not of the expected types is one Skipped record (`unexpected
+shape: ...`); the messages after it are read as usual.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import UNKNOWN_TOOL, ModelText, SessionEnd, Skipped, Usage
-from .base import Collector, Pairing, Record, collectors, flatten, openai_parts, read_document
+from .base import Collector, Pairing, Record, collectors, flatten, guarded, openai_parts, read_document
 
 KEY = "mini-swe-agent"
 # the action regexes of mini-swe-agent's configs (v1 default, and the older test data)
@@ -82,6 +86,9 @@ class _Run:
             yield Skipped(self.source, line, f"expected a message object, got {type(msg).__name__}")
             return
         role, extra = msg.get("role"), _extra(msg)
+        if role is not None and not isinstance(role, str):
+            yield Skipped(self.source, line, f"message whose role is not a string: {type(role).__name__}")
+            return
         if msg.get("object") == "response":
             yield from self._request(line, msg)
             for item in msg.get("output") if isinstance(msg.get("output"), list) else []:
@@ -115,11 +122,11 @@ class _Run:
             self.model = response["model"]  # the provider's name beats the configured alias
         usage = response.get("usage")
         if isinstance(usage, dict):
-            rid = response.get("id") if isinstance(response.get("id"), str) else f"{self.source}#{line}"
+            rid = response["id"] if isinstance(response.get("id"), str) and response["id"] else f"{self.source}#{line}"
             details = usage.get("completion_tokens_details") or usage.get("output_tokens_details")
             reasoning = _int(details.get("reasoning_tokens")) if isinstance(details, dict) else None
             yield Usage(self.source, line, KEY, self.session, rid, self.model, *openai_parts(usage),
-                        request_index=index, reasoning=reasoning or 0)
+                        request_index=index, reasoning=max(reasoning or 0, 0))
 
     def _said(self, text: str, line: int) -> Iterator[Record]:
         if text:  # the model's own words: evidence for simulate's later_used
@@ -211,5 +218,5 @@ class MiniSWEAgentCollector(Collector):
             session = doc["instance_id"]
         run = _Run(source, session, _model(doc) if isinstance(doc, dict) else None, len(messages))
         for line, msg in enumerate(messages, 1):  # `line`: the message's position
-            yield from run.message(msg, line)
+            yield from guarded(run.message(msg, line), source, line)
         yield from run.end()

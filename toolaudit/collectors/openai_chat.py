@@ -19,7 +19,7 @@ from typing import Any, Iterator
 
 from ..model import ModelText, SessionEnd, Skipped
 from .anthropic_messages import is_anthropic_body
-from .base import Collector, Pairing, Record, collectors, flatten, read_lines
+from .base import Collector, Pairing, Record, collectors, flatten, guarded, read_lines
 
 KEY = "openai-chat"
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
@@ -31,8 +31,13 @@ _FOREIGN = ("sessionId", "projectHash", "trajectory_format")
 def _is_message(obj: Any) -> bool:
     # Responses API items and Claude Code lines carry `type`, and a chat message says what
     # it holds in `content` or its calls; Codex drift lines put the text in `message`.
-    return (isinstance(obj, dict) and obj.get("role") in ROLES and "type" not in obj
+    return (isinstance(obj, dict) and _role(obj) in ROLES and "type" not in obj
             and "message" not in obj and any(k in obj for k in ("content", "tool_calls", "function_call")))
+
+
+def _role(msg: dict) -> str | None:
+    role = msg.get("role")
+    return role if isinstance(role, str) else None
 
 
 def _messages_of(run: dict) -> Any:
@@ -89,6 +94,9 @@ class _Session:
             return
         ts = msg["timestamp"] if isinstance(msg.get("timestamp"), str) else None
         role = msg.get("role")
+        if role is not None and not isinstance(role, str):
+            yield Skipped(self.source, line, f"message whose role is not a string: {type(role).__name__}")
+            return
         if role == "assistant":
             self.assistants += 1
             said = flatten(msg.get("content")).text
@@ -184,48 +192,61 @@ class OpenAIChatCollector(Collector):
         yield from _one(state, messages)
 
     def _lines(self, path: Path, source: str, stem: str) -> Iterator[Record]:
-        loose: _Session | None = None  # the file's session when it holds one message per line
-        run: _Session | None = None  # the last run: the next line may extend it
-        seen: list = []  # its messages so far
-        names: set[str] = set()
+        state = _Lines()
         empty = True
         for line, obj in read_lines(path):
             empty = False
             if isinstance(obj, Skipped):
                 yield obj
-            elif isinstance(obj, dict) and ("messages" in obj or "traj" in obj):
-                messages = _messages_of(obj)
-                if not isinstance(messages, list):
-                    yield Skipped(source, line, "run has no messages list")
-                    continue
-                if run and seen and len(messages) > len(seen) and messages[:len(seen)] == seen:
-                    # a request log re-sends the conversation so far: only the rest is new
-                    new = messages[len(seen):]
-                else:
-                    if run:
-                        yield from run.end()
-                    model = obj["model"] if isinstance(obj.get("model"), str) else None
-                    run = _Session(source, _name(stem, obj, len(names), names), model)
-                    new = messages
-                seen = messages
-                for msg in new:
-                    yield from run.feed(msg, line)
-            elif isinstance(obj, dict) and "role" in obj:
-                loose = loose or _Session(source, stem, None)
-                yield from loose.feed(obj, line)
             else:
-                yield Skipped(source, line, "neither a chat message nor a run with messages")
+                yield from guarded(self._line(obj, line, source, stem, state), source, line)
         if empty:
             yield Skipped(source, 0, "empty file", benign=True)  # a session just created
-        for state in (run, loose):
-            if state:
-                yield from state.end()
+        for session in (state.run, state.loose):
+            if session:
+                yield from session.end()
+
+    def _line(self, obj: Any, line: int, source: str, stem: str, state: "_Lines") -> Iterator[Record]:
+        """One line: a run (new, or a request log extending the last one) or a bare message."""
+        if isinstance(obj, dict) and ("messages" in obj or "traj" in obj):
+            messages = _messages_of(obj)
+            if not isinstance(messages, list):
+                yield Skipped(source, line, "run has no messages list")
+                return
+            run, seen = state.run, state.seen
+            if run and seen and len(messages) > len(seen) and messages[:len(seen)] == seen:
+                # a request log re-sends the conversation so far: only the rest is new
+                new = messages[len(seen):]
+            else:
+                if run:
+                    yield from run.end()
+                model = obj["model"] if isinstance(obj.get("model"), str) else None
+                run = state.run = _Session(source, _name(stem, obj, len(state.names), state.names), model)
+                new = messages
+            state.seen = messages
+            for msg in new:
+                yield from guarded(run.feed(msg, line), source, line)
+        elif isinstance(obj, dict) and "role" in obj:
+            state.loose = state.loose or _Session(source, stem, None)
+            yield from state.loose.feed(obj, line)
+        else:
+            yield Skipped(source, line, "neither a chat message nor a run with messages")
+
+
+class _Lines:
+    """What reading a JSONL file keeps between lines."""
+
+    def __init__(self) -> None:
+        self.loose: _Session | None = None  # the file's session when it holds one message per line
+        self.run: _Session | None = None  # the last run: the next line may extend it
+        self.seen: list = []  # its messages so far
+        self.names: set[str] = set()
 
 
 def _one(state: _Session, messages: list) -> Iterator[Record]:
-    """Feed a whole run of a document, each message numbered by its position."""
+    """Feed a whole run of a document, each message numbered by its position (and guarded)."""
     for position, msg in enumerate(messages, 1):
-        yield from state.feed(msg, position)
+        yield from guarded(state.feed(msg, position), state.source, position)
     yield from state.end()
 
 

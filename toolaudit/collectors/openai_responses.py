@@ -18,7 +18,11 @@ Requests: a run of model items (assistant message, reasoning, calls) is one requ
 input item (a call output, a user/developer/system message) ends it.
 Usage: `response.usage`, when present and not all zero (NeMo-Gym writes null or zeros), is one
 Usage per run with no request index: in NeMo-Gym it is an aggregate over the whole rollout,
-not one request. Its request_id is the session name. In a document `line` is the run's position.
+not one request. Its request_id is the session name, made up from the response id (NeMo-Gym
+gives every rollout of a task the same one) or the file name: unique only within the file, so
+usage is deduplicated within it. In a document `line` is the run's position.
+An item or run whose values are not of the expected types is one Skipped record (`unexpected
+shape: ...`); the items and runs after it are read as usual.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import ModelText, SessionEnd, Skipped, Usage
-from .base import Collector, Pairing, Record, collectors, dump_args, flatten, openai_parts, read_lines
+from .base import Collector, Pairing, Record, collectors, dump_args, flatten, guarded, openai_parts, read_lines
 
 KEY = "openai-responses"
 _CALLS = frozenset({"function_call", "custom_tool_call"})
@@ -197,12 +201,13 @@ class OpenAIResponsesCollector(Collector):
             empty = True
             for line, obj in read_lines(path):
                 empty = False
-                yield from (obj,) if isinstance(obj, Skipped) else self._run(obj, source, f"{stem}#{line}", line, used)
+                yield from (obj,) if isinstance(obj, Skipped) else \
+                    guarded(self._run(obj, source, f"{stem}#{line}", line, used), source, line)
             if empty:
                 yield Skipped(source, 0, "empty file", benign=True)
         elif isinstance(doc, list) and doc and all(isinstance(r, dict) and "output" in r for r in doc):
             for position, run in enumerate(doc, 1):
-                yield from self._run(run, source, f"{stem}#{position}", position, used)
+                yield from guarded(self._run(run, source, f"{stem}#{position}", position, used), source, position)
         elif isinstance(doc, list):
             yield from self._run({"input": doc, "output": []}, source, stem, 1, used)
         else:
@@ -222,6 +227,6 @@ class OpenAIResponsesCollector(Collector):
             produced = produced[len(given):]  # the output re-sends the conversation first
         state = _Run(source, _name(run, response, fallback, line, used), model if isinstance(model, str) else None)
         for item in given + produced:
-            yield from state.feed(item, line)
+            yield from guarded(state.feed(item, line), source, line)
         yield from _usage(state, response, line)
         yield from state.end()

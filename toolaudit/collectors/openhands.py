@@ -26,7 +26,11 @@ Requests: one per distinct tool_call_metadata.model_response.id (the whole respo
 on every action it produced and on their observations), plus one per agent action without
 one (a plain message; agents without function calling). Usage is read once per response id
 from model_response.usage (litellm's prompt_tokens include Anthropic cache reads and writes).
-`llm_metrics` is not read: it accumulates, and would count the same tokens again.
+`llm_metrics` is not read: it accumulates, and would count the same tokens again. Response
+ids are the provider's (`chatcmpl-...`), unique across files: a scan counts a request once
+(`Usage.global_id`), though an eval output and its trajectory both hold it.
+An event whose values are not of the expected types is one Skipped record (`unexpected
+shape: ...`); the events after it are read as usual.
 In a trajectory document `line` is the event's 1-based position; in JSONL, the file line.
 """
 
@@ -36,7 +40,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import ModelText, SessionEnd, Skipped, Usage
-from .base import Collector, Pairing, Record, collectors, openai_parts, read_lines
+from .base import Collector, Pairing, Record, collectors, guarded, openai_parts, read_lines
 
 KEY = "openhands"
 # actions no tool answers; the first group are not model requests either
@@ -59,6 +63,11 @@ def _list(value: Any) -> list:
 
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
+
+
+def _ident(value: Any) -> str | int | None:
+    """An event id (or the cause naming one): a number or a string, else none."""
+    return value if isinstance(value, (str, int)) and not isinstance(value, bool) else None
 
 
 def _is_event(obj: Any) -> bool:
@@ -130,7 +139,7 @@ class _Session:
         if kind in _NOT_CALLS:
             return
         call_id = _str(meta.get("tool_call_id"))
-        ident = event.get("id")
+        ident = _ident(event.get("id"))
         key = call_id or (str(ident) if ident is not None else f"#{self.pairing.calls + 1}")
         written = _model_args(response, call_id)
         if written is None:  # no response kept: the action's args, less OpenHands' own keys
@@ -154,7 +163,7 @@ class _Session:
             reasoning = _dict(usage.get("completion_tokens_details")).get("reasoning_tokens")
             reasoning = reasoning if isinstance(reasoning, int) and not isinstance(reasoning, bool) else 0
             yield Usage(self.source, line, KEY, self.session, rid, model, *openai_parts(usage), ts=ts,
-                        request_index=self.requests, reasoning=reasoning)
+                        request_index=self.requests, reasoning=reasoning, global_id=True)
         self.requests += 1
 
     def _observation(self, event: dict, line: int) -> Iterator[Record]:
@@ -165,7 +174,7 @@ class _Session:
         if kind in _NOT_OUTPUTS:
             return
         meta = _dict(event.get("tool_call_metadata"))
-        call_id, cause = _str(meta.get("tool_call_id")), event.get("cause")
+        call_id, cause = _str(meta.get("tool_call_id")), _ident(event.get("cause"))
         pending = self.pairing.pending
         key = self.by_action.get(str(cause)) if cause is not None else None
         if key is None and call_id in pending:
@@ -226,7 +235,7 @@ class OpenHandsCollector(Collector):
         if isinstance(doc, list):
             state = _Session(source, stem, None)
             for position, event in enumerate(doc, 1):
-                yield from state.feed(event, position)
+                yield from guarded(state.feed(event, position), source, position)
             yield from state.end()
             return
         if doc is not None:
@@ -236,7 +245,8 @@ class OpenHandsCollector(Collector):
         empty = True
         for line, obj in read_lines(path):
             empty = False
-            yield from (obj,) if isinstance(obj, Skipped) else self._run(obj, source, stem, line, used)
+            yield from (obj,) if isinstance(obj, Skipped) else \
+                guarded(self._run(obj, source, stem, line, used), source, line)
         if empty:
             yield Skipped(source, 0, "empty file", benign=True)  # a run just started
 
@@ -248,5 +258,5 @@ class OpenHandsCollector(Collector):
         model = _str(_dict(_dict(obj.get("metadata")).get("llm_config")).get("model"))
         state = _Session(source, _name(obj, stem, line, used), model)
         for event in obj["history"]:
-            yield from state.feed(event, line)
+            yield from guarded(state.feed(event, line), source, line)
         yield from state.end()

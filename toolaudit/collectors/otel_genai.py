@@ -12,12 +12,13 @@ Spans are read by `gen_ai.operation.name` (GenAI semantic conventions, Developme
   (which SHOULD include cache reads and writes), cache_read.input_tokens, cache_creation
   (newer: cache_write).input_tokens, output_tokens and reasoning.output_tokens give its Usage
   (the old names prompt_tokens / completion_tokens are read too); request_id is
-  gen_ai.response.id, else the span id.
+  gen_ai.response.id (the provider's, deduplicated scan-wide), else the span id (within the file).
 A session is gen_ai.conversation.id when a span of the trace has one (several traces may
 share it), else the traceId. Requests are ordered by start time; a tool's output is first
 carried by the first request that starts after the tool span does.
 A trace can be spread over lines (exporters write batches), so slim records of the GenAI
 spans are kept to the end of the file; nothing else of it is held. `line` is the span's line.
+A span whose values are not of the expected types is one Skipped record (`unexpected shape: ...`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import SessionEnd, Skipped, Usage
-from .base import Collector, Pairing, Record, collectors, openai_parts, read_lines
+from .base import Collector, Pairing, Record, collectors, guarded, openai_parts, read_lines
 
 KEY = "otel-genai"
 _TOOL = "execute_tool"
@@ -78,7 +79,7 @@ def _attributes(items: Any) -> dict:
 def _nanos(value: Any) -> int:
     try:
         return int(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: Infinity (the stdlib parser reads it)
         return 0
 
 
@@ -123,7 +124,7 @@ class _File:
                     yield Skipped(self.source, line, "scopeSpans entry without a spans list")
                     continue
                 for span in spans:
-                    yield from self._span(span, line)
+                    yield from guarded(self._span(span, line), self.source, line)
 
     def _span(self, span: Any, line: int) -> Iterator[Skipped]:
         if not isinstance(span, dict):
@@ -159,10 +160,11 @@ class _File:
             for span in spans:
                 if span.op in _REQUESTS:
                     model = _model(span.attrs) or model  # the model that asked for the next tools
-                    yield from self._usage(span, session, requests)
+                    yield from guarded(self._usage(span, session, requests), self.source, span.line)
                     requests += 1
                 else:
-                    yield from self._call(span, pairing, bisect_right(starts, span.start), model)
+                    yield from guarded(self._call(span, pairing, bisect_right(starts, span.start), model),
+                                       self.source, span.line)
             yield from pairing.unpaired()
             yield SessionEnd(self.source, session, (requests,))
 
@@ -177,9 +179,11 @@ class _File:
         })
         if any(parts):
             rid = a.get("gen_ai.response.id")
-            yield Usage(self.source, span.line, KEY, session, rid if isinstance(rid, str) and rid else span.span,
+            rid = rid if isinstance(rid, str) and rid else None
+            # the provider's response id is unique across files; a span id is only known unique in its trace
+            yield Usage(self.source, span.line, KEY, session, rid or span.span,
                         _model(a), *parts, ts=_iso(span.start), request_index=index,
-                        reasoning=_int(a, "gen_ai.usage.reasoning.output_tokens"))
+                        reasoning=_int(a, "gen_ai.usage.reasoning.output_tokens"), global_id=rid is not None)
 
     def _call(self, span: _Span, pairing: Pairing, index: int, model: str | None) -> Iterator[Record]:
         a = span.attrs
@@ -221,7 +225,7 @@ class OtelGenAICollector(Collector):
             empty = True
             for line, obj in read_lines(path):
                 empty = False
-                yield from (obj,) if isinstance(obj, Skipped) else state.read(obj, line)
+                yield from (obj,) if isinstance(obj, Skipped) else guarded(state.read(obj, line), state.source, line)
             if empty:
                 yield Skipped(state.source, 0, "empty file", benign=True)
         yield from state.records()

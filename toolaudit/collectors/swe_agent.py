@@ -17,7 +17,8 @@ Calls and their outputs in `history`:
 An item that answers no pending call (the task, a demonstration) is no output. A final
 `submit` ends the run before an observation is added, so it stays unpaired.
 Each assistant item is one model request. `info.model_stats` has run totals only, so
-no per-request Usage is reported.
+no per-request Usage is reported. An item or step whose values are not of the expected types
+is one Skipped record (`unexpected shape: ...`); the ones after it are read as usual.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import UNKNOWN_TOOL, ModelText, SessionEnd, Skipped
-from .base import Collector, Pairing, Record, collectors, flatten, loads, read_document
+from .base import Collector, Pairing, Record, collectors, flatten, guarded, loads, read_document
 
 KEY = "swe-agent"
 
@@ -87,6 +88,9 @@ class _Run:
         if m.get("is_demo"):
             return
         role = m.get("role")
+        if role is not None and not isinstance(role, str):
+            yield Skipped(self.source, line, f"history item whose role is not a string: {type(role).__name__}")
+            return
         if role == "assistant":
             self.requests += 1
             said = flatten(m.get("content")).text
@@ -123,15 +127,18 @@ class _Run:
     def steps(self, steps: list) -> Iterator[Record]:
         """Old files without `history`: each trajectory step is a request and its raw observation."""
         for line, step in enumerate(steps, 1):
-            if not isinstance(step, dict) or not isinstance(step.get("action"), str):
-                yield Skipped(self.source, line, "trajectory step without an action")
-                continue
-            self.requests += 1
-            self.actions += 1
-            call_id = f"#{self.actions}"
-            self.pairing.call(call_id, _tool(step["action"]), step["action"].strip(), line, model=self.model)
-            yield self.pairing.result(call_id, step.get("observation"), line, request_index=self.requests,
-                                      model=self.model)
+            yield from guarded(self._step(step, line), self.source, line)
+
+    def _step(self, step: Any, line: int) -> Iterator[Record]:
+        if not isinstance(step, dict) or not isinstance(step.get("action"), str):
+            yield Skipped(self.source, line, "trajectory step without an action")
+            return
+        self.requests += 1
+        self.actions += 1
+        call_id = f"#{self.actions}"
+        self.pairing.call(call_id, _tool(step["action"]), step["action"].strip(), line, model=self.model)
+        yield self.pairing.result(call_id, step.get("observation"), line, request_index=self.requests,
+                                  model=self.model)
 
     def end(self) -> Iterator[Record]:
         """Calls never answered, then the run's request count."""
@@ -169,7 +176,7 @@ class SWEAgentCollector(Collector):
         attempts = doc.get("attempts")
         if isinstance(attempts, list) and attempts:
             for number, attempt in enumerate(attempts, 1):
-                yield from self._run(attempt, source, f"{stem}#attempt{number}")
+                yield from guarded(self._run(attempt, source, f"{stem}#attempt{number}"), source, 1)
         else:
             yield from self._run(doc, source, stem)
 
@@ -181,7 +188,7 @@ class SWEAgentCollector(Collector):
         history, steps = doc.get("history"), doc.get("trajectory")
         if isinstance(history, list):
             for line, item in enumerate(history, 1):  # `line`: the item's position in history
-                yield from run.item(item, line)
+                yield from guarded(run.item(item, line), source, line)
         elif isinstance(steps, list):
             # 0.x files written before `history` existed: the raw observations, as stored
             yield from run.steps(steps)

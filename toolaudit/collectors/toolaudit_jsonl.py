@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import MAIN_AGENT, SessionEnd, Skipped, ToolCall
-from .base import Collector, Record, collectors, dump_args, flatten, read_lines
+from .base import Collector, Record, collectors, dump_args, flatten, guarded, read_lines
 
 KEY = "toolaudit-jsonl"
 # Optional string fields and what else each may hold.
@@ -79,28 +79,35 @@ class ToolauditJsonlCollector(Collector):
             empty = False
             if isinstance(obj, Skipped):
                 yield obj
-                continue
-            reason = problem(obj)
-            if reason:
-                yield Skipped(source, line, reason)
-                continue
-            session = obj.get("session") or path.stem
-            agent = obj.get("agent") or MAIN_AGENT
-            index = calls.get(session, 0)
-            calls[session] = index + 1
-            request = obj.get("request")
-            context = (session, agent)  # each agent has its own context and requests
-            last[context] = max(-1 if request is None else request, last.get(context, -1))
-            seen = flatten(obj["output"])
-            yield ToolCall(
-                source=source, line=line, collector=KEY, session=session, tool=obj["tool"],
-                output=seen.text, call_id=obj.get("call_id") or "", agent=agent,
-                args=dump_args(obj.get("args")), images=seen.images, image_bytes=seen.image_bytes,
-                is_error=obj.get("is_error") is True, ts=obj.get("ts"), model=obj.get("model"),
-                call_index=index, request_index=request,
-            )
+            else:
+                yield from guarded(_call(obj, line, source, path.stem, calls, last), source, line)
         if empty:
             yield Skipped(source, 0, "empty file", benign=True)  # a session just created
         for (session, agent), top in last.items():
             # without request indices nothing is known of the session's requests
             yield SessionEnd(source, session, (top + 1,) if top >= 0 else (), agent=agent)
+
+
+def _call(obj: Any, line: int, source: str, stem: str, calls: dict[str, int],
+          last: dict[tuple[str, str], int]) -> Iterator[Record]:
+    """The call of one line, or why the line is not one."""
+    reason = problem(obj)
+    if reason:
+        yield Skipped(source, line, reason)
+        return
+    session = obj.get("session") or stem
+    agent = obj.get("agent") or MAIN_AGENT
+    seen = flatten(obj["output"])
+    args = dump_args(obj.get("args"))
+    index = calls.get(session, 0)
+    calls[session] = index + 1
+    request = obj.get("request")
+    context = (session, agent)  # each agent has its own context and requests
+    last[context] = max(-1 if request is None else request, last.get(context, -1))
+    yield ToolCall(
+        source=source, line=line, collector=KEY, session=session, tool=obj["tool"],
+        output=seen.text, call_id=obj.get("call_id") or "", agent=agent,
+        args=args, images=seen.images, image_bytes=seen.image_bytes,
+        is_error=obj.get("is_error") is True, ts=obj.get("ts"), model=obj.get("model"),
+        call_index=index, request_index=request,
+    )
