@@ -26,6 +26,9 @@ ENCODINGS = ("o200k_base", "cl100k_base")
 N_VOCAB = {"o200k_base": 200019, "cl100k_base": 100277}
 
 
+REAL_READ_FILE_CACHED = __import__("tiktoken.load").load.read_file_cached
+
+
 @pytest.fixture(autouse=True)
 def no_network(monkeypatch):
     """Any attempt by tiktoken to fetch a vocabulary fails the test instead of downloading."""
@@ -315,3 +318,23 @@ def test_tiktoken_engine_counts_like_toktok(monkeypatch):
     assert (tok.engine, tok.estimated) == ("tiktoken", False)
     for text in (VARIED["code"], VARIED["specials"], VARIED["emoji"]):
         assert tok.count(text) == get_tokenizer("cl100k_base").count(text)
+
+
+def test_tiktoken_engine_uses_a_cached_vocabulary_and_never_fetches(monkeypatch, tmp_path):
+    """With the vocabulary in TIKTOKEN_CACHE_DIR, the reference engine works; without it, no download."""
+    import hashlib
+
+    import tiktoken.load
+    import tiktoken.registry
+
+    url = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
+    monkeypatch.setattr(tiktoken.registry, "ENCODINGS", {})  # nothing built earlier in this process
+    monkeypatch.setattr(tiktoken.load, "read_file_cached", REAL_READ_FILE_CACHED)  # the cache, not the network
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    refuse = tiktoken.load.read_file  # the autouse fixture's: a fetch would fail the test
+    with pytest.raises(ToolauditError, match="no cached vocabulary"):
+        get_tokenizer("o200k_base", "tiktoken")
+    assert tiktoken.load.read_file is refuse  # the fetch is put back
+    (tmp_path / hashlib.sha1(url.encode()).hexdigest()).write_bytes(vocab_bytes("o200k_base"))
+    tok = get_tokenizer("o200k_base", "tiktoken")
+    assert tok.count(VARIED["code"]) == get_tokenizer("o200k_base").count(VARIED["code"])

