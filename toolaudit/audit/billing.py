@@ -61,7 +61,7 @@ def token_prices(model: str | None) -> tuple[Decimal, Decimal] | None:
 
 def request_cost(usage: Usage, model: str | None) -> Decimal | None:
     """What one request was billed, tiers included; None for a model the table lacks."""
-    from genai_prices import Usage as PriceUsage, calc_price
+    from genai_prices import Usage as PriceUsage
 
     price = _model_price(model) if model else None
     if price is None:

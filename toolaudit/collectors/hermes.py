@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import ModelText, SessionEnd, Skipped, ToolCall
-from .base import Collector, Pairing, Record, collectors, dump_args, flatten, guarded, read_lines
+from .base import Collector, Pairing, Record, collectors, dump_args, flatten, guarded, each_line
 
 KEY = "hermes"
 _CALL = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.S)
@@ -233,17 +233,13 @@ class HermesCollector(Collector):
         """Records of a JSON document (`doc`) or, when `doc` is None, of a JSONL file."""
         source, stem = str(path), path.stem
         if doc is None:
-            empty = True
-            for line, obj in read_lines(path):
-                empty = False
-                if isinstance(obj, Skipped):
-                    yield obj
-                elif _is_session_log(obj):
-                    yield from guarded(_session_log(obj, source, stem), source, line)
+            def one(obj: Any, line: int) -> Iterator[Record]:
+                if _is_session_log(obj):
+                    yield from _session_log(obj, source, stem)
                 else:
-                    yield from guarded(_conversation(obj, source, f"{stem}#{line}", line), source, line)
-            if empty:
-                yield Skipped(source, 0, "empty file", benign=True)
+                    yield from _conversation(obj, source, f"{stem}#{line}", line)
+
+            yield from each_line(path, one)
         elif _is_session_log(doc):
             yield from _session_log(doc, source, stem)
         elif isinstance(doc, list):

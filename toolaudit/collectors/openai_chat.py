@@ -19,7 +19,7 @@ from typing import Any, Iterator
 
 from ..model import ModelText, SessionEnd, Skipped
 from .anthropic_messages import is_anthropic_body
-from .base import Collector, Pairing, Record, collectors, flatten, guarded, read_lines
+from .base import Collector, Pairing, Record, collectors, flatten, guarded, each_line
 
 KEY = "openai-chat"
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
@@ -193,15 +193,7 @@ class OpenAIChatCollector(Collector):
 
     def _lines(self, path: Path, source: str, stem: str) -> Iterator[Record]:
         state = _Lines()
-        empty = True
-        for line, obj in read_lines(path):
-            empty = False
-            if isinstance(obj, Skipped):
-                yield obj
-            else:
-                yield from guarded(self._line(obj, line, source, stem, state), source, line)
-        if empty:
-            yield Skipped(source, 0, "empty file", benign=True)  # a session just created
+        yield from each_line(path, lambda obj, line: self._line(obj, line, source, stem, state))
         for session in (state.run, state.loose):
             if session:
                 yield from session.end()

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import ModelText, SessionEnd, Skipped, Usage
-from .base import Collector, Pairing, Record, collectors, dump_args, flatten, guarded, openai_parts, read_lines
+from .base import Collector, Pairing, Record, collectors, dump_args, flatten, guarded, openai_parts, each_line
 
 KEY = "openai-responses"
 _CALLS = frozenset({"function_call", "custom_tool_call"})
@@ -198,13 +198,7 @@ class OpenAIResponsesCollector(Collector):
         source, stem = str(path), path.stem
         used: set[str] = set()
         if doc is None:
-            empty = True
-            for line, obj in read_lines(path):
-                empty = False
-                yield from (obj,) if isinstance(obj, Skipped) else \
-                    guarded(self._run(obj, source, f"{stem}#{line}", line, used), source, line)
-            if empty:
-                yield Skipped(source, 0, "empty file", benign=True)
+            yield from each_line(path, lambda obj, line: self._run(obj, source, f"{stem}#{line}", line, used))
         elif isinstance(doc, list) and doc and all(isinstance(r, dict) and "output" in r for r in doc):
             for position, run in enumerate(doc, 1):
                 yield from guarded(self._run(run, source, f"{stem}#{position}", position, used), source, position)

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import ModelText, SessionEnd, Skipped, Usage
-from .base import Collector, Pairing, Record, collectors, guarded, openai_parts, read_lines
+from .base import Collector, Pairing, Record, collectors, guarded, openai_parts, each_line
 
 KEY = "openhands"
 # actions no tool answers; the first group are not model requests either
@@ -242,13 +242,7 @@ class OpenHandsCollector(Collector):
             yield from self._run(doc, source, stem, 1, set())
             return
         used: set[str] = set()
-        empty = True
-        for line, obj in read_lines(path):
-            empty = False
-            yield from (obj,) if isinstance(obj, Skipped) else \
-                guarded(self._run(obj, source, stem, line, used), source, line)
-        if empty:
-            yield Skipped(source, 0, "empty file", benign=True)  # a run just started
+        yield from each_line(path, lambda obj, line: self._run(obj, source, stem, line, used))
 
     def _run(self, obj: Any, source: str, stem: str, line: int, used: set[str]) -> Iterator[Record]:
         """One eval or resolver output: a session of its own."""

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import SessionEnd, Skipped, Usage
-from .base import Collector, Pairing, Record, collectors, guarded, openai_parts, read_lines
+from .base import Collector, Pairing, Record, collectors, guarded, openai_parts, each_line
 
 KEY = "otel-genai"
 _TOOL = "execute_tool"
@@ -222,10 +222,5 @@ class OtelGenAICollector(Collector):
         if doc is not None:
             yield from state.read(doc, 1)
         else:
-            empty = True
-            for line, obj in read_lines(path):
-                empty = False
-                yield from (obj,) if isinstance(obj, Skipped) else guarded(state.read(obj, line), state.source, line)
-            if empty:
-                yield Skipped(state.source, 0, "empty file", benign=True)
+            yield from each_line(path, state.read)
         yield from state.records()

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import MAIN_AGENT, SessionEnd, Skipped, ToolCall
-from .base import Collector, Record, collectors, dump_args, flatten, guarded, read_lines
+from .base import Collector, Record, collectors, dump_args, flatten, each_line
 
 KEY = "toolaudit-jsonl"
 # Optional string fields and what else each may hold.
@@ -74,15 +74,7 @@ class ToolauditJsonlCollector(Collector):
         source = str(path)
         calls: dict[str, int] = {}  # calls per session, for call_index
         last: dict[tuple[str, str], int] = {}  # highest request index per (session, agent)
-        empty = True
-        for line, obj in read_lines(path):
-            empty = False
-            if isinstance(obj, Skipped):
-                yield obj
-            else:
-                yield from guarded(_call(obj, line, source, path.stem, calls, last), source, line)
-        if empty:
-            yield Skipped(source, 0, "empty file", benign=True)  # a session just created
+        yield from each_line(path, lambda obj, line: _call(obj, line, source, path.stem, calls, last))
         for (session, agent), top in last.items():
             # without request indices nothing is known of the session's requests
             yield SessionEnd(source, session, (top + 1,) if top >= 0 else (), agent=agent)
