@@ -24,6 +24,7 @@ class ScanOptions:
     show_content: bool = False
     debug: bool = False
     calibration: str | None = None  # --tokenizer claude: a `calibrate --save` file
+    previews: bool = True  # the redacted argument preview of each call (--top, --records)
 
 
 _TOKENIZER: Tokenizer | None = None
@@ -67,7 +68,7 @@ def scan_file(path: Path, options: ScanOptions) -> FileResult:
         rows, skipped, ends, usage = [], [], [], []
         for record in cls().collect(path, doc):
             if isinstance(record, ToolCall):
-                rows.append(measure(record, tokenizer, show_content=options.show_content))
+                rows.append(measure(record, tokenizer, show_content=options.show_content, previews=options.previews))
             elif isinstance(record, Skipped):
                 skipped.append(record)
             elif isinstance(record, SessionEnd):

@@ -41,13 +41,21 @@ NEW_TOKENIZER_FACTOR = 1.5  # Opus 4.7 and later
 MODEL_MIN_TURNS = 5
 
 
-def sanitize(text: str) -> str:
-    """Text that encodes as UTF-8: lone surrogates become U+FFFD, pairs are joined (as tiktoken does)."""
+def sanitized_size(text: str) -> tuple[str, int]:
+    """Text that encodes as UTF-8, and its size in UTF-8 bytes, from one encoding pass.
+
+    Lone surrogates become U+FFFD and surrogate pairs are joined, as tiktoken does.
+    """
     try:
-        text.encode("utf-8")
-        return text
+        return text, len(text.encode("utf-8"))
     except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        clean = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        return clean, len(clean.encode("utf-8"))
+
+
+def sanitize(text: str) -> str:
+    """Text that encodes as UTF-8 (see sanitized_size)."""
+    return sanitized_size(text)[0]
 
 
 @dataclass

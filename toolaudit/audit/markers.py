@@ -10,9 +10,10 @@ import re
 
 # Anchored where the agent writes them, so a file that merely quotes a marker (a doc,
 # this module) is not taken for a cut: LINE markers stand on a line of their own, START
-# markers open the output, ANY markers are specific enough anywhere. A line may also end
+# markers open the output, BARE ones are not quoted (no backtick or brace before them),
+# ANY markers are specific enough anywhere. A line may also end
 # in an escaped `\n`: some outputs are JSON strings (Codex 0.5x shell).
-ANY, LINE, START = "any", "line", "start"
+ANY, LINE, START, BARE = "any", "line", "start", "bare"
 
 MARKERS: dict[str, tuple[tuple[str, str], ...]] = {
     "claude-code": (
@@ -38,7 +39,7 @@ MARKERS: dict[str, tuple[tuple[str, str], ...]] = {
     ),
     "openhands": (
         (r"\[\.\.\. Observation truncated due to length \.\.\.\]", LINE),
-        (r"(?<![`{}])<response clipped><NOTE>Due to the max output limit", ANY),
+        (r"<response clipped><NOTE>Due to the max output limit", BARE),
     ),
     "swe-agent": (
         (r"<response clipped><NOTE>Observations should not exceeded \d+ characters\. \d+ characters were elided", ANY),
@@ -59,9 +60,11 @@ _JSON_START = '{"output":"'
 
 
 def _placed(text: str, start: int, end: int, where: str) -> bool:
-    """True when a LINE marker stands on a line of its own (ANY markers always are placed)."""
+    """True when a marker stands where its agent writes it (see MARKERS)."""
     if where == ANY:
         return True
+    if where == BARE:  # checked here: a lookbehind in the pattern would defeat the literal search
+        return start == 0 or text[start - 1] not in "`{}"
     before = start == 0 or text[start - 1] == "\n" or text[start - 2:start] == "\\n"
     after = end == len(text) or text[end] == "\n" or text[end:end + 2] == "\\n"
     return before and after

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..model import Measurement, SessionEnd, ToolCall
-from ..tokenizers import Tokenizer, sanitize
+from ..tokenizers import Tokenizer, sanitize, sanitized_size
 from .markers import truncated_by
 from .redact import preview
 
@@ -13,9 +13,15 @@ ARGS_PREVIEW = 60
 CONTENT_PREVIEW = 200
 
 
-def measure(call: ToolCall, tokenizer: Tokenizer, *, show_content: bool = False) -> Measurement:
-    """The numbers of one call. chars = code points, bytes = UTF-8 length."""
-    text = sanitize(call.output)
+def measure(call: ToolCall, tokenizer: Tokenizer, *, show_content: bool = False, previews: bool = True,
+            text: str | None = None, size: int | None = None) -> Measurement:
+    """The numbers of one call. chars = code points, bytes = UTF-8 length.
+
+    `previews` computes the redacted argument preview (only `--top` and `--records` show it);
+    `text` and `size` pass an output already sanitized and sized (sanitized_size).
+    """
+    if text is None or size is None:
+        text, size = sanitized_size(call.output)
     cut_by = truncated_by(text)
     return Measurement(
         source=call.source,
@@ -31,7 +37,7 @@ def measure(call: ToolCall, tokenizer: Tokenizer, *, show_content: bool = False)
         is_error=call.is_error,
         agent_truncated=cut_by is not None,
         chars=len(text),
-        bytes=len(text.encode("utf-8")),
+        bytes=size,
         lines=text.count("\n") + 1 if text else 0,
         tokens=tokenizer.count_for(text, call.model),
         images=call.images,
@@ -40,7 +46,7 @@ def measure(call: ToolCall, tokenizer: Tokenizer, *, show_content: bool = False)
         request_index=call.request_index,
         segment=call.segment,
         residency=None,
-        args_preview=preview(sanitize(call.args), ARGS_PREVIEW),
+        args_preview=preview(sanitize(call.args), ARGS_PREVIEW) if previews else "",
         output_preview=preview(text, CONTENT_PREVIEW) if show_content else None,
         global_id=call.global_id,
         truncated_by=cut_by,

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Iterable
 
 from ..model import UNPAIRED, Measurement, ModelText, SessionEnd, Skipped, ToolCall
-from ..tokenizers import Tokenizer, sanitize
+from ..tokenizers import Tokenizer, sanitize, sanitized_size
 from . import risk
 from .measure import measure, with_residency
 from .redact import preview, redact
@@ -59,11 +59,11 @@ def _removed(before: str, after: str) -> str:
     return before[start: len(before) - end]
 
 
-def _cut(text: str, after: str, tokenizer: Tokenizer, explain: bool, model: str | None) -> Cut:
-    if after is text:
-        return Cut(tokenizer.count_for(text, model), len(text), len(text.encode("utf-8")), False)
+def _cut(text: str, after: str, row: Measurement, tokenizer: Tokenizer, explain: bool) -> Cut:
+    if after is text:  # untouched: the numbers measured once stand
+        return Cut(row.tokens, row.chars, row.bytes, False)
     return Cut(
-        tokenizer.count_for(after, model), len(after), len(after.encode("utf-8")), True,
+        tokenizer.count_for(after, row.model), len(after), len(after.encode("utf-8")), True,
         errors_cut=risk.errors_cut(text, after), json_broken=risk.json_broken(text, after),
         hidden_preview=preview(_removed(text, after), 120) if explain else None,
     )
@@ -81,19 +81,27 @@ def simulate_records(records: Iterable, maps: list, tokenizer: Tokenizer, *,
         elif isinstance(record, ModelText) or (isinstance(record, ToolCall) and record.status != UNPAIRED):
             stream.append(record)
     calls = [r for r in stream if isinstance(r, ToolCall)]
-    texts = [sanitize(c.output) for c in calls]
-    base = with_residency([measure(c, tokenizer) for c in calls], ends)
-    # evidence items, computed once for every policy map
+    sized = [sanitized_size(c.output) for c in calls]
+    texts = [text for text, _ in sized]
+    base = with_residency([measure(c, tokenizer, previews=False, text=text, size=size)
+                           for c, (text, size) in zip(calls, sized)], ends)
+    # evidence the model wrote, once for every policy map; an output's own items only
+    # when some map cuts it (most outputs are never cut)
     said = [risk.items(sanitize(r.text if isinstance(r, ModelText) else r.args)) for r in stream]
-    before_items = [risk.items(t) for t in texts]
+    before_items: dict[int, set[str]] = {}
     all_cuts = []
     for policy_map in maps:
         cuts, removed = [], []
-        for call, text, row, items in zip(calls, texts, base, before_items):
+        for i, (call, text, row) in enumerate(zip(calls, texts, base)):
             policy = None if row.agent_truncated else policy_map.policy_for(call.tool)
             after = text if policy is None else policy.apply(text, lambda t, m=call.model: tokenizer.count_for(t, m))
-            cuts.append(_cut(text, after, tokenizer, explain, call.model))
-            removed.append(items - risk.items(after) if after is not text else set())
+            cuts.append(_cut(text, after, row, tokenizer, explain))
+            if after is text:
+                removed.append(set())
+            else:
+                if i not in before_items:
+                    before_items[i] = risk.items(text)
+                removed.append(before_items[i] - risk.items(after))
         all_cuts.append(_trace(stream, said, calls, cuts, removed, explain))
     return base, all_cuts, skipped
 

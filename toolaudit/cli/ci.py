@@ -22,7 +22,7 @@ def _measure(paths, baseline: dict, source_format, tokenizer, engine, calibratio
     from ..tokenizers import get_tokenizer
 
     tok = get_tokenizer(tokenizer, engine, calibration=calibration)
-    options = ScanOptions(tokenizer, engine, source_format, False, debug, calibration)
+    options = ScanOptions(tokenizer, engine, source_format, False, debug, calibration, previews=False)
     meta = meta_for(tokenizer, engine, paths, tok=tok)
     if baseline.get("meta", {}).get("command") == "simulate":
         from ..audit import simsummary

@@ -72,7 +72,7 @@ def compare(a, b, group_by, source_format, tokenizer, calibration, engine, stric
     if source_format:
         collectors.get(source_format)
     tok = get_tokenizer(tokenizer, engine, calibration=calibration)  # fail fast, before any worker starts
-    options = ScanOptions(tokenizer, engine, source_format, False, debug, calibration)
+    options = ScanOptions(tokenizer, engine, source_format, False, debug, calibration, previews=False)
     sides = [_side(p, options, jobs=jobs, strict=strict, quiet=quiet) for p in (a, b)]
     result = compare_sides(*sides, grouping, meta_for(tokenizer, engine, (a, b), tok=tok))
     render_report(result, fmt, output)
