@@ -36,15 +36,19 @@ def _options(command: click.Command) -> set[str]:
     return {p.name for p in command.params if isinstance(p, click.Option) and p.name}
 
 
-def default_map(group: click.Group, path: Path | None) -> dict[str, Any]:
-    """`{command: {option: value}}` from `[tool.toolaudit]`; ConfigError on unknown keys."""
+def toolaudit_table(path: Path | None) -> dict[str, Any]:
+    """`[tool.toolaudit]` of a pyproject.toml (empty without one); ConfigError when unreadable."""
     if path is None:
         return {}
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read [tool.toolaudit]: {exc}", slug="config") from None
-    table = data.get("tool", {}).get("toolaudit", {})
+    return data.get("tool", {}).get("toolaudit", {})
+
+
+def default_map(group: click.Group, path: Path | None, table: dict[str, Any]) -> dict[str, Any]:
+    """`{command: {option: value}}` from `[tool.toolaudit]` (`table`); ConfigError on unknown keys."""
     commands = {name: _options(cmd) for name, cmd in group.commands.items() if not isinstance(cmd, click.Group)}
     known = set().union(*commands.values()) if commands else set()
     result: dict[str, dict[str, Any]] = {}

@@ -172,8 +172,6 @@ class FileResult:
     skipped: tuple[Skipped, ...] = ()
     error: str | None = None  # unreadable, or no collector recognised it
     usage: tuple[Usage, ...] = ()
-    lines: int = 0
-    bytes: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -60,10 +60,9 @@ def scan_file(path: Path, options: ScanOptions) -> FileResult:
     source = str(path)
 
     def work() -> FileResult:
-        size = path.stat().st_size
         cls, doc = discover.detect(path, options.forced)
         if cls is None:
-            return FileResult(source, None, error="no collector recognises this file", bytes=size)
+            return FileResult(source, None, error="no collector recognises this file")
         tokenizer = _tokenizer(options)
         rows, skipped, ends, usage = [], [], [], []
         for record in cls().collect(path, doc):
@@ -75,7 +74,7 @@ def scan_file(path: Path, options: ScanOptions) -> FileResult:
                 ends.append(record)
             elif isinstance(record, Usage):
                 usage.append(record)
-        return FileResult(source, cls.key, tuple(with_residency(rows, ends)), tuple(skipped), bytes=size,
+        return FileResult(source, cls.key, tuple(with_residency(rows, ends)), tuple(skipped),
                           usage=tuple(usage))
 
     return _guarded(options, lambda reason: FileResult(source, None, error=reason), work)
@@ -144,10 +143,3 @@ def run(files: list[Path], options: ScanOptions, sink, *, jobs: int | None = Non
         if on_file is not None:
             on_file(result)
     return sink
-
-
-def run_scan(files: list[Path], options: ScanOptions, **kwargs):
-    """Scan `files` into one deduplicated audit.summary.Collected."""
-    from .audit.summary import Collected
-
-    return run(files, options, Collected(()), **kwargs)

@@ -116,10 +116,10 @@ def _passes(check: Check, base: float, now: float) -> bool:
 def evaluate(check: Check, baseline: dict, current: dict) -> list[Outcome]:
     """The outcomes of one check on two result documents (scan or simulate JSON)."""
     limit = check.text.rsplit(":", 1)[1]
+    base_tools = {t["tool"]: t for t in baseline.get("tools", [])}
     if check.tool is None:
         pairs = [("total", baseline.get("totals", {}), current.get("totals", {}))]
     else:
-        base_tools = {t["tool"]: t for t in baseline.get("tools", [])}
         now_tools = {t["tool"]: t for t in current.get("tools", [])}
         names = [n for n in base_tools if n in now_tools and fnmatch.fnmatchcase(n, check.tool)]
         pairs = [(n, base_tools[n], now_tools[n]) for n in names]
@@ -131,7 +131,7 @@ def evaluate(check: Check, baseline: dict, current: dict) -> list[Outcome]:
     out = []
     if check.tool not in (None, "*"):
         for name in gone:  # a tool the check watches disappeared: say so rather than pass quietly
-            base = baseline["tools"][[t["tool"] for t in baseline["tools"]].index(name)]
+            base = base_tools[name]
             field = check.field(base) or check.metric
             out.append(Outcome(check.text, name, check.metric, float(base.get(field) or 0), 0.0,
                                check.text.rsplit(":", 1)[1], False, vanished=True))

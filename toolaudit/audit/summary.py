@@ -56,7 +56,8 @@ class Collected:
     kept; those without a timestamp are dropped and counted in `undated`.
     """
 
-    def __init__(self, results: Iterable[FileResult], since: datetime | None = None, until: datetime | None = None):
+    def __init__(self, results: Iterable[FileResult] = (), since: datetime | None = None,
+                 until: datetime | None = None):
         self.since, self.until = since, until
         self.undated = 0
         self.usage: list[Usage] = []

@@ -13,7 +13,7 @@ import click
 
 from .. import __version__
 from ..collectors import discover
-from ..config import default_map, find_pyproject
+from ..config import default_map, find_pyproject, toolaudit_table
 from ..errors import EXIT_ERROR, EXIT_USAGE, ToolauditError
 from ..reports import reporters
 from ..tokenizers import DEFAULT_ENGINE, DEFAULT_TOKENIZER, ENGINES, TOKENIZERS
@@ -71,7 +71,10 @@ def cli(ctx: click.Context) -> None:
     exact tokens. Settings come from [tool.toolaudit] in pyproject.toml,
     TOOLAUDIT_* variables and flags, in that order of strength.
     """
-    ctx.default_map = default_map(cli, find_pyproject())
+    path = find_pyproject()
+    table = toolaudit_table(path)
+    ctx.default_map = default_map(cli, path, table)
+    ctx.obj = {"config_path": path, "config": table}  # read once; simulate takes its policies from it
 
 
 def output_options(func):

@@ -40,7 +40,7 @@ def _measure(paths, baseline: dict, source_format, tokenizer, engine, calibratio
     else:
         from ..audit.summary import Collected, summarize
 
-        result = summarize(gather(paths, options, Collected(()), jobs=jobs, strict=strict, quiet=quiet), meta)
+        result = summarize(gather(paths, options, Collected(), jobs=jobs, strict=strict, quiet=quiet), meta)
     return view_of(result).doc(result)
 
 

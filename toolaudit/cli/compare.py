@@ -20,7 +20,7 @@ def _side(path: Path, options, *, jobs: int, strict: bool, quiet: bool):
     side = records_side(path)
     if side is not None:
         return side
-    return side_from_scan(path, gather((path,), options, Collected(()), jobs=jobs, strict=strict, quiet=quiet))
+    return side_from_scan(path, gather((path,), options, Collected(), jobs=jobs, strict=strict, quiet=quiet))
 
 
 @cli.command()

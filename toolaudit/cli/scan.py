@@ -69,7 +69,7 @@ def scan(paths, source_format, tokenizer, calibration, engine, strict, debug, qu
     tok = get_tokenizer(tokenizer, engine, calibration=calibration)  # fail fast, before any worker starts
     options = ScanOptions(tokenizer, engine, source_format, show_content, debug, calibration,
                           previews=bool(top) or records is not None)
-    collected = gather(paths, options, Collected((), since=since, until=until),
+    collected = gather(paths, options, Collected(since=since, until=until),
                        jobs=jobs, strict=strict, quiet=quiet)
     result = summarize(collected, meta_for(tokenizer, engine, paths, by, tok), by=by, top=top, cost=cost, model=model)
     if records is not None:

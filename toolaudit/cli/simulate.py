@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 import click
 
 from ..collectors import collectors
-from ..config import find_pyproject
 from ..errors import UsageError
 from ..reports import render_report
 from ..tokenizers import get_tokenizer
@@ -24,11 +22,9 @@ def _rules_table(policy_file: Path | None) -> tuple[dict | None, str]:
 
     if policy_file:
         return read_policy_file(policy_file), str(policy_file)
-    path = find_pyproject()
-    if path is None:
-        return None, ""
-    table = tomllib.loads(path.read_text(encoding="utf-8")).get("tool", {}).get("toolaudit", {})
-    return table.get("simulate", {}).get("policies"), f"{path} [tool.toolaudit.simulate.policies]"
+    config = click.get_current_context().find_root().obj or {}
+    policies = config.get("config", {}).get("simulate", {}).get("policies")
+    return policies, f"{config.get('config_path')} [tool.toolaudit.simulate.policies]"
 
 
 @cli.command()
