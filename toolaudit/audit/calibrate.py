@@ -27,7 +27,6 @@ plain o200k counts (f = 1), the baseline the factor improves on.
 from __future__ import annotations
 
 import json
-import math
 from bisect import bisect_left
 import statistics
 from collections import Counter
@@ -36,6 +35,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ..collectors.base import read_lines
+from .stats import nearest_rank
 from ..collectors.claude_code import ClaudeCodeCollector
 from ..model import MAIN_AGENT, ToolCall, Usage
 from ..tokenizers import Tokenizer, sanitize
@@ -112,10 +112,6 @@ class _Context:
 
     requests: dict[str, _Request] = field(default_factory=dict)
     events: list[tuple[int, str]] = field(default_factory=list)  # (line, message id or a reason)
-
-
-def _nearest_rank(ordered: list[float], p: float) -> float:
-    return ordered[max(1, math.ceil(p / 100 * len(ordered))) - 1]
 
 
 def _user_extra(obj: dict) -> str | None:
@@ -262,8 +258,8 @@ def fit(key: str, turns: list[Turn]) -> Fit:
             errors.append(abs(others * turn.o200k - turn.claude) / turn.claude)
         mape = 100 * statistics.fmean(errors)
     plain = 100 * statistics.fmean(abs(t.o200k - t.claude) / t.claude for t in turns)
-    return Fit(key, len(turns), statistics.median(factors), _nearest_rank(factors, 25),
-               _nearest_rank(factors, 75), mape, plain)
+    return Fit(key, len(turns), statistics.median(factors), nearest_rank(factors, 25),
+               nearest_rank(factors, 75), mape, plain)
 
 
 def calibrate(files: Iterable[Path], tokenizer: Tokenizer) -> Calibration:

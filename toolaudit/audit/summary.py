@@ -1,23 +1,22 @@
 """Aggregate measured calls into a ScanResult: per-group rows, totals, top calls.
 
-Percentiles use the nearest-rank method: the p-th percentile of n sorted values is
+Percentiles use the nearest-rank method (audit.stats): the p-th percentile of n sorted values is
 the value at rank ceil(p/100 × n). Rows count calls that returned an output (paired
 calls and orphan results); calls whose result never came are counted apart.
 """
 
 from __future__ import annotations
 
-import math
 from datetime import datetime, timezone
 from typing import Iterable
 
-import numpy as np
 import pandas as pd
 
 from ..model import (
     ORPHAN, UNPAIRED, FileResult, GroupRow, Measurement, ScanMeta, ScanResult, Skipped, Usage,
 )
 from .billing import bill
+from .stats import nearest_rank
 
 BY_COLUMNS = {
     "tool": "tool",
@@ -28,14 +27,6 @@ BY_COLUMNS = {
     "model": "model",
 }
 SKIPPED_SHOWN = 20
-
-
-def nearest_rank(values: np.ndarray, p: float) -> int:
-    """The p-th percentile of `values` by nearest rank (0 for no values)."""
-    if len(values) == 0:
-        return 0
-    ordered = np.sort(values)
-    return int(ordered[max(1, math.ceil(p / 100 * len(ordered))) - 1])
 
 
 def _when(ts: str | None) -> datetime | None:
@@ -141,8 +132,8 @@ def _group_row(key: str, df: pd.DataFrame, total_tokens: int) -> GroupRow:
         tokens=int(tokens.sum()),
         share=(float(tokens.sum()) / total_tokens) if total_tokens else 0.0,
         tokens_mean=float(tokens.mean()) if len(tokens) else 0.0,
-        tokens_p50=nearest_rank(tokens, 50),
-        tokens_p95=nearest_rank(tokens, 95),
+        tokens_p50=int(nearest_rank(tokens, 50)),
+        tokens_p95=int(nearest_rank(tokens, 95)),
         tokens_max=int(tokens.max()) if len(tokens) else 0,
         chars=int(df["chars"].sum()),
         bytes=int(df["bytes"].sum()),
