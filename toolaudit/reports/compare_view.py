@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from ..audit.compare import METRICS, CompareResult, Delta, Row, SideSummary, Stat
-from .view import Lines, Section, View, register
+from .view import Lines, Section, View, register, tokenizer_text
 
 LABELS = {"tokens": "output tokens", "bytes": "output bytes", "calls": "calls", "billed_input": "billed input"}
 CSV_FIELDS = ("scope", "key", "metric", "a_n", "a_median", "a_min", "a_max", "b_n", "b_median", "b_min",
@@ -149,16 +149,8 @@ def notes(result: CompareResult) -> list[str]:
         out.append(f"median of per-task medians ({tasks} on both sides): output tokens "
                    f"{_num(t.a.median)} → {_num(t.b.median)} ({_pct(t)})")
     out.append(f"median per run: the middle value, the mean of the two middle ones for an even n · "
-               f"tokenizer: {_tokenizer(result.meta)}")
+               f"tokenizer: {tokenizer_text(result.meta)}")
     return out
-
-
-def _tokenizer(meta) -> str:
-    if meta.tokenizer == "approx":
-        return "approx (estimated: chars/4)"
-    if not meta.estimated:
-        return f"{meta.tokenizer} (exact, engine {meta.engine})"
-    return meta.tokenizer_label or f"{meta.tokenizer} (estimated)"  # `claude` names its factor
 
 
 @register

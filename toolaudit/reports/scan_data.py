@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..model import GroupRow, ScanResult
-from .view import Lines, Section, View, register
+from .view import Lines, Section, View, num, register, tokenizer_text
 
 # tools[] fields: a contract that CI gates and other tools read (README: JSON schema)
 TOOL_FIELDS = (
@@ -120,10 +120,6 @@ def _usd(value) -> str:
     return f"${value:,.2f}" if value is not None else "n/a"
 
 
-def _num(value: float) -> str:
-    return f"{value:,.0f}" if isinstance(value, (int, float)) else str(value)
-
-
 def table_cells(result: ScanResult) -> tuple[list[str], list[list[str]], list[str]]:
     """Headers, one list of cells per row, and the totals cells, for the text reports."""
     tok = "tokens" + (" (estimated)" if result.meta.estimated else "")
@@ -136,9 +132,9 @@ def table_cells(result: ScanResult) -> tuple[list[str], list[list[str]], list[st
 
     def cells(row: GroupRow, share: bool = True) -> list[str]:
         out = [
-            row.key, _num(row.calls), _num(row.tokens), f"{row.share:.1%}" if share else "",
-            _num(row.tokens_mean), _num(row.tokens_p50), _num(row.tokens_p95), _num(row.tokens_max),
-            _num(row.chars), _num(row.bytes), _num(row.error_calls), _num(row.agent_truncated_calls),
+            row.key, num(row.calls), num(row.tokens), f"{row.share:.1%}" if share else "",
+            num(row.tokens_mean), num(row.tokens_p50), num(row.tokens_p95), num(row.tokens_max),
+            num(row.chars), num(row.bytes), num(row.error_calls), num(row.agent_truncated_calls),
         ]
         if priced:
             costs = [tools[row.key]] if row.key in tools else (list(tools.values()) if not share else [])
@@ -158,20 +154,11 @@ def billing_cells(result: ScanResult) -> tuple[list[str], list[list[str]]] | Non
         headers.append("billed")
     rows = []
     for key, b in bill.groups.items():
-        row = [key, _num(b.requests), _num(b.input_uncached), _num(b.cache_write), _num(b.cache_read), _num(b.output)]
+        row = [key, num(b.requests), num(b.input_uncached), num(b.cache_write), num(b.cache_read), num(b.output)]
         if bill.priced:
             row.append(_usd(b.cost) + (f" (+{b.unpriced_requests} unpriced)" if b.unpriced_requests else ""))
         rows.append(row)
     return headers, rows
-
-
-def tokenizer_text(meta) -> str:
-    """How the summary names the tokenizer: exact with its engine, or estimated and how."""
-    if meta.tokenizer == "approx":
-        return "approx (estimated: chars/4)"
-    if meta.estimated:
-        return meta.tokenizer_label or f"{meta.tokenizer} (estimated)"
-    return f"{meta.tokenizer} (exact, engine {meta.engine})"
 
 
 def summary_lines(result: ScanResult) -> list[str]:
@@ -223,7 +210,7 @@ def summary_lines(result: ScanResult) -> list[str]:
 def top_cells(result: ScanResult) -> tuple[list[str], list[list[str]]]:
     """Headers and rows of the `--top` table."""
     headers = ["tool", "session", "file:line", "tokens", "args"]
-    rows = [[m.tool, m.session[:12], f"{m.source}:{m.line}", _num(m.tokens), m.args_preview] for m in result.top]
+    rows = [[m.tool, m.session[:12], f"{m.source}:{m.line}", num(m.tokens), m.args_preview] for m in result.top]
     if any(m.output_preview is not None for m in result.top):
         headers.append("output (redacted)")
         for row, m in zip(rows, result.top):

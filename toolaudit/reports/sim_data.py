@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..audit.simsummary import SimResult, SimRow
-from .view import Lines, Section, View, register
+from .view import Lines, Section, View, num, register, tokenizer_text
 
 # tools[] fields of `simulate -f json`: a contract, like scan's
 SIM_FIELDS = (
@@ -62,10 +62,6 @@ def sim_dict(result: SimResult) -> dict[str, Any]:
     return doc
 
 
-def _n(v: float) -> str:
-    return f"{v:,.0f}"
-
-
 def sim_cells(result: SimResult) -> tuple[list[str], list[list[str]], list[str] | None]:
     """Headers, rows and totals cells: per tool, or per swept value."""
     tok = "tokens" + (" (est.)" if result.meta.estimated else "")
@@ -73,16 +69,16 @@ def sim_cells(result: SimResult) -> tuple[list[str], list[list[str]], list[str] 
         headers = [result.sweep, "saved %", "weighted saved %", "affected %", f"{tok} after",
                    "errors_cut", "json_broken", "later_used"]
         rows = [[v.label, f"{v.totals.saved_pct:.1f}", f"{v.totals.weighted_saved_pct:.1f}",
-                 f"{v.totals.affected_pct:.1f}", _n(v.totals.tokens_after), _n(v.totals.errors_cut),
-                 _n(v.totals.json_broken), _n(v.totals.later_used)] for v in result.variants]
+                 f"{v.totals.affected_pct:.1f}", num(v.totals.tokens_after), num(v.totals.errors_cut),
+                 num(v.totals.json_broken), num(v.totals.later_used)] for v in result.variants]
         return headers, rows, None
     headers = ["tool", "calls", "affected", f"{tok} before", "after", "saved", "saved %", "weighted saved",
                "agent-cut", "errors_cut", "json_broken", "later_used"]
 
     def cells(r: SimRow) -> list[str]:
-        return [r.tool, _n(r.calls), f"{r.affected_calls} ({r.affected_pct:.0f}%)", _n(r.tokens_before),
-                _n(r.tokens_after), _n(r.tokens_saved), f"{r.saved_pct:.1f}", _n(r.weighted_tokens_saved),
-                _n(r.agent_truncated_calls), _n(r.errors_cut), _n(r.json_broken), _n(r.later_used)]
+        return [r.tool, num(r.calls), f"{r.affected_calls} ({r.affected_pct:.0f}%)", num(r.tokens_before),
+                num(r.tokens_after), num(r.tokens_saved), f"{r.saved_pct:.1f}", num(r.weighted_tokens_saved),
+                num(r.agent_truncated_calls), num(r.errors_cut), num(r.json_broken), num(r.later_used)]
 
     first = result.variants[0]
     return headers, [cells(r) for r in first.tools], cells(first.totals)
@@ -141,9 +137,7 @@ class SimView(View):
     def csv_rows(self, result: SimResult) -> list[dict]:
         first = result.variants[0]
         rows = sim_dict(result)["sweep"] if result.sweep else [sim_row(r) for r in first.tools] + [sim_row(first.totals)]
-        label = result.meta.tokenizer_label or result.meta.tokenizer
-        return [{**row, "tokenizer": label + (" (estimated)" if result.meta.estimated and "estimated" not in label
-                                             else "")} for row in rows]
+        return [{**row, "tokenizer": tokenizer_text(result.meta)} for row in rows]
 
     def blocks(self, result: SimResult) -> list:
         headers, rows, totals = sim_cells(result)

@@ -52,6 +52,20 @@ class View:
         return None
 
 
+def num(value: float) -> str:
+    """A count as the text reports show it: thousands separated, no decimals."""
+    return f"{value:,.0f}" if isinstance(value, (int, float)) else str(value)
+
+
+def tokenizer_text(meta) -> str:
+    """How the summary names the tokenizer: exact with its engine, or estimated and how."""
+    if meta.tokenizer == "approx":
+        return "approx (estimated: chars/4)"
+    if meta.estimated:
+        return meta.tokenizer_label or f"{meta.tokenizer} (estimated)"
+    return f"{meta.tokenizer} (exact, engine {meta.engine})"
+
+
 views: dict[str, View] = {}
 
 
