@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Iterable, Iterator
+from typing import Any, Callable, ClassVar, Generator, Iterable, Iterator
 
 import orjson
 
@@ -151,10 +151,10 @@ def guarded(records: Iterable[Record], source: str, line: int) -> Iterator[Recor
         yield shape_problem(source, line, exc)
 
 
-def each_line(path: Path, handle: Callable[[Any, int], Iterable[Record]]) -> Iterator[Record]:
+def each_line(path: Path, handle: Callable[[Any, int], Iterable[Record]]) -> Generator[Record, None, bool]:
     """Every line of a JSONL file through `handle(obj, line)`, guarded so that one odd line is
     one Skipped; lines that do not parse are passed on as read_lines reports them, and an
-    empty file is one benign Skipped (a session just created)."""
+    empty file is one benign Skipped (a session just created). Returns whether it was empty."""
     source = str(path)
     empty = True
     for line, obj in read_lines(path):
@@ -165,6 +165,7 @@ def each_line(path: Path, handle: Callable[[Any, int], Iterable[Record]]) -> Ite
             yield from guarded(handle(obj, line), source, line)
     if empty:
         yield Skipped(source, 0, "empty file", benign=True)
+    return empty
 
 
 def dump_args(args: Any) -> str:

@@ -34,7 +34,7 @@ from typing import Any, Iterator
 from ..model import MAIN_AGENT, PAIRED, UNKNOWN_TOOL, UNPAIRED, ModelText, SessionEnd, Skipped, ToolCall, Usage
 from ._gemini_content import KEY, is_contents, read_checkpoint, result_parts, token_usage, words
 from . import base
-from .base import (Collector, Record, collectors, dump_args, flatten, guarded, read_document, read_lines,
+from .base import (Collector, Record, collectors, dump_args, flatten, each_line, read_document,
                    shape_problem)
 
 _MODEL_TYPES = ("gemini", "model")  # `model` with `parts`: a third-party fixture's spelling
@@ -262,17 +262,9 @@ class GeminiCLICollector(Collector):
 
     def _lines(self, path: Path) -> Iterator[Record]:
         state = _Session(str(path), path.stem)
-        empty = True
-        for number, obj in read_lines(path):
-            empty = False
-            if isinstance(obj, Skipped):
-                yield obj
-            else:
-                yield from guarded(self._line(obj, number, state, path), state.source, number)
-        if empty:
-            yield Skipped(state.source, 0, "empty file", benign=True)  # a session just created
-            return
-        yield from state.end()
+        empty = yield from each_line(path, lambda obj, number: self._line(obj, number, state, path))
+        if not empty:  # a session just created has not ended
+            yield from state.end()
 
     def _line(self, obj: Any, number: int, state: _Session, path: Path) -> Iterator[Record]:
         """One line: a rewind, a message record, a checkpoint ($set) or the metadata."""
