@@ -233,3 +233,34 @@ class ScanResult:
     residency_known_calls: int = 0
     bill: object = None  # audit.billing.Bill: provider usage and dollars, when known
     undated: int = 0  # calls and requests left out by --since/--until for want of a timestamp
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """Where a session worked: its recorded working folder and git commit, when the transcript says.
+
+    Replay maps recorded absolute paths under `cwd` into the workspace, and replays a session
+    at `commit` (in a temporary git worktree) when that commit exists there.
+    """
+
+    source: str
+    session: str
+    cwd: str | None = None
+    commit: str | None = None
+    agent: str = MAIN_AGENT
+
+
+@dataclass(frozen=True, slots=True)
+class ToolMenu:
+    """The tool definitions one session sent with its model requests: the menu the model chose from.
+
+    `tools` holds (name, definition) pairs, the definition as the compact JSON a client sends
+    (name, description, input schema); `requests` counts the requests that carried this very
+    menu. A collector yields one record per distinct menu per session, never one per request.
+    """
+
+    source: str
+    session: str
+    tools: tuple[tuple[str, str], ...]
+    requests: int
+    agent: str = MAIN_AGENT

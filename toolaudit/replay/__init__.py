@@ -1,0 +1,1 @@
+"""Replay: re-run recorded tool calls through a new implementation and measure what it returns."""

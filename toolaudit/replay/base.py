@@ -1,0 +1,110 @@
+"""The replay seam: one Implementation interface, the per-call context and the outcome of a call.
+
+An implementation (a builtin reference tool, the user's Python function, an MCP server, a
+command) answers one recorded call with an `Outcome`. It never raises for a call that
+cannot be replayed: a path outside the workspace is `REFUSED`, a crash or a timeout is
+`FAILED`, both with the reason and the error text the model would have seen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from ..registry import Registry
+
+# Outcome.status values, and the runner's own for calls it did not send anywhere
+REPLAYED = "replayed"  # the new tool answered (an error result such as a bad regex included)
+REFUSED = "refused"  # the call named a path outside the workspace: nothing ran
+FAILED = "failed"  # the implementation crashed, timed out or returned something unusable
+KEPT = "kept"  # no mapping for this tool: the recorded output stands
+NOT_TRANSLATED = "not_translated"  # --translate could not turn the recorded call into a new one
+
+DEFAULT_TIMEOUT = 10.0
+DEFAULT_MAX_OUTPUT_BYTES = 10_000_000
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """What every external call may use: the workspace, a timeout, an output cap, the environment."""
+
+    workspace: Path
+    timeout: float = DEFAULT_TIMEOUT
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES
+    env: tuple[str, ...] = ()  # names of environment variables passed through (--env NAME)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one replayed call returned: the text the model would see, or why there is none."""
+
+    output: str
+    is_error: bool = False
+    images: int = 0
+    image_bytes: int = 0
+    status: str = REPLAYED
+    reason: str = ""  # for REFUSED and FAILED: one line, e.g. "timed out after 10 s"
+
+
+@dataclass(frozen=True)
+class ToolDef:
+    """One tool definition of a menu: its name and the JSON a client sends for it."""
+
+    name: str
+    definition: str  # compact JSON: {"name", "description", "inputSchema"} as the server lists it
+
+
+class Implementation:
+    """Answers recorded calls. One instance serves every call mapped to the same spec.
+
+    `spec` is what follows `KIND:` in `--tool GLOB=KIND:SPEC`; `sandbox` is the run's limits.
+    """
+
+    key: ClassVar[str] = ""  # the KIND prefix: builtin, python, mcp, cmd
+    summary: ClassVar[str] = ""
+
+    def __init__(self, spec: str, sandbox: Sandbox) -> None:
+        self.spec = spec
+        self.sandbox = sandbox
+
+    def call(self, tool: str, args: dict[str, Any], workspace: Path) -> Outcome:
+        """Answer one call of `tool` with `args`, run in `workspace` (the sandbox's, or a worktree of it)."""
+        raise NotImplementedError
+
+    def menu(self) -> list[ToolDef] | None:
+        """The tool definitions the implementation offers (MCP `tools/list`); None when it has no menu."""
+        return None
+
+    def close(self) -> None:
+        """Stop whatever the implementation started (a server process)."""
+
+
+implementations: Registry[type[Implementation]] = Registry("replay implementation", "toolaudit.replay")
+
+
+@dataclass(frozen=True)
+class Mapping:
+    """`--tool GLOB=KIND:SPEC`: the recorded calls whose tool matches GLOB go to that implementation."""
+
+    glob: str
+    kind: str
+    spec: str
+
+    @property
+    def text(self) -> str:
+        """As the user wrote it."""
+        return f"{self.glob}={self.kind}:{self.spec}"
+
+
+@dataclass(frozen=True)
+class ReplayOptions:
+    """Everything a replay run needs besides the transcripts."""
+
+    mappings: tuple[Mapping, ...]
+    sandbox: Sandbox
+    translate: tuple[str, ...] = ()  # e.g. ("shell-search",)
+    tool_names: tuple[tuple[str, str], ...] = ()  # --tool-name OLD=NEW
+    path_map: tuple[tuple[str, str], ...] = ()  # --path-map FROM=TO
+    explain: int = 0
+    extra: dict = field(default_factory=dict)
