@@ -73,7 +73,7 @@ def test_defaults_and_optional_fields(tmp_path):
     ({"tool": "", "output": "x"}, "`tool` is missing or not a non-empty string"),
     ({"tool": 3, "output": "x"}, "`tool` is missing"),
     ({"tool": "Read"}, "`output` is missing"),
-    ({"tool": "Read", "output": None}, "`output` is missing or not a string or a list of parts"),
+    ({"tool": "Read", "output": None}, "`output` is not a string or a list of parts"),
     ({"tool": "Read", "output": 12}, "`output`"),
     ({"tool": "Read", "output": "x", "session": 5}, "`session` must be a string"),
     ({"tool": "Read", "output": "x", "args": [1, 2]}, "`args` must be a string or an object"),
@@ -157,3 +157,15 @@ def test_docstring_documents_every_field():
     doc = toolaudit_jsonl.__doc__
     for field in ("tool", "output", "session", "call_id", "args", "is_error", "ts", "model", "agent", "request"):
         assert f"| `{field}`" in doc
+
+
+def test_a_calls_file_line_without_output_is_an_unpaired_call(tmp_path):
+    """replay's calls file: `tool` and `args`, no `output`: a call whose result was never recorded."""
+    path = write(tmp_path, jsonl(
+        {"tool": "grep", "args": {"pattern": "RETRY_LIMIT"}, "session": "s1", "call_id": "c1"},
+        {"tool": "Read", "output": "x"},
+    ))
+    calls, skipped, _ = records(path)
+    assert not skipped
+    assert [(c.tool, c.status, c.output) for c in calls] == [("grep", "unpaired", ""), ("Read", "paired", "x")]
+    assert json.loads(calls[0].args) == {"pattern": "RETRY_LIMIT"}

@@ -3,7 +3,7 @@
 | field      | type                 | required | meaning                                                   |
 |------------|----------------------|----------|-----------------------------------------------------------|
 | `tool`     | string               | yes      | tool name                                                 |
-| `output`   | string or parts list | yes      | what the model saw (parts: see below)                     |
+| `output`   | string or parts list | yes*     | what the model saw (parts: see below)                     |
 | `session`  | string               | no       | session id; default: the file name without its extension |
 | `call_id`  | string               | no       | the call's id; a session's repeated id counts once        |
 | `args`     | string or object     | no       | arguments as the model wrote them (objects: compact JSON) |
@@ -17,6 +17,10 @@ Parts are strings, `{"type": "text", "text": ...}` or image parts (`{"type": "im
 counted and never measured as text); text parts are joined with "\\n".
 
 Example: `{"tool": "Grep", "output": "src/app.py:12:def main():", "session": "s1", "request": 3}`.
+
+*A calls file for `toolaudit replay` leaves `output` out: `{"tool": "grep", "args": {"pattern": "x"}}`.
+Such a line is a call whose result was never recorded (status `unpaired`): replay gives it
+one, scan counts it among the unpaired calls.
 Other keys are ignored. A line that breaks these rules is skipped with its reason.
 """
 
@@ -25,7 +29,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..model import MAIN_AGENT, SessionEnd, Skipped, ToolCall
+from ..model import MAIN_AGENT, PAIRED, UNPAIRED, SessionEnd, Skipped, ToolCall
 from .base import Collector, Record, collectors, dump_args, flatten, each_line
 
 KEY = "toolaudit-jsonl"
@@ -43,8 +47,11 @@ def problem(obj: Any) -> str | None:
         return f"expected a JSON object, got {type(obj).__name__}"
     if not isinstance(obj.get("tool"), str) or not obj["tool"]:
         return "`tool` is missing or not a non-empty string"
-    if not isinstance(obj.get("output"), (str, list)):
-        return "`output` is missing or not a string or a list of parts"
+    if "output" not in obj:
+        if "args" not in obj:
+            return "`output` is missing (a calls file for replay has `args` instead)"
+    elif not isinstance(obj["output"], (str, list)):
+        return "`output` is not a string or a list of parts"
     for name, types in _TYPES.items():
         if obj.get(name) is not None and not isinstance(obj[name], types):
             return f"`{name}` must be {' or '.join(_NAMES[t] for t in types)}"
@@ -66,8 +73,8 @@ class ToolauditJsonlCollector(Collector):
 
     @classmethod
     def sniff_line(cls, first: Any) -> bool:
-        """The first line has `tool` and `output`."""
-        return isinstance(first, dict) and "tool" in first and "output" in first
+        """The first line has `tool` and `output` (a call list), or `tool` and `args` (a calls file)."""
+        return isinstance(first, dict) and "tool" in first and ("output" in first or "args" in first)
 
     def collect(self, path: Path, doc: Any = None) -> Iterator[Record]:
         """One ToolCall per valid line, then a SessionEnd per session."""
@@ -89,7 +96,8 @@ def _call(obj: Any, line: int, source: str, stem: str, calls: dict[str, int],
         return
     session = obj.get("session") or stem
     agent = obj.get("agent") or MAIN_AGENT
-    seen = flatten(obj["output"])
+    recorded = "output" in obj
+    seen = flatten(obj["output"] if recorded else "")
     args = dump_args(obj.get("args"))
     index = calls.get(session, 0)
     calls[session] = index + 1
@@ -101,5 +109,5 @@ def _call(obj: Any, line: int, source: str, stem: str, calls: dict[str, int],
         output=seen.text, call_id=obj.get("call_id") or "", agent=agent,
         args=args, images=seen.images, image_bytes=seen.image_bytes,
         is_error=obj.get("is_error") is True, ts=obj.get("ts"), model=obj.get("model"),
-        call_index=index, request_index=request,
+        call_index=index, request_index=request, status=PAIRED if recorded else UNPAIRED,
     )
