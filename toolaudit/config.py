@@ -18,8 +18,8 @@ import click
 from .errors import ConfigError
 from .registry import did_you_mean
 
-# sub-tables a command reads itself: [tool.toolaudit.simulate.policies]
-SUB_TABLES = {("simulate", "policies")}
+# sub-tables a command reads itself: [tool.toolaudit.simulate.policies], [tool.toolaudit.replay.tools]
+SUB_TABLES = {("simulate", "policies"), ("replay", "tools")}
 
 
 def find_pyproject(start: Path | None = None) -> Path | None:
@@ -57,6 +57,8 @@ def default_map(group: click.Group, path: Path | None, table: dict[str, Any]) ->
         if key in group.commands and isinstance(value, dict):
             for sub_key, sub_value in value.items():
                 sub_name = sub_key.replace("-", "_")
+                if (key, sub_name) in SUB_TABLES and isinstance(sub_value, dict):
+                    continue  # read by the command itself
                 if sub_name not in commands.get(key, set()):
                     if (key, sub_name) in SUB_TABLES and isinstance(sub_value, dict):
                         continue  # read by the command itself

@@ -182,4 +182,4 @@ def main() -> None:
 
 
 # the commands register themselves on `cli`
-from . import calibrate, ci, compare, listing, scan, simulate  # noqa: E402,F401
+from . import calibrate, ci, compare, listing, replay, scan, simulate  # noqa: E402,F401

@@ -1,0 +1,291 @@
+"""Aggregate replayed calls per recorded tool: before (recorded) → after (replayed), with the menu.
+
+Every recorded call is accounted for exactly once: replayed, kept (no mapping: the recorded
+output stands, after = before), not translated, refused (a path outside the workspace),
+failed (crash, timeout, unusable arguments) or a duplicate copy (dropped, as scan drops it).
+`weighted_tokens_saved` is tokens saved × residency (the requests that re-sent the output),
+as in `simulate`; a call of unknown residency is weighted once.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ..model import Measurement, ScanMeta, Skipped, ToolMenu
+from ..tokenizers import Tokenizer
+from .measure import measure, with_residency
+from .redact import preview
+from .stats import nearest_rank
+
+STATUSES = ("replayed", "kept", "not_translated", "refused", "failed")
+SKIPPED_SHOWN = 20
+LISTED = 20  # new and fixed errors listed by name
+
+
+@dataclass(frozen=True)
+class ReplayRow:
+    """One recorded tool (or the total): how its calls fared and their sizes before → after."""
+
+    tool: str
+    calls: int = 0
+    replayed: int = 0
+    kept: int = 0
+    not_translated: int = 0
+    refused: int = 0
+    failed: int = 0
+    tokens_before: int = 0
+    tokens_after: int = 0
+    bytes_before: int = 0
+    bytes_after: int = 0
+    chars_before: int = 0
+    chars_after: int = 0
+    tokens_p50_before: int = 0
+    tokens_p50_after: int = 0
+    errors_before: int = 0
+    errors_after: int = 0
+    weighted_tokens_saved: int = 0
+    weighted_tokens_before: int = 0
+    unrecorded: int = 0  # calls with no recorded output (a calls file): before counts 0
+    as_tools: tuple[str, ...] = ()  # what the calls went to (grep, glob, the MCP tool...)
+
+    @property
+    def tokens_saved(self) -> int:
+        return self.tokens_before - self.tokens_after
+
+    @property
+    def saved_pct(self) -> float:
+        return 100.0 * self.tokens_saved / self.tokens_before if self.tokens_before else 0.0
+
+    @property
+    def weighted_saved_pct(self) -> float:
+        return 100.0 * self.weighted_tokens_saved / self.weighted_tokens_before if self.weighted_tokens_before else 0.0
+
+
+@dataclass(frozen=True)
+class ErrorChange:
+    """A call whose error flag changed: a new error (after only) or a fixed one (before only)."""
+
+    tool: str
+    where: str
+    new: bool
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class ExplainedCall:
+    """One replayed call for --explain: sizes before/after and redacted previews."""
+
+    tool: str
+    as_tool: str
+    where: str
+    status: str
+    tokens_before: int
+    tokens_after: int
+    bytes_before: int
+    bytes_after: int
+    args: str
+    before: str
+    after: str
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class MenuTool:
+    """One tool definition of a menu and its tokens."""
+
+    name: str
+    tokens: int
+
+
+@dataclass(frozen=True)
+class Menu:
+    """The tool definitions an implementation offers (MCP tools/list) and what they cost per request."""
+
+    mapping: str
+    tools: tuple[MenuTool, ...]
+    tokens: int  # the whole menu, per request
+    requests: int  # requests of the replayed sessions: each carried the menu
+    before_tokens: int | None = None  # the recorded menu's tools that the new one replaces
+    before_tools: tuple[MenuTool, ...] = ()
+
+    @property
+    def carried_tokens(self) -> int:
+        """The menu's tokens × the requests that carried it."""
+        return self.tokens * self.requests
+
+
+@dataclass
+class _Acc:
+    values: Counter = field(default_factory=Counter)
+    before: list[int] = field(default_factory=list)
+    after: list[int] = field(default_factory=list)
+    as_tools: set[str] = field(default_factory=set)
+
+    def add(self, status: str, b: Measurement, a: Measurement, unrecorded: bool, as_tool: str) -> None:
+        v = self.values
+        weight = b.residency if b.residency is not None else 1
+        v["calls"] += 1
+        v[status] += 1
+        v["tokens_before"] += b.tokens
+        v["tokens_after"] += a.tokens
+        v["bytes_before"] += b.bytes
+        v["bytes_after"] += a.bytes
+        v["chars_before"] += b.chars
+        v["chars_after"] += a.chars
+        v["errors_before"] += b.is_error
+        v["errors_after"] += a.is_error
+        v["weighted_tokens_saved"] += (b.tokens - a.tokens) * weight
+        v["weighted_tokens_before"] += b.tokens * weight
+        v["unrecorded"] += unrecorded
+        self.before.append(b.tokens)
+        self.after.append(a.tokens)
+        if as_tool:
+            self.as_tools.add(as_tool)
+
+    def row(self, tool: str) -> ReplayRow:
+        return ReplayRow(tool, **self.values, tokens_p50_before=nearest_rank(self.before, 50),
+                         tokens_p50_after=nearest_rank(self.after, 50), as_tools=tuple(sorted(self.as_tools)))
+
+
+@dataclass
+class ReplayCollected:
+    """Every replayed file folded in."""
+
+    tokenizer: Tokenizer
+    explain: int = 0
+    files: int = 0
+    duplicates: int = 0
+    skipped_count: int = 0
+    skipped: list[Skipped] = field(default_factory=list)
+    unrecognised: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    reasons: Counter = field(default_factory=Counter)  # (status, reason) -> calls
+    error_changes: list[ErrorChange] = field(default_factory=list)
+    explained: list[ExplainedCall] = field(default_factory=list)
+    recorded_menus: list[ToolMenu] = field(default_factory=list)
+    requests: int = 0  # model requests of the sessions read (each would carry a new menu)
+    new_errors: int = 0
+    fixed_errors: int = 0
+
+    def __post_init__(self) -> None:
+        self._tools: dict[str, _Acc] = {}
+        self._total = _Acc()
+
+    def add(self, replay_file) -> None:
+        """Fold one runner.ReplayFile in."""
+        if replay_file.error is not None:
+            target = self.unrecognised if "recognises" in replay_file.error else self.errors
+            target.append(f"{replay_file.source}: {replay_file.error}")
+            return
+        self.files += 1
+        self.notes.extend(replay_file.notes)
+        for skip in replay_file.skipped:
+            self.skipped_count += 1
+            if len(self.skipped) < SKIPPED_SHOWN:
+                self.skipped.append(skip)
+        self.recorded_menus.extend(replay_file.menus)
+        self.requests += sum(end.requests[-1] for end in replay_file.ends if end.requests)
+        kept_items = [r for r in replay_file.calls if r.status != "duplicate"]
+        self.duplicates += len(replay_file.calls) - len(kept_items)
+        tok = self.tokenizer
+        before = with_residency([measure(r.before, tok, previews=False) for r in kept_items], replay_file.ends)
+        after_calls = [r.after or r.before for r in kept_items]
+        for item, b, after_call in zip(kept_items, before, after_calls):
+            a = b if item.after is None else measure(after_call, tok, previews=False)
+            unrecorded = item.before.status == "unpaired"
+            self._tools.setdefault(item.before.tool, _Acc()).add(item.status, b, a, unrecorded, item.as_tool)
+            self._total.add(item.status, b, a, unrecorded, "")
+            if item.status != "replayed" or item.reason:
+                self.reasons[(item.status, item.reason)] += 1
+            self._note_errors(item, b, a)
+            if item.after is not None and len(self.explained) < self.explain:
+                self.explained.append(ExplainedCall(
+                    item.before.tool, item.as_tool, f"{item.before.source}:{item.before.line}", item.status,
+                    b.tokens, a.tokens, b.bytes, a.bytes, preview(after_call.args, 100),
+                    preview(item.before.output, 160), preview(after_call.output, 160), item.reason))
+
+    def _note_errors(self, item, b: Measurement, a: Measurement) -> None:
+        if b.is_error == a.is_error or item.after is None:
+            return
+        if a.is_error:
+            self.new_errors += 1
+        else:
+            self.fixed_errors += 1
+        if len(self.error_changes) < LISTED:
+            self.error_changes.append(ErrorChange(item.before.tool, f"{item.before.source}:{item.before.line}",
+                                                  a.is_error, item.reason))
+
+    def rows(self) -> tuple[ReplayRow, ...]:
+        """Per recorded tool, largest saving first (ties by name)."""
+        rows = (acc.row(tool) for tool, acc in self._tools.items())
+        return tuple(sorted(rows, key=lambda r: (-r.tokens_saved, -r.tokens_before, r.tool)))
+
+    def totals(self) -> ReplayRow:
+        """Every call."""
+        return self._total.row("TOTAL")
+
+
+@dataclass(frozen=True)
+class ReplayResult:
+    """The whole answer of `replay`."""
+
+    meta: ScanMeta
+    totals: ReplayRow
+    tools: tuple[ReplayRow, ...]
+    files: int
+    duplicates_dropped: int
+    skipped_count: int
+    reasons: tuple[tuple[str, str, int], ...]  # (status, reason, calls), most calls first
+    new_errors: int = 0
+    fixed_errors: int = 0
+    error_changes: tuple[ErrorChange, ...] = ()
+    explained: tuple[ExplainedCall, ...] = ()
+    menus: tuple[Menu, ...] = ()
+    skipped: tuple[Skipped, ...] = ()
+    unrecognised: tuple[str, ...] = ()
+    errors: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    spec: dict | None = None  # what to run again: mappings, translate, sandbox limits (ci's replay baseline)
+    kind: str = "replay"
+
+
+def result(collected: ReplayCollected, meta: ScanMeta, menus: tuple[Menu, ...] = (),
+           spec: dict | None = None) -> ReplayResult:
+    """The ReplayResult of everything collected."""
+    reasons = sorted(((s, r, n) for (s, r), n in collected.reasons.items()), key=lambda t: (-t[2], t[0], t[1]))
+    return ReplayResult(
+        meta=meta, totals=collected.totals(), tools=collected.rows(), files=collected.files,
+        duplicates_dropped=collected.duplicates, skipped_count=collected.skipped_count, reasons=tuple(reasons),
+        new_errors=collected.new_errors, fixed_errors=collected.fixed_errors,
+        error_changes=tuple(collected.error_changes), explained=tuple(collected.explained), menus=menus,
+        skipped=tuple(collected.skipped), unrecognised=tuple(collected.unrecognised),
+        errors=tuple(collected.errors), notes=tuple(collected.notes), spec=spec,
+    )
+
+
+def menu_of(mapping: str, defs, count, requests: int, recorded: list[ToolMenu] = (),
+            renames: dict[str, str] | None = None) -> Menu:
+    """A Menu from an implementation's ToolDefs, compared with the recorded definitions it replaces.
+
+    `count` counts tokens of a definition's JSON. The recorded menu's tools whose name (or
+    old name, through `renames`) the new menu offers are its "before".
+    """
+    tools = tuple(MenuTool(d.name, count(d.definition)) for d in defs)
+    names = {t.name for t in tools}
+    old_names = {old for old, new in (renames or {}).items() if new in names} | names
+    before: dict[str, int] = {}
+    for menu in recorded:
+        for name, definition in menu.tools:
+            if name in old_names or _bare(name) in old_names:
+                before.setdefault(name, count(definition))
+    before_tools = tuple(MenuTool(n, t) for n, t in sorted(before.items()))
+    return Menu(mapping, tools, sum(t.tokens for t in tools), requests,
+                sum(before.values()) if before else None, before_tools)
+
+
+def _bare(name: str) -> str:
+    """`mcp__server__tool` → `tool` (Claude Code's name for an MCP server's tool)."""
+    parts = name.split("__", 2)
+    return parts[2] if len(parts) == 3 and parts[0] == "mcp" else name

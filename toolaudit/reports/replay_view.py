@@ -1,0 +1,149 @@
+"""The replay view: the versioned JSON shape of a ReplayResult and what the text reports show."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..audit.replay_summary import Menu, ReplayResult, ReplayRow
+from .view import Lines, Section, View, num, register, tokenizer_text
+
+# tools[] fields of `replay -f json`: a contract, like scan's and simulate's
+REPLAY_FIELDS = (
+    "tool", "calls", "replayed", "kept", "not_translated", "refused", "failed", "tokens_before", "tokens_after",
+    "tokens_saved", "saved_pct", "bytes_before", "bytes_after", "tokens_p50_before", "tokens_p50_after",
+    "errors_before", "errors_after", "weighted_tokens_saved",
+)
+
+
+def replay_row(row: ReplayRow) -> dict[str, Any]:
+    """A ReplayRow with exactly the contract's fields, plus where the calls went."""
+    doc = {f: (round(getattr(row, f), 2) if f == "saved_pct" else getattr(row, f)) for f in REPLAY_FIELDS}
+    doc["as"] = list(row.as_tools)
+    return doc
+
+
+def _totals(row: ReplayRow) -> dict[str, Any]:
+    doc = replay_row(row)
+    for key in ("tool", "as"):
+        del doc[key]
+    doc.update(chars_before=row.chars_before, chars_after=row.chars_after,
+               weighted_tokens_before=row.weighted_tokens_before,
+               weighted_saved_pct=round(row.weighted_saved_pct, 2), unrecorded=row.unrecorded)
+    return doc
+
+
+def _menu(menu: Menu) -> dict[str, Any]:
+    return {"mapping": menu.mapping, "tools": [{"name": t.name, "tokens": t.tokens} for t in menu.tools],
+            "tokens_per_request": menu.tokens, "requests": menu.requests, "carried_tokens": menu.carried_tokens,
+            "before_tokens_per_request": menu.before_tokens,
+            "before_tools": [{"name": t.name, "tokens": t.tokens} for t in menu.before_tools]}
+
+
+def replay_dict(result: ReplayResult) -> dict[str, Any]:
+    """The JSON document of a replay (schema_version, meta, totals, tools[], menu[], reasons[]…)."""
+    meta = result.meta
+    return {
+        "schema_version": meta.schema_version,
+        "meta": {
+            "tool": "toolaudit", "command": "replay", "version": meta.version, "tokenizer": meta.tokenizer,
+            "engine": meta.engine, "estimated": meta.estimated, "tokenizer_label": meta.tokenizer_label or meta.tokenizer,
+            "created": meta.created, "inputs": list(meta.inputs), "replay_spec": result.spec,
+        },
+        "totals": _totals(result.totals),
+        "tools": [replay_row(r) for r in result.tools],
+        "menu": [_menu(m) for m in result.menus],
+        "reasons": [{"status": s, "reason": r, "calls": n} for s, r, n in result.reasons],
+        "new_errors": result.new_errors,
+        "fixed_errors": result.fixed_errors,
+        "error_changes": [e.__dict__ for e in result.error_changes],
+        "files": result.files,
+        "duplicates_dropped": result.duplicates_dropped,
+        "skipped": {"count": result.skipped_count, "first": [str(s) for s in result.skipped]},
+        "unrecognised": list(result.unrecognised),
+        "errors": list(result.errors),
+        "notes": list(result.notes),
+        **({"explain": [e.__dict__ for e in result.explained]} if result.explained else {}),
+    }
+
+
+def _cells(r: ReplayRow) -> list[str]:
+    went = f"{r.tool} → {','.join(r.as_tools)}" if r.as_tools and r.as_tools != (r.tool,) else r.tool
+    return [went, num(r.calls), num(r.replayed), num(r.kept + r.not_translated), num(r.refused + r.failed),
+            num(r.tokens_before), num(r.tokens_after), f"{r.saved_pct:.1f}", num(r.bytes_before), num(r.bytes_after),
+            f"{num(r.tokens_p50_before)} → {num(r.tokens_p50_after)}", f"{r.errors_before} → {r.errors_after}",
+            num(r.weighted_tokens_saved)]
+
+
+def _summary(result: ReplayResult) -> list[str]:
+    t = result.totals
+    lines = [
+        f"replayed {t.replayed:,} of {t.calls:,} calls: tokens {t.tokens_before:,} → {t.tokens_after:,} "
+        f"(saved {t.tokens_saved:,}, {t.saved_pct:.1f}%); bytes {t.bytes_before:,} → {t.bytes_after:,}; "
+        f"context-weighted saved {t.weighted_tokens_saved:,} of {t.weighted_tokens_before:,} re-sent tokens "
+        f"({t.weighted_saved_pct:.1f}%)",
+        f"kept as recorded {t.kept:,} · not translated {t.not_translated:,} · refused {t.refused:,} · "
+        f"failed {t.failed:,} · errors {t.errors_before:,} → {t.errors_after:,} "
+        f"({result.new_errors} new, {result.fixed_errors} fixed)",
+    ]
+    if t.unrecorded:
+        lines.append(f"{t.unrecorded:,} calls had no recorded output (a calls file): their before counts 0")
+    for menu in result.menus:
+        before = (f"{menu.before_tokens:,} → " if menu.before_tokens is not None else "")
+        lines.append(f"menu of {menu.mapping}: {len(menu.tools)} tools, {before}{menu.tokens:,} tokens per request "
+                     f"× {menu.requests:,} requests = {menu.carried_tokens:,} tokens")
+    for status, reason, n in result.reasons[:8]:
+        lines.append(f"{status.replace('_', ' ')}: {n:,} × {reason or '(no reason)'}")
+    for change in result.error_changes[:5]:
+        lines.append(f"{'new' if change.new else 'fixed'} error: {change.tool} at {change.where}"
+                     + (f" ({change.reason})" if change.reason else ""))
+    lines += [f"note: {n}" for n in dict.fromkeys(result.notes)][:5]
+    lines.append(f"files: {result.files} · duplicates dropped: {result.duplicates_dropped} · skipped lines: "
+                 f"{result.skipped_count} · tokenizer: {tokenizer_text(result.meta)}")
+    lines += [f"skipped {s}" for s in result.skipped[:5]]
+    lines.append(_verdict(t))
+    return lines
+
+
+def _verdict(t: ReplayRow) -> str:
+    if not t.replayed:
+        return "verdict: nothing was replayed; check the --tool mappings against the tools listed above"
+    change = "smaller" if t.tokens_saved > 0 else "larger" if t.tokens_saved < 0 else "the same size"
+    return (f"verdict: the new tools' outputs are {change} "
+            f"({abs(t.saved_pct):.1f}% {'fewer' if t.tokens_saved >= 0 else 'more'} tokens over every call)")
+
+
+def _explain(result: ReplayResult) -> list[str]:
+    out = []
+    for e in result.explained:
+        out.append(f"{e.tool} → {e.as_tool} at {e.where} [{e.status}]: {e.tokens_before:,} → {e.tokens_after:,} "
+                   f"tokens ({e.bytes_before:,} → {e.bytes_after:,} bytes)" + (f" — {e.reason}" if e.reason else ""))
+        out.append(f"  args: {e.args}")
+        out.append(f"  before: {e.before}")
+        out.append(f"  after:  {e.after}")
+    return out
+
+
+@register
+class ReplayView(View):
+    """`replay`: per recorded tool, how its calls fared and their sizes before → after."""
+
+    kind = "replay"
+    title = "toolaudit replay"
+
+    def doc(self, result: ReplayResult) -> dict:
+        return replay_dict(result)
+
+    def csv_rows(self, result: ReplayResult) -> list[dict]:
+        rows = [replay_row(r) for r in result.tools] + [{**replay_row(result.totals), "as": []}]
+        return [{**{k: v for k, v in row.items() if k != "as"}, "as": ",".join(row["as"]),
+                 "tokenizer": tokenizer_text(result.meta)} for row in rows]
+
+    def blocks(self, result: ReplayResult) -> list:
+        tok = "tokens" + (" (est.)" if result.meta.estimated else "")
+        headers = ["tool", "calls", "replayed", "kept", "refused/failed", f"{tok} before", "after", "saved %",
+                   "bytes before", "bytes after", "p50 before → after", "errors", "weighted saved"]
+        out: list = [Section(headers, [_cells(r) for r in result.tools], _cells(result.totals)),
+                     Lines(_summary(result))]
+        if result.explained:
+            out.append(Lines(_explain(result), title="Replayed calls (previews redacted)", code=True))
+        return out
