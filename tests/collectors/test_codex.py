@@ -444,3 +444,44 @@ def test_model_text_is_the_assistants_words(corpus):
                                         "rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl"))
     said = [r for r in out if isinstance(r, ModelText)]
     assert said and all(r.text and r.session == "019a93b9-f380-7600-98ff-940e6b99603c" for r in said)
+
+
+# ------------------------------------------------------------------ errors: non-zero exit codes
+
+def _exec_session(outputs: list[tuple[str, str]]) -> list[dict]:
+    """A session whose calls (tool, output) each get their own request."""
+    lines = [META]
+    for i, (tool, output) in enumerate(outputs):
+        lines.append(env("response_item", {"type": "function_call", "name": tool, "arguments": "{}",
+                                           "call_id": f"c{i}"}))
+        lines.append(env("response_item", {"type": "function_call_output", "call_id": f"c{i}", "output": output}))
+    return lines
+
+
+def test_a_non_zero_exit_code_is_an_error_in_every_output_shape(tmp_path):
+    wrapped = '{{"output":"{}","metadata":{{"exit_code":{},"duration_seconds":0.1}}}}'
+    path = write(tmp_path, _exec_session([
+        ("shell", wrapped.format("ok\\n", 0)),
+        ("shell", wrapped.format("ls: cannot access 'x': No such file or directory\\n", 2)),
+        # the output text itself may quote a metadata-like string: only the wrapper's counts
+        ("shell", wrapped.format('{\\"metadata\\":{\\"exit_code\\":1}}', 0)),
+        ("shell_command", "Exit code: 0\nWall time: 0.2 seconds\nOutput:\nfine\n"),
+        ("shell_command", "Exit code: 127\nWall time: 0 seconds\nOutput:\nbash: nope: command not found\n"),
+        ("exec_command", "Chunk ID: 3f2a\nWall time: 1.0021 seconds\nProcess exited with code 0\nOutput:\nok"),
+        ("exec_command", "Chunk ID: 3f2b\nWall time: 0.5000 seconds\nProcess exited with code 1\n"
+                         "Original token count: 4\nOutput:\nFAILED"),
+        ("exec_command", "Wall time: 10.0000 seconds\nProcess running with session ID 7\nOutput:\n"),
+        # a mention of an exit code inside the output is not Codex's header
+        ("exec_command", "Wall time: 0.1000 seconds\nProcess exited with code 0\nOutput:\nExit code: 3\n"),
+        ("update_plan", "Plan updated"),
+    ]))
+    calls, skipped, _ = records(path)
+    assert skipped == []
+    assert [c.is_error for c in calls] == [False, True, False, False, True, False, True, False, False, False]
+
+
+def test_corpus_exit_codes_are_errors(corpus):
+    calls, _, _ = records(corpus / "codex" / VIEW)
+    # jq: 3 of the 35 shell outputs carry a non-zero metadata.exit_code (2, 2, 1)
+    assert sum(c.is_error for c in calls) == 3
+    assert all(c.tool == "shell" for c in calls if c.is_error)

@@ -16,10 +16,16 @@ In the real rollouts of the corpus (0.58, 0.104) both give the same index at eve
 output, because a request's token_count is written before the outputs of its calls.
 Token counts also see a request whose items were cut off; item runs see requests in
 files without usage (legacy, other providers). A `compacted` line ends a segment.
+
+Codex stores no error flag (`success` is never serialised), so a call is an error when the
+exit code its output reports is not zero: `metadata.exit_code` of the 0.4x-0.5x JSON
+wrapper, the `Exit code: N` header of freeform shell output, or unified exec's
+`Process exited with code N` section (exec_command_end mirrors are never read).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -39,6 +45,24 @@ _OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output", "tool_s
 # (an empty output would be a false figure, an unpaired call a false alarm), but they
 # are model output and so still mark a model request.
 _MODEL_ITEMS = _CALLS | {"reasoning", "web_search_call", "image_generation_call"}
+
+# Where each Codex output shape states its exit code (codex-rs: the 0.5x ExecToolCallOutput
+# JSON, format_exec_output_for_model_freeform, unified exec's format_response). All are
+# anchored at the start or end of the output, so text that merely quotes one never counts.
+_WRAPPED_EXIT = re.compile(r'"metadata":\{"exit_code":(-?\d{1,12}),"duration_seconds":[-+.\deE]+\}\}\s*$')
+_HEADER_EXIT = re.compile(r"Exit code: (-?\d{1,12})\nWall time: |(?:Chunk ID: [^\n]*\n)?Wall time: [^\n]*\n"
+                          r"Process exited with code (-?\d{1,12})\n")
+
+
+def _failed(output: Any) -> bool:
+    """True when a stored output reports a non-zero exit code (module docstring)."""
+    if not isinstance(output, str):
+        return False
+    if output.startswith('{"output":'):
+        found = _WRAPPED_EXIT.search(output[-120:])
+    else:
+        found = _HEADER_EXIT.match(output)
+    return found is not None and int(found.group(found.lastindex)) != 0
 
 
 @dataclass
@@ -258,6 +282,6 @@ class CodexCollector(Collector):
         # a tool search answers with tool definitions, which the model gets as JSON
         content = dump_args(item.get("tools")) if kind == "tool_search_output" else item.get("output")
         yield state.pairs().result(
-            call_id, content, number, request_index=requests.count,
+            call_id, content, number, is_error=_failed(content), request_index=requests.count,
             segment=len(requests.segments), ts=ts, agent=state.agent, model=state.model,
         )
