@@ -79,6 +79,22 @@ class SessionEnd:
 
 
 @dataclass(frozen=True, slots=True)
+class OutputCap:
+    """The output cap an agent recorded for a session (Codex `turn_context.truncation_policy`).
+
+    `unit` is "bytes" or "tokens"; a collector yields one when the session first records a
+    cap and again when it changes, so each call is governed by the latest one before it.
+    """
+
+    source: str
+    line: int
+    session: str
+    unit: str
+    limit: int
+    agent: str = MAIN_AGENT
+
+
+@dataclass(frozen=True, slots=True)
 class ModelText:
     """What the model wrote (text, thinking) in a session: evidence that it used a tool's output."""
 

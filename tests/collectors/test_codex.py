@@ -11,7 +11,7 @@ import pytest
 from toolaudit.audit.markers import truncated_by
 from toolaudit.collectors.codex import CodexCollector
 from toolaudit.collectors.discover import detect
-from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, ModelText, SessionEnd, Skipped, ToolCall, Usage
+from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, ModelText, OutputCap, SessionEnd, Skipped, ToolCall, Usage
 
 from conftest import SAMPLES
 from helpers import (PNG_JUNK, check_deep_line, check_empty, check_junk, check_odd_values, check_trip, corpus_file,
@@ -30,7 +30,7 @@ write = lines_writer("rollout.jsonl")
 
 
 def records(path: Path):
-    return split(CodexCollector().collect(path), rest=(ModelText, Usage))
+    return split(CodexCollector().collect(path), rest=(ModelText, Usage, OutputCap))
 
 
 def env(kind: str, payload, ts: str = "2026-01-02T03:04:05.000Z") -> dict:
@@ -485,3 +485,36 @@ def test_corpus_exit_codes_are_errors(corpus):
     # jq: 3 of the 35 shell outputs carry a non-zero metadata.exit_code (2, 2, 1)
     assert sum(c.is_error for c in calls) == 3
     assert all(c.tool == "shell" for c in calls if c.is_error)
+
+
+# ------------------------------------------------------------------ the session's own cap
+
+def test_recorded_truncation_policy_is_yielded_once_per_change(tmp_path):
+    def turn(policy, model="gpt-5.1-codex-max"):
+        payload = {"cwd": "/w", "model": model}
+        if policy is not None:
+            payload["truncation_policy"] = policy
+        return env("turn_context", payload)
+
+    path = write(tmp_path, [
+        META, turn({"mode": "tokens", "limit": 10000}), turn({"mode": "tokens", "limit": 10000}),
+        turn({"mode": "bytes", "limit": 10000}, "gpt-5.2"), turn(None),
+        # unknown modes and odd limits are not a cap
+        turn({"mode": "lines", "limit": 5}), turn({"mode": "bytes", "limit": True}), turn({"mode": "bytes"}),
+        turn("tokens"),
+    ])
+    caps = [r for r in CodexCollector().collect(path) if isinstance(r, OutputCap)]
+    assert [(c.line, c.session, c.unit, c.limit) for c in caps] == [
+        (2, "sess-1", "tokens", 10000), (4, "sess-1", "bytes", 10000)]
+
+
+def test_corpus_truncation_policies(corpus):
+    def caps(rel):
+        return [(c.unit, c.limit) for c in CodexCollector().collect(corpus / "codex" / rel)
+                if isinstance(c, OutputCap)]
+
+    # 0.104 records Tokens(10_000) on every turn_context: one record; 0.58 records none
+    assert caps(PUSH) == [("tokens", 10000)]
+    assert caps(VIEW) == []
+    # the schema fixture's "[trimmed for fixture]" mode is no cap
+    assert caps("agent-sessions/stage0-codex-small.jsonl") == []

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..model import MAIN_AGENT, UNKNOWN_TOOL, ModelText, SessionEnd, Skipped, Usage
+from ..model import MAIN_AGENT, UNKNOWN_TOOL, ModelText, OutputCap, SessionEnd, Skipped, Usage
 from .base import Collector, Pairing, Record, collectors, dump_args, flatten, guarded, openai_parts, read_lines
 
 # RolloutItem types; newer builds add the last two, which hold no tool data
@@ -117,6 +117,7 @@ class _Session:
     seen: bool = False
     pairing: Pairing | None = None
     requests: _Requests = field(default_factory=_Requests)
+    cap: tuple[str, int] | None = None  # the last recorded truncation_policy
 
     def name(self, session_id: Any, agent: str = MAIN_AGENT) -> None:
         """Adopt the first session id (later session_meta lines come from resume or fork)."""
@@ -160,6 +161,14 @@ def _usage(state: _Session, info: dict, number: int, ts: Any) -> Iterator[Usage]
     yield Usage(state.source, number, CodexCollector.key, state.session, f"{state.session}#{index}", state.model,
                 uncached, write, read, output, agent=state.agent, ts=ts if isinstance(ts, str) else None,
                 request_index=index, reasoning=_count(last.get("reasoning_output_tokens")), global_id=True)
+
+
+def _cap(policy: Any) -> tuple[str, int] | None:
+    """(unit, limit) of a `truncation_policy` (serde: `{"mode": "bytes"|"tokens", "limit": N}`), or None."""
+    if not isinstance(policy, dict) or policy.get("mode") not in ("bytes", "tokens"):
+        return None
+    limit = policy.get("limit")
+    return (policy["mode"], limit) if type(limit) is int and limit >= 0 else None
 
 
 def _count(value: Any) -> int:
@@ -248,6 +257,10 @@ class CodexCollector(Collector):
             state.requests.boundary()
             if isinstance(payload.get("model"), str):
                 state.model = payload["model"]
+            cap = _cap(payload.get("truncation_policy"))
+            if cap is not None and cap != state.cap:
+                state.cap = cap
+                yield OutputCap(state.source, number, state.session, cap[0], cap[1], agent=state.agent)
         elif kind == "session_meta":
             state.name(payload.get("id"), _agent(payload.get("source")))
         elif kind == "compacted":
