@@ -6,6 +6,7 @@ decorators every command shares.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -14,15 +15,55 @@ import click
 from .. import __version__
 from ..collectors import discover
 from ..config import default_map, find_pyproject, toolaudit_table
-from ..errors import EXIT_ERROR, EXIT_USAGE, ToolauditError
+from ..errors import EXIT_ERROR, EXIT_USAGE, StrictError, ToolauditError, UsageError
 from ..reports import reporters
 from ..tokenizers import DEFAULT_ENGINE, DEFAULT_TOKENIZER, ENGINES, TOKENIZERS
 
 BY_CHOICES = ("tool", "session", "file", "collector", "agent", "model")
+WRITTEN = ("output", "records", "save")  # options naming a file the command writes
+
+
+def refuse_overwriting_inputs(ctx: click.Context) -> None:
+    """A UsageError when a file the command writes is one of its inputs, or a transcript an input folder holds.
+
+    Checked before anything is read: a report written over a transcript destroys it, and one
+    written into an input folder under a transcript's name would be read back as one.
+    """
+    inputs = []
+    for param in ctx.command.params:
+        if isinstance(param, click.Argument):
+            value = ctx.params.get(param.name)
+            inputs += [v for v in (value if isinstance(value, tuple) else (value,)) if isinstance(v, Path)]
+    if "paths" in ctx.params and not inputs:  # no PATH: the agents' default folders are the inputs
+        inputs = [p for p in discover.default_locations() if p.is_dir()]
+    for param in ctx.command.params:
+        value = ctx.params.get(param.name) if param.name in WRITTEN else None
+        if value in (None, "", "-"):
+            continue
+        out, flag = Path(value), param.opts[-1]
+        real = Path(os.path.realpath(out))
+        for source in inputs:
+            folder = Path(os.path.realpath(source))
+            if folder.is_dir():
+                if real.is_relative_to(folder) and real.name.endswith(discover.SUFFIXES):
+                    raise UsageError(f"{flag} {out} is inside the input folder {source} and would be read as a "
+                                     "transcript: write it elsewhere", slug="output-is-input")
+            elif real == folder or (out.exists() and os.path.samefile(out, source)):
+                raise UsageError(f"{flag} {out} is one of the inputs: write it elsewhere", slug="output-is-input")
+
+
+class Command(click.Command):
+    """A command that checks, before it reads anything, that it will not write over its inputs."""
+
+    def invoke(self, ctx: click.Context):
+        refuse_overwriting_inputs(ctx)
+        return super().invoke(ctx)
 
 
 class Cli(click.Group):
     """A group that turns every error into one `error: …` line and an exit code."""
+
+    command_class = Command  # every `@cli.command()` refuses to write over its inputs
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         argv = list(sys.argv[1:] if args is None else args)

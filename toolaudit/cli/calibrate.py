@@ -13,6 +13,7 @@ from ..collectors import discover
 from ..collectors.claude_code import ClaudeCodeCollector
 from ..errors import ToolauditError
 from ..model import SCHEMA_VERSION
+from ..reports.files import atomic_write
 from ..tokenizers import default_factor, get_tokenizer
 from . import cli, report_notes, resolve_paths
 
@@ -90,10 +91,7 @@ def calibrate(paths, save, fmt, quiet, debug):
     doc = calibration_doc(cal, __version__, datetime.now(timezone.utc).isoformat(timespec="seconds"),
                           SCHEMA_VERSION)
     if save is not None:
-        try:
-            save.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-        except OSError as exc:
-            raise ToolauditError(f"cannot write {save}: {exc.strerror or exc}", slug="write-failed") from None
+        atomic_write(save, json.dumps(doc, indent=2) + "\n")
         if not quiet:
             click.echo(f"saved {save}", err=True)
     click.echo(json.dumps(doc, indent=2) if fmt == "json" else "\n".join(_table(cal)))

@@ -10,6 +10,7 @@ import click
 
 from ..errors import EXIT_ERROR, EXIT_GATE, UsageError
 from ..reports import render_report, reporters
+from ..reports.files import atomic_write
 from ..tokenizers import ENGINES, TOKENIZERS
 from . import cli, gather, meta_for
 
@@ -109,7 +110,7 @@ def ci(ctx, paths, baseline, fail_on, update_baseline, source_format, tokenizer,
     current = _measure(paths, base, source_format, tokenizer or meta.get("tokenizer") or "o200k_base",
                        engine or meta.get("engine") or "toktok", calibration, strict, debug, quiet, jobs)
     if update_baseline:
-        baseline.write_text(json.dumps(current, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        atomic_write(baseline, json.dumps(current, indent=2, ensure_ascii=False) + "\n")
         totals = current.get("totals", {})
         click.echo(f"baseline updated on purpose: {baseline} ({len(current.get('tools', []))} tools, "
                    f"{totals.get('tokens', totals.get('tokens_after', 0)):,} tokens)", err=True)

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ..errors import ToolauditError
 from ..registry import Registry
+from .files import atomic_write
 
 
 class Reporter:
@@ -30,7 +30,7 @@ def _terminal(stream) -> bool:
 
 
 def render_report(result: Any, fmt: str, output: str = "-") -> None:
-    """Render `result` as `fmt` into `output` (`-`: stdout); a half-written file is removed."""
+    """Render `result` as `fmt` into `output` (`-`: stdout), whole or not at all (reports.files)."""
     reporter = reporters.get(fmt)()
     to_stdout = output in ("-", "", None)
     color = to_stdout and _terminal(sys.stdout) and "NO_COLOR" not in os.environ
@@ -39,19 +39,4 @@ def render_report(result: Any, fmt: str, output: str = "-") -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    path = Path(output)
-    try:
-        with open(path, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-    except OSError as exc:
-        _remove(path)
-        raise ToolauditError(f"cannot write {path}: {exc.strerror or exc}", slug="write-failed") from None
-    except BaseException:
-        _remove(path)
-        raise
-
-
-def _remove(path: Path) -> None:
-    """Remove a half-written report (never a folder the user named by mistake)."""
-    if path.is_file():
-        path.unlink()
+    atomic_write(Path(output), text)

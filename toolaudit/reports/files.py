@@ -1,0 +1,83 @@
+"""Every file toolaudit writes goes through here: a temporary file beside it, fsync, then one rename.
+
+A full disk, a kill or an error mid-write leaves the old file as it was, and two runs
+writing the same path leave one whole file (the last rename wins), never a mix.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import stat
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from ..errors import ToolauditError
+
+
+def _failed(path: Path, exc: OSError) -> ToolauditError:
+    return ToolauditError(f"cannot write {path}: {exc.strerror or exc}", slug="write-failed")
+
+
+def _special(path: Path) -> bool:
+    """An existing target that is not a regular file (/dev/stdout, a FIFO): it cannot be renamed over."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def atomic_path(path: Path | str) -> Iterator[Path]:
+    """Yield a fresh temporary path beside `path`; when the block ends well it is fsynced and renamed
+    onto `path` (whose mode it keeps); on any error it is removed and `path` is untouched.
+
+    An OSError becomes a one-line ToolauditError (`write-failed`).
+    """
+    path = Path(path)
+    target = Path(os.path.realpath(path))  # a symlink keeps pointing at the file it names
+    if _special(target):  # nothing to rename over: write in place, as `> /dev/stdout` would
+        try:
+            yield target
+        except OSError as exc:
+            raise _failed(path, exc) from None
+        return
+    temp = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
+    try:
+        os.close(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))  # the umask's mode, like open()
+        yield temp
+        _fsync(temp)
+        if target.is_file():
+            os.chmod(temp, stat.S_IMODE(os.stat(target).st_mode))
+        os.replace(temp, target)
+    except OSError as exc:
+        _unlink(temp)
+        raise _failed(path, exc) from None
+    except BaseException:
+        _unlink(temp)
+        raise
+
+
+def _unlink(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass
+
+
+def atomic_write(path: Path | str, data: str | bytes) -> None:
+    """Write `data` (text as UTF-8, newlines as given) to `path` whole or not at all."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    with atomic_path(path) as temp:
+        with open(temp, "wb") as fh:
+            fh.write(raw)
