@@ -1,0 +1,60 @@
+"""builtin:glob: file names matching a glob, listed by ripgrep, capped by `simulate`'s match and byte limit.
+
+Spec parameters: `builtin:glob?max_matches=100&max_bytes=10000` (the defaults).
+
+Canonical arguments (what `--translate shell-search` produces from `find -name/-path`,
+`rg --files -g`): {"pattern": str, "path": str = "."}. Recorded aliases: pattern = glob,
+file_pattern, name; path = dir, directory, file_path, absolute_path. Other arguments are
+ignored.
+
+The glob is ripgrep's `--glob`: without a `/` it matches a file's name at any depth
+(`*.py`), with one it matches the path below `path` (`src/**/*.py`). Runs
+`rg --files --null --glob PATTERN -- PATH`; the NUL-separated names become one path per
+line, relative to the workspace, sorted by path (not by modification time, as some agents'
+Glob tools do). ripgrep's defaults hold: .gitignore'd and hidden files are skipped,
+symlinks are never followed. No file: `No files found` (not an error).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from ...audit.policies import Chain
+from ..base import Outcome, Sandbox
+from ..sandbox import relative
+from .common import caps, required, target
+from .ripgrep import finish, run_rg
+
+NEEDS_RG = True
+SUMMARY = "file paths matching a glob, by ripgrep; at most max_matches paths and max_bytes bytes (100, 10000)"
+NO_FILES = "No files found"
+
+
+@dataclass(frozen=True)
+class Params:
+    """builtin:glob's spec parameters."""
+
+    max_matches: int | None = 100  # paths shown at most (None: no limit)
+    max_bytes: int | None = 10_000  # UTF-8 bytes of the whole response, notice included (None: no limit)
+
+    def __post_init__(self) -> None:
+        self.chain()
+
+    def chain(self) -> Chain:
+        """The caps, as `simulate --max-matches --max-bytes` builds them."""
+        return caps(max_matches=self.max_matches, max_bytes=self.max_bytes)
+
+
+def call(params: Params, args: Mapping[str, Any], workspace: Path, sandbox: Sandbox) -> Outcome:
+    """The paths under `path` matching `pattern`."""
+    pattern = required(args, ("pattern", "glob", "file_pattern", "name"))
+    path, _ = target(workspace, args, must_exist=True)
+    result = run_rg(sandbox, workspace, ["--files", "--null", "--glob", pattern], [relative(workspace, path)])
+    names = result.stdout.split(b"\0")
+    if result.capped:
+        names.pop()  # cut by the output cap (a complete name ends with NUL)
+    paths = [posixpath.normpath(name.decode("utf-8", "replace")) for name in names if name]
+    return finish(result, paths, len(paths), NO_FILES, params.chain(), sandbox)
