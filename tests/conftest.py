@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_logs"
 CORPUS = ROOT.parent / "shared" / "corpus"
+
+# One Hypothesis profile for the whole suite: no deadline and no too-slow health check (a busy
+# machine is not a bug), and in CI the same examples on every run, with no example database.
+_IN_CI = bool(os.environ.get("CI"))
+settings.register_profile("toolaudit", deadline=None, suppress_health_check=[HealthCheck.too_slow],
+                          derandomize=_IN_CI, **({"database": None} if _IN_CI else {}))
+settings.load_profile("toolaudit")
 
 
 @pytest.fixture
