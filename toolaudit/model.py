@@ -76,6 +76,9 @@ class SessionEnd:
     session: str
     requests: tuple[int, ...] = ()
     agent: str = MAIN_AGENT
+    # (call_id, requests) where the transcript shows exactly which requests carried an output
+    # (request logs: those whose messages held it); it overrides the segment rule for that call
+    carried: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +191,7 @@ class FileResult:
     skipped: tuple[Skipped, ...] = ()
     error: str | None = None  # unreadable, or no collector recognised it
     usage: tuple[Usage, ...] = ()
+    menus: tuple["MenuMeasurement", ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,6 +253,7 @@ class ScanResult:
     residency_known_calls: int = 0
     bill: object = None  # audit.billing.Bill: provider usage and dollars, when known
     undated: int = 0  # calls and requests left out by --since/--until for want of a timestamp
+    menu: object = None  # audit.summary.Menu: the tool definitions requests carried, when recorded
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,3 +285,23 @@ class ToolMenu:
     tools: tuple[tuple[str, str], ...]
     requests: int
     agent: str = MAIN_AGENT
+    # session ids unique across files (OpenHands conversation ids): a copy elsewhere counts once
+    global_id: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class MenuMeasurement:
+    """A ToolMenu measured: each definition's tokens, and how many requests carried the menu.
+
+    `key` names the menu (a digest of its definitions), so a copy of the same session's menu
+    in another file is recognised; `tools` holds (name, definition digest, tokens).
+    """
+
+    source: str
+    collector: str
+    session: str
+    agent: str
+    requests: int
+    key: str
+    tools: tuple[tuple[str, str, int], ...]
+    global_id: bool = False

@@ -206,6 +206,8 @@ def _fits(value: Any, hint: Any) -> bool:
         return any(_fits(value, a) for a in args)
     if hint is type(None):
         return value is None
+    if typing.get_origin(hint) is tuple and args[-1] is not Ellipsis:  # tuple[str, int]: fixed length
+        return isinstance(value, tuple) and len(value) == len(args) and all(map(_fits, value, args))
     if typing.get_origin(hint) is tuple:
         return isinstance(value, tuple) and all(_fits(v, args[0]) for v in value)
     if hint is int:

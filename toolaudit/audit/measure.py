@@ -57,13 +57,18 @@ def with_residency(rows: list[Measurement], ends: list[SessionEnd]) -> list[Meas
     """Fill each call's residency: how many model requests carried its output.
 
     The output is carried from its first request until its context's segment ends
-    (the session ends or is compacted).
+    (the session ends or is compacted), unless the session end says exactly how many
+    requests carried it (`SessionEnd.carried`, from request logs).
     """
     limits = {(end.session, end.agent): end.requests for end in ends}
+    exact = {(end.session, end.agent, call_id): n for end in ends for call_id, n in end.carried}
     out = []
     for row in rows:
         requests = limits.get((row.session, row.agent))
-        if row.request_index is not None and requests and row.segment < len(requests):
+        carried = exact.get((row.session, row.agent, row.call_id)) if exact else None
+        if carried is not None:
+            row = replace(row, residency=carried)
+        elif row.request_index is not None and requests and row.segment < len(requests):
             row = replace(row, residency=max(0, requests[row.segment] - row.request_index))
         out.append(row)
     return out
