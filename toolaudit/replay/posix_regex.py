@@ -3,7 +3,8 @@
 A translated `grep` call is answered by a ripgrep-based tool, so the pattern must mean there
 what it meant to grep: in a basic regex `\\|`, `\\(`, `\\{` are operators and `|`, `+`, `?`,
 `(`, `{` are literal characters; in a bracket expression a backslash is a literal; a leading
-`*` is a literal; `^`/`$` in the middle of a basic regex are literals. What ripgrep cannot
+`*` is a literal (in an extended regex a leading repetition is dropped, as GNU grep ignores
+it); `^`/`$` in the middle of a basic regex are literals. What ripgrep cannot
 express (backreferences, collating elements) raises ValueError with a short reason.
 """
 
@@ -38,14 +39,18 @@ def to_rust(pattern: str, basic: bool) -> str:
         if c == "[":
             text, i = _bracket(pattern, i)
             out.append(text)
-        elif start and (c == "*" or (not basic and c in "+?{")):
-            out.append("\\" + c)  # nothing to repeat: grep reads it as the character
+        elif start and not basic and (c in "*+?" or (c == "{" and _INTERVAL.match(pattern, i - 1))):
+            # nothing to repeat: GNU grep -E repeats the empty string, so the operator is dropped
+            m = _INTERVAL.match(pattern, i - 1)
+            i = m.end() if c == "{" and m else i
+            continue
+        elif start and c == "*":
+            out.append(r"\*")  # nothing to repeat: a basic regex reads it as the character
         elif basic and c in "|(){}?+":
             out.append("\\" + c)
         elif c == "^":
             out.append("^" if start or not basic else r"\^")
-            start = start and basic  # `^*` in a basic regex: the star is a literal
-            continue
+            continue  # `^*`: still nothing to repeat
         elif c == "$":
             at_end = i == n or not basic or pattern[i:i + 2] in ("\\)", "\\|")
             out.append("$" if at_end else r"\$")

@@ -2,17 +2,18 @@
 the equivalent call of a dedicated `grep` or `glob` tool. Nothing is ever run.
 
 Translated (after an optional `cd DIR &&` and before an optional `| head -N`):
-- `grep` (also `egrep`, `fgrep`) with -r -R -n -H -I -s -i -y -F -E -G, `-e PAT`, `--include GLOB`
-  and their long names -> tool "grep" `{pattern, path, include, ignore_case, fixed_strings,
-  max_count}`. The pattern is rewritten from grep's basic/extended syntax into ripgrep's
+- `grep` (also `egrep`, `fgrep`) with -r -R -n -H -I -s -i -y -F -E -G, `-e PAT`, `--include GLOB`,
+  `-m N` and their long names -> tool "grep" `{pattern, path, include, ignore_case, fixed_strings,
+  max_count}` (`max_count`: `-m`, matching lines per file, else None). The pattern is rewritten from grep's basic/extended syntax into ripgrep's
   (posix_regex). Without -r, grep searches the files it names (one path), or stdin (refused).
-- `rg` with -n -N -H -i -s -S -F, `-e PAT`, `-g GLOB`, --no-heading, --sort path -> "grep".
+- `rg` with -n -N -H -i -s -S -F, `-e PAT`, `-g GLOB`, `-m N`, --no-heading, --sort path -> "grep".
 - `find DIR [-type f] [-name P | -iname P | -path P] [-print]` -> tool "glob" `{pattern, path}`:
   `-name P` is `**/P`, `-iname` folds letters into `[pP]` classes, `-path` drops the DIR/ prefix
   (a lone `*` first or last component becomes `**`: find's `*` crosses `/`, a glob's does not).
   find also lists folders and glob lists files only: an approximation, accepted.
 - `ls -R [DIR]` -> "glob" `{pattern: "**/*", path}`.
-- `| head -N` (`-n N`, `--lines=N`, bare `head` = 10) -> `max_count` (grep) or `limit` (glob).
+- `| head -N` (`-n N`, `--lines=N`, bare `head` = 10) -> `head_limit: N`, at most N output lines,
+  as builtin:grep reads it (and Claude Code's Grep records it).
 - `2>/dev/null` is dropped: it only silences grep's complaints, which the new tool reports its own way.
 - `cd DIR &&` and the call's recorded working folder (`workdir`, `cwd`, `dir_path`, ...) are joined
   to a relative search path; absolute recorded paths are left for the workspace mapping.
@@ -85,6 +86,8 @@ def _command(call: ToolCall) -> tuple[str | list[str], str | None]:
     try:
         args: Any = json.loads(call.args)
     except ValueError:
+        if call.tool != "bash":  # other agents record JSON: this is redacted or cut short
+            raise _No("arguments not JSON") from None
         args = call.args  # mini-swe-agent records the bare command
     workdir = None
     if isinstance(args, dict):
@@ -172,7 +175,7 @@ def _split(script: str) -> tuple[list[str], list[str]]:
             i += len(end)
             continue
         else:
-            _plain(c, word)
+            _plain(c, word, script, i)
             word.append(c)
         buf.append(c)
         i += 1
@@ -218,7 +221,7 @@ def _expansion(script: str, i: int) -> str:
     return "variable expansion"
 
 
-def _plain(c: str, word: list[str]) -> None:
+def _plain(c: str, word: list[str], script: str, i: int) -> None:
     """Refuse an unquoted character the shell would expand (globs allowed in option words)."""
     if not word and c == "#":
         raise _No("comment")
@@ -228,7 +231,7 @@ def _plain(c: str, word: list[str]) -> None:
         return
     if c in "*?[":
         raise _No("unquoted glob")
-    if c == "{":
+    if c == "{" and re.match(r"\{[^\s}]*(,|\.\.)[^\s]*\}", script[i:]):  # `{a,b}`, `{1..3}`; not `{}`
         raise _No("brace expansion")
 
 
@@ -268,7 +271,7 @@ def _search(words: list[str], head: int | None, workdir: str | None) -> Translat
     tool, args = parse(name, words[1:])
     args["path"] = _join(workdir, args["path"])
     if head is not None:
-        args["max_count" if tool == "grep" else "limit"] = min(head, args.get("max_count") or head)
+        args["head_limit"] = head
     return Translated(tool, args)
 
 
@@ -284,6 +287,7 @@ class _Grep:
     ignore_case: bool | None = False  # None: rg --smart-case, decided by the pattern
     syntax: str = "basic"  # basic, extended, fixed, rust
     recursive: bool = False
+    max_count: int | None = None
 
     def call(self, default_path: str | None) -> tuple[str, dict]:
         """The canonical grep call; `default_path` is searched when no path is named (None: stdin)."""
@@ -304,7 +308,8 @@ class _Grep:
                 raise _No(f"unsupported regex: {exc}") from None
         return "grep", {
             "pattern": pattern, "path": paths[0] if paths else default_path, "include": self.include,
-            "ignore_case": bool(self.ignore_case), "fixed_strings": self.syntax == "fixed", "max_count": None,
+            "ignore_case": bool(self.ignore_case), "fixed_strings": self.syntax == "fixed",
+            "max_count": self.max_count,
         }
 
 
@@ -336,8 +341,9 @@ _RG_FLAGS: dict[str, Callable[[_Grep], None]] = {
     "--color": _same, "--colors": _same,
 }
 # options that take a value (`-e PAT`, `-ePAT`, `--regexp=PAT`, `--regexp PAT`)
-_GREP_VALUED = {"-e": "pattern", "--regexp": "pattern", "--include": "glob"}
-_RG_VALUED = {"-e": "pattern", "--regexp": "pattern", "-g": "glob", "--glob": "glob", "--sort": "sort"}
+_GREP_VALUED = {"-e": "pattern", "--regexp": "pattern", "--include": "glob", "-m": "count", "--max-count": "count"}
+_RG_VALUED = {"-e": "pattern", "--regexp": "pattern", "-g": "glob", "--glob": "glob", "--sort": "sort",
+              "-m": "count", "--max-count": "count"}
 _PRINTING = ("--color=", "--colour=", "--colors=")  # any value: printing only
 
 
@@ -392,6 +398,10 @@ def _value(g: _Grep, kind: str, value: str) -> None:
         g.patterns.append(value)
     elif kind == "sort" and value != "path":
         raise _No("unsupported rg flag --sort")
+    elif kind == "count":
+        if not value.isdigit() or int(value) == 0:
+            raise _No("unsupported max count")
+        g.max_count = int(value)
     elif kind == "glob":
         if value.startswith("!"):
             raise _No("negated glob")
