@@ -39,13 +39,16 @@ def test_sample_counts_each_result_once():
     # over the last request, 3 distinct ones: Grep 197 chars, Read 696 (text parts), Bash 530 (is_error)
     assert [(c.tool, len(c.output), c.is_error, c.request_index, c.line) for c in calls] == [
         ("Grep", 197, False, 1, 2), ("Read", 696, False, 2, 3), ("Bash", 530, True, 2, 3)]
-    assert all(c.status == PAIRED and c.session == "toolbelt-empty-config" for c in calls)
+    # metadata.user_id names the user, not the session: the session is the file's one conversation
+    assert all(c.status == PAIRED and c.session == "requests" for c in calls)
     assert all(c.model == "claude-sonnet-4-5-20250929" for c in calls)
     assert calls[0].output.startswith('src/toolbelt/config.py:19:    data = tomllib.loads(path.read_text())["toolbelt"]')
     assert calls[2].output.endswith("KeyError: 'toolbelt'\nExit code 1")
     assert calls[1].args == '{"file_path":"/srv/toolbelt/src/toolbelt/config.py"}'
-    # three logged requests; the appended response is not a request
-    assert ends == [SessionEnd(str(SAMPLE), "toolbelt-empty-config", (3,))]
+    # three logged requests; the appended response is not a request. The Grep result is in the
+    # messages of requests 2 and 3, the other two in request 3 only
+    assert ends == [SessionEnd(str(SAMPLE), "requests", (3,), carried=(
+        ("toolu_01GrepQk7vXc3Lp9", 2), (calls[1].call_id, 1), (calls[2].call_id, 1)))]
 
 
 def trace(body, response=None, url="https://api.anthropic.com/v1/messages?beta=true", at="2026-02-01T10:00:00Z"):
@@ -89,11 +92,12 @@ def test_claude_trace_pairs(tmp_path):
     assert calls[0].args == '{"file_path":"a.py"}' and calls[0].line == 4  # the result's line
     assert calls[2].args == '{"pattern": "TODO"}'  # the streamed JSON, as the model wrote it
     # count_tokens and other endpoints are not model requests
-    assert ends == [SessionEnd(str(path), "log-2026-02-01-10-00-00", (3,))]
+    assert ends == [SessionEnd(str(path), "log-2026-02-01-10-00-00", (3,), carried=(("t1", 2), ("t2", 1)))]
 
 
 def test_document_shapes_and_sessions(tmp_path):
-    body = {"model": "claude-haiku-4-5", "metadata": {"user_id": "user_abc_session_42"}, "messages": [
+    session = "0f3e1a2b-5c6d-4e7f-8a9b-0c1d2e3f4a5b"
+    body = {"model": "claude-haiku-4-5", "metadata": {"user_id": f"user_9f2c_account_1b2c_session_{session}"}, "messages": [
         {"role": "user", "content": "x"},
         {"role": "assistant", "content": [use("t1", "Glob", pattern="*.py")]},
         {"role": "user", "content": [result("t1", "a.py", is_error=False)]},
@@ -102,14 +106,16 @@ def test_document_shapes_and_sessions(tmp_path):
     cls, doc = detect(one)
     assert cls is AnthropicMessagesCollector and doc == body
     calls, skipped, ends = records(one)
-    assert [(c.tool, c.output, c.session, c.request_index) for c in calls] == [("Glob", "a.py", "user_abc_session_42", 0)]
-    assert ends == [SessionEnd(str(one), "user_abc_session_42", (1,))]
+    # Claude Code's user_id ends with the session id: that names the session
+    assert [(c.tool, c.output, c.session, c.request_index) for c in calls] == [("Glob", "a.py", session, 0)]
+    assert ends == [SessionEnd(str(one), session, (1,), carried=(("t1", 1),))]
 
     plain = {k: v for k, v in body.items() if k != "metadata"}
     many = write(tmp_path, json.dumps([plain, {**plain, "session": "other"}]), "requests.json")
     calls, _, ends = records(many)
     assert [(c.session, c.status) for c in calls] == [("requests", PAIRED)]  # one result, counted once per file
-    assert ends == [SessionEnd(str(many), "requests", (1,)), SessionEnd(str(many), "other", (1,))]
+    # the second request names another session: the same result in it is not read again, but it carried it
+    assert ends == [SessionEnd(str(many), "requests", (1,), carried=(("t1", 2),)), SessionEnd(str(many), "other", (1,))]
 
 
 def test_orphans_and_bare_responses(tmp_path):
@@ -119,7 +125,7 @@ def test_orphans_and_bare_responses(tmp_path):
     path = write(tmp_path, jsonl(req, resp))
     calls, skipped, ends = records(path)
     assert [(c.tool, c.status, c.output) for c in calls] == [("unknown", ORPHAN, "lost output"), ("Write", UNPAIRED, "")]
-    assert ends == [SessionEnd(str(path), "log", (1,))]
+    assert ends == [SessionEnd(str(path), "log", (1,), carried=(("gone", 1),))]
 
 
 def test_sniffing_is_exclusive_with_openai_chat():
@@ -165,7 +171,8 @@ def test_wrong_types_are_skipped_once(tmp_path):
         (3, "not an Anthropic request body, response or trace pair"),
         (4, "expected a JSON object, got list"),
     ]
-    assert ends == [SessionEnd(str(path), "log", (3,))]
+    # line 5 extends no earlier request: a conversation of its own
+    assert ends == [SessionEnd(str(path), "log", (2,)), SessionEnd(str(path), "log#2", (1,))]
 
 
 def test_odd_value_types_lose_one_block_not_the_file(tmp_path):
