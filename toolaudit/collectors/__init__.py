@@ -13,6 +13,7 @@ BUILTIN = (
     "gemini_cli",
     "swe_agent",
     "mini_swe_agent",
+    "openhands_v1",  # before openhands: its events hold `action` and `observation` keys too
     "openhands",
     "openai_responses",
     "hermes",

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from ..errors import UsageError
-from . import base
+from . import base, openhands_v1
 from .base import Collector, collectors, load_document, loads
 
 # Directory walks look at these; a file named explicitly is always tried.
@@ -24,6 +24,7 @@ def default_locations() -> list[Path]:
     codex_home = os.environ.get("CODEX_HOME")
     places.append(Path(codex_home) / "sessions" if codex_home else home / ".codex" / "sessions")
     places.append(home / ".gemini" / "tmp")
+    places.append(home / ".openhands" / "conversations")  # OpenHands CLI (V1)
     return places
 
 
@@ -47,7 +48,7 @@ def iter_files(paths: list[Path], problems: list[str] | None = None) -> Iterator
                 found.extend(Path(root) / name for name in files if name.endswith(SUFFIXES))
             # a subagent's own file before its parent's, so its records win over the copies
             # the parent carries in progress lines (the scan keeps the first copy of a call)
-            for file in sorted(found, key=_order):
+            for file in sorted(_one_per_conversation(found), key=_order):
                 if file.is_file():  # a FIFO or socket named *.jsonl would block the read
                     yield file
                 elif problems is not None:
@@ -56,6 +57,21 @@ def iter_files(paths: list[Path], problems: list[str] | None = None) -> Iterator
             yield path
         elif problems is not None:
             problems.append(f"{path}: not a regular file, passed over")
+
+
+def _one_per_conversation(found: list[Path]) -> list[Path]:
+    """OpenHands V1 keeps a conversation as one file per event: its first event file stands for
+    the folder (the collector reads the others), and the folder's state files are no transcripts."""
+    firsts: dict[Path, Path] = {}
+    rest = []
+    for file in found:
+        if openhands_v1.event_file(file):
+            known = firsts.get(file.parent)
+            firsts[file.parent] = file if known is None else min(known, file, key=openhands_v1.event_order)
+        else:
+            rest.append(file)
+    state = {events.parent / name for events in firsts for name in openhands_v1.STATE_FILES}
+    return [file for file in rest if file not in state] + list(firsts.values())
 
 
 def _order(path: Path) -> tuple:
@@ -102,6 +118,8 @@ def detect(path: Path, forced: str | None = None) -> tuple[type[Collector] | Non
     document's top-level shape (formats.md §0). Returns (None, None) when nothing fits.
     A collector may read both shapes (a JSON list of runs, or one run per line).
     """
+    if forced is None and openhands_v1.event_file(path):
+        return collectors.get(openhands_v1.KEY), None  # it stands for its conversation folder
     first, more = _first_line(path)
     try:
         obj = loads(first) if first else None

@@ -1,0 +1,456 @@
+"""OpenHands V1 events: the software-agent-sdk and the current OpenHands CLI (formats.md §6, V1).
+
+Layouts read (one conversation = one session):
+- a conversation folder, `~/.openhands/conversations/<id>/events/event-<index>-<event id>.json`,
+  one event per file: discovery hands over the folder's first event file, which stands for the
+  folder; the events are read one file at a time in index order, the session is named after
+  the conversation folder, and every record but the problems names that folder as its source
+  (`line` = the event's 1-based position; a problem names its own event file);
+- the same events aggregated: a JSON list, an agent-server page `{"items": [...]}` or
+  `{"events": [...]}`, or JSON lines; the session is named after the file.
+
+Events are tagged by `kind` [src openhands-sdk/openhands/sdk/event/]. Calls are `ActionEvent`s
+(`tool_name`, `tool_call_id`, `tool_call.arguments` as the model wrote them, else `action`);
+results are the events that answer a `tool_call_id`: `ObservationEvent`, `AgentErrorEvent`,
+`UserRejectObservation`. Measured is what each result's `to_llm_message` sends:
+- ObservationEvent: `observation.to_llm_content` + `extended_content`. By default the content
+  parts after `[An error occurred during execution.]\\n` when `is_error`. Terminal observations
+  (`TerminalObservation`, earlier `ExecuteBashObservation`) send one text: metadata `prefix` +
+  output + `suffix` (`[The command completed with exit code N.]`), then
+  `[Current working directory: …]`, `[Python interpreter: …]` and `[Command finished with exit
+  code N]` lines, cut at 30,000 chars by `maybe_truncate` (its `<response clipped>` notice,
+  naming the saved file when `full_output_save_dir` is set) [src openhands-tools/…/terminal/
+  definition.py, openhands-sdk/…/utils/truncate.py]. Observations older than Nov 2025 kept the
+  text in `output`: read as the content. Other observation kinds with their own rendering
+  (browser screenshots, task info) are measured by the default rule;
+- AgentErrorEvent: its `error`; UserRejectObservation: `Action rejected: <reason>`.
+Errors: AgentErrorEvent, UserRejectObservation, `observation.is_error`, and a terminal exit code
+other than 0 and -1 (-1: still running after the soft timeout).
+
+Requests: one per distinct `llm_response_id` of the agent's ActionEvents and MessageEvents
+(parallel calls share one). A `Condensation` forgets the events it names: an output forgotten
+by the k-th condensation is carried until it (its `segment` is k), the others to the end.
+Usage is not in the events: a conversation folder's `base_state.json` holds it per request
+(`stats.usage_to_metrics.<llm>.token_usages[]`: `response_id`, `prompt_tokens` including cache
+reads and writes, `cache_read_tokens`, `cache_write_tokens`, `completion_tokens`,
+`reasoning_tokens`), read once per response id, condenser requests included.
+Menus: each `SystemPromptEvent.tools` is one ToolMenu per distinct menu, counting the requests
+made under it. The SDK stores a tool's name (`title`) and description but not its parameter
+schema (since Dec 2025; earlier events held the OpenAI `{"type": "function", "function": …}`
+definition, MCP tools keep `mcp_tool.inputSchema`): the menu holds what is stored.
+Not read: the event tree's abandoned branches (`parent_id`): every event counts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import replace
+from pathlib import Path, PurePosixPath
+from typing import Any, Iterator
+
+from ..model import ModelText, SessionEnd, Skipped, ToolMenu, Usage
+from .base import (Collector, Pairing, Record, collectors, dump_args, each_line, guarded, load_document, loads,
+                   openai_parts, read_document)
+
+KEY = "openhands-v1"
+EVENTS_DIR = "events"
+BASE_STATE = "base_state.json"
+# a conversation folder's own state (read for usage, or the task tracker's): no transcripts
+STATE_FILES = (BASE_STATE, "TASKS.json")
+# the SDK writes event-{index:05d}-{event id}.json (persistence_const.EVENT_NAME_RE)
+EVENT_NAME = re.compile(r"^event-(\d{5,})-([0-9A-Za-z\-]{8,})\.json$")
+# every event class the SDK persists or streams: enough to know the format by one event
+KINDS = frozenset({
+    "SystemPromptEvent", "MessageEvent", "ActionEvent", "ObservationEvent", "AgentErrorEvent",
+    "UserRejectObservation", "Condensation", "CondensationRequest", "CondensationSummaryEvent",
+    "ConversationStateUpdateEvent", "ConversationErrorEvent", "PauseEvent", "InterruptEvent",
+    "HookExecutionEvent", "LLMCompletionLogEvent", "TokenEvent", "StreamingDeltaEvent", "ACPToolCallEvent",
+})
+RESULTS = frozenset({"ObservationEvent", "AgentErrorEvent", "UserRejectObservation"})
+TERMINAL = frozenset({"TerminalObservation", "ExecuteBashObservation"})
+
+ERROR_HEADER = "[An error occurred during execution.]\n"  # Observation.ERROR_MESSAGE_HEADER
+OLD_ERROR = "[There was an error during command execution.]\n"  # ExecuteBashObservation, before Nov 2025
+MAX_CMD_OUTPUT_SIZE = 30000
+NOTICE = ("<response clipped><NOTE>Due to the max output limit, only part of the full "
+          "response has been shown to you.</NOTE>")
+NOTICE_SAVED = ("<response clipped><NOTE>Due to the max output limit, only part of the full "
+                "response has been shown to you. The complete output has been saved to "
+                "{file_path} - you can use other tools to view the full content (truncated "
+                "part starts around line {line_num}).</NOTE>")
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _int(value: Any, default: int) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+def is_event(obj: Any) -> bool:
+    """A V1 event: a dict whose `kind` names an SDK event class, with an id or a source."""
+    return isinstance(obj, dict) and obj.get("kind") in KINDS and ("id" in obj or "source" in obj)
+
+
+def event_file(path: Path) -> bool:
+    """One file of a conversation's per-event layout: `events/event-<index>-<id>.json`."""
+    return path.parent.name == EVENTS_DIR and EVENT_NAME.match(path.name) is not None
+
+
+def event_order(path: Path) -> tuple[int, str]:
+    """Where an event file stands in its conversation: its index, then its name."""
+    match = EVENT_NAME.match(path.name)
+    return (int(match.group(1)) if match else -1, path.name)
+
+
+def event_files(folder: Path) -> list[Path]:
+    """The event files of an `events/` folder, in index order (names only: nothing is read)."""
+    return sorted((child for child in folder.iterdir() if EVENT_NAME.match(child.name)), key=event_order)
+
+
+def _listed(doc: Any) -> list | None:
+    """The event list of an aggregated document, or None when it is not one."""
+    if isinstance(doc, dict) and not is_event(doc):
+        doc = next((doc[k] for k in ("items", "events") if isinstance(doc.get(k), list)), None)
+    if isinstance(doc, list) and doc and is_event(doc[0]):
+        return doc
+    return None
+
+
+# ------------------------------------------------------------------ what the model saw
+
+def clip(content: str, limit: int, save_dir: str | None = None, prefix: str = "output") -> str:
+    """The SDK's maybe_truncate: the middle cut out for its notice (naming the saved file, when saved)."""
+    if len(content) <= limit:
+        return content
+    if len(NOTICE) >= limit:
+        return NOTICE[:limit]
+    available = limit - len(NOTICE)
+    head = available // 2 + available % 2
+    notice = NOTICE
+    if save_dir:
+        digest = hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        saved = str(PurePosixPath(save_dir) / f"{prefix}_output_{digest}.txt")
+        notice = NOTICE_SAVED.format(file_path=saved, line_num=len(content[:head].splitlines()) + 1)
+    if len(notice) >= limit:
+        return notice[:limit]
+    remaining = limit - len(notice)
+    head = min(head, remaining)
+    tail = remaining - head
+    return content[:head] + notice + (content[-tail:] if tail > 0 else "")
+
+
+def _parts(content: Any) -> list:
+    """Content parts as the LLM gets them: an ImageContent's URLs become one image part each."""
+    if isinstance(content, str):
+        return [content]
+    out = []
+    for part in _list(content):
+        if isinstance(part, dict) and part.get("type") == "image" and isinstance(part.get("image_urls"), list):
+            out.extend({"type": "image_url", "image_url": {"url": url}} for url in part["image_urls"])
+        else:
+            out.append(part)
+    return out
+
+
+def _text(content: Any) -> str:
+    """Observation.text: the text parts joined with nothing."""
+    if isinstance(content, str):
+        return content
+    return "".join(p["text"] for p in _list(content) if isinstance(p, dict) and isinstance(p.get("text"), str))
+
+
+def exit_code(obs: dict) -> int:
+    """The terminal exit code the SDK renders (metadata), else the observation's; -1 when unknown."""
+    meta = _dict(obs.get("metadata"))
+    return _int(meta.get("exit_code"), _int(obs.get("exit_code"), -1))
+
+
+def _terminal(obs: dict, body: Any) -> list:
+    """TerminalObservation.to_llm_content: one text with the metadata lines, cut at 30,000 chars."""
+    meta = _dict(obs.get("metadata"))
+    text = f"{meta.get('prefix') or ''}{_text(body)}{meta.get('suffix') or ''}"
+    if _str(meta.get("working_dir")):
+        text += f"\n[Current working directory: {meta['working_dir']}]"
+    if _str(meta.get("py_interpreter_path")):
+        text += f"\n[Python interpreter: {meta['py_interpreter_path']}]"
+    code = _int(meta.get("exit_code"), -1)
+    if code != -1:
+        text += f"\n[Command finished with exit code {code}]"
+    if obs.get("error") is True:  # the pre-Nov 2025 flag, inside the one text
+        text = OLD_ERROR + text
+    return [clip(text, MAX_CMD_OUTPUT_SIZE, _str(obs.get("full_output_save_dir")), "terminal")]
+
+
+def observation_seen(event: dict) -> tuple[list, bool]:
+    """(content parts the model got, is_error) for an ObservationEvent."""
+    obs = _dict(event.get("observation"))
+    body = obs["content"] if "content" in obs else obs.get("output")  # `output`: before Nov 2025
+    header = [ERROR_HEADER] if obs.get("is_error") is True else []
+    kind = obs.get("kind")
+    parts = header + (_terminal(obs, body) if kind in TERMINAL else _parts(body)) + _parts(event.get("extended_content"))
+    code = exit_code(obs) if kind in TERMINAL else -1
+    return parts, bool(header) or obs.get("error") is True or code not in (0, -1)
+
+
+def result_seen(event: dict) -> tuple[Any, bool]:
+    """(what the model got, is_error) for any event answering a tool call."""
+    kind = event["kind"]
+    if kind == "AgentErrorEvent":
+        return [event["error"]] if isinstance(event.get("error"), str) else [], True
+    if kind == "UserRejectObservation":
+        reason = event.get("rejection_reason", "User rejected the action")
+        return [f"Action rejected: {reason}"], True
+    return observation_seen(event)
+
+
+# ------------------------------------------------------------------ the tool menu
+
+def tool_entry(tool: Any) -> tuple[str, str] | None:
+    """(name, compact JSON definition) of one stored tool: the current ToolDefinition dump
+    (`title`, `description`, MCP `mcp_tool.inputSchema`) or the older OpenAI function shape."""
+    tool = _dict(tool)
+    function = _dict(tool.get("function"))
+    if _str(function.get("name")):
+        name, description, schema = function["name"], function.get("description"), function.get("parameters")
+    else:
+        mcp = _dict(tool.get("mcp_tool"))
+        name = _str(tool.get("title")) or _str(tool.get("name")) or _str(mcp.get("name"))
+        if name is None:
+            return None
+        description = tool.get("description", mcp.get("description"))
+        schema = tool.get("parameters", mcp.get("inputSchema"))
+    definition = {"name": name, "description": description}
+    if schema is not None:
+        definition["parameters"] = schema
+    return name, dump_args({k: v for k, v in definition.items() if v is not None})
+
+
+# ------------------------------------------------------------------ one conversation
+
+class Condensations:
+    """What the conversation's `Condensation` events forget, known before its calls are read:
+    event id -> the 0-based number of the condensation that forgets it, and how many there are."""
+
+    def __init__(self) -> None:
+        self.forgets: dict[str, int] = {}
+        self.count = 0
+
+    def add(self, event: Any) -> None:
+        """Note one event (only a Condensation matters)."""
+        if isinstance(event, dict) and event.get("kind") == "Condensation":
+            for ident in _list(event.get("forgotten_event_ids")):
+                if isinstance(ident, str):
+                    self.forgets.setdefault(ident, self.count)
+            self.count += 1
+
+
+class _Session:
+    """One conversation's pairing, requests, segments and menus, fed event by event."""
+
+    def __init__(self, source: str, session: str, condensations: Condensations, model: str | None = None):
+        self.source, self.session, self.model = source, session, model
+        self.pairing = Pairing(source, KEY, session)
+        self.condensations = condensations
+        self.responses: dict[str, int] = {}  # llm_response_id -> request index
+        self.requests = 0
+        self.condensed: list[int] = []  # requests made when each condensation happened
+        self.menu: tuple[tuple[str, str], ...] | None = None
+        self.menus: dict[tuple[tuple[str, str], ...], int] = {}
+
+    def feed(self, event: Any, line: int) -> Iterator[Record]:
+        """The records one event completes."""
+        if not isinstance(event, dict):
+            yield Skipped(self.source, line, "not an event object")
+            return
+        kind = event.get("kind")
+        if kind not in KINDS:
+            yield Skipped(self.source, line, "not an OpenHands V1 event (no known `kind`)")
+        elif kind == "SystemPromptEvent":
+            entries = [tool_entry(t) for t in _list(event.get("tools"))]
+            self.menu = tuple(e for e in entries if e is not None)
+            self.menus.setdefault(self.menu, 0)
+        elif kind == "Condensation":
+            self.condensed.append(self.requests)
+        elif kind == "ActionEvent":
+            self._request(event)
+            yield from self._said(event.get("thought"), event.get("reasoning_content"), line)
+            self._call(event, line)
+        elif kind == "MessageEvent" and event.get("source") == "agent":
+            self._request(event)
+            yield from self._said(_dict(event.get("llm_message")).get("content"), None, line)
+        elif kind in RESULTS:
+            yield self._result(event, line)
+
+    def _request(self, event: dict) -> None:
+        """Count the model request that wrote `event`, once per response id."""
+        rid = _str(event.get("llm_response_id"))
+        if rid is not None:
+            if rid in self.responses:
+                return
+            self.responses[rid] = self.requests
+        if self.menu is not None:
+            self.menus[self.menu] += 1
+        self.requests += 1
+
+    def _said(self, content: Any, reasoning: Any, line: int) -> Iterator[Record]:
+        texts = _texts(content) + ([reasoning] if isinstance(reasoning, str) else [])
+        said = "\n".join(t for t in texts if t.strip())
+        if said:
+            yield ModelText(self.source, line, self.session, said)
+
+    def _call(self, event: dict, line: int) -> None:
+        call = _dict(event.get("tool_call"))
+        call_id = _str(event.get("tool_call_id")) or _str(call.get("id"))
+        tool = _str(event.get("tool_name")) or _str(call.get("name")) or "unknown"
+        written = call.get("arguments")
+        if not isinstance(written, str):  # no tool_call kept: the parsed action, less its class tag
+            written = {k: v for k, v in _dict(event.get("action")).items() if k != "kind"}
+        self.pairing.call(call_id or f"#{self.pairing.calls + 1}", tool, written, line,
+                          ts=_str(event.get("timestamp")), model=self.model)
+
+    def _result(self, event: dict, line: int) -> Record:
+        seen, is_error = result_seen(event)
+        ident = event.get("id")
+        segment = self.condensations.forgets.get(ident, self.condensations.count) if isinstance(ident, str) \
+            else self.condensations.count
+        return self.pairing.result(
+            _str(event.get("tool_call_id")) or "", seen, line, is_error=is_error, request_index=self.requests,
+            segment=segment, ts=_str(event.get("timestamp")), model=self.model)
+
+    def end(self) -> Iterator[Record]:
+        """Calls never answered, the request count at each condensation and at the end, the menus."""
+        yield from self.pairing.unpaired()
+        count = self.condensations.count
+        ends = (self.condensed + [self.requests] * count)[:count] + [self.requests]
+        yield SessionEnd(self.source, self.session, tuple(ends))
+        for menu, requests in self.menus.items():
+            yield ToolMenu(self.source, self.session, menu, requests)
+
+
+def _texts(content: Any) -> list[str]:
+    """The text parts of a message content (a string, or TextContent parts)."""
+    if isinstance(content, str):
+        return [content]
+    return [p["text"] for p in _list(content) if isinstance(p, dict) and isinstance(p.get("text"), str)]
+
+
+def _maybe_condensation(raw: bytes) -> Any:
+    """The parsed event when its bytes may hold a Condensation, else None (most are not parsed)."""
+    if b"Condensation" not in raw:
+        return None
+    try:
+        return loads(raw)
+    except ValueError:
+        return None
+
+
+def _usage(state: Any, source: str, session: str, responses: dict[str, int]) -> Iterator[Usage]:
+    """Usage per request from base_state.json's stats, once per response id."""
+    seen: set[str] = set()
+    for metrics in _dict(_dict(_dict(state).get("stats")).get("usage_to_metrics")).values():
+        for usage in _list(_dict(metrics).get("token_usages")):
+            usage = _dict(usage)
+            rid = _str(usage.get("response_id"))
+            if rid is None or rid in seen:
+                continue
+            seen.add(rid)
+            parts = openai_parts({"prompt_tokens": usage.get("prompt_tokens"),
+                                  "cached_input_tokens": usage.get("cache_read_tokens"),
+                                  "cache_creation_input_tokens": usage.get("cache_write_tokens"),
+                                  "completion_tokens": usage.get("completion_tokens")})
+            reasoning = usage.get("reasoning_tokens")
+            yield Usage(source, 0, KEY, session, rid, _str(usage.get("model")), *parts,
+                        request_index=responses.get(rid), global_id=True,
+                        reasoning=reasoning if isinstance(reasoning, int) and not isinstance(reasoning, bool)
+                        and reasoning > 0 else 0)
+
+
+@collectors.register
+class OpenHandsV1Collector(Collector):
+    """OpenHands V1 (software-agent-sdk) events: a conversation folder, or an aggregated event list."""
+
+    key = KEY
+    description = "OpenHands V1 / software-agent-sdk events (conversation folder, JSON list, JSONL)"
+    jsonl = True
+    document = True
+
+    @classmethod
+    def sniff_line(cls, first: Any) -> bool:
+        """One event per line (or a per-event file's one event)."""
+        return is_event(first)
+
+    @classmethod
+    def sniff_doc(cls, doc: Any) -> bool:
+        """A list of events, an `{"items": [...]}` page, or one (pretty-printed) event."""
+        return is_event(doc) or _listed(doc) is not None
+
+    def collect(self, path: Path, doc: Any = None) -> Iterator[Record]:
+        """Records of the conversation folder `path` stands for, else of the file's events."""
+        if event_file(path):
+            yield from self._folder(path.parent)
+            return
+        source = str(path)
+        if doc is not None:
+            events = _listed(doc) or (doc if isinstance(doc, list) else [doc])
+            condensations = Condensations()
+            for event in events:
+                condensations.add(event)
+            state = _Session(source, path.stem, condensations)
+            for position, event in enumerate(events, 1):
+                yield from guarded(state.feed(event, position), source, position)
+            yield from state.end()
+            return
+        condensations = Condensations()
+        with open(path, "rb") as fh:
+            for raw in fh:
+                condensations.add(_maybe_condensation(raw))
+        state = _Session(source, path.stem, condensations)
+        if not (yield from each_line(path, state.feed)):
+            yield from state.end()
+
+    def _folder(self, events: Path) -> Iterator[Record]:
+        """A conversation folder: its event files one at a time, its base_state.json for usage and model."""
+        conversation = events.parent
+        source = str(conversation)
+        files = event_files(events)
+        condensations = Condensations()
+        for file in files:
+            try:
+                condensations.add(_maybe_condensation(file.read_bytes()))
+            except OSError:
+                pass  # reported when the event is read
+        state_doc = self._state(conversation / BASE_STATE)
+        model = _str(_dict(_dict(_dict(state_doc).get("agent")).get("llm")).get("model"))
+        state = _Session(source, conversation.name, condensations, model)
+        for position, file in enumerate(files, 1):
+            try:
+                event = read_document(file, None)
+            except OSError as exc:
+                event = Skipped(str(file), 0, f"cannot read: {exc.strerror or exc}")
+            if isinstance(event, Skipped):
+                yield event
+                continue
+            for record in guarded(state.feed(event, position), str(file), 1):
+                # a problem names the event's own file; the calls name the conversation
+                yield replace(record, source=str(file), line=1) if isinstance(record, Skipped) else record
+        yield from state.end()
+        yield from _usage(state_doc, source, conversation.name, state.responses)
+
+    @staticmethod
+    def _state(path: Path) -> Any:
+        """base_state.json parsed, or None when it is missing or unreadable (usage is then unknown)."""
+        try:
+            return load_document(path) if path.is_file() else None
+        except (OSError, ValueError):
+            return None
