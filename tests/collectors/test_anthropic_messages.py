@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from click.testing import CliRunner
+
 from conftest import SAMPLES
-from helpers import (SHAPE, check_deep_document, check_deep_line, check_empty, check_junk, check_odd_values, check_trip,
-                     check_truncated_line, corpus_path, jsonl, kinds, records_of, split, write)
+from helpers import (SHAPE, check_deep_document, check_deep_line, check_empty, check_junk, check_odd_values,
+                     check_record_types, check_trip, check_truncated_line, corpus_path, jsonl, kinds, records_of,
+                     split, write)
 from toolaudit.collectors.anthropic_messages import AnthropicMessagesCollector, is_anthropic_body
 from toolaudit.collectors.discover import detect
-from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, SessionEnd, Skipped, ToolCall
+from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, SessionEnd, Skipped, ToolCall, ToolMenu, Usage
 
 SAMPLE = SAMPLES / "anthropic-messages" / "requests.jsonl"
 MINE = {"openai-chat", "anthropic-messages", "toolaudit-jsonl"}
@@ -245,3 +248,184 @@ def test_truncated_empty_junk_surrogates(tmp_path):
 
     junk = check_junk(tmp_path, AnthropicMessagesCollector, b"\x00\xff\xfe{\x89PNG\r\n\x1a\n")
     assert len(kinds(junk, Skipped)) == 2
+
+
+# ------------------------------------------------------------------ residency, usage and menus of a claude-trace log
+
+USER = "user_6f1d0c9a4b3e2d1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f"  # Claude Code 1.0.x: the user, not the session
+READ = {"name": "Read", "description": "Reads a file from the local filesystem.",
+        "input_schema": {"type": "object", "properties": {"file_path": {"type": "string"}}, "required": ["file_path"]}}
+BASH = {"name": "Bash", "description": "Executes a bash command.", "cache_control": {"type": "ephemeral"},
+        "input_schema": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}}
+MCP = {"name": "mcp__tasks__list_tasks", "description": "List the board's tasks.",
+       "input_schema": {"type": "object", "properties": {}}}
+
+
+def cached(msg):
+    """The message as Claude Code sends it when it is the last one: a cache_control mark on its last block."""
+    content = msg["content"] if isinstance(msg["content"], list) else [{"type": "text", "text": msg["content"]}]
+    return {**msg, "content": content[:-1] + [{**content[-1], "cache_control": {"type": "ephemeral"}}]}
+
+
+def main_body(messages, tools=(READ, BASH)):
+    return {"model": "claude-sonnet-4-5-20250929", "max_tokens": 32000, "stream": True,
+            "system": [{"type": "text", "text": "You are Claude Code.", "cache_control": {"type": "ephemeral"}}],
+            "tools": list(tools), "metadata": {"user_id": USER},
+            "messages": messages[:-1] + [cached(messages[-1])]}
+
+
+def side_body(text):
+    return {"model": "claude-3-5-haiku-20241022", "max_tokens": 512, "messages": [{"role": "user", "content": text}],
+            "system": [{"type": "text", "text": "Summarize this coding conversation in under 50 characters."}],
+            "metadata": {"user_id": USER}}
+
+
+def streamed(msg_id, uses, start_usage, output_tokens):
+    events = [{"type": "message_start", "message": {
+        "id": msg_id, "type": "message", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
+        "content": [], "stop_reason": None, "usage": {**start_usage, "output_tokens": 1}}}]
+    for i, block in enumerate(uses):
+        events += [{"type": "content_block_start", "index": i, "content_block": {**block, "input": {}}},
+                   {"type": "content_block_delta", "index": i,
+                    "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}},
+                   {"type": "content_block_stop", "index": i}]
+    events += [{"type": "message_delta", "delta": {"stop_reason": "tool_use" if uses else "end_turn"},
+                "usage": {"output_tokens": output_tokens}}, {"type": "message_stop"}]
+    return {"timestamp": 2.0, "status_code": 200, "headers": {"content-type": "text/event-stream"},
+            "body_raw": sse(*events)}
+
+
+def answered(msg_id, model, usage):
+    return {"timestamp": 2.0, "status_code": 200, "headers": {}, "body": {
+        "id": msg_id, "type": "message", "role": "assistant", "model": model,
+        "content": [{"type": "text", "text": "Fix empty config crash"}], "stop_reason": "end_turn", "usage": usage}}
+
+
+def claude_trace_log(tmp_path):
+    """A Claude Code session through claude-trace --include-all-requests: a quota check, three main
+    requests (the third after an MCP server added a tool), a title call between them, a 529 that
+    was retried, then /clear and a second conversation of two requests."""
+    u0 = {"role": "user", "content": [{"type": "text", "text": "<system-reminder>CLAUDE.md says: run make test</system-reminder>"},
+                                      {"type": "text", "text": "why does sync crash on an empty config?"}]}
+    a1 = {"role": "assistant", "content": [use("toolu_01Read", "Read", file_path="/srv/app/config.py")]}
+    u1 = {"role": "user", "content": [result("toolu_01Read", "     1\timport tomllib\n     2\tdata = tomllib.loads(text)['app']\n")]}
+    a2 = {"role": "assistant", "content": [{"type": "text", "text": "Let me run the tests."},
+                                           use("toolu_02Bash", "Bash", command="make test")]}
+    u2 = {"role": "user", "content": [result("toolu_02Bash", "FAILED tests/test_sync.py::test_empty - KeyError: 'app'\n1 failed, 41 passed",
+                                             is_error=True)]}
+    v0 = {"role": "user", "content": "now list the open tasks"}
+    b1 = {"role": "assistant", "content": [use("toolu_03Tasks", "mcp__tasks__list_tasks")]}
+    v1 = {"role": "user", "content": [result("toolu_03Tasks", [{"type": "text", "text": "#12 empty config crash\n#14 docs"}])]}
+    cache = {"input_tokens": 4, "cache_creation_input_tokens": 1200, "cache_read_input_tokens": 14000}
+    lines = [
+        trace({"model": "claude-3-5-haiku-20241022", "max_tokens": 1, "messages": [{"role": "user", "content": "quota"}],
+               "metadata": {"user_id": USER}},
+              answered("msg_quota", "claude-3-5-haiku-20241022", {"input_tokens": 8, "output_tokens": 1})),
+        trace(main_body([u0]), streamed("msg_m1", [a1["content"][0]], cache, 61)),
+        trace(main_body([u0, a1, u1]), {"timestamp": 3.0, "status_code": 529, "headers": {},
+                                        "body": {"type": "error", "error": {"type": "overloaded_error"}}}),
+        trace(main_body([u0, a1, u1]), streamed("msg_m2", [a2["content"][1]], {**cache, "cache_read_input_tokens": 15200}, 88)),
+        trace(side_body("why does sync crash on an empty config?"),
+              answered("msg_title", "claude-3-5-haiku-20241022", {"input_tokens": 96, "output_tokens": 7})),
+        trace(main_body([u0, a1, u1, a2, u2], tools=(READ, BASH, MCP)),
+              answered("msg_m3", "claude-sonnet-4-5-20250929", {**cache, "output_tokens": 40})),
+        trace(main_body([v0], tools=(READ, BASH, MCP)), streamed("msg_n1", [b1["content"][0]], cache, 20)),
+        trace(main_body([v0, b1, v1], tools=(READ, BASH, MCP)), None),  # Claude Code quit before the answer
+    ]
+    return write(tmp_path, jsonl(*lines), "log-2026-03-02-09-15-00.jsonl")
+
+
+def test_a_result_is_carried_by_exactly_the_requests_whose_messages_hold_it(tmp_path):
+    path = claude_trace_log(tmp_path)
+    out = check_record_types(records_of(AnthropicMessagesCollector, path))
+    calls, skipped, ends = split(out)
+    assert skipped == []
+    stem = path.stem
+    # the quota check, the title call and the second conversation are sessions of their own:
+    # one shared user-id hash does not make them one conversation
+    assert [(c.tool, c.session, c.request_index, c.status) for c in calls] == [
+        ("Read", f"{stem}#2", 1, PAIRED), ("Bash", f"{stem}#2", 2, PAIRED), ("mcp__tasks__list_tasks", f"{stem}#4", 1, PAIRED)]
+    # main: 3 requests (the 529 reached no model); Read was in requests 2 and 3, Bash in 3 only
+    assert ends == [SessionEnd(str(path), stem, (1,)),
+                    SessionEnd(str(path), f"{stem}#2", (3,), carried=(("toolu_01Read", 2), ("toolu_02Bash", 1))),
+                    SessionEnd(str(path), f"{stem}#3", (1,)),
+                    SessionEnd(str(path), f"{stem}#4", (2,), carried=(("toolu_03Tasks", 1),))]
+
+
+def test_usage_of_json_and_streamed_responses_once_per_id(tmp_path):
+    path = claude_trace_log(tmp_path)
+    resend = {"id": "msg_m3", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
+              "content": [], "stop_reason": "end_turn", "usage": {"input_tokens": 999, "output_tokens": 999}}
+    path.write_text(path.read_text() + json.dumps(resend) + "\n")  # a proxy that logged msg_m3 twice
+    out = records_of(AnthropicMessagesCollector, path)
+    usage = kinds(out, Usage)
+    stem = path.stem
+    assert [(u.request_id, u.session, u.request_index, u.input_uncached, u.cache_write, u.cache_read, u.output)
+            for u in usage] == [
+        ("msg_quota", stem, 0, 8, 0, 0, 1),
+        ("msg_m1", f"{stem}#2", 0, 4, 1200, 14000, 61),  # message_start's input, message_delta's output
+        ("msg_m2", f"{stem}#2", 1, 4, 1200, 15200, 88),
+        ("msg_title", f"{stem}#3", 0, 96, 0, 0, 7),
+        ("msg_m3", f"{stem}#2", 2, 4, 1200, 14000, 40),
+        ("msg_n1", f"{stem}#4", 0, 4, 1200, 14000, 20),
+    ]
+    assert usage[1].model == "claude-sonnet-4-5-20250929" and usage[0].ts == "2026-02-01T10:00:00Z"
+
+
+def test_newer_streams_report_input_in_message_delta():
+    raw = sse({"type": "message_start", "message": {"id": "msg_x", "model": "claude-opus-4-5", "content": [],
+                                                    "usage": {"input_tokens": 3, "output_tokens": 1}}},
+              {"type": "message_delta", "delta": {}, "usage": {"input_tokens": 5, "cache_read_input_tokens": 700,
+                                                               "cache_creation_input_tokens": None, "output_tokens": 9}})
+    from toolaudit.collectors.anthropic_messages import _sse_message
+
+    assert _sse_message(raw)["usage"] == {"input_tokens": 5, "output_tokens": 9, "cache_read_input_tokens": 700}
+
+
+def test_one_tool_menu_per_distinct_menu_per_session(tmp_path):
+    path = claude_trace_log(tmp_path)
+    menus = kinds(records_of(AnthropicMessagesCollector, path), ToolMenu)
+    compact = lambda d: json.dumps(d, separators=(",", ":"), ensure_ascii=False)  # noqa: E731
+    two = (("Read", compact(READ)), ("Bash", compact(BASH)))
+    three = two + (("mcp__tasks__list_tasks", compact(MCP)),)
+    # the side calls send no tools; the main conversation changed its menu once
+    assert [(m.session, m.tools, m.requests) for m in menus] == [
+        (f"{path.stem}#2", two, 2), (f"{path.stem}#2", three, 1), (f"{path.stem}#4", three, 2)]
+
+
+def test_a_client_that_clears_or_drops_old_results_stops_carrying_them(tmp_path):
+    u0 = {"role": "user", "content": "go"}
+    turns = [({"role": "assistant", "content": [use(f"t{i}", "Bash", command=f"step {i}")]},
+              {"role": "user", "content": [result(f"t{i}", f"output of step {i}")]}) for i in range(1, 5)]
+    cleared = {"role": "user", "content": [result("t1", "[Old tool result content cleared]")]}
+    flat = lambda pairs: [m for pair in pairs for m in pair]  # noqa: E731
+    bodies = [[u0], [u0, *flat(turns[:1])], [u0, *flat(turns[:2])],
+              [u0, turns[0][0], cleared, *flat(turns[1:3])],  # microcompact: t1's content cleared, same conversation
+              [u0, *flat(turns[1:4])]]  # a client that dropped the first turn: it still extends request 1
+    path = write(tmp_path, jsonl(*({"model": "m", "system": "s", "messages": b} for b in bodies)), "pruned.jsonl")
+    calls, skipped, ends = records(path)
+    assert skipped == [] and [c.output for c in calls] == [f"output of step {i}" for i in range(1, 5)]
+    # t1 is in requests 2 and 3 (cleared in 4, dropped from 5), t2 and t3 in every later request
+    assert ends == [SessionEnd(str(path), "pruned", (5,), carried=(("t1", 2), ("t2", 3), ("t3", 2), ("t4", 1)))]
+
+
+def test_scan_weights_each_output_by_the_requests_that_carried_it(tmp_path):
+    from toolaudit.cli import cli
+    from toolaudit.tokenizers import get_tokenizer
+
+    path = claude_trace_log(tmp_path)
+    res = CliRunner().invoke(cli, ["scan", str(path), "-f", "json"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    count = get_tokenizer("o200k_base").count
+    outputs = {"Read": "     1\timport tomllib\n     2\tdata = tomllib.loads(text)['app']\n",
+               "Bash": "FAILED tests/test_sync.py::test_empty - KeyError: 'app'\n1 failed, 41 passed",
+               "mcp__tasks__list_tasks": "#12 empty config crash\n#14 docs"}
+    carried = {"Read": 2, "Bash": 1, "mcp__tasks__list_tasks": 1}
+    assert doc["totals"]["carried_tokens"] == sum(count(text) * carried[t] for t, text in outputs.items())
+    assert doc["totals"]["sessions"] == 2  # sessions with calls: the main conversation and the one after /clear
+    # the bill: six responses, their usage as the provider reported it
+    assert doc["usage"]["requests"] == 6
+    assert doc["usage"]["output"] == 1 + 61 + 88 + 7 + 40 + 20
+    res = CliRunner().invoke(cli, ["scan", str(path)], catch_exceptions=False)
+    assert res.exit_code == 0 and "billed (provider usage): 6 requests" in res.output

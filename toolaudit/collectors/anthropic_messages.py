@@ -127,7 +127,10 @@ def _index(event: dict) -> int | None:
 
 def _skeleton(msg: Any) -> Any:
     """What identifies a message in its conversation: cache_control marks move from request to
-    request and a tool result is named by its id (a client may clear its content later)."""
+    request (Claude Code turns the last message's string content into a marked text block),
+    and a tool result is named by its id (a client may clear its content later)."""
+    if isinstance(msg, dict) and isinstance(msg.get("content"), str):
+        return {**msg, "content": [{"type": "text", "text": msg["content"]}]}
     if not isinstance(msg, dict) or not isinstance(msg.get("content"), list):
         return msg
     blocks = []
