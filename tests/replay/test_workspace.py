@@ -1,0 +1,149 @@
+"""Recorded paths mapped into the workspace, and sessions replayed at their recorded commit in a
+temporary git worktree (a real repository with two commits), removed afterwards."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from toolaudit.replay.workspace import map_path, map_paths, mappings, session_workspace
+
+CWD = "/home/u/proj"
+
+
+def test_paths_under_the_recorded_cwd_become_relative_to_the_workspace():
+    args = {"file_path": "/home/u/proj/src/a.py", "path": "/home/u/proj", "dir": "/home/u/proj/",
+            "pattern": "/home/u/proj/src/**/*.py", "include": ["*.py", "/home/u/proj/lib/x"],
+            "limit": 5, "flag": True}
+    assert map_paths(args, CWD) == {"file_path": "src/a.py", "path": ".", "dir": ".", "pattern": "src/**/*.py",
+                                    "include": ["*.py", "lib/x"], "limit": 5, "flag": True}
+
+
+def test_what_is_not_under_a_prefix_stays_as_recorded():
+    args = {"path": "/home/u/proj2/a.py", "file_path": "/etc/passwd", "dir": "src", "other": "~/x"}
+    assert map_paths(args, CWD) == args  # /home/u/proj2 is not under /home/u/proj
+    assert map_paths({"path": "/home/u/proj/a"}, None) == {"path": "/home/u/proj/a"}
+    assert map_paths({"path": "/home/u/proj/a"}, "relative/cwd") == {"path": "/home/u/proj/a"}
+
+
+def test_a_path_that_climbs_out_stays_a_climb_for_the_sandbox_to_refuse():
+    assert map_paths({"path": "/home/u/proj/../secret"}, CWD) == {"path": "../secret"}
+
+
+def test_other_keys_are_mapped_only_when_the_value_is_a_bare_path():
+    args = {"content": "/home/u/proj/a.py is where\nthe bug lives", "query": "/home/u/proj/a.py",
+            "command": "cd /home/u/proj && ls", "note": "see /home/u/proj/a.py"}
+    assert map_paths(args, CWD) == {**args, "query": "a.py"}
+    # under a path key, any value is a path
+    assert map_paths({"path": "/home/u/proj/my file.py"}, CWD) == {"path": "my file.py"}
+
+
+def test_path_maps_add_prefixes_and_the_longest_prefix_wins():
+    path_map = [("/app", "."), ("/home/u/proj/vendor", "third_party"), ("/home/u/proj", "main/")]
+    pairs = mappings(CWD, path_map)
+    assert pairs[0] == ("/home/u/proj/vendor", "third_party")
+    assert pairs[1] == ("/home/u/proj", "main")  # a --path-map beats the cwd on the same prefix
+    got = map_paths({"path": "/home/u/proj/vendor/x.c", "file": "/home/u/proj/a.c", "dir": "/app/lib"},
+                    CWD, path_map)
+    assert got == {"path": "third_party/x.c", "file": "main/a.c", "dir": "lib"}
+
+
+def test_an_absolute_target_inside_the_replay_folder_becomes_relative(tmp_path):
+    path_map = [("/srv/code", str(tmp_path / "checkout")), ("/opt", "/elsewhere")]
+    assert map_path("/srv/code/a.py", mappings(None, path_map), tmp_path) == "checkout/a.py"
+    assert map_path("/opt/a.py", mappings(None, path_map), tmp_path) == "/elsewhere/a.py"
+
+
+# ------------------------------------------------------------------ the recorded commit
+
+def git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args], cwd=repo,
+                          capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> tuple[Path, str, str]:
+    """A repository with two commits: a.txt and sub/b.txt "old", then "new"; returns (repo, old, new)."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    repo = tmp_path / "repo"
+    (repo / "sub").mkdir(parents=True)
+    git(repo, "init", "-q")
+    commits = []
+    for text in ("old", "new"):
+        (repo / "a.txt").write_text(text)
+        (repo / "sub" / "b.txt").write_text(text)
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", text)
+        commits.append(git(repo, "rev-parse", "HEAD"))
+    return repo, commits[0], commits[1]
+
+
+def worktrees(repo: Path) -> list[str]:
+    return [line for line in git(repo, "worktree", "list", "--porcelain").splitlines() if line.startswith("worktree ")]
+
+
+def test_a_known_commit_is_replayed_in_a_temporary_worktree_removed_afterwards(repo):
+    path, old, _ = repo
+    with session_workspace(path, old) as (folder, note):
+        assert folder != path.resolve()
+        assert (folder / "a.txt").read_text() == "old"
+        assert note == f"replayed at commit {old[:12]} in a temporary worktree"
+        assert len(worktrees(path)) == 2
+    assert not folder.exists()
+    assert len(worktrees(path)) == 1
+    assert (path / "a.txt").read_text() == "new"  # the workspace itself is untouched
+
+
+def test_a_workspace_below_the_repository_root_is_that_folder_of_the_worktree(repo):
+    path, old, _ = repo
+    with session_workspace(path / "sub", old[:10]) as (folder, note):
+        assert folder.name == "sub" and (folder / "b.txt").read_text() == "old"
+        assert note == f"replayed at commit {old[:10]} in a temporary worktree"
+    assert not folder.exists()
+
+
+def test_the_worktree_is_removed_when_the_replay_raises(repo):
+    path, old, _ = repo
+    with pytest.raises(RuntimeError):
+        with session_workspace(path, old) as (folder, _):
+            assert folder.exists()
+            raise RuntimeError("boom")
+    assert not folder.exists() and len(worktrees(path)) == 1
+
+
+def test_the_repositorys_hooks_do_not_run(repo):
+    path, old, _ = repo
+    marker = path.parent / "hook-ran"
+    hook = path / ".git" / "hooks" / "post-checkout"
+    hook.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    hook.chmod(0o755)
+    with session_workspace(path, old) as (folder, _):
+        assert (folder / "a.txt").read_text() == "old"
+    assert not marker.exists()
+
+
+def test_an_unknown_commit_falls_back_to_the_workspace_with_a_note(repo):
+    path, _, _ = repo
+    with session_workspace(path, "0" * 40) as (folder, note):
+        assert folder == path.resolve()
+        assert note == "commit 000000000000 not in the workspace: replayed against the workspace as it is"
+    assert len(worktrees(path)) == 1
+
+
+def test_no_commit_a_non_repository_and_a_non_hex_commit(tmp_path, repo):
+    path, _, _ = repo
+    with session_workspace(path, None) as (folder, note):
+        assert (folder, note) == (path.resolve(), "")
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    with session_workspace(plain, "abcdef1234") as (folder, note):
+        assert folder == plain.resolve()
+        assert note == "commit abcdef1234 not in the workspace (not a git repository): " \
+                       "replayed against the workspace as it is"
+    with session_workspace(path, "--upload-pack=touch x") as (folder, note):
+        assert folder == path.resolve() and "is not a commit id" in note
