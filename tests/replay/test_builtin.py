@@ -310,6 +310,23 @@ def test_shell_metacharacters_in_arguments_are_inert(search_repo: Path, tmp_path
     assert (search_repo / "src" / "delivery" / "webhook.py").exists()
 
 
+def test_arguments_that_look_like_rg_flags_stay_operands(search_repo: Path, tmp_path: Path) -> None:
+    # `rg --pre CMD` would run CMD on every file: a recorded pattern or glob must never become that flag
+    marker = tmp_path / "ran"
+    script = tmp_path / "pre.sh"
+    script.write_text(f"#!/bin/sh\ntouch {marker}\ncat \"$1\"\n")
+    script.chmod(0o755)
+    for name, args in (("grep", {"pattern": f"--pre={script}"}), ("grep", {"pattern": "-e", "path": f"--pre={script}"}),
+                       ("grep", {"pattern": "x", "include": [f"--pre={script}"], "type": "py"}),
+                       ("glob", {"pattern": f"--pre={script}"})):
+        got = tool(name, search_repo).call(name, args, search_repo)
+        assert got.status == REPLAYED
+    assert not marker.exists()
+    # a pattern starting with "-" is searched for, not parsed as flags
+    got = tool("grep", search_repo).call("Grep", {"pattern": "-01", "include": ["*.py"]}, search_repo)
+    assert got.output == "\n".join(matching_lines(search_repo, "-01", (".py",))) and not got.is_error
+
+
 # --- the spec ------------------------------------------------------------------------------
 
 

@@ -151,11 +151,13 @@ def _communicate(proc: subprocess.Popen, data: bytes, deadline: float, cap: int,
                     sent = _feed(sel, proc.stdin, view, sent)
                 elif not _read(sel, key.fileobj, *sinks[key.fileobj], err_cap):
                     capped = True
-        while not (timed_out or capped) and not _exited(proc.pid):  # output closed, program still running
+        pause = 0.001  # output closed, program still running: it usually ends within a millisecond
+        while not (timed_out or capped) and not _exited(proc.pid):
             if time.monotonic() >= deadline:
                 timed_out = True
             else:
-                time.sleep(min(_POLL, max(deadline - time.monotonic(), 0)))
+                time.sleep(min(pause, max(deadline - time.monotonic(), 0)))
+                pause = min(pause * 2, _POLL)
     finally:
         sel.close()
     return out, err, timed_out, capped
