@@ -52,6 +52,7 @@ from typing import Any, Iterator
 from ..model import ModelText, SessionEnd, Skipped, ToolMenu, Usage
 from .base import (Collector, Pairing, Record, collectors, dump_args, each_line, guarded, load_document, loads,
                    openai_parts, read_document)
+from .gemini_cli import _pretty_document as pretty_document  # the same test, one copy
 
 KEY = "openhands-v1"
 EVENTS_DIR = "events"
@@ -97,9 +98,15 @@ def _int(value: Any, default: int) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
 
 
+def _kind(obj: dict) -> str | None:
+    """The `kind` tag, when it is a string (a list there must not reach a set lookup)."""
+    kind = obj.get("kind")
+    return kind if isinstance(kind, str) else None
+
+
 def is_event(obj: Any) -> bool:
     """A V1 event: a dict whose `kind` names an SDK event class, with an id or a source."""
-    return isinstance(obj, dict) and obj.get("kind") in KINDS and ("id" in obj or "source" in obj)
+    return isinstance(obj, dict) and _kind(obj) in KINDS and ("id" in obj or "source" in obj)
 
 
 def event_file(path: Path) -> bool:
@@ -197,7 +204,7 @@ def observation_seen(event: dict) -> tuple[list, bool]:
     obs = _dict(event.get("observation"))
     body = obs["content"] if "content" in obs else obs.get("output")  # `output`: before Nov 2025
     header = [ERROR_HEADER] if obs.get("is_error") is True else []
-    kind = obs.get("kind")
+    kind = _kind(obs)
     parts = header + (_terminal(obs, body) if kind in TERMINAL else _parts(body)) + _parts(event.get("extended_content"))
     code = exit_code(obs) if kind in TERMINAL else -1
     return parts, bool(header) or obs.get("error") is True or code not in (0, -1)
@@ -258,8 +265,10 @@ class Condensations:
 class _Session:
     """One conversation's pairing, requests, segments and menus, fed event by event."""
 
-    def __init__(self, source: str, session: str, condensations: Condensations, model: str | None = None):
+    def __init__(self, source: str, session: str, condensations: Condensations, model: str | None = None,
+                 global_id: bool = False):
         self.source, self.session, self.model = source, session, model
+        self.global_id = global_id  # a conversation folder's id is unique: a copy elsewhere is the same session
         self.pairing = Pairing(source, KEY, session)
         self.condensations = condensations
         self.responses: dict[str, int] = {}  # llm_response_id -> request index
@@ -273,7 +282,7 @@ class _Session:
         if not isinstance(event, dict):
             yield Skipped(self.source, line, "not an event object")
             return
-        kind = event.get("kind")
+        kind = _kind(event)
         if kind not in KINDS:
             yield Skipped(self.source, line, "not an OpenHands V1 event (no known `kind`)")
         elif kind == "SystemPromptEvent":
@@ -335,7 +344,7 @@ class _Session:
         ends = (self.condensed + [self.requests] * count)[:count] + [self.requests]
         yield SessionEnd(self.source, self.session, tuple(ends))
         for menu, requests in self.menus.items():
-            yield ToolMenu(self.source, self.session, menu, requests)
+            yield ToolMenu(self.source, self.session, menu, requests, global_id=self.global_id)
 
 
 def _texts(content: Any) -> list[str]:
@@ -401,6 +410,12 @@ class OpenHandsV1Collector(Collector):
             yield from self._folder(path.parent)
             return
         source = str(path)
+        if doc is None and pretty_document(path):
+            # read as JSONL only when forced: a broken document is one problem, not one per line
+            doc = read_document(path, None)
+            if isinstance(doc, Skipped):
+                yield doc
+                return
         if doc is not None:
             events = _listed(doc) or (doc if isinstance(doc, list) else [doc])
             condensations = Condensations()
@@ -432,7 +447,7 @@ class OpenHandsV1Collector(Collector):
                 pass  # reported when the event is read
         state_doc = self._state(conversation / BASE_STATE)
         model = _str(_dict(_dict(_dict(state_doc).get("agent")).get("llm")).get("model"))
-        state = _Session(source, conversation.name, condensations, model)
+        state = _Session(source, conversation.name, condensations, model, global_id=True)
         for position, file in enumerate(files, 1):
             try:
                 event = read_document(file, None)
