@@ -99,6 +99,13 @@ def test_grep_match_limit_binds_before_the_byte_limit(search_repo: Path) -> None
     assert got.output == expected_capped(full, 5, 100_000)
 
 
+def test_grep_byte_limit_alone_is_still_the_match_limit(search_repo: Path) -> None:
+    full = matching_lines(search_repo, "RETRY_LIMIT", (".py", ".md"))
+    got = tool("grep?max_matches=none&max_bytes=2000", search_repo).call(
+        "Grep", {"pattern": "RETRY_LIMIT", "include": ["*.py", "*.md"]}, search_repo)
+    assert got.output == expected_capped(full, len(full), 2000)
+
+
 def test_grep_without_include_searches_every_file_and_is_exact_when_small(search_repo: Path) -> None:
     got = tool("grep?max_matches=1000&max_bytes=none", search_repo).call("Grep", {"pattern": "RETRY_LIMIT"}, search_repo)
     assert got.output == "\n".join(matching_lines(search_repo, "RETRY_LIMIT"))

@@ -143,7 +143,8 @@ def _communicate(proc: subprocess.Popen, data: bytes, deadline: float, cap: int,
             events = sel.select(min(remaining, _POLL))
             if not events and _exited(proc.pid):
                 # the program is gone but something it started holds a pipe: take what is there, stop
-                while not capped and (events := [key for key, _ in sel.select(0) if key.fileobj in sinks]):
+                while (not capped and time.monotonic() < deadline  # a straggler may write on and on
+                       and (events := [key for key, _ in sel.select(0) if key.fileobj in sinks])):
                     capped = any(not _read(sel, key.fileobj, *sinks[key.fileobj], err_cap) for key in events)
                 break
             for key, _ in events:

@@ -12,8 +12,7 @@ import typing
 from pathlib import Path
 from typing import Any, Mapping
 
-from ...audit.policies import Chain
-from ...audit.policymap import chain_from
+from ...audit.policies import Chain, MatchLimit, Policy
 from ...errors import UsageError
 from ...registry import did_you_mean
 from ..base import FAILED, REFUSED, Outcome
@@ -119,9 +118,14 @@ def failed(reason: str) -> Outcome:
     return Outcome(output=f"Error: {reason}", is_error=True, status=FAILED, reason=reason)
 
 
-def caps(**params: Any) -> Chain:
-    """The cap policies for these parameters, built exactly as `simulate` builds them from its flags."""
-    return chain_from({k: v for k, v in params.items() if v is not None}, where="builtin parameters")
+def search_caps(max_matches: int | None, max_bytes: int | None, *before: Policy) -> Chain:
+    """`before` (a per-match preview), then simulate's match and byte limit when either is set.
+
+    Built from the policy classes, not from simulate's flag mapping: there `max_bytes` alone
+    means a head/tail cap, while a search tool's byte budget is always the match limit's.
+    """
+    limit = () if max_matches is None and max_bytes is None else (MatchLimit(max_matches=max_matches, max_bytes=max_bytes),)
+    return Chain.of(*before, *limit)
 
 
 # --- spec parameters: `builtin:NAME?key=value&...` ---------------------------------------

@@ -25,7 +25,7 @@ from typing import Any, Mapping
 from ...audit.policies import Chain
 from ..base import Outcome, Sandbox
 from ..sandbox import relative
-from .common import caps, required, target
+from .common import search_caps, required, target
 from .ripgrep import finish, run_rg
 
 NEEDS_RG = True
@@ -44,8 +44,8 @@ class Params:
         self.chain()
 
     def chain(self) -> Chain:
-        """The caps, as `simulate --max-matches --max-bytes` builds them."""
-        return caps(max_matches=self.max_matches, max_bytes=self.max_bytes)
+        """simulate's match and byte limit (MatchLimit)."""
+        return search_caps(self.max_matches, self.max_bytes)
 
 
 def call(params: Params, args: Mapping[str, Any], workspace: Path, sandbox: Sandbox) -> Outcome:

@@ -38,7 +38,7 @@ import orjson
 from ...audit.policies import Chain
 from ..base import Outcome, Sandbox
 from ..sandbox import relative
-from .common import BadArgument, as_bool, as_count, as_globs, as_text, caps, pick, required, target
+from .common import BadArgument, as_bool, as_count, as_globs, as_text, search_caps, pick, required, target
 from .ripgrep import finish, run_rg
 
 NEEDS_RG = True
@@ -58,8 +58,8 @@ class Params:
         self.chain()  # a bad value is a usage error when the spec is read, not at the first call
 
     def chain(self) -> Chain:
-        """The caps, as `simulate --max-matches --max-bytes` builds them."""
-        return caps(max_matches=self.max_matches, max_bytes=self.max_bytes)
+        """simulate's match and byte limit (MatchLimit)."""
+        return search_caps(self.max_matches, self.max_bytes)
 
 
 def call(params: Params, args: Mapping[str, Any], workspace: Path, sandbox: Sandbox) -> Outcome:

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from ...audit.policies import Chain
+from ...audit.policies import Chain, HeadTail
 from ..base import Outcome, Sandbox
-from .common import caps, error, target
+from .common import error, target
 
 NEEDS_RG = False
 SUMMARY = "the names in a folder, sorted, '/' after folders; at most max_entries (1000)"
@@ -37,10 +37,10 @@ class Params:
         self.chain()
 
     def chain(self) -> Chain:
-        """A head-only line cap, as `simulate --max-lines N --head-ratio 1` builds it."""
+        """simulate's head/tail cap on lines, head only (HeadTail, its default marker)."""
         if self.max_entries is None:
             return Chain()
-        return caps(max_lines=self.max_entries, head_ratio=1.0)
+        return Chain.of(HeadTail(max_lines=self.max_entries, head_ratio=1.0))
 
 
 def call(params: Params, args: Mapping[str, Any], workspace: Path, sandbox: Sandbox) -> Outcome:

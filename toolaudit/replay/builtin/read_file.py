@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from ...audit.policies import Chain
+from ...audit.policies import Chain, HeadTail
 from ..base import Outcome, Sandbox
-from .common import CallFailed, as_count, caps, error, pick, target
+from .common import CallFailed, as_count, error, pick, target
 
 NEEDS_RG = False
 SUMMARY = "a file's text (offset/limit lines); max_chars head/tail cap at head_ratio 0.4, tail_lines"
@@ -40,10 +40,10 @@ class Params:
         self.chain()
 
     def chain(self) -> Chain:
-        """The head/tail cap, as `simulate --max-chars --head-ratio --tail-lines` builds it."""
-        capped = self.max_chars is not None or self.tail_lines is not None
-        return caps(max_chars=self.max_chars, tail_lines=self.tail_lines,
-                    head_ratio=self.head_ratio if capped else None)
+        """simulate's head/tail cap (HeadTail, its default marker) when a limit is set."""
+        if self.max_chars is None and self.tail_lines is None:
+            return Chain()
+        return Chain.of(HeadTail(max_chars=self.max_chars, tail_lines=self.tail_lines, head_ratio=self.head_ratio))
 
 
 def call(params: Params, args: Mapping[str, Any], workspace: Path, sandbox: Sandbox) -> Outcome:

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from ...audit.policies import Chain
+from ...audit.policies import Chain, SearchPreview
 from ..base import Outcome, Sandbox
-from .common import caps
+from .common import search_caps
 from .grep import search
 
 NEEDS_RG = True
@@ -38,9 +38,9 @@ class Params:
         self.chain()
 
     def chain(self) -> Chain:
-        """Preview, then match and byte limit, as `simulate` builds them from the same flags."""
-        return caps(preview_chars=self.preview_chars, include_content=self.include_content,
-                    max_matches=self.max_matches, max_bytes=self.max_bytes)
+        """simulate's per-match preview (SearchPreview), then its match and byte limit (MatchLimit)."""
+        preview = SearchPreview(preview_chars=self.preview_chars, include_content=self.include_content)
+        return search_caps(self.max_matches, self.max_bytes, preview)
 
 
 def call(params: Params, args: Mapping[str, Any], workspace: Path, sandbox: Sandbox) -> Outcome:
