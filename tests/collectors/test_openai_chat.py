@@ -14,7 +14,7 @@ from helpers import (check_deep_document, check_deep_line, check_empty, check_ju
                      writer)
 from toolaudit.collectors.discover import detect
 from toolaudit.collectors.openai_chat import OpenAIChatCollector
-from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, SessionEnd, ToolCall
+from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, SessionEnd, ToolCall, ToolMenu
 
 HERE = SAMPLES / "openai-chat"
 TAU = "openai-chat/tau-bench/gpt-4o-airline.first5.json"
@@ -147,19 +147,83 @@ def test_jsonl_request_log_is_read_once(tmp_path):
     t1 = {"role": "tool", "tool_call_id": "c1", "content": "a.py:1:x"}
     a2 = {"role": "assistant", "content": None, "tool_calls": [{"id": "c2", "function": {"name": "read", "arguments": "{}"}}]}
     t2 = {"role": "tool", "tool_call_id": "c2", "content": "x = 1"}
-    other = {"id": "r9", "messages": [u, a1, t1]}  # a new conversation: its own session
+    a9 = {"role": "assistant", "content": None, "tool_calls": [{"id": "c9", "function": {"name": "grep", "arguments": "{}"}}]}
+    other = {"id": "r9", "messages": [{"role": "user", "content": "and the docs?"}, a9,
+                                      {"role": "tool", "tool_call_id": "c9", "content": "README.md:3:x"}]}
     path = write(tmp_path, jsonl(
         {"id": "r1", "model": "gpt-4.1", "messages": [u]},
         {"id": "r2", "model": "gpt-4.1", "messages": [u, a1, t1]},
+        other,  # another conversation in between
         {"id": "r3", "model": "gpt-4.1", "messages": [u, a1, t1, a2, t2]},
-        other,
     ), "proxy.jsonl")
     calls, skipped, ends = records(path)
     assert skipped == []
     # each line re-sends the conversation so far: every result is read once, from the line that added it
     assert [(c.session, c.tool, c.line, c.request_index) for c in calls] == [
-        ("proxy#r1", "grep", 2, 1), ("proxy#r1", "read", 3, 2), ("proxy#r9", "grep", 4, 1)]
-    assert ends == [SessionEnd(str(path), "proxy#r1", (2,)), SessionEnd(str(path), "proxy#r9", (1,))]
+        ("proxy#r1", "grep", 2, 1), ("proxy#r9", "grep", 3, 1), ("proxy#r1", "read", 4, 2)]
+    # three lines, three requests: c1 in the last two, c2 in the last; a one-line conversation is a run
+    assert ends == [SessionEnd(str(path), "proxy#r1", (3,), carried=(("c1", 2), ("c2", 1))),
+                    SessionEnd(str(path), "proxy#r9", (1,))]
+
+
+def request(messages, tools, model="gpt-4.1-2025-04-14"):
+    return {"model": model, "messages": messages, "tools": tools, "tool_choice": "auto", "temperature": 0}
+
+
+def test_request_log_residency_side_calls_and_menus(tmp_path):
+    """A proxy log of an OpenAI-compatible agent: a title side call to a small model interleaved,
+    a retried request, a history the client pruned, and the tool menu each request sent."""
+    grep = {"type": "function", "function": {"name": "grep", "description": "Search files.", "parameters": {
+        "type": "object", "properties": {"pattern": {"type": "string"}}, "required": ["pattern"]}}}
+    read = {"type": "function", "function": {"name": "read_file", "description": "Read a file.", "parameters": {
+        "type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}}
+    system = {"role": "system", "content": "You are a coding agent. Use the tools."}
+    user = {"role": "user", "content": "Why does `ledger sum` skip the last row?"}
+
+    def call(i, name, args):
+        return ({"role": "assistant", "content": None, "tool_calls": [
+                    {"id": f"call_{i}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}]},
+                {"role": "tool", "tool_call_id": f"call_{i}", "content": f"result {i} " + "x" * 40 * i})
+
+    c1, c2, c3 = call(1, "grep", {"pattern": "def sum"}), call(2, "read_file", {"path": "ledger/sum.py"}), \
+        call(3, "grep", {"pattern": "rows\\[:-1\\]"})
+    title = request([{"role": "user", "content": "Title for: Why does `ledger sum` skip the last row?"}], [],
+                    model="gpt-4.1-nano")
+    path = write(tmp_path, jsonl(
+        request([system, user], [grep, read]),
+        request([system, user, *c1], [grep, read]),
+        title,
+        request([system, user, *c1], [grep, read]),  # a retry: the same request again
+        request([system, user, *c1, *c2], [grep, read]),
+        request([system, user, *c2, *c3], [grep]),  # the client pruned call 1 and offers one tool
+    ), "agent-proxy.jsonl")
+    out = records_of(OpenAIChatCollector, path)
+    calls, skipped, ends = split(out)
+    assert skipped == []
+    assert [(c.call_id, c.session, c.request_index) for c in calls] == [
+        ("call_1", "agent-proxy#0", 1), ("call_2", "agent-proxy#0", 3), ("call_3", "agent-proxy#0", 4)]
+    # five requests in the conversation (the title call is a session of its own, with no model answer
+    # logged); call_1 was in lines 2, 4 and 5 (then pruned), call_2 in 5 and 6, call_3 in 6
+    assert ends == [SessionEnd(str(path), "agent-proxy#0", (5,), carried=(("call_1", 3), ("call_2", 2), ("call_3", 1))),
+                    SessionEnd(str(path), "agent-proxy#1", (0,))]
+    dump = lambda d: json.dumps(d, separators=(",", ":"), ensure_ascii=False)  # noqa: E731
+    menus = [(m.session, [n for n, _ in m.tools], m.requests) for m in kinds(out, ToolMenu)]
+    assert menus == [("agent-proxy#0", ["grep", "read_file"], 4), ("agent-proxy#0", ["grep"], 1)]
+    assert kinds(out, ToolMenu)[0].tools[1] == ("read_file", dump(read))
+
+
+def test_a_run_carries_its_menu_on_each_model_request(tmp_path):
+    tools = [{"type": "function", "function": {"name": "get_order", "parameters": {"type": "object"}}}]
+    path = write(tmp_path, json.dumps({"model": "gpt-4o", "tools": tools, "messages": [
+        {"role": "user", "content": "where is my order?"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "get_order", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "shipped"},
+        {"role": "assistant", "content": "It has shipped."}]}), "run.json")
+    menus = kinds(records_of(OpenAIChatCollector, path), ToolMenu)
+    # one line, a whole run: its two assistant messages took two model requests
+    assert [(m.session, m.requests, m.tools) for m in menus] == [
+        ("run#0", 2, (("get_order", '{"type":"function","function":{"name":"get_order","parameters":{"type":"object"}}}'),))]
 
 
 def test_not_claimed_other_formats(tmp_path):

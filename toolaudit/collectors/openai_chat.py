@@ -4,8 +4,12 @@ Shapes read (formats.md §4):
 - a JSON list of messages, `{"messages": [...]}`, or one message per JSONL line: one session;
 - a list of runs `{task_id, traj|messages, ...}` (tau-bench), or one run per JSONL line:
   a session per run, named `<file stem>#<task_id or id or index>`. A line whose messages
-  begin with all of the previous line's is a request log re-sending the conversation:
-  only its new messages are read, into the same session.
+  extend (or repeat) an earlier line's is a request log re-sending the conversation: only its
+  new messages are read, into the session of the longest such line (prefix digests, bounded
+  memory). A conversation of one line is a run: its model requests are its assistant
+  messages. A conversation of several lines is a request log: each line is one request,
+  and a result is carried by exactly the lines whose messages hold it (SessionEnd.carried).
+  A line's `tools` list is its request's tool menu (ToolMenu, one per distinct menu).
 Calls are assistant `tool_calls` (paired by `tool_call_id`) and legacy `function_call`
 (answered by the next `role:"function"` message, matched by name, else by position).
 Calls without an id get `#1`, `#2`...; an id reused within a run becomes `<id>#2`.
@@ -17,7 +21,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..model import ModelText, SessionEnd, Skipped
+from collections import OrderedDict
+
+from ..model import UNPAIRED, ModelText, SessionEnd, Skipped, ToolCall
+from ._request_log import MAX_OPEN, Carried, History, Menus, digest, prefix_digests
 from .anthropic_messages import is_anthropic_body
 from .base import Collector, Pairing, Record, collectors, flatten, guarded, each_line
 
@@ -73,6 +80,16 @@ class _Session:
         # GPT-4o reused ids within one tau-bench run (`call_HGn…` for two different tools):
         # a reused id gets a `#n` suffix, or the scan would drop the call as a duplicate.
         self.uses: dict[str, int] = {}
+        self.lines = 0  # JSONL lines (requests) of this conversation
+        self.request: int | None = None  # the line's request index, once the file shows it is a request log
+        self.results: list[str] = []  # ids of the results read: their carried counts end a request log
+        self.first_tools: Any = None  # the first line's menu: a run's, or a request's
+        self.menus = Menus()
+        self.closed = False
+        self.order = 0
+        # messages with call ids already read, by digest -> the result's key (a call: ()); a client
+        # that prunes history re-sends them after a gap, where the prefix no longer matches
+        self.read: dict[bytes, tuple] = {}
 
     def _call(self, call_id: Any, fn: Any, line: int, ts: str | None) -> Iterator[Skipped]:
         if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
@@ -112,8 +129,9 @@ class _Session:
             if msg.get("function_call") is not None:  # legacy single call, no id
                 yield from self._call(None, msg["function_call"], line, ts)
         elif role in ("tool", "function"):
+            index = self.assistants if self.request is None else self.request
             yield self.pairing.result(self._match(msg), msg.get("content"), line,
-                                      request_index=self.assistants, ts=ts, model=self.model)
+                                      request_index=index, ts=ts, model=self.model)
 
     def _match(self, msg: dict) -> str:
         """The call a result answers: its tool_call_id, else the oldest pending call of its name."""
@@ -128,10 +146,18 @@ class _Session:
                 return key
         return next(iter(pending), "")
 
-    def end(self) -> Iterator[Record]:
-        """Calls never answered, then the session's request count."""
+    def end(self, carried: Carried | None = None) -> Iterator[Record]:
+        """Calls never answered, the session's request count (and carried counts), its menus."""
+        self.closed = True
         yield from self.pairing.unpaired()
-        yield SessionEnd(self.source, self.session, (self.assistants,))
+        if self.lines > 1 and carried is not None:  # a request log: one request per line
+            self.menus.add(self.first_tools)
+            counts = tuple((cid, carried.count((self.session, cid))) for cid in self.results)
+            yield SessionEnd(self.source, self.session, (self.lines,), carried=counts)
+        else:  # a run: each assistant message took one model request, each with the run's menu
+            self.menus.add(self.first_tools, self.assistants)
+            yield SessionEnd(self.source, self.session, (self.assistants,))
+        yield from self.menus.records(self.source, self.session)
 
 
 @collectors.register
@@ -189,14 +215,16 @@ class OpenAIChatCollector(Collector):
             return
         model = run.get("model", model)  # a run's own model wins over the document's
         state = _Session(source, session, model if isinstance(model, str) else None)
+        state.first_tools = run.get("tools")
         yield from _one(state, messages)
 
     def _lines(self, path: Path, source: str, stem: str) -> Iterator[Record]:
         state = _Lines()
         yield from each_line(path, lambda obj, line: self._line(obj, line, source, stem, state))
-        for session in (state.run, state.loose):
-            if session:
-                yield from session.end()
+        for session in sorted(state.open.values(), key=lambda s: s.order):
+            yield from session.end(state.carried)
+        if state.loose:
+            yield from state.loose.end()
 
     def _line(self, obj: Any, line: int, source: str, stem: str, state: "_Lines") -> Iterator[Record]:
         """One line: a run (new, or a request log extending the last one) or a bare message."""
@@ -205,19 +233,37 @@ class OpenAIChatCollector(Collector):
             if not isinstance(messages, list):
                 yield Skipped(source, line, "run has no messages list")
                 return
-            run, seen = state.run, state.seen
-            if run and seen and len(messages) > len(seen) and messages[:len(seen)] == seen:
-                # a request log re-sends the conversation so far: only the rest is new
-                new = messages[len(seen):]
-            else:
-                if run:
-                    yield from run.end()
+            chain = prefix_digests("", messages)
+            run, known = state.history.find(chain)  # a request log re-sends the conversation so far
+            if run is None:
+                if len(state.open) >= MAX_OPEN:  # bounded memory: the least recently used one ends
+                    yield from state.open.popitem(last=False)[1].end(state.carried)
                 model = obj["model"] if isinstance(obj.get("model"), str) else None
-                run = state.run = _Session(source, _name(stem, obj, len(state.names), state.names), model)
-                new = messages
-            state.seen = messages
-            for msg in new:
-                yield from guarded(run.feed(msg, line), source, line)
+                run = _Session(source, _name(stem, obj, len(state.names), state.names), model)
+                run.first_tools, run.order = obj.get("tools"), len(state.names)
+            else:
+                run.request = run.lines  # a second line: each line is one request
+                run.menus.add(obj.get("tools"))
+            state.open[run.session] = run
+            state.open.move_to_end(run.session)
+            state.history.remember(chain, run)
+            run.lines += 1
+            state.requests += 1
+            for position, msg in enumerate(messages):
+                ident = _ident(msg)
+                key = run.read.get(ident) if ident else state.results.get(chain[position])
+                if key is not None or position < known:  # re-sent: read before, carried again
+                    if key:
+                        state.carried.add(key, state.requests)
+                    continue
+                for record in guarded(run.feed(msg, line), source, line):
+                    if isinstance(record, ToolCall) and record.status != UNPAIRED:
+                        key = state.results[chain[position]] = (run.session, record.call_id)
+                        state.carried.add(key, state.requests)
+                        run.results.append(record.call_id)
+                    yield record
+                if ident:
+                    run.read[ident] = key or ()
         elif isinstance(obj, dict) and "role" in obj:
             state.loose = state.loose or _Session(source, stem, None)
             yield from state.loose.feed(obj, line)
@@ -230,9 +276,24 @@ class _Lines:
 
     def __init__(self) -> None:
         self.loose: _Session | None = None  # the file's session when it holds one message per line
-        self.run: _Session | None = None  # the last run: the next line may extend it
-        self.seen: list = []  # its messages so far
+        self.open: OrderedDict[str, _Session] = OrderedDict()  # runs a later line may extend, least recent first
+        self.history = History()
+        self.carried = Carried()
+        self.results: dict[bytes, tuple[str, str]] = {}  # digest of the messages up to a result -> (session, call id)
+        self.requests = 0  # lines with messages: a serial for Carried
         self.names: set[str] = set()
+
+
+def _ident(msg: Any) -> bytes | None:
+    """A digest naming a message by its call ids (a tool result, an assistant's calls), else None."""
+    if not isinstance(msg, dict):
+        return None
+    if msg.get("role") == "tool" and isinstance(msg.get("tool_call_id"), str) and msg["tool_call_id"]:
+        return digest(msg)
+    calls = msg.get("tool_calls") if msg.get("role") == "assistant" else None
+    if isinstance(calls, list) and calls and all(isinstance(c, dict) and isinstance(c.get("id"), str) for c in calls):
+        return digest(msg)
+    return None
 
 
 def _one(state: _Session, messages: list) -> Iterator[Record]:
