@@ -320,6 +320,17 @@ def test_truncated_empty_and_junk_event_files_lose_that_event_only(copy):
     assert len([c for c in calls if c.status == PAIRED]) == 3
 
 
+def test_a_broken_state_file_is_one_problem_and_costs_the_usage_only(copy):
+    state = copy.parent / "base_state.json"
+    state.write_text(state.read_text()[:200])
+    out = collect(_files(copy)[0])
+    assert [(s.source, s.reason.split(":")[0]) for s in kinds(out, Skipped)] == [(str(state), "not a JSON document")]
+    assert kinds(out, Usage) == [] and len(kinds(out, ToolCall)) == 6
+    state.unlink()  # an events folder copied alone: no usage, no problem
+    out = collect(_files(copy)[0])
+    assert kinds(out, Skipped) == [] and kinds(out, Usage) == [] and len(kinds(out, ToolCall)) == 6
+
+
 def test_a_broken_first_event_still_reads_the_folder(copy):
     files = _files(copy)
     files[0].write_text("{\"id\": \"0b6f")

@@ -50,8 +50,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
 
 from ..model import ModelText, SessionEnd, Skipped, ToolMenu, Usage
-from .base import (Collector, Pairing, Record, collectors, dump_args, each_line, guarded, load_document, loads,
-                   openai_parts, read_document)
+from .base import (Collector, Pairing, Record, collectors, dump_args, each_line, guarded, loads, openai_parts,
+                   read_document)
 from .gemini_cli import _pretty_document as pretty_document  # the same test, one copy
 
 KEY = "openhands-v1"
@@ -446,6 +446,9 @@ class OpenHandsV1Collector(Collector):
             except OSError:
                 pass  # reported when the event is read
         state_doc = self._state(conversation / BASE_STATE)
+        if isinstance(state_doc, Skipped):
+            yield state_doc
+            state_doc = None
         model = _str(_dict(_dict(_dict(state_doc).get("agent")).get("llm")).get("model"))
         state = _Session(source, conversation.name, condensations, model, global_id=True)
         for position, file in enumerate(files, 1):
@@ -464,8 +467,9 @@ class OpenHandsV1Collector(Collector):
 
     @staticmethod
     def _state(path: Path) -> Any:
-        """base_state.json parsed, or None when it is missing or unreadable (usage is then unknown)."""
+        """base_state.json parsed; None when there is none (a copied events folder); a Skipped when
+        it cannot be read (the calls are still read, their usage is unknown)."""
         try:
-            return load_document(path) if path.is_file() else None
-        except (OSError, ValueError):
-            return None
+            return read_document(path, None) if path.is_file() else None
+        except OSError as exc:
+            return Skipped(str(path), 0, f"cannot read: {exc.strerror or exc}")
