@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from toolaudit.replay.base import FAILED, REFUSED, REPLAYED, Sandbox, implementa
 from toolaudit.replay.builtin import Builtin, parse_spec
 from toolaudit.replay.builtin import ripgrep
 
+SEARCH_REPO = Path(__file__).resolve().parents[1] / "fixtures" / "search_repo"
 NOTICE = "[toolaudit: {} matches omitted; narrow your search]"
 MARKER = "\n[toolaudit: {} {} omitted; ask again with a narrower range]\n"
 HANDBOOK = "docs/handbook/operations-handbook.txt"
@@ -23,6 +25,14 @@ def constant(repo: Path) -> str:
     """`src/delivery/webhook.py:N:RETRY_LIMIT = 7`, N read from the file."""
     number = (repo / WEBHOOK).read_text().split("\n").index("RETRY_LIMIT = 7") + 1
     return f"{WEBHOOK}:{number}:RETRY_LIMIT = 7"
+
+
+@pytest.fixture
+def search_repo(tmp_path: Path) -> Path:
+    """A fresh copy of tests/fixtures/search_repo (outside any git checkout, so no .gitignore applies)."""
+    repo = tmp_path / "repo"
+    shutil.copytree(SEARCH_REPO, repo, symlinks=True)
+    return repo
 
 
 def tool(spec: str, repo: Path) -> Builtin:
