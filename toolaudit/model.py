@@ -254,6 +254,10 @@ class ScanResult:
     bill: object = None  # audit.billing.Bill: provider usage and dollars, when known
     undated: int = 0  # calls and requests left out by --since/--until for want of a timestamp
     menu: object = None  # audit.summary.Menu: the tool definitions requests carried, when recorded
+    # per run (compare's rule: a session of a transcript, its subagents joined): steadier than totals
+    runs: int = 0
+    tokens_per_run_median: float = 0.0
+    tokens_per_run_p90: int = 0
 
 
 @dataclass(frozen=True, slots=True)

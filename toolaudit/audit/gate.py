@@ -8,6 +8,11 @@ A check is `[TOOL:]METRIC:±LIMIT[%]`:
 - `+N` fails when the metric grew by more than N; `+N%` by more than N percent of the
   baseline; `-N`/`-N%` when it fell by more. `+0` fails on any growth. From a baseline of 0,
   any growth is an infinite percentage.
+
+A per-tool check on a tool with fewer than `min_calls` calls on either side says "too few
+calls" instead of judging; a metric the baseline lacks (an older toolaudit wrote it) is
+said, not failed. The gate as a whole fails as "nothing measured" when the run measured no
+call while the baseline had some, or lost more than `max_vanished` percent of them.
 """
 
 from __future__ import annotations
@@ -21,10 +26,16 @@ from typing import Any
 from ..errors import UsageError
 from ..registry import did_you_mean
 
+# Aggregates that hold on re-runs of the same tasks: a per-tool p95 over a few calls flaps, and a
+# total follows how many transcripts there are; the median tokens per run follows neither.
 DEFAULT_CHECKS = {
-    "scan": ("tokens.total:+5%", "*:tokens.p95:+10%"),
+    "scan": ("tokens.total:+20%", "tokens_per_run.median:+20%"),
     "simulate": ("tokens.total:+5%", "later_used:+0"),
 }
+DEFAULT_MIN_CALLS = 5
+DEFAULT_MAX_VANISHED = 50.0  # percent of the baseline's calls
+TOO_FEW = "too few calls"
+NOT_IN_BASELINE = "not in baseline"
 ALIASES = {
     "tokens.total": ("tokens", "tokens_after"),
     "errors": ("error_calls",),
@@ -75,6 +86,9 @@ class Outcome:
     limit: str
     passed: bool
     vanished: bool = False  # the check names a tool the baseline had and the run no longer has
+    skipped: str = ""  # why it was not judged: TOO_FEW or NOT_IN_BASELINE
+    calls: tuple[int, int] = (0, 0)  # the scope's calls, baseline and now (per-tool checks)
+    min_calls: int = 0
 
     @property
     def change(self) -> float:
@@ -86,8 +100,19 @@ class Outcome:
             return None if self.current == 0 else math.copysign(math.inf, self.change)
         return 100.0 * self.change / self.baseline
 
+    @property
+    def status(self) -> str:
+        """pass, fail, vanished, too few calls or not in baseline."""
+        return self.skipped or ("vanished" if self.vanished else "pass" if self.passed else "fail")
+
     def message(self) -> str:
         """`Grep: tokens.mean 812 → 1,420 (+608, +74.9%) over the limit +500`."""
+        if self.skipped == TOO_FEW:
+            return (f"{self.scope}: too few calls to judge {self.metric} "
+                    f"({self.calls[0]:,} → {self.calls[1]:,} calls, fewer than {self.min_calls})")
+        if self.skipped == NOT_IN_BASELINE:
+            return (f"{self.scope}: the baseline has no {self.metric} (an older toolaudit wrote it); "
+                    "--update-baseline adds it")
         if self.vanished:
             return f"{self.scope}: vanished (its {self.metric} was {_fmt(self.baseline)}); the check {self.check} cannot hold"
         pct = self.change_pct
@@ -113,8 +138,19 @@ def _passes(check: Check, base: float, now: float) -> bool:
     return 100.0 * grew / abs(base) <= check.limit
 
 
-def evaluate(check: Check, baseline: dict, current: dict) -> list[Outcome]:
-    """The outcomes of one check on two result documents (scan or simulate JSON)."""
+def number(row: dict, name: str, where: str) -> float:
+    """A metric's value in a result row as a float (absent: 0), or a UsageError naming the field."""
+    value = row.get(name) or 0
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise UsageError(f"{where}.{name} is not a number ({value!r})", slug="baseline")
+    return float(value)
+
+
+def evaluate(check: Check, baseline: dict, current: dict, min_calls: int = 0) -> list[Outcome]:
+    """The outcomes of one check on two result documents (scan or simulate JSON).
+
+    Per-tool scopes with fewer than `min_calls` calls on either side are reported, not judged.
+    """
     limit = check.text.rsplit(":", 1)[1]
     base_tools = {t["tool"]: t for t in baseline.get("tools", [])}
     if check.tool is None:
@@ -132,18 +168,43 @@ def evaluate(check: Check, baseline: dict, current: dict) -> list[Outcome]:
     if check.tool not in (None, "*"):
         for name in gone:  # a tool the check watches disappeared: say so rather than pass quietly
             base = base_tools[name]
-            field = check.field(base) or check.metric
-            out.append(Outcome(check.text, name, check.metric, float(base.get(field) or 0), 0.0,
-                               check.text.rsplit(":", 1)[1], False, vanished=True))
+            calls = (int(number(base, "calls", f"baseline tools[{name}]")), 0)
+            few = TOO_FEW if calls[0] < min_calls else ""  # a tool called twice may simply not recur
+            out.append(Outcome(check.text, name, check.metric, number(base, check.field(base) or check.metric,
+                                                                       f"baseline tools[{name}]"), 0.0,
+                               limit, bool(few), vanished=True, skipped=few, calls=calls, min_calls=min_calls))
     for scope, base, now in pairs:
+        where = "totals" if check.tool is None else f"tools[{scope}]"
         name = check.field(base) or check.field(now)
         if name is None:
             known = sorted(set(base) | set(ALIASES))
             raise UsageError(f"check {check.text!r}: no metric {check.metric!r} in this result"
                              f"{did_you_mean(check.metric, known)}", slug="bad-check")
-        b, c = float(base.get(name) or 0), float(now.get(name) or 0)
-        out.append(Outcome(check.text, scope, check.metric, b, c, limit, _passes(check, b, c)))
+        b, c = number(base, name, f"baseline {where}"), number(now, name, where)
+        calls = (int(number(base, "calls", f"baseline {where}")), int(number(now, "calls", where)))
+        skipped = (NOT_IN_BASELINE if name not in base
+                   else TOO_FEW if check.tool is not None and min(calls) < min_calls else "")
+        out.append(Outcome(check.text, scope, check.metric, b, c, limit, bool(skipped) or _passes(check, b, c),
+                           skipped=skipped, calls=calls, min_calls=min_calls))
     return out
+
+
+def nothing_measured(baseline: dict, current: dict, max_vanished: float) -> str | None:
+    """Why the run cannot be judged: no file or no call while the baseline had calls, or most calls gone."""
+    had = int(number(baseline.get("totals", {}), "calls", "baseline totals"))
+    now = int(number(current.get("totals", {}), "calls", "totals"))
+    files = current.get("totals", {}).get("files", current.get("files"))
+    if not had:
+        return None
+    if files == 0:
+        return f"nothing measured: 0 files read, the baseline had {had:,} calls"
+    if now == 0:
+        return f"nothing measured: 0 calls now, the baseline had {had:,}"
+    gone = 100.0 * (had - now) / had
+    if gone > max_vanished:
+        return (f"nothing measured: {gone:.0f}% of the baseline's {had:,} calls vanished ({now:,} now; "
+                f"--max-vanished {_fmt(max_vanished)}%)")
+    return None
 
 
 def incomparable(baseline: dict, current: dict) -> str | None:
@@ -173,31 +234,42 @@ class GateResult:
     new_tools: tuple[str, ...]
     vanished_tools: tuple[str, ...]
     not_comparable: str | None = None
+    nothing_measured: str | None = None
     kind: str = "ci"
 
     @property
+    def blocked(self) -> str | None:
+        """Why no check can be trusted (not comparable, nothing measured): exit 1, not 3."""
+        return self.not_comparable or self.nothing_measured
+
+    @property
     def passed(self) -> bool:
-        return self.not_comparable is None and all(o.passed for o in self.outcomes)
+        return self.blocked is None and all(o.passed for o in self.outcomes)
 
     @property
     def verdict(self) -> str:
         if self.not_comparable is not None:
             return "not comparable"
+        if self.nothing_measured is not None:
+            return "nothing measured"
         return "pass" if self.passed else "fail"
 
 
-def gate(baseline_path: str, baseline: dict, current: dict, checks: list[Check]) -> GateResult:
+def gate(baseline_path: str, baseline: dict, current: dict, checks: list[Check], *,
+         min_calls: int = DEFAULT_MIN_CALLS, max_vanished: float = DEFAULT_MAX_VANISHED) -> GateResult:
     """Compare `current` with `baseline` under `checks` (a pure function: no I/O)."""
     reason = incomparable(baseline, current)
     base_tools = [t["tool"] for t in baseline.get("tools", [])]
     now_tools = [t["tool"] for t in current.get("tools", [])]
     outcomes: list[Outcome] = []
+    empty = None
     if reason is None:
+        empty = nothing_measured(baseline, current, max_vanished)
         for check in checks:
-            outcomes.extend(evaluate(check, baseline, current))
+            outcomes.extend(evaluate(check, baseline, current, min_calls))
     return GateResult(
         baseline_path, baseline, current, tuple(outcomes),
         new_tools=tuple(t for t in now_tools if t not in base_tools),
         vanished_tools=tuple(t for t in base_tools if t not in now_tools),
-        not_comparable=reason,
+        not_comparable=reason, nothing_measured=empty,
     )

@@ -3,17 +3,19 @@
 Percentiles use the nearest-rank method (audit.stats): the p-th percentile of n sorted values is
 the value at rank ceil(p/100 × n). Rows count calls that returned an output (paired
 calls and orphan results); calls whose result never came are counted apart.
+The menu adds up the tool definitions that requests carried, where transcripts record them.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Iterable
 
 import pandas as pd
 
 from ..model import (
-    ORPHAN, UNPAIRED, FileResult, GroupRow, Measurement, ScanMeta, ScanResult, Skipped, Usage,
+    ORPHAN, UNPAIRED, FileResult, GroupRow, Measurement, MenuMeasurement, ScanMeta, ScanResult, Skipped, Usage,
 )
 from .billing import bill
 from .stats import nearest_rank
@@ -44,7 +46,8 @@ class Collected:
     """Everything gathered from the FileResults, deduplicated by call id across the scan.
 
     With `since`/`until`, only calls and requests timestamped inside the window are
-    kept; those without a timestamp are dropped and counted in `undated`.
+    kept; those without a timestamp are dropped and counted in `undated`. Tool menus carry
+    no timestamps: a window leaves them out.
     """
 
     def __init__(self, results: Iterable[FileResult] = (), since: datetime | None = None,
@@ -63,6 +66,7 @@ class Collected:
         self.collectors: dict[str, int] = {}
         self._unpaired: dict[tuple, Measurement] = {}
         self._seen: set[tuple] = set()
+        self.menus: dict[tuple, MenuMeasurement] = {}
         for result in results:
             self.add(result)
 
@@ -99,10 +103,21 @@ class Collected:
                 if self._unpaired.pop(key, None) is not None:
                     self.duplicates += 1
                 self.rows.append(row)
+        if self.since is None and self.until is None:
+            for menu in result.menus:
+                self._add_menu(menu)
         for skip in result.skipped:
             self.skipped_count += 1
             if len(self.skipped) < SKIPPED_SHOWN:
                 self.skipped.append(skip)
+
+    def _add_menu(self, menu: MenuMeasurement) -> None:
+        """A session's menu once: a copy in another file (same session, same definitions) keeps the
+        larger request count. Session ids count across files only where they are unique there."""
+        key = (_where(menu), menu.session, menu.agent, menu.key)
+        kept = self.menus.get(key)
+        if kept is None or menu.requests > kept.requests:
+            self.menus[key] = menu
 
     def _inside(self, ts: str | None) -> bool:
         if self.since is None and self.until is None:
@@ -181,7 +196,81 @@ def summarize(collected: Collected, meta: ScanMeta, by: str = "tool", top: int =
         bill=bill(collected.usage, [r for r in collected.rows if r.status != UNPAIRED], by=by, priced=cost,
                   model=model) if (collected.usage or cost) else None,
         undated=collected.undated,
+        menu=menu_summary(list(collected.menus.values()), top),
+        **run_stats(df, collected.usage),
     )
+
+
+def run_stats(df: pd.DataFrame, usage: list[Usage]) -> dict:
+    """runs, and the median and p90 of tool-output tokens per run, runs found by compare's rule.
+
+    The median is compare's (the mean of the two middle values for an even n); p90 is nearest-rank.
+    """
+    from .compare import CALL_COLUMNS, Grouping, Side, per_run, usage_frame
+
+    if not len(df) and not usage:
+        return {}
+    runs, _ = per_run(Side("", "", df[list(CALL_COLUMNS)], usage_frame(usage)), Grouping("0", level=0))
+    tokens = runs["tokens"]
+    return {"runs": len(tokens), "tokens_per_run_median": float(tokens.median()) if len(tokens) else 0.0,
+            "tokens_per_run_p90": int(nearest_rank(tokens.to_numpy(), 90))}
+
+
+@dataclass(frozen=True)
+class Definition:
+    """One tool's definition over the scan: its tokens, the requests that carried it, their product.
+
+    A tool whose definition changed between menus has `versions` > 1: `tokens` is the version most
+    requests carried, and `carried_tokens` adds each version's tokens × its requests.
+    """
+
+    tool: str
+    tokens: int
+    requests: int
+    carried_tokens: int
+    versions: int = 1
+
+
+@dataclass(frozen=True)
+class Menu:
+    """The tool definitions model requests carried: each definition, and the menu in all."""
+
+    definitions: tuple[Definition, ...]
+    menus: int  # distinct menus
+    sessions: int  # sessions that sent one
+    requests: int  # requests that carried a menu
+    carried_tokens: int  # definition tokens × the requests that carried them
+    top: int = 0  # how many definitions the text reports list (scan --top)
+
+    @property
+    def tokens_per_request(self) -> int:
+        """The menu's tokens on one request (their mean, when menus differ)."""
+        return round(self.carried_tokens / self.requests) if self.requests else 0
+
+
+def _where(menu: MenuMeasurement) -> str:
+    """Where a menu's session id is unique: its file, or (global ids) its format."""
+    return menu.collector if menu.global_id else menu.source
+
+
+def menu_summary(menus: list[MenuMeasurement], top: int = 0) -> Menu | None:
+    """The definitions of every kept menu added up per tool name, largest cost first; None without menus."""
+    if not menus:
+        return None
+    per: dict[str, dict[str, list[int]]] = {}
+    for menu in menus:
+        for name, key, tokens in menu.tools:
+            per.setdefault(name, {}).setdefault(key, [tokens, 0])[1] += menu.requests
+    definitions = []
+    for name, versions in per.items():
+        tokens = max(versions.values(), key=lambda v: (v[1], v[0]))[0]
+        definitions.append(Definition(name, tokens, sum(r for _, r in versions.values()),
+                                      sum(t * r for t, r in versions.values()), len(versions)))
+    definitions.sort(key=lambda d: (-d.carried_tokens, d.tool))
+    return Menu(tuple(definitions), menus=len({m.key for m in menus}),
+                sessions=len({(_where(m), m.session, m.agent) for m in menus}),
+                requests=sum(m.requests for m in menus),
+                carried_tokens=sum(d.carried_tokens for d in definitions), top=top)
 
 
 def _grouped(outputs: pd.DataFrame, by: str, total_tokens: int) -> list[GroupRow]:

@@ -188,11 +188,17 @@ def report_notes(unrecognised, errors, quiet: bool) -> None:
 
 
 def gather(paths, options, sink, *, jobs: int, strict: bool, quiet: bool, worker=None, extra: tuple = ()):
-    """Find the files under `paths`, run them through the pipeline into `sink`, report notes; returns `sink`."""
+    """Find the files under `paths`, run them through the pipeline into `sink`, report notes; returns `sink`.
+
+    Files and folders that cannot be listed go into `sink.errors` (and fail `strict`).
+    """
     from ..pipeline import run, scan_file
 
     problems: list[str] = []
     files = list(discover.iter_files(resolve_paths(paths, quiet), problems))
+    if strict and problems:
+        raise StrictError(f"{problems[0]} (--strict)", slug="strict")
+    sink.errors.extend(problems)  # unreadable folders belong in the result's errors, not only on stderr
     progress, advance = progress_for(len(files), quiet)
     kwargs = dict(jobs=jobs, strict=strict, on_file=advance, worker=worker or scan_file, extra=extra)
     if progress is not None:
@@ -200,7 +206,7 @@ def gather(paths, options, sink, *, jobs: int, strict: bool, quiet: bool, worker
             run(files, options, sink, **kwargs)
     else:
         run(files, options, sink, **kwargs)
-    report_notes(sink.unrecognised, problems + sink.errors, quiet)
+    report_notes(sink.unrecognised, sink.errors, quiet)
     return sink
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -15,37 +16,106 @@ from ..tokenizers import ENGINES, TOKENIZERS
 from . import cli, gather, meta_for
 
 
-def _measure(paths, baseline: dict, source_format, tokenizer, engine, calibration, strict, debug, quiet,
-             jobs) -> dict:
-    """The same measurement the baseline holds (scan, or simulate with its policy spec), as JSON."""
-    from ..pipeline import ScanOptions
+@dataclass(frozen=True)
+class Measure:
+    """How `ci` measures the paths again: what the baseline's options were, read from its JSON."""
+
+    paths: tuple[Path, ...]
+    baseline: dict
+    source_format: str | None
+    tokenizer: str
+    engine: str
+    calibration: str | None
+    strict: bool
+    debug: bool
+    quiet: bool
+    jobs: int
+
+    def options(self):
+        from ..pipeline import ScanOptions
+
+        return ScanOptions(self.tokenizer, self.engine, self.source_format, False, self.debug, self.calibration,
+                           previews=False)
+
+    def meta(self):
+        from ..tokenizers import get_tokenizer
+
+        tok = get_tokenizer(self.tokenizer, self.engine, calibration=self.calibration)
+        return meta_for(self.tokenizer, self.engine, self.paths, tok=tok)
+
+    def gather(self, sink, **kwargs):
+        return gather(self.paths, self.options(), sink, jobs=self.jobs, strict=self.strict, quiet=self.quiet, **kwargs)
+
+
+def _scan(m: Measure):
+    from ..audit.summary import Collected, summarize
+
+    meta = m.meta()
+    return summarize(m.gather(Collected()), meta)
+
+
+def _simulate(m: Measure):
+    from ..audit import simsummary
+    from ..audit.policymap import maps_from_spec
+    from ..pipeline import simulate_file
+
+    spec = m.baseline["meta"].get("policy_spec")
+    if not isinstance(spec, dict) or m.baseline["meta"].get("sweep"):
+        raise UsageError("this simulate baseline has no single policy to run again (a sweep, or written "
+                         "by an older toolaudit); write it again with simulate -f json -o", slug="baseline")
+    maps, _ = maps_from_spec(spec)
+    meta = m.meta()
+    sink = m.gather(simsummary.SimCollected([""], [tuple(maps[0].describe())]), worker=simulate_file,
+                    extra=(maps, False))
+    return simsummary.result(sink, meta, preset=spec.get("preset"), spec=spec)
+
+
+# meta.command of a baseline -> how to measure the same thing again; a new kind is one entry
+MEASURES = {"scan": _scan, "simulate": _simulate}
+
+
+def _measure(m: Measure) -> dict:
+    """The same measurement the baseline holds (its meta.command, see MEASURES), as JSON."""
     from ..reports.view import view_of
-    from ..tokenizers import get_tokenizer
 
-    tok = get_tokenizer(tokenizer, engine, calibration=calibration)
-    options = ScanOptions(tokenizer, engine, source_format, False, debug, calibration, previews=False)
-    meta = meta_for(tokenizer, engine, paths, tok=tok)
-    if baseline.get("meta", {}).get("command") == "simulate":
-        from ..audit import simsummary
-        from ..audit.policymap import maps_from_spec
-        from ..pipeline import simulate_file
-
-        spec = baseline["meta"].get("policy_spec")
-        if not spec or baseline["meta"].get("sweep"):
-            raise UsageError("this simulate baseline has no single policy to run again (a sweep, or written "
-                             "by an older toolaudit); write it again with simulate -f json -o", slug="baseline")
-        maps, _ = maps_from_spec(spec)
-        sink = simsummary.SimCollected([""], [tuple(maps[0].describe())])
-        gather(paths, options, sink, jobs=jobs, strict=strict, quiet=quiet, worker=simulate_file, extra=(maps, False))
-        result = simsummary.result(sink, meta, preset=spec.get("preset"), spec=spec)
-    else:
-        from ..audit.summary import Collected, summarize
-
-        result = summarize(gather(paths, options, Collected(), jobs=jobs, strict=strict, quiet=quiet), meta)
+    result = MEASURES[m.baseline["meta"]["command"]](m)
     return view_of(result).doc(result)
 
 
+def _kind(value) -> str:
+    return {dict: "an object", list: "a list", str: "a string"}.get(type(value), type(value).__name__)
+
+
+def _problem(doc) -> str | None:
+    """What makes a parsed baseline unusable, in a few words, or None."""
+    from ..model import SCHEMA_VERSION
+
+    accepted = " or ".join(MEASURES)
+    if not isinstance(doc, dict):
+        return f"is a JSON {'list' if isinstance(doc, list) else type(doc).__name__}, not a toolaudit {accepted} result"
+    meta = doc.get("meta")
+    if not isinstance(meta, dict):
+        return f"its meta is {_kind(meta)}, not an object" if meta is not None else f"has no meta: not a toolaudit {accepted} result"
+    version = doc.get("schema_version")
+    if isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA_VERSION:
+        return (f"was written by a newer toolaudit (schema_version {version}; this one reads up to "
+                f"{SCHEMA_VERSION}): upgrade toolaudit")
+    if meta.get("command") not in MEASURES:
+        return f"is a `{meta.get('command')}` result; ci takes a {accepted} result"
+    if not isinstance(doc.get("totals", {}), dict):
+        return f"its totals is {_kind(doc['totals'])}, not an object"
+    tools = doc.get("tools", [])
+    if not isinstance(tools, list) or not all(isinstance(t, dict) and isinstance(t.get("tool"), str) for t in tools):
+        return "its tools[] are not rows with a tool name"
+    for where, row in (("totals", doc.get("totals", {})), *((f"tools[{t['tool']}]", t) for t in tools)):
+        bad = next((k for k, v in row.items() if k != "tool" and isinstance(v, (str, list, dict))), None)
+        if bad is not None:
+            return f"has {where}.{bad} that is not a number ({row[bad]!r})"
+    return None
+
+
 def _read_baseline(path: Path, create: bool) -> dict:
+    """The baseline document, or a one-line UsageError that names what is wrong with it."""
     if not path.exists():
         if create:
             return {"meta": {"command": "scan"}}
@@ -53,11 +123,31 @@ def _read_baseline(path: Path, create: bool) -> dict:
                          "or `toolaudit ci PATH --baseline FILE --update-baseline`", slug="baseline")
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"cannot read the baseline {path}: {exc}", slug="baseline") from None
-    if not isinstance(doc, dict) or doc.get("meta", {}).get("command") not in ("scan", "simulate"):
-        raise UsageError(f"{path} is not a toolaudit scan or simulate JSON result", slug="baseline")
+    except OSError as exc:
+        raise UsageError(f"cannot read the baseline {path}: {exc.strerror or exc}", slug="baseline") from None
+    except ValueError as exc:  # a truncated or hand-broken file
+        where = f" (line {exc.lineno}, column {exc.colno})" if isinstance(exc, json.JSONDecodeError) else ""
+        raise UsageError(f"the baseline {path} is not valid JSON{where}: truncated or edited by hand?",
+                         slug="baseline") from None
+    problem = _problem(doc)
+    if problem is not None:
+        raise UsageError(f"the baseline {path} {problem}", slug="baseline")
     return doc
+
+
+class Percent(click.ParamType):
+    """A share in percent, 0 to 100, written `50` or `50%`."""
+
+    name = "percent"
+
+    def convert(self, value, param, ctx):
+        try:
+            number = float(str(value).strip().removesuffix("%"))
+        except ValueError:
+            number = -1.0
+        if not 0 <= number <= 100:
+            self.fail(f"{value!r} is not a percentage from 0 to 100", param, ctx)
+        return number
 
 
 @cli.command(name="ci")
@@ -65,35 +155,42 @@ def _read_baseline(path: Path, create: bool) -> dict:
 @click.option("--baseline", required=True, type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="A JSON result of `scan` or `simulate` (-f json -o FILE).")
 @click.option("--fail-on", "fail_on", multiple=True, metavar="CHECK",
-              help="[TOOL:]METRIC:+LIMIT[%], repeatable: tokens.total:+5%, '*:tokens.p95:+10%', "
-                   "Grep:tokens.mean:+500, calls:+20%, later_used:+0. Default: tokens.total:+5% and "
-                   "*:tokens.p95:+10% (simulate: tokens.total:+5% and later_used:+0).")
+              help="[TOOL:]METRIC:+LIMIT[%], repeatable: tokens.total:+5%, tokens_per_run.median:+10%, "
+                   "'*:tokens.p95:+10%', Grep:tokens.mean:+500, calls:+20%, later_used:+0. Default: "
+                   "tokens.total:+20% and tokens_per_run.median:+20% (simulate: tokens.total:+5% and later_used:+0).")
+@click.option("--min-calls", type=click.IntRange(min=0), default=5, show_default=True, metavar="N",
+              help="A per-tool check on a tool with fewer calls (baseline or now) says `too few calls` "
+                   "instead of judging.")
+@click.option("--max-vanished", type=Percent(), default=50.0, show_default="50%", metavar="PCT",
+              help="Exit 1 (nothing measured) when more than PCT of the baseline's calls are gone.")
 @click.option("--update-baseline", is_flag=True, help="Write the new measurement to the baseline file, on purpose.")
 @click.option("--from", "source_format", metavar="KEY", help="Force one input format.")
 @click.option("--tokenizer", type=click.Choice(TOKENIZERS), help="Default: the baseline's. Another one is not comparable.")
 @click.option("--engine", type=click.Choice(ENGINES), help="Default: the baseline's.")
 @click.option("--calibration", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
               help="With a `--tokenizer claude` baseline: the calibration file it was measured with.")
-@click.option("--strict", is_flag=True, help="Fail (exit 1) on the first malformed line.")
+@click.option("--strict", is_flag=True, help="Fail (exit 1) on the first malformed line or unreadable file or folder.")
 @click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar, no notes on stderr.")
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes; 0 = all cores.")
 @click.option("-f", "--format", "fmt", default="table", show_default=True,
-              type=click.Choice(["table", "markdown", "json", "junit"]),
-              help="markdown: a PR comment; junit: one test case per check.")
+              type=click.Choice(["table", "markdown", "json", "csv", "junit"]),
+              help="markdown: a PR comment; junit: one test case per check; csv: one row per check.")
 @click.option("-o", "--output", default="-", metavar="PATH|-", help="Write the report here; `-` is stdout.")
 @click.pass_context
-def ci(ctx, paths, baseline, fail_on, update_baseline, source_format, tokenizer, engine, calibration, strict, debug,
-       quiet, jobs, fmt, output):
+def ci(ctx, paths, baseline, fail_on, min_calls, max_vanished, update_baseline, source_format, tokenizer, engine,
+       calibration, strict, debug, quiet, jobs, fmt, output):
     """Fail the build when tool outputs grew against a baseline.
 
     Measures PATH... again the way the baseline was measured (the same tokenizer,
     and for a `simulate` baseline the same policies) and applies the checks.
     Exit 0: every check passed; 3: a check failed; 1: the comparison is not
-    meaningful (tokenizer, schema version or policy differ). New and vanished
-    tools are reported. With $GITHUB_STEP_SUMMARY set, the Markdown report is
-    appended there too. Checks also come from `fail_on = [...]` in
-    [tool.toolaudit.ci] of pyproject.toml.
+    meaningful (tokenizer, schema version or policy differ) or nothing was
+    measured (no file, no call, or more than --max-vanished of the baseline's
+    calls gone). New and vanished tools and unreadable files are reported. With
+    $GITHUB_STEP_SUMMARY set, the Markdown report is appended there too. Checks,
+    --min-calls and --max-vanished also come from [tool.toolaudit.ci] of
+    pyproject.toml (fail_on = [...], min_calls, max_vanished).
 
     \b
     Examples:
@@ -104,24 +201,23 @@ def ci(ctx, paths, baseline, fail_on, update_baseline, source_format, tokenizer,
     from ..audit.gate import DEFAULT_CHECKS, Check, gate
 
     base = _read_baseline(baseline, update_baseline)
-    meta = base.get("meta", {})
-    command = meta.get("command", "scan")
-    checks = [Check.parse(text) for text in (fail_on or DEFAULT_CHECKS[command])]
-    current = _measure(paths, base, source_format, tokenizer or meta.get("tokenizer") or "o200k_base",
-                       engine or meta.get("engine") or "toktok", calibration, strict, debug, quiet, jobs)
+    meta = base["meta"]
+    checks = [Check.parse(text) for text in (fail_on or DEFAULT_CHECKS[meta["command"]])]
+    current = _measure(Measure(tuple(paths), base, source_format, tokenizer or meta.get("tokenizer") or "o200k_base",
+                               engine or meta.get("engine") or "toktok", calibration, strict, debug, quiet, jobs))
     if update_baseline:
         atomic_write(baseline, json.dumps(current, indent=2, ensure_ascii=False) + "\n")
         totals = current.get("totals", {})
         click.echo(f"baseline updated on purpose: {baseline} ({len(current.get('tools', []))} tools, "
                    f"{totals.get('tokens', totals.get('tokens_after', 0)):,} tokens)", err=True)
         return
-    result = gate(str(baseline), base, current, checks)
+    result = gate(str(baseline), base, current, checks, min_calls=min_calls, max_vanished=max_vanished)
     render_report(result, fmt, output)
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
-    if summary:
+    if summary:  # appended, not replaced: earlier steps wrote there too
         with open(summary, "a", encoding="utf-8") as fh:
             fh.write(reporters.get("markdown")().render(result))
-    if result.not_comparable is not None:
+    if result.blocked is not None:
         ctx.exit(EXIT_ERROR)
     if not result.passed:
         ctx.exit(EXIT_GATE)

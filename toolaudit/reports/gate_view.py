@@ -6,11 +6,12 @@ import math
 from typing import Any
 
 from .. import __version__
-from ..audit.gate import GateResult, Outcome
+from ..audit.gate import NOT_IN_BASELINE, TOO_FEW, GateResult, Outcome
 from .view import Lines, Section, View, register
 
 SHOWN_TOOLS = 10
-ICON = {"pass": "✅", "fail": "❌", "not comparable": "⚠️"}
+SHOWN_ERRORS = 5
+ICON = {"pass": "✅", "fail": "❌", "not comparable": "⚠️", "nothing measured": "⚠️"}
 
 
 def _tokens_field(doc: dict) -> str:
@@ -18,12 +19,12 @@ def _tokens_field(doc: dict) -> str:
 
 
 def tool_changes(result: GateResult) -> list[dict[str, Any]]:
-    """Per tool: baseline and current tokens and calls, largest current first (new and vanished too)."""
+    """Per tool: baseline and current tokens and calls, largest current first, ties by name (new and vanished too)."""
     field = _tokens_field(result.baseline)
     base = {t["tool"]: t for t in result.baseline.get("tools", [])}
     now = {t["tool"]: t for t in result.current.get("tools", [])}
     rows = []
-    for tool in sorted(set(base) | set(now), key=lambda t: -(now.get(t, {}).get(field) or 0)):
+    for tool in sorted(set(base) | set(now), key=lambda t: (-(now.get(t, {}).get(field) or 0), t)):
         b, c = base.get(tool, {}).get(field, 0), now.get(tool, {}).get(field, 0)
         rows.append({"tool": tool, "baseline_tokens": b, "current_tokens": c, "change": c - b,
                      "change_pct": round(100.0 * (c - b) / b, 2) if b else None,
@@ -49,19 +50,32 @@ def _outcome_dict(o: Outcome) -> dict[str, Any]:
     pct = o.change_pct
     return {"check": o.check, "scope": o.scope, "metric": o.metric, "baseline": o.baseline, "current": o.current,
             "change": o.change, "change_pct": None if pct is None or math.isinf(pct) else round(pct, 2),
-            "limit": o.limit, "passed": o.passed, "message": o.message()}
+            "limit": o.limit, "passed": o.passed, "status": o.status, "message": o.message()}
 
 
 def verdict_lines(result: GateResult) -> list[str]:
-    """The verdict, then why: failed checks, or what made the comparison meaningless."""
+    """The verdict, then why: failed checks, or what made the comparison meaningless; then what was not judged."""
     lines = [f"{ICON[result.verdict]} toolaudit ci: {result.verdict.upper()} against {result.baseline_path}"]
     if result.not_comparable:
         lines.append(f"not comparable: {result.not_comparable}")
+    if result.nothing_measured:
+        lines.append(result.nothing_measured)
+    errors = result.current.get("errors", [])
+    lines += [f"could not read: {e}" for e in errors[:SHOWN_ERRORS]]
+    if len(errors) > SHOWN_ERRORS:
+        lines.append(f"could not read: {len(errors) - SHOWN_ERRORS} more (see -f json)")
     failed = [o for o in result.outcomes if not o.passed]
     lines += [f"failed: {o.message()}" for o in failed]
-    passed = len(result.outcomes) - len(failed)
+    lines += [f"not judged: {o.message()}" for o in result.outcomes if o.skipped == NOT_IN_BASELINE]
+    few = sorted({o.scope for o in result.outcomes if o.skipped == TOO_FEW})
+    if few:
+        least = next(o.min_calls for o in result.outcomes if o.skipped == TOO_FEW)
+        lines.append(f"too few calls to judge (fewer than {least}, --min-calls): {', '.join(few)}")
+    judged = [o for o in result.outcomes if not o.skipped]
     if result.outcomes:
-        lines.append(f"{passed} of {len(result.outcomes)} checks passed ({', '.join(sorted({o.check for o in result.outcomes}))})")
+        lines.append(f"{sum(o.passed for o in judged)} of {len(judged)} checks passed"
+                     f"{f', {len(result.outcomes) - len(judged)} not judged' if len(judged) < len(result.outcomes) else ''}"
+                     f" ({', '.join(sorted({o.check for o in result.outcomes}))})")
     if result.new_tools:
         lines.append("new tools: " + ", ".join(result.new_tools))
     if result.vanished_tools:
@@ -84,10 +98,12 @@ class GateView(View):
                      "tokenizer": result.current.get("meta", {}).get("tokenizer")},
             "verdict": result.verdict,
             "not_comparable": result.not_comparable,
+            "nothing_measured": result.nothing_measured,
             "checks": [_outcome_dict(o) for o in result.outcomes],
             "tools": tool_changes(result),
             "new_tools": list(result.new_tools),
             "vanished_tools": list(result.vanished_tools),
+            "errors": list(result.current.get("errors", [])),
         }
 
     def csv_rows(self, result: GateResult) -> list[dict]:

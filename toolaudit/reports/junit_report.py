@@ -19,12 +19,14 @@ class JunitReport(Reporter):
     def render(self, result: Any, *, color: bool = False, width: int | None = None) -> str:
         if getattr(result, "kind", None) != "ci":
             raise UsageError("-f junit is for `toolaudit ci` results", slug="junit-ci-only")
-        failures = sum(not o.passed for o in result.outcomes) + (result.not_comparable is not None)
-        suite = ET.Element("testsuite", name="toolaudit", tests=str(len(result.outcomes) + (result.not_comparable is not None)),
+        blocked = result.blocked  # not comparable, or nothing measured: one failed case that says why
+        failures = sum(not o.passed for o in result.outcomes) + (blocked is not None)
+        suite = ET.Element("testsuite", name="toolaudit", tests=str(len(result.outcomes) + (blocked is not None)),
                            failures=str(failures), errors="0")
-        if result.not_comparable is not None:
-            case = ET.SubElement(suite, "testcase", classname="toolaudit.ci", name="comparable")
-            ET.SubElement(case, "failure", message=result.not_comparable, type="not-comparable")
+        if blocked is not None:
+            case = ET.SubElement(suite, "testcase", classname="toolaudit.ci",
+                                 name="comparable" if result.not_comparable else "measured")
+            ET.SubElement(case, "failure", message=blocked, type=result.verdict.replace(" ", "-"))
         for outcome in result.outcomes:
             case = ET.SubElement(suite, "testcase", classname=f"toolaudit.{outcome.scope}", name=outcome.check)
             if not outcome.passed:

@@ -47,6 +47,9 @@ def scan_dict(result: ScanResult) -> dict[str, Any]:
         image_bytes=result.image_bytes,
         carried_tokens=result.carried_tokens,
         residency_known_calls=result.residency_known_calls,
+        runs=result.runs,
+        tokens_per_run_median=round(result.tokens_per_run_median, 2),
+        tokens_per_run_p90=result.tokens_per_run_p90,
     )
     doc: dict[str, Any] = {
         "schema_version": meta.schema_version,
