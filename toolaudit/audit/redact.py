@@ -1,47 +1,247 @@
-"""Mask obvious secrets (keys, tokens, passwords) before any text is shown."""
+"""Mask secrets (keys, tokens, passwords, private keys) before any text is shown.
+
+The maintained detector, detect-secrets, finds most kinds (its plugins' `analyze_string`:
+pure regexes, offline, no files, no verification). Our own patterns add only what it misses:
+- private-key blocks (PEM, OpenSSH, PGP) from BEGIN to END, found over the *whole* text, so a
+  window, a line or an item cut out of a block is still masked (`spans`, `excerpt`);
+- credentials in URLs, `Bearer`/`Basic` headers, vendor prefixes it lacks (Anthropic,
+  current OpenAI, Google, Hugging Face, fine-grained GitHub…);
+- any assignment to a name containing PASS, SECRET, TOKEN or KEY (`DB_PASS=x`,
+  `export API_KEY="x"`, `"password": "x"`, JSON-escaped `\\"password\\":\\"x\\"`,
+  `AccountKey=x;`), and `--password x`-style flags. Booleans and null are left alone, and
+  digits when the name is a plural (`max_tokens: 4096` is a count).
+A value found is masked to the end of its run of token characters, so a key glued to
+following letters goes whole. Detection runs only on the short window a caller shows (plus
+the rest of the line around it), after a cheap literal prefilter; blocks are found by a
+literal search over the whole text.
+"""
 
 from __future__ import annotations
 
 import re
+from functools import cache
 
 MASK = "[REDACTED]"
 
-_PATTERNS = [
-    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(-----END [A-Z ]*PRIVATE KEY-----|$)", re.S),
-    re.compile(r"\b(sk|pk|rk)-(proj-|ant-|live-|test-)?[A-Za-z0-9_\-]{16,}"),
-    re.compile(r"\b(sk|pk|rk|whsec)_(live|test)_[A-Za-z0-9]{10,}"),
-    re.compile(r"\b(hf|glpat|npm|pypi|dop_v1|xapp|shpat|shpss)[-_][A-Za-z0-9_\-]{16,}"),
-    re.compile(r"\b(ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}"),
-    re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}"),
-    re.compile(r"\b(AKIA|ASIA)[0-9A-Z]{16}\b"),
-    re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b"),
-    re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
-    re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=\-]{12,}"),
-    re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://[^\s:/@]+:[^\s@/]+@"),  # credentials in any URL
+# a private-key block, to its END line or, cut short, to the end of the text
+_BEGIN = re.compile(r"-{4,5} ?BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?(?: ?-{4,5})")
+_BLOCK_HINT = "PRIVATE KEY"
+
+_OURS = [
+    re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://([^\s/@\"'\\<>]+)@"),  # user:password@ in any URL
+    re.compile(r"(?i)\b(?:bearer|basic)\s+([A-Za-z0-9._~+/=\-]{12,})"),
+    re.compile(r"(sk-ant-[A-Za-z0-9_\-]{16,})"),
+    re.compile(r"(?<![A-Za-z0-9])((?:sk|pk|rk)-(?:proj-|svcacct-|admin-|live-|test-)?[A-Za-z0-9_\-]{20,})"),
+    re.compile(r"((?:sk|pk|rk|whsec)_(?:live|test)_[A-Za-z0-9]{10,})"),
+    re.compile(r"((?:hf|glpat|npm|dop_v1|xapp|shpat|shpss)[-_][A-Za-z0-9_\-]{16,})"),
+    re.compile(r"((?:gh[pousr]|github_pat)_[A-Za-z0-9_]{20,})"),
+    re.compile(r"(xox[abeoprs]-[A-Za-z0-9-]{10,})"),
+    re.compile(r"(AIza[0-9A-Za-z_\-]{35})"),
+    re.compile(r"(eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]+)"),
 ]
-# key = value pairs whose name says secret: keep the name, mask the value
+_SECRET_WORDS = r"pass|secret|token|key|pwd"
+# name (maybe quoted, maybe JSON-escaped), an assignment sign, then the value: quoted or bare
 _ASSIGN = re.compile(
-    r"""(?ix)
-    (\b[\w.-]*(password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth)[\w.-]*
-      ["']?\s*[:=]\s*["']?)
-    ([^\s"',;}]{4,})
+    rf"""(?ix)
+    (?P<name>[A-Za-z0-9_.-]*(?:{_SECRET_WORDS})[A-Za-z0-9_.-]*)
+    (?:\\*["'])?\]?\s*(?:=>|:=|=|:)\s*
+    (?:(?P<quote>\\*["'])(?P<quoted>[^"'\\\n]+)|(?P<bare>[^\s"'\\,;&|)}}\]\[{{(<>]+))
     """
 )
+_FLAG = re.compile(rf"(?i)(?<![\w-])--?[\w-]*(?:{_SECRET_WORDS})[\w-]*[ =]([^\s\"'\\-][^\s\"'\\]*)")
+_NEXT_ASSIGNMENT = re.compile(r"\s+(?=[A-Za-z_][\w.-]*=)")
+_HARMLESS = frozenset({"true", "false", "null", "none", "nil", "undefined"})
+_COUNT = re.compile(r"\d+")
+
+# the cheap prefilter: words that name a secret, and runs long enough to be a token
+_HINTS = ("key", "pass", "pwd", "secret", "token", "auth", "bearer", "basic", "://", "contras", "cred")
+_LONG = re.compile(r"[A-Za-z0-9_\-]{16,}")
+# a value is masked on to the end of its run of token characters (a key glued to letters)
+_TAIL = re.compile(r"[A-Za-z0-9_\-+/=]*")
+# artifactory's matches carry the delimiters around the value; keyword's, an escaping backslash
+_PADDING = " \t\r\n\"'=:\\"
+_ESCAPED = re.compile(r"\\+([\"'])|\\+n|\\+t")
+_LOOKBEHIND = 1024  # detection sees the line before a window, up to this many chars
+_LOOKAHEAD = 4096  # …and the token running past its end
 
 
-# command-line flags that take a secret: `--password x`, `-p x` is too ambiguous to touch
-_FLAG = re.compile(r"(?i)(--?(?:password|passwd|token|secret|api-?key|auth)[ =])(\S+)")
+@cache
+def _plugins() -> tuple[tuple, tuple, tuple]:
+    """detect-secrets' plugins, imported once: (by keyword, by token shape, by entropy)."""
+    from detect_secrets.plugins import (artifactory, aws, azure_storage_key, basic_auth, cloudant, discord,
+                                        github_token, gitlab_token, high_entropy_strings, ibm_cloud_iam,
+                                        ibm_cos_hmac, jwt, keyword, mailchimp, npm, openai, private_key,
+                                        pypi_token, sendgrid, slack, softlayer, square_oauth, stripe,
+                                        telegram_token, twilio)
+
+    # the keyword plugins need a secret-naming word, so the prefilter can skip them; IP
+    # addresses (ip_public) are not secrets
+    worded = (keyword.KeywordDetector(), cloudant.CloudantDetector(), ibm_cloud_iam.IbmCloudIamDetector(),
+              ibm_cos_hmac.IbmCosHmacDetector(), softlayer.SoftlayerDetector(), basic_auth.BasicAuthDetector(),
+              npm.NpmDetector())
+    shaped = (aws.AWSKeyDetector(), azure_storage_key.AzureStorageKeyDetector(), artifactory.ArtifactoryDetector(),
+              discord.DiscordBotTokenDetector(), github_token.GitHubTokenDetector(),
+              gitlab_token.GitLabTokenDetector(), jwt.JwtTokenDetector(), mailchimp.MailchimpDetector(),
+              openai.OpenAIDetector(), private_key.PrivateKeyDetector(), pypi_token.PypiTokenDetector(),
+              sendgrid.SendGridDetector(), slack.SlackDetector(), square_oauth.SquareOAuthDetector(),
+              stripe.StripeDetector(), telegram_token.TelegramBotTokenDetector(), twilio.TwilioKeyDetector())
+    entropy = (high_entropy_strings.Base64HighEntropyString(), high_entropy_strings.HexHighEntropyString())
+    return worded, shaped, entropy
+
+
+@cache
+def _keyword_regexes() -> tuple:
+    """KeywordDetector's regex sets: quotes required (code), and bare values (config, env)."""
+    from detect_secrets.plugins.keyword import CONFIG_DENYLIST_REGEX_TO_GROUP, QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP
+
+    return QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP, CONFIG_DENYLIST_REGEX_TO_GROUP
+
+
+def _not_random(value: str) -> bool:
+    from detect_secrets.filters.heuristic import is_potential_uuid, is_sequential_string
+
+    return is_potential_uuid(value) or is_sequential_string(value)
+
+
+def _values(text: str, worded: bool) -> set[str]:
+    """The secret values our patterns and detect-secrets' plugins find in `text`."""
+    by_word, by_shape, by_entropy = _plugins()
+    found = {m.group(1) for pattern in _OURS for m in pattern.finditer(text)}
+    if worded:
+        keyword, *others = by_word
+        for line in text.splitlines():
+            if any(hint in line.lower() for hint in _HINTS):
+                for regexes in _keyword_regexes():
+                    # a bare value runs to the end of the line for detect-secrets (config files);
+                    # several assignments on a line (`env`, `A=x B=y cmd`) are several values
+                    found.update(_NEXT_ASSIGNMENT.split(value, 1)[0]
+                                 for value in keyword.analyze_string(line, denylist_regex_to_group=regexes))
+        for plugin in others:
+            found.update(plugin.analyze_string(text))
+    if _LONG.search(text):
+        for plugin in by_shape:
+            found.update(plugin.analyze_string(text))
+        for plugin in by_entropy:
+            for value in plugin.analyze_string(text):
+                if plugin.calculate_shannon_entropy(value) > plugin.entropy_limit and not _not_random(value):
+                    found.add(value)
+    return {value.strip(_PADDING) for value in found}
+
+
+def _assigned(text: str) -> list[tuple[int, int]]:
+    """Spans of values assigned to a secret-sounding name, and of secret flags' values."""
+    out = []
+    for m in _ASSIGN.finditer(text):
+        group = "quoted" if m.group("quoted") is not None else "bare"
+        value = m.group(group)
+        if value.lower() in _HARMLESS or (_COUNT.fullmatch(value) and m.group("name").lower().endswith("s")):
+            continue
+        out.append(m.span(group))
+    out += [m.span(1) for m in _FLAG.finditer(text)]
+    return out
+
+
+def _line_spans(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
+    """Secret spans found by the line detectors in text[lo:hi], in `text`'s offsets."""
+    window = text[lo:hi]
+    lower = window.lower()
+    worded = any(hint in lower for hint in _HINTS)
+    if not worded and not _LONG.search(window):
+        return []
+    spans = [(lo + a, lo + b) for a, b in _assigned(window)] if worded else []
+    values = _values(window, worded)
+    if "\\" in window:  # JSON-escaped text (`\\"`, `\\n`): detect on an unescaped copy too
+        values |= _values(_ESCAPED.sub(lambda m: m.group(1) or " ", window), worded)
+    for value in values:
+        if len(value) < 4:  # too short to look for elsewhere; assignments are masked in place
+            continue
+        start = window.find(value)
+        while start >= 0:
+            spans.append((lo + start, lo + start + len(value)))
+            start = window.find(value, start + len(value))
+    return spans
+
+
+def _block_spans(text: str, hi: int) -> list[tuple[int, int]]:
+    """Private-key blocks that begin before `hi`: BEGIN line to END line, or to the end of text."""
+    if _BLOCK_HINT not in text:
+        return []
+    out = []
+    for m in _BEGIN.finditer(text, 0, hi):
+        end_marker = f"END {m.group(1)}PRIVATE KEY{m.group(2) or ''}"
+        end = text.find(end_marker, m.end())
+        end = len(text) if end < 0 else end + len(end_marker)
+        out.append((m.start(), end))
+    return out
+
+
+def spans(text: str, start: int = 0, stop: int | None = None) -> list[tuple[int, int]]:
+    """Sorted, merged (start, end) spans of the secrets that show in text[start:stop].
+
+    The line detectors look a little around the window (the line's start, the token that
+    runs past its end), so a value cut by the window's edge is still recognised.
+    """
+    stop = len(text) if stop is None else min(stop, len(text))
+    lo = max(text.rfind("\n", max(0, start - _LOOKBEHIND), start) + 1, start - _LOOKBEHIND, 0)
+    # the token running past the window, and its closing quote (entropy plugins want both)
+    hi = min(len(text), _TAIL.match(text, stop, min(len(text), stop + _LOOKAHEAD)).end() + 1)
+    found = []
+    for a, b in _line_spans(text, lo, hi) + _block_spans(text, hi):
+        b = _TAIL.match(text, b, min(len(text), b + _LOOKAHEAD)).end()
+        if b > start and a < stop:
+            found.append((a, b))
+    merged: list[tuple[int, int]] = []
+    for a, b in sorted(found):
+        if merged and a <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+        else:
+            merged.append((a, b))
+    return merged
+
+
+def excerpt(text: str, start: int = 0, stop: int | None = None) -> str:
+    """text[start:stop] with each secret that shows in it replaced by [REDACTED].
+
+    Secrets are found in the whole text's terms: a key block that began before `start` is
+    still masked.
+    """
+    stop = len(text) if stop is None else min(stop, len(text))
+    out, pos = [], start
+    for a, b in spans(text, start, stop):
+        if a > pos:
+            out.append(text[pos:a])
+        out.append(MASK)
+        pos = max(pos, b)
+    if pos < stop:
+        out.append(text[pos:stop])
+    return "".join(out)
 
 
 def redact(text: str) -> str:
-    """`text` with obvious secrets replaced by [REDACTED]."""
-    for pattern in _PATTERNS:
-        text = pattern.sub(MASK, text)
-    text = _FLAG.sub(lambda m: m.group(1) + MASK, text)
-    return _ASSIGN.sub(lambda m: m.group(1) + MASK, text)
+    """`text` with secrets replaced by [REDACTED]."""
+    return excerpt(text)
 
 
-def preview(text: str, width: int) -> str:
-    """A one-line, redacted preview of at most `width` characters."""
-    flat = " ".join(redact(text[: width * 4]).split())
+def preview(text: str, width: int, start: int = 0, stop: int | None = None) -> str:
+    """A one-line, redacted preview of at most `width` characters of text[start:stop]."""
+    stop = len(text) if stop is None else stop
+    flat = " ".join(excerpt(text, start, min(stop, start + width * 4)).split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def in_secret(text: str, part: str, tries: int = 8) -> bool:
+    """True when `part` is a secret or lies in one of `text` (checked where it first occurs).
+
+    For the items --explain shows, cut out of a long text: a line of a key block, a JWT's
+    middle, a password's value are each harmless-looking alone.
+    """
+    if redact(part) != part:
+        return True
+    at = text.find(part)
+    for _ in range(tries):
+        if at < 0:
+            return False
+        if spans(text, at, at + len(part)):
+            return True
+        at = text.find(part, at + len(part))
+    return True  # too many places to check: say nothing of it

@@ -8,13 +8,14 @@ marker is re-cut into nonsense. Calls whose result never came are left out.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from itertools import islice
 from typing import Iterable
 
 from ..model import UNPAIRED, Measurement, ModelText, SessionEnd, Skipped, ToolCall
 from ..tokenizers import Tokenizer, sanitize, sanitized_size
 from . import risk
 from .measure import measure, with_residency
-from .redact import preview, redact
+from .redact import in_secret, preview
 
 EXPLAIN_ITEMS = 5
 
@@ -47,8 +48,8 @@ class SimFile:
     error: str | None = None
 
 
-def _removed(before: str, after: str) -> str:
-    """The part of `before` missing from `after`, roughly: between the common prefix and suffix."""
+def _removed(before: str, after: str) -> tuple[int, int]:
+    """Where the part of `before` missing from `after` is, roughly: between the common prefix and suffix."""
     start = 0
     limit = min(len(before), len(after))
     while start < limit and before[start] == after[start]:
@@ -56,7 +57,7 @@ def _removed(before: str, after: str) -> str:
     end = 0
     while end < limit - start and before[-1 - end] == after[-1 - end]:
         end += 1
-    return before[start: len(before) - end]
+    return start, len(before) - end
 
 
 def _cut(text: str, after: str, row: Measurement, tokenizer: Tokenizer, explain: bool) -> Cut:
@@ -65,7 +66,8 @@ def _cut(text: str, after: str, row: Measurement, tokenizer: Tokenizer, explain:
     return Cut(
         tokenizer.count_for(after, row.model), len(after), len(after.encode("utf-8")), True,
         errors_cut=risk.errors_cut(text, after), json_broken=risk.json_broken(text, after),
-        hidden_preview=preview(_removed(text, after), 120) if explain else None,
+        # redacted as part of the whole output: a key block begun before the cut stays masked
+        hidden_preview=preview(text, 120, *_removed(text, after)) if explain else None,
     )
 
 
@@ -102,7 +104,7 @@ def simulate_records(records: Iterable, maps: list, tokenizer: Tokenizer, *,
                 if i not in before_items:
                     before_items[i] = risk.items(text)
                 removed.append(before_items[i] - risk.items(after))
-        all_cuts.append(_trace(stream, said, calls, cuts, removed, explain))
+        all_cuts.append(_trace(stream, said, calls, texts, cuts, removed, explain))
     return base, all_cuts, skipped
 
 
@@ -124,11 +126,13 @@ def _events(stream: list, said: list[set[str]]) -> list[tuple[int, int, str, obj
     return sorted(events, key=lambda e: (e[0], e[2] == "output", e[1]))
 
 
-def _trace(stream: list, said: list[set[str]], calls: list[ToolCall], cuts: list[Cut],
+def _trace(stream: list, said: list[set[str]], calls: list[ToolCall], texts: list[str], cuts: list[Cut],
            removed: list[set[str]], explain: bool) -> list[Cut]:
     """Mark the cuts whose hidden items the model used later in the same context.
 
     Items the model already wrote or sent before the output arrived do not count as hidden.
+    With `explain`, keep a few hidden items to show: none that is, or lies in, a secret of
+    the output (a line of a key block, a password's value).
     """
     known: dict[tuple, set[str]] = {}
     pending: dict[tuple, dict[str, list[int]]] = {}
@@ -147,10 +151,12 @@ def _trace(stream: list, said: list[set[str]], calls: list[ToolCall], cuts: list
             continue
         i = index[id(record)]
         hidden = removed[i] - seen
-        if hidden:
+        if hidden and explain:
             # paths and file names first: they say most about what was lost
             ranked = sorted(hidden, key=lambda s: ("/" not in s and "." not in s, -len(s), s))
-            hidden_of[i] = tuple(redact(item) for item in ranked[:EXPLAIN_ITEMS] if redact(item) == item)
+            shown = (item for item in ranked if not in_secret(texts[i], item))
+            hidden_of[i] = tuple(islice(shown, EXPLAIN_ITEMS))
+        if hidden:
             for item in hidden:
                 waiting.setdefault(item, []).append(i)
     out = []
