@@ -18,7 +18,7 @@ import pytest
 from conftest import CORPUS
 from toolaudit.collectors.base import Collector
 from toolaudit.collectors.discover import detect
-from toolaudit.model import UNPAIRED, ModelText, OutputCap, SessionEnd, Skipped, ToolCall, ToolMenu, Usage
+from toolaudit.model import UNPAIRED, ModelText, OutputCap, SessionEnd, SessionInfo, Skipped, ToolCall, ToolMenu, Usage
 
 # binary junk: NUL, invalid UTF-8, a PNG header, brackets that open nothing
 JUNK = b"\x00\xff\xfe\x89PNG\r\n\x1a\n\xc3\x28[[[\n"
@@ -227,7 +227,7 @@ def check_record_types(out: Iterable) -> list:
 
 
 _HINTS = {cls: typing.get_type_hints(cls) for cls in (ToolCall, Skipped, SessionEnd, ModelText, Usage, OutputCap,
-                                                          ToolMenu)}
+                                                          ToolMenu, SessionInfo)}
 SHAPE = "unexpected shape: "
 
 

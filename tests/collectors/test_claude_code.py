@@ -11,7 +11,7 @@ from toolaudit.collectors.claude_code import ClaudeCodeCollector
 from toolaudit.collectors.discover import detect
 import shutil
 
-from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, SessionEnd, ToolCall, Usage
+from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, SessionEnd, SessionInfo, ToolCall, Usage
 
 from conftest import SAMPLES
 from helpers import (check_deep_line, check_empty, check_odd_values, check_trip, jsonl, kinds, split, totals, writer)
@@ -274,3 +274,22 @@ def test_deep_nesting_loses_one_line(tmp_path):
     result = '{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}}\n'
     check_deep_line(tmp_path, ClaudeCodeCollector, HEAD + CALL, result)
     check_deep_line(tmp_path, ClaudeCodeCollector, HEAD + CALL + result)
+
+
+# ------------------------------------------------------------------ SessionInfo: where the session worked (replay)
+
+def test_the_first_recorded_cwd_is_the_sessions_folder(tmp_path):
+    lines = [{"type": "user", "sessionId": "s-9", "cwd": "/home/u/proj", "uuid": "u1", "message": {"content": "hi"}},
+             {"type": "user", "sessionId": "s-9", "cwd": "/home/u/proj/sub", "uuid": "u2", "message": {"content": "x"}}]
+    path = write(tmp_path, jsonl(*lines))
+    assert kinds(ClaudeCodeCollector().collect(path), SessionInfo) == [SessionInfo(str(path), "s-9", "/home/u/proj")]
+    no_cwd = write(tmp_path, jsonl({**lines[0], "cwd": 3}), name="n.jsonl")
+    assert kinds(ClaudeCodeCollector().collect(no_cwd), SessionInfo) == []
+
+
+def test_sample_session_and_subagent_file_record_their_cwd():
+    assert kinds(ClaudeCodeCollector().collect(MAIN), SessionInfo) == [
+        SessionInfo(str(MAIN), "5f1c2a9e-3b7d-4e21-9a6c-0d8e4f2b7a11", "/home/dev/shop")]
+    sub = SAMPLE / "5f1c2a9e-3b7d-4e21-9a6c-0d8e4f2b7a11" / "subagents" / "agent-b41c9d2.jsonl"
+    assert kinds(ClaudeCodeCollector().collect(sub), SessionInfo) == [
+        SessionInfo(str(sub), "5f1c2a9e-3b7d-4e21-9a6c-0d8e4f2b7a11", "/home/dev/shop", agent="b41c9d2")]

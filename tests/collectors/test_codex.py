@@ -11,7 +11,8 @@ import pytest
 from toolaudit.audit.markers import truncated_by
 from toolaudit.collectors.codex import CodexCollector
 from toolaudit.collectors.discover import detect
-from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, ModelText, OutputCap, SessionEnd, Skipped, ToolCall, Usage
+from toolaudit.model import (ORPHAN, PAIRED, UNPAIRED, ModelText, OutputCap, SessionEnd, SessionInfo, Skipped,
+                            ToolCall, Usage)
 
 from conftest import SAMPLES
 from helpers import (PNG_JUNK, check_deep_line, check_empty, check_junk, check_odd_values, check_trip, corpus_file,
@@ -30,7 +31,7 @@ write = lines_writer("rollout.jsonl")
 
 
 def records(path: Path):
-    return split(CodexCollector().collect(path), rest=(ModelText, Usage, OutputCap))
+    return split(CodexCollector().collect(path), rest=(ModelText, Usage, OutputCap, SessionInfo))
 
 
 def env(kind: str, payload, ts: str = "2026-01-02T03:04:05.000Z") -> dict:
@@ -518,3 +519,30 @@ def test_corpus_truncation_policies(corpus):
     assert caps(VIEW) == []
     # the schema fixture's "[trimmed for fixture]" mode is no cap
     assert caps("agent-sessions/stage0-codex-small.jsonl") == []
+
+
+# ------------------------------------------------------------------ SessionInfo: where the session worked (replay)
+
+def test_session_meta_gives_the_cwd_and_commit_once(tmp_path):
+    first = env("session_meta", {"id": "s-1", "cwd": "/home/u/proj", "git": {"commit_hash": "ab12cd34", "branch": "x"}})
+    resumed = env("session_meta", {"id": "s-0", "cwd": "/elsewhere", "git": {"commit_hash": "ffff0000"}})
+    infos = kinds(CodexCollector().collect(write(tmp_path, [first, resumed])), SessionInfo)
+    assert infos == [SessionInfo(str(tmp_path / "rollout.jsonl"), "s-1", "/home/u/proj", "ab12cd34")]
+
+
+def test_session_info_without_git_and_without_anything(tmp_path):
+    no_git = env("session_meta", {"id": "s-1", "cwd": "/w", "git": None})
+    assert kinds(CodexCollector().collect(write(tmp_path, [no_git])), SessionInfo) == [
+        SessionInfo(str(tmp_path / "rollout.jsonl"), "s-1", "/w", None)]
+    odd = env("session_meta", {"id": "s-2", "cwd": ["/w"], "git": {"commit_hash": 7}})
+    assert kinds(CodexCollector().collect(write(tmp_path, [odd])), SessionInfo) == []
+
+
+def test_samples_and_corpus_record_their_commit(corpus):
+    assert kinds(CodexCollector().collect(OLD), SessionInfo) == [SessionInfo(
+        str(OLD), "019a06f2-3c41-7d2e-9b8a-4f1e6c2d7a90", "/home/dev/src/invoicer",
+        "5be07c3e41d2a9f0c8b16e7d2a94c05f3e8b71d6")]
+    path = corpus / "codex" / VIEW
+    assert kinds(CodexCollector().collect(path), SessionInfo) == [SessionInfo(
+        str(path), "019a93b9-f380-7600-98ff-940e6b99603c", "/home/user/projects/temp/chatbot-ui",
+        "0f022a043b3f8ca67224e1c56d5b85e28a81b910")]

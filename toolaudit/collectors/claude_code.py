@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..model import MAIN_AGENT, UNKNOWN_TOOL, ModelText, SessionEnd, Skipped, Usage
+from ..model import MAIN_AGENT, UNKNOWN_TOOL, ModelText, SessionEnd, SessionInfo, Skipped, Usage
 from .base import Collector, Pairing, Record, anthropic_parts, collectors, guarded, read_lines
 
 LINE_TYPES = {
@@ -84,6 +84,7 @@ class ClaudeCodeCollector(Collector):
         pairing: Pairing | None = None
         contexts: dict[str, _Context] = {}
         own_agent = MAIN_AGENT
+        cwd = None  # the first recorded working folder: where the session started, for replay
         for number, obj in read_lines(path):
             if isinstance(obj, Skipped):
                 yield obj
@@ -95,12 +96,16 @@ class ClaudeCodeCollector(Collector):
                 session = obj["sessionId"]
             if isinstance(obj.get("agentId"), str) and obj.get("isSidechain"):
                 own_agent = obj["agentId"]
+            if cwd is None and isinstance(obj.get("cwd"), str) and obj["cwd"]:
+                cwd = obj["cwd"]
             if pairing is None:
                 pairing = Pairing(source, self.key, session, global_id=True)
             yield from guarded(self._line(obj, number, own_agent, pairing, contexts, source), source, number)
         if pairing is None:
             return
         yield from pairing.unpaired()
+        if cwd is not None:
+            yield SessionInfo(source, session, cwd, agent=own_agent)
         for agent, ctx in contexts.items():
             yield from ctx.usage.values()
             yield SessionEnd(source, session, tuple(ctx.segments) + (ctx.requests,), agent=agent)

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..model import MAIN_AGENT, UNKNOWN_TOOL, ModelText, OutputCap, SessionEnd, Skipped, Usage
+from ..model import MAIN_AGENT, UNKNOWN_TOOL, ModelText, OutputCap, SessionEnd, SessionInfo, Skipped, Usage
 from .base import Collector, Pairing, Record, collectors, dump_args, flatten, guarded, openai_parts, read_lines
 
 # RolloutItem types; newer builds add the last two, which hold no tool data
@@ -171,6 +171,17 @@ def _cap(policy: Any) -> tuple[str, int] | None:
     return (policy["mode"], limit) if type(limit) is int and limit >= 0 else None
 
 
+def _session_info(state: _Session, payload: dict) -> Iterator[SessionInfo]:
+    """Where the session worked (`cwd`, `git.commit_hash`), for replay; nothing when neither is recorded."""
+    git = payload.get("git")
+    cwd = payload.get("cwd")
+    commit = git.get("commit_hash") if isinstance(git, dict) else None
+    cwd = cwd if isinstance(cwd, str) and cwd else None
+    commit = commit if isinstance(commit, str) and commit else None
+    if cwd or commit:
+        yield SessionInfo(state.source, state.session, cwd, commit, agent=state.agent)
+
+
 def _count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
@@ -262,7 +273,10 @@ class CodexCollector(Collector):
                 state.cap = cap
                 yield OutputCap(state.source, number, state.session, cap[0], cap[1], agent=state.agent)
         elif kind == "session_meta":
+            first = not state.named  # later session_meta lines come from resume or fork
             state.name(payload.get("id"), _agent(payload.get("source")))
+            if first:
+                yield from _session_info(state, payload)
         elif kind == "compacted":
             state.requests.compact()
 
