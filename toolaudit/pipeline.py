@@ -8,9 +8,9 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Iterator
 
-from .audit.measure import measure, with_residency
+from .audit.measure import measure, measure_menu, with_residency
 from .collectors import discover
-from .model import FileResult, SessionEnd, Skipped, ToolCall, Usage
+from .model import FileResult, SessionEnd, Skipped, ToolCall, ToolMenu, Usage
 from .tokenizers import Tokenizer, get_tokenizer
 
 
@@ -64,7 +64,7 @@ def scan_file(path: Path, options: ScanOptions) -> FileResult:
         if cls is None:
             return FileResult(source, None, error="no collector recognises this file")
         tokenizer = _tokenizer(options)
-        rows, skipped, ends, usage = [], [], [], []
+        rows, skipped, ends, usage, menus = [], [], [], [], []
         for record in cls().collect(path, doc):
             if isinstance(record, ToolCall):
                 rows.append(measure(record, tokenizer, show_content=options.show_content, previews=options.previews))
@@ -74,8 +74,10 @@ def scan_file(path: Path, options: ScanOptions) -> FileResult:
                 ends.append(record)
             elif isinstance(record, Usage):
                 usage.append(record)
+            elif isinstance(record, ToolMenu):
+                menus.append(measure_menu(record, tokenizer, cls.key))
         return FileResult(source, cls.key, tuple(with_residency(rows, ends)), tuple(skipped),
-                          usage=tuple(usage))
+                          usage=tuple(usage), menus=tuple(menus))
 
     return _guarded(options, lambda reason: FileResult(source, None, error=reason), work)
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import replace
 
-from ..model import Measurement, SessionEnd, ToolCall
+from ..model import Measurement, MenuMeasurement, SessionEnd, ToolCall, ToolMenu
 from ..tokenizers import Tokenizer, sanitize, sanitized_size
 from .markers import truncated_by
 from .redact import preview
@@ -72,3 +73,16 @@ def with_residency(rows: list[Measurement], ends: list[SessionEnd]) -> list[Meas
             row = replace(row, residency=max(0, requests[row.segment] - row.request_index))
         out.append(row)
     return out
+
+
+def measure_menu(menu: ToolMenu, tokenizer: Tokenizer, collector: str) -> MenuMeasurement:
+    """Each definition's tokens (its compact JSON, as a client sends it) and the menu's key."""
+    tools = []
+    whole = hashlib.blake2b(digest_size=16)
+    for name, definition in menu.tools:
+        text = sanitize(definition)
+        key = hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+        whole.update(key.encode())
+        tools.append((sanitize(name), key, tokenizer.count(text)))
+    return MenuMeasurement(menu.source, collector, menu.session, menu.agent, menu.requests,
+                           whole.hexdigest(), tuple(tools), menu.global_id)

@@ -97,6 +97,8 @@ def scan_dict(result: ScanResult) -> dict[str, Any]:
                     bill.tools.items(), key=lambda kv: -(kv[1].first + kv[1].resent))],
                 "unknown_models": sorted(bill.unknown_models),
             }
+    if result.menu is not None:
+        doc["menu"] = menu_dict(result.menu)
     if result.top:
         doc["top"] = [
             {
@@ -108,6 +110,34 @@ def scan_dict(result: ScanResult) -> dict[str, Any]:
             for m in result.top
         ]
     return doc
+
+
+def menu_dict(menu) -> dict[str, Any]:
+    """The tool definitions requests carried (audit.summary.Menu): in all, then per tool."""
+    return {
+        "tools": len(menu.definitions), "menus": menu.menus, "sessions": menu.sessions,
+        "requests": menu.requests, "tokens_per_request": menu.tokens_per_request,
+        "carried_tokens": menu.carried_tokens,
+        "definitions": [{"tool": d.tool, "tokens": d.tokens, "requests": d.requests,
+                         "carried_tokens": d.carried_tokens, "versions": d.versions} for d in menu.definitions],
+    }
+
+
+def menu_line(menu) -> str:
+    """One line: the definitions' tokens per request, times the requests that carried them."""
+    sign = "=" if menu.tokens_per_request * menu.requests == menu.carried_tokens else "≈"
+    where = f"{menu.menus} menus, " if menu.menus > 1 else ""
+    return (f"tool definitions: {len(menu.definitions)} tools, {menu.tokens_per_request:,} tokens per request "
+            f"× {menu.requests:,} requests {sign} {menu.carried_tokens:,} input tokens "
+            f"({where}{menu.sessions} session{'s' if menu.sessions != 1 else ''}"
+            + ("; --top N lists the largest" if not menu.top else "") + ")")
+
+
+def menu_cells(menu) -> tuple[list[str], list[list[str]]]:
+    """Headers and rows of the largest tool definitions (scan --top N: the first N)."""
+    headers = ["tool definition", "tokens", "requests", "carried tokens"]
+    return headers, [[d.tool + (f" ({d.versions} versions)" if d.versions > 1 else ""), num(d.tokens),
+                      num(d.requests), num(d.carried_tokens)] for d in menu.definitions[:menu.top]]
 
 
 def _share(result: ScanResult) -> float | None:
@@ -201,6 +231,8 @@ def summary_lines(result: ScanResult) -> list[str]:
             if bill.unknown_models:
                 lines.append("no price for: " + ", ".join(sorted(bill.unknown_models))
                              + " (use --model NAME when the transcript lacks it)")
+    if result.menu is not None:
+        lines.append(menu_line(result.menu))
     if result.undated:
         lines.append(f"--since/--until left out {result.undated} calls or requests without a timestamp")
     for skip in result.skipped[:5]:
@@ -241,6 +273,8 @@ class ScanView(View):
                 costs = [bill.tools[row.key]] if row.key in bill.tools else (
                     list(bill.tools.values()) if row is result.totals else [])
                 out["cost_usd_estimated"] = float(round(sum((c.first + c.resent for c in costs), 0), 8))
+            if result.menu is not None and key == "tool":  # the definition beside the outputs
+                out.update(_definition_columns(result.menu, row, row is result.totals))
             out["tokenizer"] = tokenizer_text(result.meta)  # says `estimated` where it is
             rows.append(out)
         return rows
@@ -253,4 +287,18 @@ class ScanView(View):
             out.append(Section(*billing, title=f"Billed usage by {result.meta.by}"))
         if result.top:
             out.append(Section(*top_cells(result), title="Largest calls"))
+        if result.menu is not None and result.menu.top:
+            out.append(Section(*menu_cells(result.menu), title="Largest tool definitions"))
         return out
+
+
+def _definition_columns(menu, row: GroupRow, total: bool) -> dict[str, Any]:
+    """CSV: a tool's definition tokens, requests and carried tokens (TOTAL: the whole menu's)."""
+    if total:
+        return {"definition_tokens": menu.tokens_per_request, "definition_requests": menu.requests,
+                "definition_carried_tokens": menu.carried_tokens}
+    found = next((d for d in menu.definitions if d.tool == row.key), None)
+    if found is None:
+        return {"definition_tokens": "", "definition_requests": "", "definition_carried_tokens": ""}
+    return {"definition_tokens": found.tokens, "definition_requests": found.requests,
+            "definition_carried_tokens": found.carried_tokens}
