@@ -28,6 +28,25 @@ def list_reports() -> None:
         click.echo(f"{key:20} {cls.description}")
 
 
+@list_.command(name="replay")
+def list_replay() -> None:
+    """replay's implementation kinds (--tool GLOB=KIND:SPEC) and the builtin tools with their parameters."""
+    from dataclasses import fields
+
+    from ..replay.base import implementations
+    from ..replay.runner import _MISSING, _load_kinds
+
+    _load_kinds()
+    for key, cls in implementations.all().items():
+        click.echo(f"{key:10} {cls.summary}")
+    for key, reason in _MISSING.items():
+        click.echo(f"{key:10} (not available: {reason})")
+    from ..replay.builtin import BUILTINS
+
+    click.echo("\nBuiltins (builtin:NAME?param=value&...):")
+    for name, module in BUILTINS.items():
+        params = ", ".join(f"{f.name}={f.default}" for f in fields(module.Params))
+        click.echo(f"  {name:13} {params}")
 
 
 @list_.command(name="policies")

@@ -80,7 +80,8 @@ class Implementation:
         """Stop whatever the implementation started (a server process)."""
 
 
-implementations: Registry[type[Implementation]] = Registry("replay implementation", "toolaudit.replay")
+# `toolaudit list replay` shows them; a user's package adds one by the entry point
+implementations: Registry[type[Implementation]] = Registry("replay implementation", "toolaudit.replay", plural="replay")
 
 
 @dataclass(frozen=True)
