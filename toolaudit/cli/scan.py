@@ -34,7 +34,8 @@ class IsoDate(click.ParamType):
 @click.option("--by", type=click.Choice(BY_CHOICES), default="tool", show_default=True,
               help="Group rows by tool, session, file, collector, agent (subagents) or model.")
 @click.option("--top", type=click.IntRange(min=0), default=0, metavar="N",
-              help="Also list the N largest calls (tool, session, file:line, tokens, redacted args).")
+              help="Also list the N largest calls (tool, session, file:line, tokens, redacted args), and the N largest "
+                   "tool definitions where request logs record them.")
 @click.option("--show-content", is_flag=True,
               help="With --top: show a redacted preview of each call's output. Off by default: outputs hold secrets.")
 @click.option("--records", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="PATH",
