@@ -30,6 +30,7 @@ class Measure:
     debug: bool
     quiet: bool
     jobs: int
+    workspace: Path | None = None  # a replay baseline: where to replay (default: the one it names)
 
     def options(self):
         from ..pipeline import ScanOptions
@@ -70,8 +71,27 @@ def _simulate(m: Measure):
     return simsummary.result(sink, meta, preset=spec.get("preset"), spec=spec)
 
 
+def _replay(m: Measure):
+    """A replay baseline: replay the paths again with the mappings, translation and limits it stored."""
+    from .replay import build_options, run_replay, spec_of
+
+    spec = m.baseline["meta"].get("replay_spec")
+    if not isinstance(spec, dict) or not isinstance(spec.get("tools"), list) or not spec["tools"]:
+        raise UsageError("this replay baseline names no --tool mapping to run again; write it again with "
+                         "replay ... -f json -o FILE", slug="baseline")
+    workspace = m.workspace or Path(spec.get("workspace") or ".")
+    if not workspace.is_dir():
+        raise UsageError(f"the replay baseline's workspace {workspace} is not a folder here: give --workspace DIR",
+                         slug="workspace")
+    options = build_options(workspace, spec["tools"], spec.get("translate") or (), spec.get("tool_names") or (),
+                            spec.get("path_map") or (), float(spec.get("timeout") or 10.0),
+                            int(spec.get("max_output_bytes") or 10_000_000), spec.get("env") or ())
+    return run_replay(m.paths, options, spec_of(options, workspace), tokenizer=m.tokenizer, engine=m.engine,
+                      calibration=m.calibration, source_format=m.source_format, strict=m.strict, quiet=m.quiet)
+
+
 # meta.command of a baseline -> how to measure the same thing again; a new kind is one entry
-MEASURES = {"scan": _scan, "simulate": _simulate}
+MEASURES = {"scan": _scan, "simulate": _simulate, "replay": _replay}
 
 
 def _measure(m: Measure) -> dict:
@@ -108,7 +128,8 @@ def _problem(doc) -> str | None:
     if not isinstance(tools, list) or not all(isinstance(t, dict) and isinstance(t.get("tool"), str) for t in tools):
         return "its tools[] are not rows with a tool name"
     for where, row in (("totals", doc.get("totals", {})), *((f"tools[{t['tool']}]", t) for t in tools)):
-        bad = next((k for k, v in row.items() if k != "tool" and isinstance(v, (str, list, dict))), None)
+        # `as`: the tools a replayed tool's calls went to (names, not a metric)
+        bad = next((k for k, v in row.items() if k not in ("tool", "as") and isinstance(v, (str, list, dict))), None)
         if bad is not None:
             return f"has {where}.{bad} that is not a number ({row[bad]!r})"
     return None
@@ -153,7 +174,9 @@ class Percent(click.ParamType):
 @cli.command(name="ci")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--baseline", required=True, type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
-              help="A JSON result of `scan` or `simulate` (-f json -o FILE).")
+              help="A JSON result of `scan`, `simulate` or `replay` (-f json -o FILE).")
+@click.option("--workspace", type=click.Path(exists=True, file_okay=False, path_type=Path), metavar="DIR",
+              help="A replay baseline: the repository to replay in (default: the workspace it names).")
 @click.option("--fail-on", "fail_on", multiple=True, metavar="CHECK",
               help="[TOOL:]METRIC:+LIMIT[%], repeatable: tokens.total:+5%, tokens_per_run.median:+10%, "
                    "'*:tokens.p95:+10%', Grep:tokens.mean:+500, calls:+20%, later_used:+0. Default: "
@@ -178,12 +201,15 @@ class Percent(click.ParamType):
               help="markdown: a PR comment; junit: one test case per check; csv: one row per check.")
 @click.option("-o", "--output", default="-", metavar="PATH|-", help="Write the report here; `-` is stdout.")
 @click.pass_context
-def ci(ctx, paths, baseline, fail_on, min_calls, max_vanished, update_baseline, source_format, tokenizer, engine,
+def ci(ctx, paths, baseline, workspace, fail_on, min_calls, max_vanished, update_baseline, source_format, tokenizer, engine,
        calibration, strict, debug, quiet, jobs, fmt, output):
     """Fail the build when tool outputs grew against a baseline.
 
     Measures PATH... again the way the baseline was measured (the same tokenizer,
-    and for a `simulate` baseline the same policies) and applies the checks.
+    for a `simulate` baseline the same policies, for a `replay` baseline the same
+    tools: the calls are replayed again) and applies the checks. A replay is
+    deterministic, so its default checks fail on any growth (tokens.total:+0 and
+    *:tokens.total:+0, no minimum sample).
     Exit 0: every check passed; 3: a check failed; 1: the comparison is not
     meaningful (tokenizer, schema version or policy differ) or nothing was
     measured (no file, no call, or more than --max-vanished of the baseline's
@@ -197,14 +223,18 @@ def ci(ctx, paths, baseline, fail_on, min_calls, max_vanished, update_baseline, 
       toolaudit scan evals/transcripts -f json -o toolaudit-baseline.json
       toolaudit ci evals/transcripts --baseline toolaudit-baseline.json -f markdown
       toolaudit ci evals/transcripts --baseline toolaudit-baseline.json --update-baseline
+      toolaudit ci recorded/ --baseline replay-baseline.json   # written by replay -f json -o
     """
     from ..audit.gate import DEFAULT_CHECKS, Check, gate
 
     base = _read_baseline(baseline, update_baseline)
     meta = base["meta"]
     checks = [Check.parse(text) for text in (fail_on or DEFAULT_CHECKS[meta["command"]])]
+    if meta["command"] == "replay" and ctx.get_parameter_source("min_calls") == click.core.ParameterSource.DEFAULT:
+        min_calls = 0  # deterministic: one call that grew is a real change
     current = _measure(Measure(tuple(paths), base, source_format, tokenizer or meta.get("tokenizer") or "o200k_base",
-                               engine or meta.get("engine") or "toktok", calibration, strict, debug, quiet, jobs))
+                               engine or meta.get("engine") or "toktok", calibration, strict, debug, quiet, jobs,
+                               workspace))
     if update_baseline:
         atomic_write(baseline, json.dumps(current, indent=2, ensure_ascii=False) + "\n")
         totals = current.get("totals", {})
