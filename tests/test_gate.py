@@ -324,12 +324,12 @@ def test_an_unreadable_folder_is_in_the_json_errors_and_fails_strict(run, corpus
 
 @pytest.mark.parametrize("text, says", [
     ('{"meta": []}', "its meta is a list, not an object"),
-    ('[{"tool": "Read"}]', "is a JSON list, not a toolaudit scan or simulate result"),
+    ('[{"tool": "Read"}]', "is a JSON list, not a toolaudit scan, simulate or replay result"),
     ('{"schema_version": 99, "meta": {"command": "scan"}, "totals": {}, "tools": []}',
      "was written by a newer toolaudit (schema_version 99; this one reads up to 1)"),
     ('{"schema_version": 1, "meta": {"command": "scan"}, "totals": {"tokens": 1', "is not valid JSON"),
     ('{"schema_version": 1, "meta": {"command": "compare"}, "totals": {}, "tools": []}',
-     "is a `compare` result; ci takes a scan or simulate result"),
+     "is a `compare` result; ci takes a scan, simulate or replay result"),
     ('{"schema_version": 1, "meta": {"command": "scan"}, "totals": [], "tools": []}', "its totals is a list"),
     ('{"schema_version": 1, "meta": {"command": "scan"}, "totals": {}, "tools": [1]}', "its tools[] are not"),
     ('{"schema_version": 1, "meta": {"command": "scan"}, "totals": {"tokens": "many"}, "tools": []}',

@@ -110,7 +110,8 @@ def _problem(doc) -> str | None:
     """What makes a parsed baseline unusable, in a few words, or None."""
     from ..model import SCHEMA_VERSION
 
-    accepted = " or ".join(MEASURES)
+    *first, last = MEASURES
+    accepted = f"{', '.join(first)} or {last}"
     if not isinstance(doc, dict):
         return f"is a JSON {'list' if isinstance(doc, list) else type(doc).__name__}, not a toolaudit {accepted} result"
     meta = doc.get("meta")
