@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test bench install clean
+.PHONY: demo replay-demo test bench install clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -17,6 +17,12 @@ install: $(VENV)/.installed
 
 demo: install
 	$(BIN)/toolaudit scan sample_logs/
+
+# replay a recorded session's Bash greps through a dedicated, capped grep (tests/fixtures/)
+replay-demo: install
+	$(BIN)/toolaudit replay tests/fixtures/search_session.jsonl --workspace tests/fixtures/search_repo \
+		--translate shell-search --tool 'grep=builtin:grep?max_matches=100&max_bytes=10000' \
+		--tool 'glob=builtin:glob' --tool 'Read=builtin:read_file?max_chars=5000'
 
 test: install
 	$(BIN)/python -m pytest
