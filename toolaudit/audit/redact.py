@@ -27,23 +27,26 @@ MASK = "[REDACTED]"
 _BEGIN = re.compile(r"-{4,5} ?BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?(?: ?-{4,5})")
 _BLOCK_HINT = "PRIVATE KEY"
 
-_OURS = [
-    re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://([^\s/@\"'\\<>]+)@"),  # user:password@ in any URL
+# the value is group 1 (URL credentials, auth headers) or the whole match (vendor prefixes)
+_CONTEXT = [
+    re.compile(r"://([^\s/@\"'\\<>]+)@"),  # user:password@ in any URL
     re.compile(r"(?i)\b(?:bearer|basic)\s+([A-Za-z0-9._~+/=\-]{12,})"),
-    re.compile(r"(sk-ant-[A-Za-z0-9_\-]{16,})"),
-    re.compile(r"(?<![A-Za-z0-9])((?:sk|pk|rk)-(?:proj-|svcacct-|admin-|live-|test-)?[A-Za-z0-9_\-]{20,})"),
-    re.compile(r"((?:sk|pk|rk|whsec)_(?:live|test)_[A-Za-z0-9]{10,})"),
-    re.compile(r"((?:hf|glpat|npm|dop_v1|xapp|shpat|shpss)[-_][A-Za-z0-9_\-]{16,})"),
-    re.compile(r"((?:gh[pousr]|github_pat)_[A-Za-z0-9_]{20,})"),
-    re.compile(r"(xox[abeoprs]-[A-Za-z0-9-]{10,})"),
-    re.compile(r"(AIza[0-9A-Za-z_\-]{35})"),
-    re.compile(r"(eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]+)"),
 ]
+_VENDOR = re.compile(
+    r"sk-ant-[A-Za-z0-9_\-]{16,}"
+    r"|(?<![A-Za-z0-9])(?:sk|pk|rk)-(?:proj-|svcacct-|admin-|live-|test-)?[A-Za-z0-9_\-]{20,}"
+    r"|(?:sk|pk|rk|whsec)_(?:live|test)_[A-Za-z0-9]{10,}"
+    r"|(?:hf|glpat|npm|dop_v1|xapp|shpat|shpss)[-_][A-Za-z0-9_\-]{16,}"
+    r"|(?:gh[pousr]|github_pat)_[A-Za-z0-9_]{20,}"
+    r"|xox[abeoprs]-[A-Za-z0-9-]{10,}"
+    r"|AIza[0-9A-Za-z_\-]{35}"
+    r"|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]+"
+)
 _SECRET_WORDS = r"pass|secret|token|key|pwd"
 # name (maybe quoted, maybe JSON-escaped), an assignment sign, then the value: quoted or bare
 _ASSIGN = re.compile(
     rf"""(?ix)
-    (?P<name>[A-Za-z0-9_.-]*(?:{_SECRET_WORDS})[A-Za-z0-9_.-]*)
+    (?P<name>(?:{_SECRET_WORDS})[A-Za-z0-9_.-]*)  # from the word on: what comes before it does not matter
     (?:\\*["'])?\]?\s*(?:=>|:=|=|:)\s*
     (?:(?P<quote>\\*["'])(?P<quoted>[^"'\\\n]+)|(?P<bare>[^\s"'\\,;&|)}}\]\[{{(<>]+))
     """
@@ -53,11 +56,15 @@ _NEXT_ASSIGNMENT = re.compile(r"\s+(?=[A-Za-z_][\w.-]*=)")
 _HARMLESS = frozenset({"true", "false", "null", "none", "nil", "undefined"})
 _COUNT = re.compile(r"\d+")
 
-# the cheap prefilter: words that name a secret, and runs long enough to be a token
+# the cheap prefilter: words that name a secret, and runs long enough to be a token (with a
+# digit: identifiers such as `test_convert_eur_total` are not);
+# KeywordDetector (the slowest plugin) only sees lines with one of its own words
 _HINTS = ("key", "pass", "pwd", "secret", "token", "auth", "bearer", "basic", "://", "contras", "cred")
+_KEYWORD_HINTS = ("key", "pass", "pwd", "secret", "contras")
 _LONG = re.compile(r"[A-Za-z0-9_\-]{16,}")
 # a value is masked on to the end of its run of token characters (a key glued to letters)
 _TAIL = re.compile(r"[A-Za-z0-9_\-+/=]*")
+_REACH = re.compile(r"[A-Za-z0-9_\-+/=.]*")
 # artifactory's matches carry the delimiters around the value; keyword's, an escaping backslash
 _PADDING = " \t\r\n\"'=:\\"
 _ESCAPED = re.compile(r"\\+([\"'])|\\+n|\\+t")
@@ -103,27 +110,37 @@ def _not_random(value: str) -> bool:
     return is_potential_uuid(value) or is_sequential_string(value)
 
 
+def _token_like(text: str) -> bool:
+    """A run of 16+ token characters with a digit in it: what every keyed token looks like."""
+    return any(any(c.isdigit() for c in run) for run in _LONG.findall(text))
+
+
 def _values(text: str, worded: bool) -> set[str]:
     """The secret values our patterns and detect-secrets' plugins find in `text`."""
     by_word, by_shape, by_entropy = _plugins()
-    found = {m.group(1) for pattern in _OURS for m in pattern.finditer(text)}
+    found = {m.group(1) for pattern in _CONTEXT for m in pattern.finditer(text)}
+    found.update(_VENDOR.findall(text))
     if worded:
         keyword, *others = by_word
         for line in text.splitlines():
-            if any(hint in line.lower() for hint in _HINTS):
+            if any(hint in line.lower() for hint in _KEYWORD_HINTS):
                 for regexes in _keyword_regexes():
                     # a bare value runs to the end of the line for detect-secrets (config files);
                     # several assignments on a line (`env`, `A=x B=y cmd`) are several values
                     found.update(_NEXT_ASSIGNMENT.split(value, 1)[0]
                                  for value in keyword.analyze_string(line, denylist_regex_to_group=regexes))
-        for plugin in others:
-            found.update(plugin.analyze_string(text))
-    if _LONG.search(text):
+        for line in text.splitlines():
+            if any(hint in line.lower() for hint in _HINTS):
+                for plugin in others:
+                    found.update(plugin.analyze_string(line))
+    if _token_like(text):
         for plugin in by_shape:
             found.update(plugin.analyze_string(text))
         for plugin in by_entropy:
             for value in plugin.analyze_string(text):
-                if plugin.calculate_shannon_entropy(value) > plugin.entropy_limit and not _not_random(value):
+                # entropy is at most log2(distinct characters): most strings fail that cheap test
+                if (len(set(value)) > 2 ** plugin.entropy_limit
+                        and plugin.calculate_shannon_entropy(value) > plugin.entropy_limit and not _not_random(value)):
                     found.add(value)
     return {value.strip(_PADDING) for value in found}
 
@@ -146,7 +163,7 @@ def _line_spans(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
     window = text[lo:hi]
     lower = window.lower()
     worded = any(hint in lower for hint in _HINTS)
-    if not worded and not _LONG.search(window):
+    if not worded and not _token_like(window):
         return []
     spans = [(lo + a, lo + b) for a, b in _assigned(window)] if worded else []
     values = _values(window, worded)
@@ -183,8 +200,8 @@ def spans(text: str, start: int = 0, stop: int | None = None) -> list[tuple[int,
     """
     stop = len(text) if stop is None else min(stop, len(text))
     lo = max(text.rfind("\n", max(0, start - _LOOKBEHIND), start) + 1, start - _LOOKBEHIND, 0)
-    # the token running past the window, and its closing quote (entropy plugins want both)
-    hi = min(len(text), _TAIL.match(text, stop, min(len(text), stop + _LOOKAHEAD)).end() + 1)
+    # the token running past the window (dotted: a JWT), and its closing quote or `@`
+    hi = min(len(text), _REACH.match(text, stop, min(len(text), stop + _LOOKAHEAD)).end() + 1)
     found = []
     for a, b in _line_spans(text, lo, hi) + _block_spans(text, hi):
         b = _TAIL.match(text, b, min(len(text), b + _LOOKAHEAD)).end()

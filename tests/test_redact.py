@@ -1,0 +1,120 @@
+"""toolaudit.audit.redact: every planted kind masked in every shape it reaches a preview in,
+the text around it kept, key blocks masked wherever a window starts, and the detector run
+only on the window a caller shows."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from test_secrets_e2e import FRAGMENT, PLANTED, Planted, fake, leaks
+from toolaudit.audit import redact as redact_module
+from toolaudit.audit.policymap import maps_from_spec
+from toolaudit.audit.redact import MASK, excerpt, in_secret, preview, redact
+from toolaudit.audit.simulate import simulate_records
+from toolaudit.model import ToolCall
+from toolaudit.tokenizers import get_tokenizer
+
+KEY_BLOCK = next(p for p in PLANTED if p.kind == "pem-rsa")
+
+
+def shapes(p: Planted) -> dict[str, str]:
+    """The ways a secret reaches us: as written, in an output between lines, as JSON arguments
+    (quotes and newlines escaped), and JSON-encoded twice (an output holding JSON)."""
+    return {"plain": p.text, "lines": f"ok\n{p.text}\ndone", "args": json.dumps({"command": p.text}),
+            "twice": json.dumps(json.dumps({"command": p.text}))}
+
+
+@pytest.mark.parametrize("planted", PLANTED, ids=lambda p: p.kind)
+def test_every_kind_is_masked_in_every_shape(planted: Planted):
+    for shape, text in shapes(planted).items():
+        assert leaks({shape: text}), "the value must be in the text before redaction"
+        assert leaks({shape: redact(text)}) == [], shape
+        assert leaks({shape: preview(text, 60)}) == [], shape
+        assert MASK in redact(text), shape
+
+
+@pytest.mark.parametrize("text, kept", [
+    ("OPENAI_API_KEY=sk-proj-" + fake("keep1", 40) + " HOME=/root", "HOME=/root"),
+    ("DB_PASS=" + fake("keep2", 14) + " psql -h db.internal", "DB_PASS="),
+    ('{"sort_keys": true, "max_tokens": 4096, "input_tokens": 120}', '"max_tokens": 4096, "input_tokens": 120'),
+    ("git log -1 5be07c3e41d2a9f0c8b16e7d2a94c05f3e8b71d6 -- src/app/main.py", "5be07c3e41d2a9f0c8b16e7d2a94c05f3e8b71d6"),
+    ('{"session": "5f1c2a9e-3b7d-4e21-9a6c-0d8e4f2b7a11"}', "5f1c2a9e-3b7d-4e21-9a6c-0d8e4f2b7a11"),
+    ("rg -n 'def apply_coupon' src/shop/checkout.py", "rg -n 'def apply_coupon' src/shop/checkout.py"),
+])
+def test_what_is_not_a_secret_stays(text, kept):
+    assert kept in redact(text)
+
+
+def test_an_assignment_to_any_secret_name_is_masked():
+    for name in ("DB_PASS", "db_password", "SECRET", "client_secret", "GH_TOKEN", "refreshToken", "API_KEY",
+                 "AccountKey", "x-api-key"):
+        for text in (f"{name}=hunter2x", f'{name}: "hunter2x"', f'"{name}":"hunter2x"', f'\\"{name}\\":\\"hunter2x\\"',
+                     f"export {name}='hunter2x'", f"{name} := hunter2x", f"{name}=hunter2x;next=1"):
+            assert "hunter2x" not in redact(text), text
+
+
+def test_a_key_glued_to_letters_goes_whole():
+    key = "AKIA" + fake("glue", 16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+    assert redact(f"id {key}abcdef end") == f"id {MASK} end"
+
+
+def test_a_block_is_masked_from_a_window_that_starts_inside_it():
+    text = "ok\n" + KEY_BLOCK.text + "\ndone"
+    body = text.index(KEY_BLOCK.values[0])
+    # a window starting in the second line of the body: no BEGIN line in sight
+    start = body + 70
+    assert leaks({"excerpt": excerpt(text, start, start + 200)}) == []
+    assert leaks({"preview": preview(text, 120, start)}) == []
+    # the same window cut out first would leak: the block is only known from the whole text
+    assert leaks({"cut first": redact(text[start:start + 200])})
+    assert excerpt(text, text.index("done")) == "done"
+
+
+def test_a_token_cut_by_the_window_edge_is_still_recognised():
+    key = "AKIA" + fake("edge", 16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+    text = "a" + " " * 230 + key + " rest"  # the 240-char window of a 60-char preview ends inside the key
+    assert key[:8] not in preview(text, 60)
+
+
+def test_items_in_a_secret_are_known_as_such():
+    text = "see src/app/main.py\n" + KEY_BLOCK.text + "\npassword=" + "Zx9" + fake("item", 12) + "\n"
+    assert all(in_secret(text, line) for line in KEY_BLOCK.values)
+    assert in_secret(text, "Zx9" + fake("item", 12))
+    assert not in_secret(text, "src/app/main.py") and not in_secret(text, "main.py")
+
+
+def test_explain_shows_hidden_items_but_none_from_a_secret():
+    password = "Zx9" + fake("explain", 12)
+    output = "\n".join(["head line", "see src/shop/checkout.py", KEY_BLOCK.text, f"DB_PASS={password}",
+                        "eyJhbGciOiJIUzI1NiJ9." + fake("jwt-body", 40) + "." + fake("jwt-s", 30), "tail"])
+    call = ToolCall("t.jsonl", 2, "toolaudit-jsonl", "s", "Bash", output, call_id="c1", request_index=0)
+    maps, _ = maps_from_spec({"flags": {"head_lines": 1}})
+    _, cuts, _ = simulate_records([call], maps, get_tokenizer("o200k_base"), explain=True)
+    cut = cuts[0][0]
+    assert cut.affected and "src/shop/checkout.py" in cut.hidden
+    shown = " ".join(cut.hidden) + " " + (cut.hidden_preview or "")
+    assert leaks({"explain": shown}) == []
+    assert password not in shown and fake("jwt-body", 40)[:FRAGMENT] not in shown
+
+
+def test_a_block_begun_before_the_cut_is_masked_in_the_removed_text():
+    output = "\n".join(["$ cat id_rsa", *KEY_BLOCK.text.splitlines()])
+    call = ToolCall("t.jsonl", 2, "toolaudit-jsonl", "s", "Bash", output, call_id="c1", request_index=0)
+    maps, _ = maps_from_spec({"flags": {"head_lines": 3}})  # keeps the BEGIN line and one body line
+    _, cuts, _ = simulate_records([call], maps, get_tokenizer("o200k_base"), explain=True)
+    assert cuts[0][0].hidden_preview and leaks({"removed": cuts[0][0].hidden_preview}) == []
+    assert cuts[0][0].hidden == ()
+
+
+def test_the_detector_sees_only_the_window_and_nothing_without_a_hint(monkeypatch):
+    seen: list[int] = []
+    real = redact_module._values
+    monkeypatch.setattr(redact_module, "_values", lambda text, worded: seen.append(len(text)) or real(text, worded))
+    huge = ("token=" + "x" * 40 + " ") * 200_000  # 9 MB, hints everywhere
+    assert preview(huge, 60).startswith("token=" + MASK)
+    assert seen and max(seen) <= 60 * 4 + 4096 + 1
+    seen.clear()
+    assert preview("ls -la src && cat README.md | head", 60) == "ls -la src && cat README.md | head"
+    assert seen == []  # no hint word, no token-long run: the detectors never ran
