@@ -211,3 +211,58 @@ def test_presets_never_split_a_character(text, name, tool):
     assert encodes(out)
     if out == text:
         assert out is text
+
+
+# ------------------------------------------------------------------ codex follows the session's recorded cap
+
+def test_codex_cap_is_the_recorded_one_else_the_model_familys():
+    from toolaudit.audit.policies import CodexMiddle
+    from toolaudit.audit.presets import codex_session_cap
+    from toolaudit.model import OutputCap
+
+    recorded = OutputCap("f", 1, "s", "tokens", 2_500)
+    assert codex_session_cap(recorded, "gpt-5.2") == CodexMiddle(2_500, "tokens")
+    assert codex_session_cap(None, "gpt-5.1-codex-max") == CodexMiddle(10_000, "tokens")
+    assert codex_session_cap(None, "gpt-5.2") == CodexMiddle(10_000, "bytes")
+    assert codex_session_cap(None, None) == CodexMiddle(10_000, "bytes")
+    # only the codex preset follows the session; the explicit ones keep their own cap
+    assert PRESETS["codex"].cap_for is not None
+    assert PRESETS["codex-tokens"].cap_for is None and PRESETS["codex-legacy"].cap_for is None
+
+
+def _rollout(path: Path, session: str, model: str, policy: dict | None, output: str) -> Path:
+    def env(kind, payload):
+        return {"timestamp": "2026-02-01T00:00:00.000Z", "type": kind, "payload": payload}
+
+    turn = {"cwd": "/w", "model": model, **({"truncation_policy": policy} if policy else {})}
+    lines = [env("session_meta", {"id": session, "cwd": "/w", "cli_version": "0.104.0", "source": "cli"}),
+             env("turn_context", turn),
+             env("response_item", {"type": "function_call", "name": "exec_command", "arguments": "{}",
+                                    "call_id": f"{session}-c1"}),
+             env("response_item", {"type": "function_call_output", "call_id": f"{session}-c1", "output": output})]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def test_simulate_codex_applies_each_sessions_recorded_policy(run, tmp_path):
+    output = "".join(f"row {i:05d} value\n" for i in range(3000))  # 48,000 bytes
+    _rollout(tmp_path / "a.jsonl", "sess-a", "gpt-5.2", {"mode": "bytes", "limit": 2_000}, output)
+    _rollout(tmp_path / "b.jsonl", "sess-b", "gpt-5.2", {"mode": "tokens", "limit": 5_000}, output)
+    _rollout(tmp_path / "c.jsonl", "sess-c", "gpt-5.2", None, output)  # no record: Bytes(10_000)
+    result = run("simulate", tmp_path, "--preset", "codex", "-f", "json", "-j", "1", "-q")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    # head + tail within each session's budget, the marker and header on top
+    assert doc["totals"]["bytes_after"] - 3 * 150 < 2_000 + 20_000 + 10_000 < doc["totals"]["bytes_after"]
+    assert doc["meta"]["session_caps"] == {"recorded": 2, "default": 1}
+    table = run("simulate", tmp_path, "--preset", "codex", "-j", "1", "-q")
+    assert table.exit_code == 0, table.output
+    assert "recorded truncation_policy in 2 sessions, the model family's default in 1" in table.output
+
+
+def test_simulate_codex_recorded_policy_on_the_corpus(run, corpus):
+    # sessions with a simulated call: the two 0.104 ones record Tokens(10_000); the 0.58 one records
+    # none (gpt-5.1-codex: Tokens(10_000) too), nor does the schema fixture (its mode is "[trimmed…]")
+    result = run("simulate", corpus / "codex", "--preset", "codex", "-f", "json", "-j", "1", "-q")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["meta"]["session_caps"] == {"recorded": 2, "default": 2}

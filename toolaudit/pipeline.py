@@ -92,8 +92,9 @@ def simulate_file(path: Path, options: ScanOptions, maps: list, explain: bool = 
         cls, doc = discover.detect(path, options.forced)
         if cls is None:
             return SimFile(source, None, error="no collector recognises this file")
-        calls, cuts, skipped = simulate_records(cls().collect(path, doc), maps, _tokenizer(options), explain=explain)
-        return SimFile(source, cls.key, tuple(calls), tuple(tuple(c) for c in cuts), tuple(skipped))
+        calls, cuts, skipped, sessions = simulate_records(cls().collect(path, doc), maps, _tokenizer(options),
+                                                          explain=explain)
+        return SimFile(source, cls.key, tuple(calls), tuple(tuple(c) for c in cuts), tuple(skipped), sessions=sessions)
 
     return _guarded(options, lambda reason: SimFile(source, None, error=reason), work)
 

@@ -23,8 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..model import OutputCap
 from ..registry import did_you_mean
-from .policies import Chain, HeadTail, JsonFields, MatchLimit, SearchPreview
+from .policies import Chain, HeadTail, JsonFields, MatchLimit, Policy, SearchPreview
+from .policies.agents import CodexWrapped
 from .presets import Preset
 
 PARAMS: dict[str, type] = {
@@ -115,15 +117,27 @@ class PolicyMap:
     label: str = ""
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
-    def policy_for(self, tool: str) -> Chain | None:
-        """The chain for `tool`, or None when nothing applies (the output is left whole)."""
-        if tool not in self._cache:
-            self._cache[tool] = self._compose(tool)
-        return self._cache[tool]
+    @property
+    def follows_session(self) -> bool:
+        """True when the preset takes each session's recorded cap (codex)."""
+        return self.preset is not None and self.preset.cap_for is not None
 
-    def _compose(self, tool: str) -> Chain | None:
+    def policy_for(self, tool: str, model: str | None = None, recorded: OutputCap | None = None) -> Policy | None:
+        """The policy for `tool`, or None when nothing applies (the output is left whole).
+
+        `model` and `recorded` (the session's own cap) matter only when the preset follows the
+        session. A Codex 0.5x JSON-wrapped output is cut inside its wrapper (CodexWrapped).
+        """
+        key = (tool, model, recorded) if self.follows_session else tool
+        if key not in self._cache:
+            cap = self.preset.cap_for(recorded, model) if self.follows_session else None
+            chain = self._compose(tool, cap)
+            self._cache[key] = CodexWrapped(chain) if chain is not None else None
+        return self._cache[key]
+
+    def _compose(self, tool: str, cap: Policy | None = None) -> Chain | None:
         name = tool.lower()
-        chain = self.preset.chain_for(tool) if self.preset else Chain()
+        chain = self.preset.chain_for(tool, cap) if self.preset else Chain()
         rule = next((c for glob, c in self.rules if fnmatchcase(name, glob)), None)
         if rule is not None:
             chain = chain.override(*rule.policies)

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
+from typing import Callable
 
 from ..errors import UsageError
+from ..model import OutputCap
 from ..registry import did_you_mean
 from .policies import (Chain, CodexLegacy, CodexMiddle, FirstOf, HeadTail, LineClip, OpenCodeCut, Refusal,
                        SearchPreview)
-from .policies.base import CountTokens
+from .policies.base import CountTokens, Policy
 from .policies.refusal import CLAUDE_MCP_MESSAGE, CLAUDE_READ_MESSAGE
 
 # Equivalent tools across agents (lower case; globs).
@@ -35,13 +37,17 @@ class Preset:
     description: str
     rules: tuple[tuple[str, Chain], ...]
     notes: str = ""
+    # (the session's recorded cap or None, the call's model) -> the cap that replaces the rules'
+    # own; None: the preset's caps are fixed
+    cap_for: Callable[[OutputCap | None, str | None], Policy] | None = None
 
-    def chain_for(self, tool: str) -> Chain:
-        """The chain for `tool` (first matching glob; unchanged when none matches)."""
+    def chain_for(self, tool: str, cap: Policy | None = None) -> Chain:
+        """The chain for `tool` (first matching glob; unchanged when none matches), `cap` replacing its cap."""
         name = tool.lower()
         for glob, chain in self.rules:
             if fnmatchcase(name, glob):
-                return chain.bind_tool(_mcp_name(tool))
+                chain = chain.bind_tool(_mcp_name(tool))
+                return chain.override(cap) if cap is not None else chain
         return Chain()
 
     def apply(self, tool: str, text: str, count_tokens: CountTokens | None = None) -> str:
@@ -55,12 +61,23 @@ def _mcp_name(tool: str) -> str:
     return parts[2] if len(parts) == 3 and parts[0] == "mcp" else tool
 
 
-def _preset(key: str, description: str, rules: dict, notes: str = "") -> Preset:
+def _preset(key: str, description: str, rules: dict, notes: str = "", cap_for=None) -> Preset:
     flat = []
     for globs, policy in rules.items():
         chain = policy if isinstance(policy, Chain) else Chain.of(policy)
         flat.extend((glob, chain) for glob in ((globs,) if isinstance(globs, str) else globs))
-    return Preset(key, description, tuple(flat), notes)
+    return Preset(key, description, tuple(flat), notes, cap_for)
+
+
+def codex_session_cap(recorded: OutputCap | None, model: str | None) -> CodexMiddle:
+    """The session's recorded `truncation_policy`, else the model family's default.
+
+    Codex models (a slug with `codex`: gpt-5-codex, gpt-5.1-codex-max...) default to
+    Tokens(10_000), the GPT-4/5 families to Bytes(10_000) (harness-caps.md: Codex CLI — current).
+    """
+    if recorded is not None:
+        return CodexMiddle(recorded.limit, recorded.unit)
+    return CodexMiddle(10_000, "tokens" if model and "codex" in model.lower() else "bytes")
 
 
 MINI_SWE_WARNING = (
@@ -82,13 +99,17 @@ SWE_AGENT_NOTE = (
 PRESETS: dict[str, Preset] = {p.key: p for p in (
     _preset(
         "codex",
-        "Codex CLI (current, GPT-4/5 families): Bytes(10_000), 50/50 middle cut on UTF-8 boundaries, "
-        "`…N chars truncated…` (harness-caps.md: Codex CLI — current)",
+        "Codex CLI (current): the session's recorded truncation_policy, else Bytes(10_000) (GPT-4/5 families) "
+        "or Tokens(10_000) (Codex models), 50/50 middle cut on UTF-8 boundaries, `…N chars|tokens truncated…` "
+        "(harness-caps.md: Codex CLI — current)",
         {"*": CodexMiddle(10_000, "bytes")},
-        "Marker after the budget: 5,000 B head + 5,000 B tail, marker and header on top. Header is "
+        "Each session gets the cap its rollout records (turn_context.truncation_policy, the latest before the "
+        "call); without one, a model slug containing `codex` gets Tokens(10_000), any other Bytes(10_000). "
+        "Marker after the budget: half the budget head + half tail, marker and header on top. Header is "
         "formatted_truncate_text's `Warning: truncated output (original token count: T)\\nTotal output lines: N"
         "\\n\\n` (T = ceil(bytes/4), N = Rust str::lines). Every tool, MCP included; the 1 MiB exec capture "
         "and the x1.2 history allowance are not simulated.",
+        codex_session_cap,
     ),
     _preset(
         "codex-tokens",

@@ -1,5 +1,19 @@
 """What a cut would have hidden: failure signals, broken JSON, and evidence of later use.
 
+A *failure signal* is what a failed command or test prints, never the bare word: a
+traceback; `error:`, `fatal:`, `SomethingError: message` or `java.x.SomeException:` at
+the start of a line (or after a compiler's `file:line:col:`), unless what follows is a
+value or a type (`error: null`, `error: string;`: source code, not a failure); `FAILED`,
+`FAIL:`, `--- FAIL:`, `npm ERR!`, `panic:`, pytest's `E   ` at line start; anywhere, a
+non-zero exit (`Exit code: 2`, `exited with code 1`, `<returncode>1</returncode>`,
+`"exit_code": 1`), `N failed` (N > 0), `test result: FAILED`, `panicked at`. Each is
+found from a literal (a plain substring search) and confirmed on its line, or on a
+window of WINDOW chars around it in a longer line, so the work is linear in the output.
+
+Codex 0.4x-0.5x stores shell output as `{"output": ..., "metadata": {...}}`; Codex cut
+the inner text, so the checks read the inner text of such outputs, and a cut that keeps
+the wrapper valid breaks no JSON.
+
 The `later_used` rule, exactly: an *item* is
 - a path: a run of path characters with at least one `/` (e.g. `src/app/main.py`, `/etc/hosts`),
 - a file name with an extension (`main.py`, `package.json`),
@@ -14,6 +28,9 @@ not in the call's own arguments, and not in anything the model wrote or sent as
 arguments earlier in the same context (session and agent). A call counts as
 `later_used` when one of its hidden items appears later in that context, in the
 model's text or in a later call's arguments.
+Only the items the model writes later can make a call `later_used`, so simulate looks
+those up in a cut output (`Full.has_item`: where their text occurs) rather than
+extracting every item of it; `--explain`, which lists hidden items, extracts them all.
 """
 
 from __future__ import annotations
@@ -21,46 +38,66 @@ from __future__ import annotations
 import json
 import re
 
-_FAILURE = re.compile(
-    r"""Traceback \(most recent call last\)
-    | \b(?:[A-Za-z]*Error|error|ERROR|Exception):
-    | \bFAILED\b | \bFAIL:
-    | \b\d+\ failed\b
-    | [Ee]xit\ (?:code|status)[:\ ]+[1-9]\d*
-    | exited\ with\ code\ [1-9]\d*
-    | <returncode>[1-9]\d*</returncode>
-    | "exit_code":\ ?[1-9]\d*
-    | \bpanicked\ at\b
-    """,
-    re.X,
-)
+from .policies.agents import codex_inner
 
-# Items are classified token by token: patterns anchored on short tokens cannot backtrack
-# across a long run of word characters (a hex or base64 blob) the way one text-wide
-# alternation did.
-_SPLIT = re.compile(r"[\s\"'`()\[\]{}<>,;|=*]+")
-_FILELINE = re.compile(r"([\w./@~+-]*\w\.\w{1,8}):(\d+)(?::\d+)?")
-_PATH = re.compile(r"[\w.@~+-]*(?:/[\w.@~+-]+)+/?")
-_FILE = re.compile(r"\w[\w-]+\.[A-Za-z][A-Za-z0-9]{0,7}")
-_IDENT = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]{5,}(?![A-Za-z0-9_])")
-_NUMBER = re.compile(r"(?<![\w.])\d{3,}(?!\w)")
-_CODE_LIKE = re.compile(r"_|\d|[a-z][A-Z]")
-# line-number gutters of file reads (`    12→`, `  12|`, `12\t`): numbering, not content
-_GUTTER = re.compile(r"(?m)^[ \t]*\d+(?:→|\||\t)")
-_MAX_TOKEN = 512  # longer tokens are blobs (base64, hex), not evidence
+WINDOW = 240  # chars looked at on each side of a signal's literal in a long line
+
+# the literals every signal contains: one substring search each finds every candidate
+_LITERALS = ("rror", "RROR", "fatal", "FATAL", "xception", "FAIL", "ERR!", "E   ", "panic", "Traceback", "xit",
+             "returncode", "failed")
+_AT_START = re.compile(r"""
+    (?:[\w./\\-]+(?::\d+){1,2}:\ ?|[\w./\\-]+\(\d+,\d+\):\ )?           # file:line:col: of a compiler
+    (?:error|Error|ERROR|fatal|FATAL)(?:\[\w+\]|\ [A-Z]+\d+)?:(?P<msg>.*)    # error: m, error[E0425]:, error TS2304:
+  | (?:[\w$]+\.)*\w*(?:Error|Exception)\b:(?P<msg2>.*)                    # ValueError: m, java.io.IOException: m
+  | Exception\ in\ thread | Caused\ by:\ \S | npm\ ERR! | E\ {3,}\S | panic:\ \S
+  | FAIL(?:ED)?(?::|$|[ \t]+(?=[^\s=(:])) | [ \t]*---\ FAIL:
+""", re.X)
+_ANYWHERE = re.compile(r"""
+    Traceback\ \(most\ recent\ call\ last\)
+  | [Ee]xit\ (?:code|status)[:\ ]+-?[1-9]\d* | exited\ with\ code\ -?[1-9]\d*
+  | <returncode>-?[1-9]\d*</returncode> | "exit_code":\ ?-?[1-9]\d*
+  | \bpanicked\ at\b | (?<![\w.])[1-9]\d*\ failed\b | test\ result:\ FAILED
+""", re.X)
+_ENDS_FAILED = re.compile(r"\ \.\.\.\ (?:FAILED|FAIL|ERROR)[ \t]*$")
+# what follows `error:` in source code: a value, a type, or nothing (a YAML or object key)
+_CODE_VALUE = re.compile(r"""\s*(?:null|None|nil|undefined|true|false|True|False|-?\d[\d.]*|""|''|\{\}|\[\]
+    |[\w.$<>\[\]]+(?:\s*\|\s*[\w.$<>\[\]]+)*\s*[;,])?\s*[,;{]?\s*""", re.X)
+
+
+def _confirm(piece: str, at_start: bool, at_end: bool) -> bool:
+    """True when `piece` (a line, or a window of a long one) carries a failure signal."""
+    if _ANYWHERE.search(piece) or (at_end and _ENDS_FAILED.search(piece)):
+        return True
+    found = _AT_START.match(piece) if at_start else None
+    if found is None:
+        return False
+    msg = found.group("msg") if found.group("msg") is not None else found.group("msg2")
+    return msg is None or not _CODE_VALUE.fullmatch(msg)
 
 
 def failure_lines(text: str) -> set[str]:
-    """The lines of `text` that carry a failure signal (traceback, error:, FAILED, exit code…)."""
-    if not _FAILURE.search(text):
-        return set()
-    return {line.strip() for line in text.splitlines() if _FAILURE.search(line)}
+    """The lines of `text` (windows of long lines) that carry a failure signal, stripped."""
+    found: set[str] = set()
+    size = len(text)
+    for literal in _LITERALS:
+        pos = text.find(literal)
+        while pos != -1:
+            low = max(pos - WINDOW, 0)
+            start = text.rfind("\n", low, pos) + 1 or low
+            end = text.find("\n", pos, pos + WINDOW)
+            end = min(pos + WINDOW, size) if end == -1 else end
+            piece = text[start:end]
+            if _confirm(piece, start == 0 or text[start - 1] == "\n", end == size or text[end] == "\n"):
+                found.add(piece.strip())
+            # on from the end of what was looked at: each char is looked at a bounded number of times
+            pos = text.find(literal, max(end, pos + 1))
+    return found
 
 
-def errors_cut(before: str, after: str) -> bool:
-    """True when a failure signal line of the full output is missing from the capped one."""
-    lines = failure_lines(before)
-    return bool(lines) and any(line not in after for line in lines)
+def inner(text: str) -> str:
+    """The text a check reads: the inner output of a Codex JSON wrapper, else `text` itself."""
+    found = codex_inner(text)
+    return text if found is None else found[1]
 
 
 def _parses(text: str) -> bool:
@@ -74,9 +111,104 @@ def _parses(text: str) -> bool:
         return False
 
 
-def json_broken(before: str, after: str) -> bool:
-    """True when the full output was valid JSON and the capped output is not."""
-    return after is not before and _parses(before) and not _parses(after)
+class Full:
+    """One full (uncapped) output and what the checks need of it, each worked out once, on first use.
+
+    simulate keeps one per cut output, so every policy map (a sweep's values) reuses the
+    failure lines, the JSON parse and the evidence lookups of the full text.
+    """
+
+    __slots__ = ("text", "_inner", "_failures", "_parses", "_items", "_has")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._inner: str | None = None
+        self._failures: set[str] | None = None
+        self._parses: tuple[bool, bool] | None = None
+        self._items: set[str] | None = None
+        self._has: dict[str, bool] = {}
+
+    @property
+    def inner(self) -> str:
+        """The text Codex cut: the wrapper's output, or the whole text."""
+        if self._inner is None:
+            self._inner = inner(self.text)
+        return self._inner
+
+    @property
+    def failures(self) -> set[str]:
+        """failure_lines of the inner text."""
+        if self._failures is None:
+            self._failures = failure_lines(self.inner)
+        return self._failures
+
+    @property
+    def parses(self) -> tuple[bool, bool]:
+        """(the text is JSON, the inner text is JSON)."""
+        if self._parses is None:
+            whole = _parses(self.text)
+            self._parses = (whole, _parses(self.inner) if self.inner is not self.text else whole)
+        return self._parses
+
+    @property
+    def items(self) -> set[str]:
+        """Every evidence item of the text (only --explain needs them all: see has_item)."""
+        if self._items is None:
+            self._items = items(self.text)
+        return self._items
+
+    def removed_among(self, after: str, wanted: set[str]) -> set[str]:
+        """The items of `wanted` that are items of the full text and not of `after`."""
+        found, after_items = set(), None
+        for item in wanted:
+            if not self.has_item(item):
+                continue
+            if item in after:  # as text: is it an item there too?
+                after_items = items(after) if after_items is None else after_items
+                if item in after_items:
+                    continue
+            found.add(item)
+        return found
+
+    def has_item(self, item: str) -> bool:
+        """True when `item` is an evidence item of the text, looked up where its text occurs."""
+        if item not in self._has:
+            self._has[item] = _occurs_as_item(self.text, item)
+        return self._has[item]
+
+
+def errors_cut(full: Full, after: str) -> bool:
+    """True when a failure signal line of the full output is missing from the capped one."""
+    return bool(full.failures) and not full.failures <= failure_lines(inner(after))
+
+
+def json_broken(full: Full, after: str) -> bool:
+    """True when the full output (or the inner text of a Codex wrapper) was JSON and the capped one is not."""
+    if after is full.text:
+        return False
+    whole, inside = full.parses
+    if full.inner is not full.text:  # a wrapper: broken when it no longer parses, or its JSON content broke
+        after_inner = codex_inner(after)
+        if after_inner is None:
+            return whole
+        return inside and not _parses(after_inner[1])
+    return whole and not _parses(after)
+
+
+# Items are classified token by token: patterns anchored on short tokens cannot backtrack
+# across a long run of word characters (a hex or base64 blob) the way one text-wide
+# alternation did.
+_SPLIT = re.compile(r"[\s\"'`()\[\]{}<>,;|=*]+")
+_SPLIT_LAST = re.compile(r"[\s\"'`()\[\]{}<>,;|=*][^\s\"'`()\[\]{}<>,;|=*]*$")
+_FILELINE = re.compile(r"([\w./@~+-]*\w\.\w{1,8}):(\d+)(?::\d+)?")
+_PATH = re.compile(r"[\w.@~+-]*(?:/[\w.@~+-]+)+/?")
+_FILE = re.compile(r"\w[\w-]+\.[A-Za-z][A-Za-z0-9]{0,7}")
+_IDENT = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]{5,}(?![A-Za-z0-9_])")
+_NUMBER = re.compile(r"(?<![\w.])\d{3,}(?!\w)")
+_CODE_LIKE = re.compile(r"_|\d|[a-z][A-Z]")
+# line-number gutters of file reads (`    12→`, `  12|`, `12\t`): numbering, not content
+_GUTTER = re.compile(r"(?m)^[ \t]*\d+(?:→|\||\t)")
+_MAX_TOKEN = 512  # longer tokens are blobs (base64, hex), not evidence
 
 
 def _basename(path: str) -> str | None:
@@ -109,8 +241,26 @@ def items(text: str) -> set[str]:
     return found
 
 
-def hidden_items(before: str, after: str, known: set[str]) -> set[str]:
-    """Items in the full output that the capped output and what the model already knew lack."""
-    if after is before:
-        return set()
-    return items(before) - items(after) - known
+OCCURRENCES = 1000  # places an item's text is looked at, at most, before it is taken as no item
+
+
+def _occurs_as_item(text: str, item: str) -> bool:
+    """True when `item` is an item of `text`: some occurrence's surroundings yield it."""
+    pos, seen = text.find(item), 0
+    while pos != -1 and seen < OCCURRENCES:
+        # the line around the occurrence, at most a token's length either side: items are per token
+        start = max(text.rfind("\n", max(pos - _MAX_TOKEN, 0), pos) + 1, pos - _MAX_TOKEN, 0)
+        end = text.find("\n", pos, pos + len(item) + _MAX_TOKEN)
+        end = min(pos + len(item) + _MAX_TOKEN, len(text)) if end == -1 else end
+        piece = text[start:end]
+        if start and text[start - 1] != "\n":  # mid-line: drop the token cut in two, and no gutter rule
+            cut = _SPLIT.search(piece, 0, pos - start)
+            piece = " " + piece[cut.end():] if cut else ""  # no boundary: a blob's token, never an item
+        if end < len(text) and text[end] != "\n":  # the same at the end
+            cut = _SPLIT_LAST.search(piece, len(piece) - (end - pos - len(item)))
+            piece = piece[:cut.start()] if cut else piece
+        if item in items(piece):
+            return True
+        seen += 1
+        pos = text.find(item, pos + 1)
+    return False

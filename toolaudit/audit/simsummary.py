@@ -123,6 +123,8 @@ class SimCollected:
     errors: list[str] = field(default_factory=list)
     agent_cut: Counter = field(default_factory=Counter)
     explained: list[Explained] = field(default_factory=list)
+    follows_session: bool = False  # a map's preset takes each session's recorded cap: count them
+    recorded: dict[str, bool] = field(default_factory=dict)  # session -> it recorded its own cap
 
     def __post_init__(self) -> None:
         self._seen: set[tuple] = set()
@@ -135,6 +137,8 @@ class SimCollected:
             (self.unrecognised if "recognises" in sim.error else self.errors).append(f"{sim.source}: {sim.error}")
             return
         self.files += 1
+        for session, recorded in sim.sessions:
+            self.recorded[session] = self.recorded.get(session, False) or recorded
         for skip in sim.skipped:
             self.skipped_count += 1
             if len(self.skipped) < SKIPPED_SHOWN:
@@ -167,9 +171,10 @@ class SimCollected:
         return out
 
 
-def collect(sims: Iterable[SimFile], labels: list[str], policies: list[tuple[str, ...]], explain: int = 0) -> SimCollected:
+def collect(sims: Iterable[SimFile], labels: list[str], policies: list[tuple[str, ...]], explain: int = 0,
+            follows_session: bool = False) -> SimCollected:
     """Fold SimFiles into one SimCollected."""
-    collected = SimCollected(labels, policies, explain)
+    collected = SimCollected(labels, policies, explain, follows_session=follows_session)
     for sim in sims:
         collected.add(sim)
     return collected
@@ -193,6 +198,9 @@ class SimResult:
     sweep: str | None = None  # the swept parameter; variant labels hold its values
     spec: dict | None = None  # policymap.spec_of: what decides the policies, to run them again
     kind: str = "simulate"
+    # (recorded, default): sessions whose own recorded cap the preset applied, and those that got
+    # the model family's default; None when no preset follows the session
+    session_caps: tuple[int, int] | None = None
 
 
 def result(collected: SimCollected, meta, *, preset: str | None = None, sweep: str | None = None,
@@ -204,4 +212,12 @@ def result(collected: SimCollected, meta, *, preset: str | None = None, sweep: s
         skipped=tuple(collected.skipped), unrecognised=tuple(collected.unrecognised),
         errors=tuple(collected.errors), agent_cut=tuple(sorted(collected.agent_cut.items())),
         explained=tuple(collected.explained), preset=preset, sweep=sweep, spec=spec,
+        session_caps=_session_caps(collected),
     )
+
+
+def _session_caps(collected: SimCollected) -> tuple[int, int] | None:
+    if not collected.follows_session:
+        return None
+    recorded = sum(collected.recorded.values())
+    return recorded, len(collected.recorded) - recorded

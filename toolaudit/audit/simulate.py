@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from itertools import islice
 from typing import Iterable
 
-from ..model import UNPAIRED, Measurement, ModelText, SessionEnd, Skipped, ToolCall
+from ..model import UNPAIRED, Measurement, ModelText, OutputCap, SessionEnd, Skipped, ToolCall
 from ..tokenizers import Tokenizer, sanitize, sanitized_size
 from . import risk
 from .measure import measure, with_residency
@@ -46,6 +46,7 @@ class SimFile:
     cuts: tuple[tuple[Cut, ...], ...] = ()
     skipped: tuple[Skipped, ...] = ()
     error: str | None = None
+    sessions: tuple[tuple[str, bool], ...] = ()  # (session, whether it recorded its own output cap)
 
 
 def _removed(before: str, after: str) -> tuple[int, int]:
@@ -60,28 +61,35 @@ def _removed(before: str, after: str) -> tuple[int, int]:
     return start, len(before) - end
 
 
-def _cut(text: str, after: str, row: Measurement, tokenizer: Tokenizer, explain: bool) -> Cut:
-    if after is text:  # untouched: the numbers measured once stand
-        return Cut(row.tokens, row.chars, row.bytes, False)
+def _cut(full: risk.Full, after: str, row: Measurement, tokenizer: Tokenizer, explain: bool) -> Cut:
+    text = full.text
     return Cut(
         tokenizer.count_for(after, row.model), len(after), len(after.encode("utf-8")), True,
-        errors_cut=risk.errors_cut(text, after), json_broken=risk.json_broken(text, after),
+        errors_cut=risk.errors_cut(full, after), json_broken=risk.json_broken(full, after),
         # redacted as part of the whole output: a key block begun before the cut stays masked
         hidden_preview=preview(text, 120, *_removed(text, after)) if explain else None,
     )
 
 
 def simulate_records(records: Iterable, maps: list, tokenizer: Tokenizer, *,
-                     explain: bool = False) -> tuple[list[Measurement], list[list[Cut]], list[Skipped]]:
-    """Measure each call once, then apply every policy map (policymap.PolicyMap) and trace later use."""
-    stream, skipped, ends = [], [], []
+                     explain: bool = False) -> tuple[list[Measurement], list[list[Cut]], list[Skipped], tuple]:
+    """Measure each call once, then apply every policy map (policymap.PolicyMap) and trace later use.
+
+    Also returns (session, recorded) for each session with a call: whether the session
+    recorded its own output cap (OutputCap), which a preset that follows the session applies.
+    """
+    stream, skipped, ends, caps, cap_now = [], [], [], [], {}
     for record in records:
         if isinstance(record, Skipped):
             skipped.append(record)
         elif isinstance(record, SessionEnd):
             ends.append(record)
+        elif isinstance(record, OutputCap):
+            cap_now[(record.session, record.agent)] = record
         elif isinstance(record, ModelText) or (isinstance(record, ToolCall) and record.status != UNPAIRED):
             stream.append(record)
+            if isinstance(record, ToolCall):
+                caps.append(cap_now.get((record.session, record.agent)))
     calls = [r for r in stream if isinstance(r, ToolCall)]
     sized = [sanitized_size(c.output) for c in calls]
     texts = [text for text, _ in sized]
@@ -90,22 +98,51 @@ def simulate_records(records: Iterable, maps: list, tokenizer: Tokenizer, *,
     # evidence the model wrote, once for every policy map; an output's own items only
     # when some map cuts it (most outputs are never cut)
     said = [risk.items(sanitize(r.text if isinstance(r, ModelText) else r.args)) for r in stream]
-    before_items: dict[int, set[str]] = {}
+    fulls: dict[int, risk.Full] = {}  # per cut output, shared by every map: each check runs once
+    firsts = None
     all_cuts = []
     for policy_map in maps:
         cuts, removed = [], []
         for i, (call, text, row) in enumerate(zip(calls, texts, base)):
-            policy = None if row.agent_truncated else policy_map.policy_for(call.tool)
+            policy = None if row.agent_truncated else policy_map.policy_for(call.tool, call.model, caps[i])
             after = text if policy is None else policy.apply(text, lambda t, m=call.model: tokenizer.count_for(t, m))
-            cuts.append(_cut(text, after, row, tokenizer, explain))
-            if after is text:
+            if after is text:  # untouched: the numbers measured once stand
+                cuts.append(Cut(row.tokens, row.chars, row.bytes, False))
                 removed.append(set())
-            else:
-                if i not in before_items:
-                    before_items[i] = risk.items(text)
-                removed.append(before_items[i] - risk.items(after))
+                continue
+            full = fulls.get(i) or fulls.setdefault(i, risk.Full(text))
+            cuts.append(_cut(full, after, row, tokenizer, explain))
+            if explain:  # every hidden item, to show
+                removed.append(full.items - risk.items(after))
+            else:  # only what the model writes first after the output can be hidden and used
+                firsts = firsts or _first_said(stream, said, calls)
+                removed.append(full.removed_among(after, firsts(i)))
         all_cuts.append(_trace(stream, said, calls, texts, cuts, removed, explain))
-    return base, all_cuts, skipped
+    recorded: dict[str, bool] = {}
+    for call, cap in zip(calls, caps):
+        recorded[call.session] = recorded.get(call.session, False) or cap is not None
+    return base, all_cuts, skipped, tuple(sorted(recorded.items()))
+
+
+def _first_said(stream: list, said: list[set[str]], calls: list[ToolCall]):
+    """`firsts(i)`: the items the model writes for the first time after call i's output, in its context."""
+    first: dict[tuple, dict[str, int]] = {}
+    where: dict[int, tuple[tuple, int]] = {}
+    index = {id(c): i for i, c in enumerate(calls)}
+    for position, (_, _, kind, record, items) in enumerate(_events(stream, said)):
+        ctx = (record.session, record.agent)
+        if kind == "output":
+            where[index[id(record)]] = (ctx, position)
+            continue
+        known = first.setdefault(ctx, {})
+        for item in items:
+            known.setdefault(item, position)
+
+    def firsts(i: int) -> set[str]:
+        ctx, position = where[i]
+        return {item for item, at in first.get(ctx, {}).items() if at > position}
+
+    return firsts
 
 
 def _events(stream: list, said: list[set[str]]) -> list[tuple[int, int, str, object, set[str]]]:

@@ -93,7 +93,8 @@ def simulate(paths, preview_chars, include_content, max_chars, max_bytes, head_r
     spec = spec_of(params, preset, tools, rules, where)
     maps, swept = maps_from_spec(spec, sweep)
     options = ScanOptions(tokenizer, engine, source_format, False, debug, calibration)
-    sink = simsummary.SimCollected([m.label for m in maps], [tuple(m.describe()) for m in maps], explain)
+    sink = simsummary.SimCollected([m.label for m in maps], [tuple(m.describe()) for m in maps], explain,
+                                   follows_session=any(m.follows_session for m in maps))
     gather(paths, options, sink, jobs=jobs, strict=strict, quiet=quiet, worker=simulate_file, extra=(maps, explain > 0))
     result = simsummary.result(sink, meta_for(tokenizer, engine, paths, tok=tok), preset=preset, sweep=swept, spec=spec)
     render_report(result, fmt, output)

@@ -44,6 +44,8 @@ def sim_dict(result: SimResult) -> dict[str, Any]:
             "policies": list(first.policies), "sweep": result.sweep, "policy_spec": result.spec,
         },
     }
+    if result.session_caps is not None:
+        doc["meta"]["session_caps"] = dict(zip(("recorded", "default"), result.session_caps))
     if result.sweep:
         doc["sweep"] = [{"value": v.label, **sim_totals(v.totals)} for v in result.variants]
         doc["variants"] = [{"value": v.label, "policies": list(v.policies), "totals": sim_totals(v.totals),
@@ -97,6 +99,10 @@ def sim_summary_lines(result: SimResult) -> list[str]:
             f"re-sent tokens ({t.weighted_saved_pct:.1f}%)")
         lines.append(f"risk: {t.later_used} cut calls hid something the agent used later; "
                      f"{t.errors_cut} lost a failure signal; {t.json_broken} broke JSON")
+    if result.session_caps is not None:
+        recorded, default = result.session_caps
+        lines.append(f"session caps: recorded truncation_policy in {recorded} sessions, "
+                     f"the model family's default in {default}")
     if t.residency_unknown_calls:
         lines.append(f"residency unknown for {t.residency_unknown_calls} calls (weighted once)")
     if result.agent_cut:

@@ -9,12 +9,14 @@ opencode `packages/opencode/src/tool/truncation.ts` (see docs/harness-caps.md).
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from ...errors import UsageError
-from .base import ORDER_CAP, CountTokens, Policy, cut_bytes, cut_bytes_tail, nbytes, policies, render
+from .base import ORDER_CAP, CountTokens, Policy, cut_bytes, cut_bytes_tail, dump_json_like, nbytes, policies, render
 
 
 def rust_lines(text: str) -> int:
@@ -160,3 +162,48 @@ class OpenCodeCut(Policy):
         if self.direction == "head":
             return f"{chr(10).join(kept)}\n\n...{removed} {unit} truncated...\n\n{hint}"
         return f"...{removed} {unit} truncated...\n\n{hint}\n\n{chr(10).join(reversed(kept))}"
+
+
+# Codex 0.4x-0.5x ExecToolCallOutput as stored: {"output": "...", "metadata": {"exit_code": N, ...}}
+_WRAPPER_END = re.compile(r'"metadata":\s*\{[^{}]*\}\s*\}\s*$')
+
+
+def codex_inner(text: str) -> tuple[dict[str, Any], str] | None:
+    """(the parsed wrapper, its output text) when `text` is a Codex 0.5x JSON-wrapped output, else None."""
+    if not text.startswith('{"output":') or not _WRAPPER_END.search(text[-200:]):
+        return None  # literal checks first: most outputs are never parsed
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return None
+    if isinstance(doc, dict) and doc.keys() == {"output", "metadata"} and isinstance(doc["output"], str):
+        return doc, doc["output"]
+    return None
+
+
+@dataclass(frozen=True)
+class CodexWrapped(Policy):
+    """Applies `inner` to the output text inside a Codex 0.5x JSON wrapper, as Codex itself cut it.
+
+    Codex truncated the command's output and then wrapped it, so a cap on such an output
+    cuts the inner text and keeps the wrapper (and its exit code) valid JSON, serialised as
+    it was. Any other text goes to `inner` as it is.
+    """
+
+    key: ClassVar[str] = "codex-wrapped"
+    summary: ClassVar[str] = "a cap applied inside Codex 0.5x's {output, metadata} JSON wrapper"
+
+    inner: Policy
+
+    def apply(self, text: str, count_tokens: CountTokens | None = None) -> str:
+        """The wrapper with its output cut, or `inner` applied to `text`; `text` itself when unchanged."""
+        found = codex_inner(text)
+        if found is None:
+            return self.inner.apply(text, count_tokens)
+        doc, output = found
+        cut = self.inner.apply(output, count_tokens)
+        return text if cut is output else dump_json_like({**doc, "output": cut}, text)
+
+    def describe(self) -> str:
+        """The inner policy's description: the wrapper is a detail of how the text is stored."""
+        return self.inner.describe()
