@@ -277,6 +277,11 @@ def test_ci_on_an_empty_folder_or_half_the_runs_exits_1(run, corpus_copy, tmp_pa
     assert result.exit_code == 1
     report = json.loads(result.stdout)
     assert report["verdict"] == "nothing measured" and report["nothing_measured"].startswith("nothing measured: 0 files")
+    junit = ET.fromstring(run("ci", empty, "--baseline", base, "-q", "-f", "junit").stdout)
+    assert [f.get("type") for f in junit.iter("failure")] == ["nothing-measured"]
+    sim = tmp_path / "sim.json"
+    assert run("simulate", corpus_copy, "--max-chars", "500", "-f", "json", "-o", sim, "-q").exit_code == 0
+    assert run("ci", empty, "--baseline", sim, "-q").exit_code == 1
     for folder in ("claude-code", "codex", "openai-chat", "openhands", "hermes", "gemini-cli"):
         shutil.rmtree(corpus_copy / folder)
     assert run("ci", corpus_copy, "--baseline", base, "-q").exit_code == 1
