@@ -91,7 +91,7 @@ def test_explain_shows_hidden_items_but_none_from_a_secret():
                         "eyJhbGciOiJIUzI1NiJ9." + fake("jwt-body", 40) + "." + fake("jwt-s", 30), "tail"])
     call = ToolCall("t.jsonl", 2, "toolaudit-jsonl", "s", "Bash", output, call_id="c1", request_index=0)
     maps, _ = maps_from_spec({"flags": {"head_lines": 1}})
-    _, cuts, _ = simulate_records([call], maps, get_tokenizer("o200k_base"), explain=True)
+    cuts = simulate_records([call], maps, get_tokenizer("o200k_base"), explain=True)[1]
     cut = cuts[0][0]
     assert cut.affected and "src/shop/checkout.py" in cut.hidden
     shown = " ".join(cut.hidden) + " " + (cut.hidden_preview or "")
@@ -103,7 +103,7 @@ def test_a_block_begun_before_the_cut_is_masked_in_the_removed_text():
     output = "\n".join(["$ cat id_rsa", *KEY_BLOCK.text.splitlines()])
     call = ToolCall("t.jsonl", 2, "toolaudit-jsonl", "s", "Bash", output, call_id="c1", request_index=0)
     maps, _ = maps_from_spec({"flags": {"head_lines": 3}})  # keeps the BEGIN line and one body line
-    _, cuts, _ = simulate_records([call], maps, get_tokenizer("o200k_base"), explain=True)
+    cuts = simulate_records([call], maps, get_tokenizer("o200k_base"), explain=True)[1]
     assert cuts[0][0].hidden_preview and leaks({"removed": cuts[0][0].hidden_preview}) == []
     assert cuts[0][0].hidden == ()
 
