@@ -131,7 +131,7 @@ def run(files: list[Path], options: ScanOptions, sink, *, jobs: int | None = Non
     """Run `worker` over `files` and fold each result into `sink` (its `add`); returns `sink`.
 
     `on_file(result)` is called after each file (progress); under `strict` the first
-    non-benign skipped line, or a file that could not be read, raises StrictError.
+    non-benign skipped line, or a file that could not be read or recognised, raises StrictError.
     """
     from .errors import StrictError
 
@@ -140,7 +140,7 @@ def run(files: list[Path], options: ScanOptions, sink, *, jobs: int | None = Non
             bad = next((s for s in result.skipped if not s.benign), None)
             if bad is not None:
                 raise StrictError(f"{bad} (--strict)", slug="strict")
-            if result.error is not None and "recognises" not in result.error:
+            if result.error is not None:  # an unreadable or unrecognised file
                 raise StrictError(f"{result.source}: {result.error} (--strict)", slug="strict")
         sink.add(result)
         if on_file is not None:

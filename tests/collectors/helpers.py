@@ -17,7 +17,7 @@ import pytest
 
 from conftest import CORPUS
 from toolaudit.collectors.base import Collector
-from toolaudit.collectors.discover import detect
+from toolaudit.collectors.discover import EmptyFile, detect
 from toolaudit.model import UNPAIRED, ModelText, OutputCap, SessionEnd, SessionInfo, Skipped, ToolCall, ToolMenu, Usage
 
 # binary junk: NUL, invalid UTF-8, a PNG header, brackets that open nothing
@@ -169,10 +169,10 @@ def check_truncated_document(tmp_path: Path, cls: type[Collector], sample: Path,
 
 def check_empty(tmp_path: Path, cls: type[Collector],
                 expect: Iterable[tuple[str, bool]] = (("empty file", True),)) -> None:
-    """An empty file (a session just created): detection claims it for no one; read as `--from`,
-    its records are `expect`, (reason, benign) each."""
+    """An empty file (a session just created): detection gives it to no format (EmptyFile: one benign
+    skip); read as `--from`, its records are `expect`, (reason, benign) each."""
     path = write(tmp_path, b"", "empty.jsonl")
-    assert detect(path) == (None, None)
+    assert detect(path) == (EmptyFile, None)
     assert [(s.reason, s.benign) for s in records_of(cls, path, forced=True)] == list(expect)
 
 

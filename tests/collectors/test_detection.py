@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import gzip
+import io
 import json
+import re
+from pathlib import Path
 
 import pytest
+import zstandard
 
 from conftest import CORPUS, SAMPLES
 from helpers import (DEEP, ODD, SHAPE, check_fuzzed, check_record_types, corpus_file, corpus_files, each_path,
@@ -133,3 +138,152 @@ def test_guarded_turns_an_exception_into_one_skipped(monkeypatch):
     monkeypatch.setattr(base, "DEBUG", True)  # --debug: odd data raises where it trips
     with pytest.raises(TypeError):
         list(guarded(reader(), "f.jsonl", 7))
+
+
+# ------------------------------------------------------------------ sniffing a window, not one line (issue 9)
+
+KANBAN = SAMPLES / "claude-code" / "-home-dev-kanban" / "c3d2e1f0-7a6b-4c5d-8e9f-a0b1c2d3e4f5.jsonl"
+
+
+def _scan(run, *args):
+    """`scan ... -f json -j 1 -q`: (exit code, parsed JSON or None)."""
+    result = run("scan", *args, "-f", "json", "-j", "1", "-q")
+    return result.exit_code, (json.loads(result.stdout) if result.exit_code == 0 else None)
+
+
+def test_a_first_line_longer_than_8_mib_is_still_sniffed(tmp_path):
+    # NeMo and OpenHands lines pass 8 MiB: the old sniff cut the first line there and lost the file
+    lines = KANBAN.read_text().splitlines()
+    first = json.loads(lines[0])
+    first["padding"] = "x" * (9 * 1024 * 1024)
+    path = write(tmp_path, "\n".join([json.dumps(first)] + lines[1:]) + "\n", KANBAN.name)
+    cls, doc = detect(path)
+    assert (cls.key if cls else None, doc) == ("claude-code", None)
+
+
+def test_a_truncated_first_line_costs_that_line_not_the_file(tmp_path, run):
+    lines = KANBAN.read_text().splitlines()
+    for bad in (lines[0][:200], "\x00\xff junk", "[1, 2"):
+        path = write(tmp_path, "\n".join([bad] + lines[1:]) + "\n", KANBAN.name)
+        cls, _ = detect(path)
+        assert cls is not None and cls.key == "claude-code", bad
+        code, doc = _scan(run, path)
+        assert code == 0 and doc["unrecognised"] == [] and doc["totals"]["files"] == 1
+        assert [s.split(": ", 1)[1][:12] for s in doc["skipped"]["first"]] == ["invalid JSON"]
+        assert doc["totals"]["calls"] == 7  # the first line holds no call
+
+
+def test_the_sniffing_window_is_bounded(tmp_path):
+    # the first parseable record is looked for in the first lines only: junk for pages is no transcript
+    good = KANBAN.read_text().splitlines()[0]
+    near = write(tmp_path, "junk\n" * 10 + good + "\n", "near.jsonl")
+    far = write(tmp_path, "junk\n" * 10_000 + good + "\n", "far.jsonl")
+    assert detect(near)[0] is collectors.get("claude-code")
+    assert detect(far) == (None, None)
+
+
+def test_a_pretty_printed_document_is_still_a_document(tmp_path):
+    # its inner lines parse on their own ({"a": 1} as a list's last item): the document decides, not they
+    events = json.loads((SAMPLES / "openhands-v1" / "3e9d1c7b5a2f4e6d8c0b9a7f6e5d4c3b.json").read_text())
+    path = write(tmp_path, json.dumps(events, indent=2), "events.json")
+    cls, doc = detect(path)
+    assert cls is collectors.get("openhands-v1") and doc == events
+
+
+# ------------------------------------------------------------------ empty and unrecognised files (issue 9)
+
+def test_an_empty_file_is_one_benign_skip_whatever_its_name(tmp_path, run):
+    for name in ("empty.jsonl", "empty.json", "blank.jsonl", "empty.jsonl.gz"):
+        folder = tmp_path / name.replace(".", "_")
+        folder.mkdir()
+        content = b"\n \n" if name.startswith("blank") else b""
+        (folder / name).write_bytes(gzip.compress(content) if name.endswith(".gz") else content)
+        for strict in ((), ("--strict",)):
+            code, doc = _scan(run, folder, *strict)
+            assert code == 0, (name, strict)
+            assert doc["unrecognised"] == [] and doc["errors"] == [], name
+            assert doc["skipped"] == {"count": 1, "first": [f"{folder / name}:0: empty file"]}, name
+
+
+def test_an_unrecognised_file_is_an_error_under_strict(tmp_path, run):
+    path = write(tmp_path, '{"hello": "world"}\n{"hello": 2}\n', "notes.jsonl")
+    code, doc = _scan(run, tmp_path)
+    assert code == 0 and doc["unrecognised"] == [f"{path}: no collector recognises this file"]
+    result = run("scan", tmp_path, "--strict", "-q", "-j", "1")
+    assert result.exit_code == 1
+    assert "no collector recognises this file (--strict)" in result.output
+
+
+# ------------------------------------------------------------------ compressed transcripts (issue 9)
+
+def _compress(data: bytes, kind: str) -> bytes:
+    return gzip.compress(data) if kind == ".gz" else zstandard.ZstdCompressor().compress(data)
+
+
+def _without_paths(doc: dict) -> dict:
+    """A scan's JSON without what names its files (the inputs, the skipped lines) or the time."""
+    return {k: v for k, v in doc.items() if k not in ("meta", "skipped")}
+
+
+@pytest.mark.parametrize("kind", [".gz", ".zst"])
+def test_compressed_transcripts_are_read_like_plain_ones(tmp_path, run, kind):
+    # every sample format, compressed file by file (an OpenHands conversation folder keeps its files)
+    plain, packed = tmp_path / "plain", tmp_path / "packed"
+    for path in sorted(SAMPLES.rglob("*")):
+        if not path.is_file() or "conversations" in path.parts:
+            continue
+        rel = path.relative_to(SAMPLES)
+        for root, data, suffix in ((plain, path.read_bytes(), ""), (packed, _compress(path.read_bytes(), kind), kind)):
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).with_name(rel.name + suffix).write_bytes(data)
+    code, want = _scan(run, plain)
+    assert code == 0 and want["totals"]["files"] > 15
+    code, got = _scan(run, packed)
+    assert code == 0 and got["unrecognised"] == [] and got["errors"] == []
+    assert _without_paths(got) == _without_paths(want)
+    assert got["meta"]["collectors"] == want["meta"]["collectors"]
+    assert got["skipped"]["count"] == want["skipped"]["count"]
+
+
+def _flushed(data: bytes, kind: str) -> bytes:
+    """`data` compressed as a log writer does it: flushed after every line."""
+    if kind == ".gz":
+        out = io.BytesIO()
+        with gzip.GzipFile(fileobj=out, mode="wb") as fh:
+            for line in data.splitlines(keepends=True):
+                fh.write(line)
+                fh.flush()
+        return out.getvalue()
+    packer = zstandard.ZstdCompressor().compressobj()
+    parts = [packer.compress(line) + packer.flush(zstandard.COMPRESSOBJ_FLUSH_BLOCK)
+             for line in data.splitlines(keepends=True)]
+    return b"".join(parts) + packer.flush()
+
+
+@pytest.mark.parametrize("kind", [".gz", ".zst"])
+def test_a_cut_compressed_file_is_a_problem_not_a_crash(tmp_path, run, kind):
+    packed = _flushed(KANBAN.read_bytes(), kind)
+    whole = tmp_path / f"whole.jsonl{kind}"
+    whole.write_bytes(packed)
+    code, doc = _scan(run, whole)
+    assert code == 0 and doc["skipped"]["count"] == 0 and doc["totals"]["calls"] == 7
+    cut = tmp_path / f"cut.jsonl{kind}"
+    cut.write_bytes(packed[: len(packed) * 2 // 3])
+    code, doc = _scan(run, cut)
+    assert code == 0 and doc["errors"] == [] and 0 < doc["totals"]["calls"] < 7, kind
+    assert [s.split(": ", 1)[1] for s in doc["skipped"]["first"]][-1].startswith("cannot decompress"), doc["skipped"]
+    assert run("scan", cut, "--strict", "-q", "-j", "1").exit_code == 1
+    junk = tmp_path / f"junk.jsonl{kind}"
+    junk.write_bytes(packed[:4] + b"\x00" * 64)  # the magic bytes, then nothing of a stream
+    code, doc = _scan(run, junk)
+    assert code == 0 and [e.split(": ", 1)[1][:28] for e in doc["errors"]] == ["cannot read: bad compressed "]
+
+
+def test_collectors_open_files_through_one_helper():
+    # a collector that opened a file itself would read a compressed transcript as bytes of junk
+    from toolaudit import collectors as package
+
+    folder = Path(package.__file__).parent
+    found = [f"{p.name}: {m.group(0)}" for p in sorted(folder.glob("*.py")) if p.name != "base.py"
+             for m in re.finditer(r"\bopen\(|\.read_bytes\(|\.read_text\(", p.read_text())]
+    assert found == []

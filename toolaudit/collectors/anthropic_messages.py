@@ -33,7 +33,7 @@ from ..model import SessionEnd, Skipped, Usage
 from . import base
 from ._request_log import Carried, History, MAX_OPEN, Menus, digest, prefix_digests
 from .base import (Collector, Pairing, Record, anthropic_parts, collectors, guarded, loads, read_lines,
-                   shape_problem)
+                   shape_problem, file_stem)
 
 KEY = "anthropic-messages"
 # Block types only the Anthropic API uses; OpenAI chat has `text` and `image_url` parts.
@@ -196,7 +196,7 @@ class AnthropicMessagesCollector(Collector):
 
     def collect(self, path: Path, doc: Any = None) -> Iterator[Record]:
         """Records of the file, each tool_use and tool_result taken once."""
-        log = _Log(str(path), path.stem)
+        log = _Log(str(path), file_stem(path))
         if doc is None:
             entries: Any = read_lines(path)
         else:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import ModelText, SessionEnd, Skipped, Usage
-from .base import Collector, Pairing, Record, collectors, guarded, openai_parts
+from .base import Collector, Pairing, Record, collectors, guarded, openai_parts, file_stem
 
 KEY = "atif"
 
@@ -74,7 +74,7 @@ class AtifCollector(Collector):
         if not isinstance(doc, dict) or not isinstance(doc.get("steps"), list):
             yield Skipped(source, 1, "not an ATIF trajectory: no steps list")
             return
-        session = _str(doc.get("session_id")) or path.stem
+        session = _str(doc.get("session_id")) or file_stem(path)
         trajectory = _Trajectory(source, session, _str(_dict(doc.get("agent")).get("model_name")))
         for line, step in enumerate(doc["steps"], 1):
             yield from guarded(trajectory.step(step, line), source, line)

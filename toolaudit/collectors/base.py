@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import gzip
+import io
 import json
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Generator, Iterable, Iterator
+from typing import Any, BinaryIO, Callable, ClassVar, Generator, Iterable, Iterator
 
 import orjson
+import zstandard
 
 from ..model import MAIN_AGENT, ORPHAN, PAIRED, UNKNOWN_TOOL, UNPAIRED, ModelText, SessionEnd, Skipped, ToolCall, Usage
 from ..registry import Registry
@@ -75,37 +79,154 @@ def loads(raw: bytes | str) -> Any:
             raise TooDeep("nested too deeply to parse (RecursionError)") from None
 
 
+# Compressed transcripts are read as they are stored, told apart by their first bytes.
+GZIP_MAGIC = b"\x1f\x8b"
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+COMPRESSED = (".gz", ".zst")
+
+
+def open_source(path: Path) -> BinaryIO:
+    """Open a transcript for reading bytes, a gzip or zstandard one decompressed as it is read.
+
+    Every collector opens files through here, so `x.jsonl.gz` reads as `x.jsonl` everywhere.
+    A compressed stream that ends early raises `EOFError` where it ends (see DECOMPRESS_ERRORS).
+    """
+    fh = open(path, "rb")
+    magic = fh.peek(4)[:4]
+    if magic.startswith(GZIP_MAGIC):
+        return gzip.GzipFile(fileobj=fh, mode="rb")  # type: ignore[return-value]
+    if magic == ZSTD_MAGIC:
+        return io.BufferedReader(_Zstd(fh), buffer_size=1 << 20)  # type: ignore[return-value]
+    return fh
+
+
+class _Zstd(io.RawIOBase):
+    """A zstandard file decompressed frame after frame; a cut last frame is an EOFError, not silence
+    (zstandard's own stream reader returns what it has and says nothing)."""
+
+    def __init__(self, fh: BinaryIO):
+        self._fh, self._new = fh, zstandard.ZstdDecompressor().decompressobj
+        self._frame: Any = None
+        self._fed = False  # the current frame has had input
+        self._out, self._at = b"", 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while self._at >= len(self._out):
+            rest = b""
+            if self._frame is None or self._frame.eof:
+                rest = self._frame.unused_data if self._frame is not None else b""
+                self._frame, self._fed = self._new(), False
+            chunk = rest or self._fh.read(1 << 16)
+            if not chunk:
+                if self._fed:
+                    raise EOFError("zstandard file ended before the end of its frame")
+                return 0
+            self._fed = True
+            self._out, self._at = self._frame.decompress(chunk), 0
+        n = min(len(buffer), len(self._out) - self._at)
+        buffer[:n] = self._out[self._at:self._at + n]
+        self._at += n
+        return n
+
+    def close(self) -> None:
+        self._fh.close()
+        super().close()
+
+
+# what a compressed file that ends early, or is no valid stream, raises while it is read
+DECOMPRESS_ERRORS = (EOFError, gzip.BadGzipFile, zlib.error, zstandard.ZstdError)
+
+
+def plain_name(path: Path) -> str:
+    """The file's name without a compression suffix: `a.jsonl.gz` -> `a.jsonl` (sessions named
+    after their file keep their name when it is compressed)."""
+    name = path.name
+    for suffix in COMPRESSED:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[:-len(suffix)]
+    return name
+
+
+def file_stem(path: Path) -> str:
+    """`path.stem` of the uncompressed name: `a.jsonl.gz` -> `a`."""
+    return Path(plain_name(path)).stem
+
+
 def read_lines(path: Path) -> Iterator[tuple[int, Any]]:
     """Stream a JSONL file: (line number, parsed object or Skipped). Blank lines are passed over.
 
     Invalid UTF-8 is decoded with replacement. A last line without its newline that
     does not parse is a session still being written: reported, marked benign. Whatever
-    else keeps a line from parsing (nesting too deep, ...) skips that line only.
+    else keeps a line from parsing (nesting too deep, ...) skips that line only. A
+    compressed file that ends early (or is no valid stream) is one problem where it breaks.
     """
-    with open(path, "rb") as fh:
-        for number, raw in enumerate(fh, 1):
+    number = 0
+    with open_source(path) as fh:
+        lines = iter(fh)
+        while True:
+            try:
+                raw = next(lines)
+            except StopIteration:
+                return
+            except DECOMPRESS_ERRORS as exc:
+                yield number + 1, Skipped(str(path), number + 1, f"cannot decompress: {_short(exc)}")
+                return
+            number += 1
             if not raw.strip():
                 continue
-            try:
-                obj = loads(raw)
-            except TooDeep as exc:
-                obj = Skipped(str(path), number, f"invalid JSON: {_short(exc)}")
-            except ValueError as exc:
-                if not raw.endswith(b"\n"):
-                    obj = Skipped(str(path), number, "truncated last line (file still being written?)", benign=True)
-                else:
-                    obj = Skipped(str(path), number, f"invalid JSON: {_short(exc)}")
-            except Exception as exc:  # noqa: BLE001 -- one line the parsers choke on, not the file
-                obj = Skipped(str(path), number, f"invalid JSON: {type(exc).__name__}: {_short(exc)}")
-            yield number, obj
+            yield number, _parse_line(path, number, raw)
+
+
+def raw_lines(path: Path) -> Iterator[bytes]:
+    """The file's lines as bytes, unparsed (a quick first pass); a compressed stream that breaks
+    ends them there, quietly: read_lines reports it."""
+    with open_source(path) as fh:
+        try:
+            yield from fh
+        except DECOMPRESS_ERRORS:
+            return
+
+
+def pretty_document(path: Path) -> bool:
+    """True when the first non-blank line opens a pretty-printed JSON document."""
+    for raw in raw_lines(path):
+        if raw.strip():
+            return raw.strip() in (b"{", b"[")
+    return False
+
+
+def _parse_line(path: Path, number: int, raw: bytes) -> Any:
+    """One JSONL line parsed, or the Skipped that says why not (see read_lines)."""
+    try:
+        return loads(raw)
+    except TooDeep as exc:
+        return Skipped(str(path), number, f"invalid JSON: {_short(exc)}")
+    except ValueError as exc:
+        if not raw.endswith(b"\n"):
+            return Skipped(str(path), number, "truncated last line (file still being written?)", benign=True)
+        return Skipped(str(path), number, f"invalid JSON: {_short(exc)}")
+    except Exception as exc:  # noqa: BLE001 -- one line the parsers choke on, not the file
+        return Skipped(str(path), number, f"invalid JSON: {type(exc).__name__}: {_short(exc)}")
+
+
+def read_bytes(path: Path, limit: int = MAX_DOCUMENT_BYTES) -> bytes:
+    """The whole (decompressed) file; ValueError when it is over `limit` bytes or cannot be decompressed."""
+    try:
+        with open_source(path) as fh:
+            raw = fh.read(limit + 1)
+    except DECOMPRESS_ERRORS as exc:
+        raise ValueError(f"cannot decompress: {_short(exc)}") from None
+    if len(raw) > limit:
+        raise ValueError(f"over the {limit} bytes limit for one JSON document")
+    return raw
 
 
 def load_document(path: Path) -> Any:
     """Parse a whole-file JSON document (orjson, standard-library fallback)."""
-    size = path.stat().st_size
-    if size > MAX_DOCUMENT_BYTES:
-        raise ValueError(f"{size} bytes is over the {MAX_DOCUMENT_BYTES} limit for one JSON document")
-    return loads(path.read_bytes())
+    return loads(read_bytes(path))
 
 
 def read_document(path: Path, doc: Any) -> Any:
@@ -113,9 +234,10 @@ def read_document(path: Path, doc: Any) -> Any:
     if doc is not None:
         return doc
     try:
-        if path.stat().st_size == 0:
+        raw = read_bytes(path)
+        if not raw.strip():
             return Skipped(str(path), 0, "empty file", benign=True)
-        return load_document(path)
+        return loads(raw)
     except ValueError as exc:
         return Skipped(str(path), 1, f"not a JSON document: {_short(exc)}")
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import MAIN_AGENT, UNKNOWN_TOOL, ModelText, SessionEnd, SessionInfo, Skipped, Usage
-from .base import Collector, Pairing, Record, anthropic_parts, collectors, guarded, read_lines
+from .base import Collector, Pairing, Record, anthropic_parts, collectors, guarded, read_lines, file_stem
 
 LINE_TYPES = {
     "user", "assistant", "summary", "system", "file-history-snapshot",
@@ -80,7 +80,7 @@ class ClaudeCodeCollector(Collector):
 
     def collect(self, path: Path, doc: Any = None) -> Iterator[Record]:
         source = str(path)
-        session = path.stem
+        session = file_stem(path)
         pairing: Pairing | None = None
         contexts: dict[str, _Context] = {}
         own_agent = MAIN_AGENT

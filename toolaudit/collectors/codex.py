@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import MAIN_AGENT, UNKNOWN_TOOL, ModelText, OutputCap, SessionEnd, SessionInfo, Skipped, Usage
-from .base import Collector, Pairing, Record, collectors, dump_args, flatten, guarded, openai_parts, read_lines
+from .base import (Collector, Pairing, Record, collectors, dump_args, flatten, guarded, openai_parts, read_lines,
+                   file_stem)
 
 # RolloutItem types; newer builds add the last two, which hold no tool data
 ROLLOUT_TYPES = frozenset({
@@ -219,7 +220,7 @@ class CodexCollector(Collector):
         return legacy_header or first.get("record_type") == "state"
 
     def collect(self, path: Path, doc: Any = None) -> Iterator[Record]:
-        state = _Session(str(path), path.stem)
+        state = _Session(str(path), file_stem(path))
         for number, obj in read_lines(path):
             if isinstance(obj, Skipped):
                 yield obj

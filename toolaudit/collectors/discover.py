@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from ..errors import UsageError
+from ..model import Skipped
 from . import base, openhands_v1
-from .base import Collector, collectors, load_document, loads
+from .base import COMPRESSED, Collector, collectors, load_document, loads, open_source
 
-# Directory walks look at these; a file named explicitly is always tried.
-SUFFIXES = (".jsonl", ".json", ".traj")
-_SNIFF_BYTES = 8 * 1024 * 1024
+# Directory walks look at these, compressed or not; a file named explicitly is always tried.
+SUFFIXES = tuple(kind + packed for kind in (".jsonl", ".json", ".traj") for packed in ("", *COMPRESSED))
+# The first parseable record is looked for in this window: NeMo and OpenHands lines pass 8 MiB,
+# and a cut or broken first line must not cost the file.
+_SNIFF_LINES = 64
+_SNIFF_BYTES = 256 * 1024 * 1024
 
 
 def default_locations() -> list[Path]:
@@ -79,22 +84,66 @@ def _order(path: Path) -> tuple:
     return tuple((1, part) for part in path.parent.parts) + ((0 if path.name.startswith("agent-") else 1, path.name),)
 
 
-def _first_line(path: Path) -> tuple[bytes, bool]:
-    """The first non-empty line, and whether more non-empty content follows it."""
-    with open(path, "rb") as fh:
-        for raw in fh:
-            if raw.strip():
-                rest = fh.read(4096)
-                return raw[:_SNIFF_BYTES] if len(raw) > _SNIFF_BYTES else raw, bool(rest.strip())
-    return b"", False
+class EmptyFile(Collector):
+    """What detection gives an empty (or blank) file: one benign "empty file" skip, never an
+    unrecognised file. Not registered: nobody asks for it with `--from`."""
+
+    key = "empty"
+    description = "an empty file"
+
+    def collect(self, path: Path, doc: Any = None) -> Iterator[Skipped]:
+        """The one benign skip."""
+        yield Skipped(str(path), 0, "empty file", benign=True)
 
 
-def _document(path: Path, first: bytes, obj: Any, more: bool) -> Any:
+@dataclass(frozen=True)
+class _Sniff:
+    """What the first lines of a file say (see _sniff)."""
+
+    start: bytes = b""  # the first non-blank line's first bytes, stripped
+    record: Any = None  # the first record that parses, within the window
+    first: bool = False  # ... and it is the first non-blank line
+    more: bool = False  # non-blank content follows that record
+
+
+def _sniff(path: Path) -> _Sniff:
+    """The first parseable record among the first `_SNIFF_LINES` non-blank lines, reading at most
+    `_SNIFF_BYTES`, line by line: a long line is read once, the rest of the file never."""
+    budget, start, seen = _SNIFF_BYTES, b"", 0
+    with open_source(path) as fh:
+        try:
+            while seen < _SNIFF_LINES and budget > 0:
+                raw = fh.readline(budget)
+                if not raw:
+                    break
+                budget -= len(raw)
+                if not raw.strip():
+                    continue
+                seen += 1
+                start = start or raw.lstrip()[:16]
+                if not raw.endswith(b"\n") and budget <= 0:
+                    break  # longer than the window: not read to its end
+                try:
+                    record = loads(raw)
+                except Exception:  # noqa: BLE001 -- a cut or broken line: look at the next one
+                    continue
+                try:
+                    more = bool(fh.read(4096).strip())
+                except base.DECOMPRESS_ERRORS:
+                    more = True  # something follows, if only a broken stream
+                return _Sniff(start, record, seen == 1, more)
+        except base.DECOMPRESS_ERRORS as exc:
+            if not start:  # not one line could be decompressed: the file is unreadable, not empty
+                raise OSError(f"bad compressed data: {exc}") from exc
+    return _Sniff(start)
+
+
+def _document(path: Path, sniff: _Sniff) -> Any:
     """The file as one JSON document, or None when it is not one."""
-    if obj is not None and not more:
-        return obj
-    if first.lstrip()[:1] not in (b"{", b"["):
-        return None
+    if sniff.record is not None and sniff.first and not sniff.more:
+        return sniff.record
+    if sniff.start[:1] not in (b"{", b"[") or (sniff.record is not None and sniff.first):
+        return None  # a parsed first line with more after it: lines, not a document
     try:
         return load_document(path)
     except ValueError:
@@ -114,29 +163,28 @@ def _claims(sniff: Callable[[Any], bool], value: Any) -> bool:
 def detect(path: Path, forced: str | None = None) -> tuple[type[Collector] | None, Any]:
     """The collector for `path` and, when it is read as one document, the parsed document.
 
-    Judges JSONL formats from the first line's keys, whole-file JSON from the
-    document's top-level shape (formats.md §0). Returns (None, None) when nothing fits.
+    Judges JSONL formats from the keys of the first record that parses (a cut or broken first
+    line costs that line only), whole-file JSON from the document's top-level shape
+    (formats.md §0). An empty or blank file is `EmptyFile`'s; (None, None) when nothing fits.
     A collector may read both shapes (a JSON list of runs, or one run per line).
     """
     if forced is None and openhands_v1.event_file(path):
         return collectors.get(openhands_v1.KEY), None  # it stands for its conversation folder
-    first, more = _first_line(path)
-    try:
-        obj = loads(first) if first else None
-    except ValueError:
-        obj = None
+    sniff = _sniff(path)
     if forced:
         cls = collectors.get(forced)
-        jsonl = cls.jsonl and (obj is not None and (more or not cls.document))
-        return cls, (None if jsonl else _document(path, first, obj, more))
-    if not first:
-        return None, None
+        jsonl = cls.jsonl and (sniff.record is not None and (sniff.more or not cls.document))
+        return cls, (None if jsonl else _document(path, sniff))
+    if not sniff.start:
+        return EmptyFile, None
     table = collectors.all().values()
-    if isinstance(obj, dict):
+    # a pretty-printed document's inner lines may parse on their own: the document decides
+    pretty = sniff.start.rstrip() in (b"{", b"[")
+    if isinstance(sniff.record, dict) and not pretty:
         for cls in table:
-            if cls.jsonl and _claims(cls.sniff_line, obj):
+            if cls.jsonl and _claims(cls.sniff_line, sniff.record):
                 return cls, None
-    doc = _document(path, first, obj, more)
+    doc = _document(path, sniff)
     if doc is None:
         return None, None
     for cls in table:

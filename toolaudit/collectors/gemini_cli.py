@@ -35,7 +35,7 @@ from ..model import MAIN_AGENT, PAIRED, UNKNOWN_TOOL, UNPAIRED, ModelText, Sessi
 from ._gemini_content import KEY, is_contents, read_checkpoint, result_parts, token_usage, words
 from . import base
 from .base import (Collector, Record, collectors, dump_args, flatten, each_line, read_document,
-                   shape_problem)
+                   pretty_document, shape_problem, file_stem)
 
 _MODEL_TYPES = ("gemini", "model")  # `model` with `parts`: a third-party fixture's spelling
 _ANSWERED = ("success", "error", "cancelled")
@@ -205,15 +205,6 @@ class _Session:
         yield SessionEnd(self.source, self.session, (*self.ends, len(self.requests)), agent=self.agent)
 
 
-def _pretty_document(path: Path) -> bool:
-    """True when the first non-blank line opens a pretty-printed JSON document."""
-    with open(path, "rb") as fh:
-        for raw in fh:
-            if raw.strip():
-                return raw.strip() in (b"{", b"[")
-    return False
-
-
 @collectors.register
 class GeminiCLICollector(Collector):
     """Gemini CLI chat sessions, JSONL and legacy JSON, and `/chat save` checkpoints."""
@@ -240,7 +231,7 @@ class GeminiCLICollector(Collector):
     def collect(self, path: Path, doc: Any = None) -> Iterator[Record]:
         """Records of a JSON document (`doc`) or, when `doc` is None, of a JSONL session."""
         source = str(path)
-        if doc is None and _pretty_document(path):
+        if doc is None and pretty_document(path):
             # read as JSONL only when forced: a broken document is one problem, not one per line
             doc = read_document(path, None)
             if isinstance(doc, Skipped):
@@ -251,9 +242,9 @@ class GeminiCLICollector(Collector):
             return
         turns = doc.get("history") if isinstance(doc, dict) and "history" in doc else doc
         if is_contents(turns):
-            yield from read_checkpoint(source, path.stem, turns)
+            yield from read_checkpoint(source, file_stem(path), turns)
         elif isinstance(doc, dict) and isinstance(doc.get("messages"), list):
-            state = _Session(source, path.stem)
+            state = _Session(source, file_stem(path))
             state.meta(doc, path)
             yield from state.hold(doc["messages"])
             yield from state.end()
@@ -261,7 +252,7 @@ class GeminiCLICollector(Collector):
             yield Skipped(source, 1, "neither a Gemini CLI session nor a checkpoint")
 
     def _lines(self, path: Path) -> Iterator[Record]:
-        state = _Session(str(path), path.stem)
+        state = _Session(str(path), file_stem(path))
         empty = yield from each_line(path, lambda obj, number: self._line(obj, number, state, path))
         if not empty:  # a session just created has not ended
             yield from state.end()

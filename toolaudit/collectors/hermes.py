@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import ModelText, SessionEnd, Skipped, ToolCall
-from .base import Collector, Pairing, Record, collectors, dump_args, flatten, guarded, each_line
+from .base import Collector, Pairing, Record, collectors, dump_args, flatten, guarded, each_line, file_stem
 
 KEY = "hermes"
 _CALL = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.S)
@@ -231,7 +231,7 @@ class HermesCollector(Collector):
 
     def collect(self, path: Path, doc: Any = None) -> Iterator[Record]:
         """Records of a JSON document (`doc`) or, when `doc` is None, of a JSONL file."""
-        source, stem = str(path), path.stem
+        source, stem = str(path), file_stem(path)
         if doc is None:
             def one(obj: Any, line: int) -> Iterator[Record]:
                 if _is_session_log(obj):

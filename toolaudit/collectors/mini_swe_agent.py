@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import UNKNOWN_TOOL, ModelText, SessionEnd, Skipped, Usage
-from .base import Collector, Pairing, Record, collectors, flatten, guarded, openai_parts, read_document
+from .base import Collector, Pairing, Record, collectors, flatten, guarded, openai_parts, read_document, plain_name
 
 KEY = "mini-swe-agent"
 # the action regexes of mini-swe-agent's configs (v1 default, and the older test data)
@@ -213,7 +213,7 @@ class MiniSWEAgentCollector(Collector):
         if not isinstance(messages, list):
             yield Skipped(source, 1, f"expected a messages list, got {type(messages).__name__}")
             return
-        session = path.name.removesuffix(".json").removesuffix(".traj")
+        session = plain_name(path).removesuffix(".json").removesuffix(".traj")
         if isinstance(doc, dict) and isinstance(doc.get("instance_id"), str):
             session = doc["instance_id"]
         run = _Run(source, session, _model(doc) if isinstance(doc, dict) else None, len(messages))

@@ -26,7 +26,7 @@ from collections import OrderedDict
 from ..model import UNPAIRED, ModelText, SessionEnd, Skipped, ToolCall
 from ._request_log import MAX_OPEN, Carried, History, Menus, digest, prefix_digests
 from .anthropic_messages import is_anthropic_body
-from .base import Collector, Pairing, Record, collectors, flatten, guarded, each_line
+from .base import Collector, Pairing, Record, collectors, flatten, guarded, each_line, file_stem
 
 KEY = "openai-chat"
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
@@ -189,7 +189,7 @@ class OpenAIChatCollector(Collector):
 
     def collect(self, path: Path, doc: Any = None) -> Iterator[Record]:
         """Records of a JSON document (`doc`) or, when `doc` is None, of a JSONL file."""
-        source, stem = str(path), path.stem
+        source, stem = str(path), file_stem(path)
         if doc is None:
             yield from self._lines(path, source, stem)
             return

@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import ModelText, SessionEnd, Skipped, Usage
-from .base import Collector, Pairing, Record, collectors, dump_args, flatten, guarded, openai_parts, each_line
+from .base import (Collector, Pairing, Record, collectors, dump_args, flatten, guarded, openai_parts, each_line,
+                   file_stem)
 
 KEY = "openai-responses"
 _CALLS = frozenset({"function_call", "custom_tool_call"})
@@ -195,7 +196,7 @@ class OpenAIResponsesCollector(Collector):
 
     def collect(self, path: Path, doc: Any = None) -> Iterator[Record]:
         """Records of a JSON document (`doc`) or, when `doc` is None, of a JSONL file."""
-        source, stem = str(path), path.stem
+        source, stem = str(path), file_stem(path)
         used: set[str] = set()
         if doc is None:
             yield from each_line(path, lambda obj, line: self._run(obj, source, f"{stem}#{line}", line, used))

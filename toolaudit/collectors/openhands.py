@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import ModelText, SessionEnd, Skipped, Usage
-from .base import Collector, Pairing, Record, collectors, guarded, openai_parts, each_line
+from .base import Collector, Pairing, Record, collectors, guarded, openai_parts, each_line, file_stem
 
 KEY = "openhands"
 # actions no tool answers; the first group are not model requests either
@@ -231,7 +231,7 @@ class OpenHandsCollector(Collector):
 
     def collect(self, path: Path, doc: Any = None) -> Iterator[Record]:
         """Records of a trajectory document or, when `doc` is None, of an output.jsonl."""
-        source, stem = str(path), path.stem
+        source, stem = str(path), file_stem(path)
         if isinstance(doc, list):
             state = _Session(source, stem, None)
             for position, event in enumerate(doc, 1):

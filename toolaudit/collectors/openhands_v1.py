@@ -51,8 +51,7 @@ from typing import Any, Iterator
 
 from ..model import ModelText, SessionEnd, Skipped, ToolMenu, Usage
 from .base import (Collector, Pairing, Record, collectors, dump_args, each_line, guarded, loads, openai_parts,
-                   read_document)
-from .gemini_cli import _pretty_document as pretty_document  # the same test, one copy
+                   pretty_document, raw_lines, read_bytes, read_document, file_stem)
 
 KEY = "openhands-v1"
 EVENTS_DIR = "events"
@@ -421,16 +420,15 @@ class OpenHandsV1Collector(Collector):
             condensations = Condensations()
             for event in events:
                 condensations.add(event)
-            state = _Session(source, path.stem, condensations)
+            state = _Session(source, file_stem(path), condensations)
             for position, event in enumerate(events, 1):
                 yield from guarded(state.feed(event, position), source, position)
             yield from state.end()
             return
         condensations = Condensations()
-        with open(path, "rb") as fh:
-            for raw in fh:
-                condensations.add(_maybe_condensation(raw))
-        state = _Session(source, path.stem, condensations)
+        for raw in raw_lines(path):
+            condensations.add(_maybe_condensation(raw))
+        state = _Session(source, file_stem(path), condensations)
         if not (yield from each_line(path, state.feed)):
             yield from state.end()
 
@@ -442,8 +440,8 @@ class OpenHandsV1Collector(Collector):
         condensations = Condensations()
         for file in files:
             try:
-                condensations.add(_maybe_condensation(file.read_bytes()))
-            except OSError:
+                condensations.add(_maybe_condensation(read_bytes(file)))
+            except (OSError, ValueError):
                 pass  # reported when the event is read
         state_doc = self._state(conversation / BASE_STATE)
         if isinstance(state_doc, Skipped):

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import UNKNOWN_TOOL, ModelText, SessionEnd, Skipped
-from .base import Collector, Pairing, Record, collectors, flatten, guarded, loads, read_document
+from .base import Collector, Pairing, Record, collectors, flatten, guarded, loads, read_document, plain_name
 
 KEY = "swe-agent"
 
@@ -172,7 +172,7 @@ class SWEAgentCollector(Collector):
         if not isinstance(doc, dict):
             yield Skipped(source, 1, f"expected a .traj object, got {type(doc).__name__}")
             return
-        stem = path.name.removesuffix(".traj")
+        stem = plain_name(path).removesuffix(".traj")
         attempts = doc.get("attempts")
         if isinstance(attempts, list) and attempts:
             for number, attempt in enumerate(attempts, 1):

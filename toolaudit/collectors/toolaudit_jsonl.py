@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import MAIN_AGENT, PAIRED, UNPAIRED, SessionEnd, Skipped, ToolCall
-from .base import Collector, Record, collectors, dump_args, flatten, each_line
+from .base import Collector, Record, collectors, dump_args, flatten, each_line, file_stem
 
 KEY = "toolaudit-jsonl"
 # Optional string fields and what else each may hold.
@@ -81,7 +81,7 @@ class ToolauditJsonlCollector(Collector):
         source = str(path)
         calls: dict[str, int] = {}  # calls per session, for call_index
         last: dict[tuple[str, str], int] = {}  # highest request index per (session, agent)
-        yield from each_line(path, lambda obj, line: _call(obj, line, source, path.stem, calls, last))
+        yield from each_line(path, lambda obj, line: _call(obj, line, source, file_stem(path), calls, last))
         for (session, agent), top in last.items():
             # without request indices nothing is known of the session's requests
             yield SessionEnd(source, session, (top + 1,) if top >= 0 else (), agent=agent)

@@ -238,7 +238,7 @@ def replay_files(files: list[Path], runner: Runner, sink, *, forced: str | None 
                  on_file=None, calls_out=None):
     """Replay `files` one by one into `sink` (its `add`); `calls_out` (a CallsWriter) gets every call.
 
-    Under `strict`, the first non-benign skipped line or unreadable file raises StrictError.
+    Under `strict`, the first non-benign skipped line or unreadable or unrecognised file raises StrictError.
     """
     from ..errors import StrictError
 
@@ -248,7 +248,7 @@ def replay_files(files: list[Path], runner: Runner, sink, *, forced: str | None 
             bad = next((s for s in done.skipped if not s.benign), None)
             if bad is not None:
                 raise StrictError(f"{bad} (--strict)", slug="strict")
-            if done.error is not None and "recognises" not in done.error:
+            if done.error is not None:  # an unreadable or unrecognised file
                 raise StrictError(f"{done.source}: {done.error} (--strict)", slug="strict")
         sink.add(done)
         if calls_out is not None:
