@@ -42,6 +42,8 @@ def test_every_kind_is_masked_in_every_shape(planted: Planted):
     ("git log -1 5be07c3e41d2a9f0c8b16e7d2a94c05f3e8b71d6 -- src/app/main.py", "5be07c3e41d2a9f0c8b16e7d2a94c05f3e8b71d6"),
     ('{"session": "5f1c2a9e-3b7d-4e21-9a6c-0d8e4f2b7a11"}', "5f1c2a9e-3b7d-4e21-9a6c-0d8e4f2b7a11"),
     ("rg -n 'def apply_coupon' src/shop/checkout.py", "rg -n 'def apply_coupon' src/shop/checkout.py"),
+    ("    10→ Each pane is a map with keys:\n    11→ `:pane_id`", "keys:\n    11→"),  # a count, then a gutter
+    ("const octokit = new Octokit({ auth: import.meta.env.VITE_GITHUB_TOKEN });", "auth: import.meta.env"),
 ])
 def test_what_is_not_a_secret_stays(text, kept):
     assert kept in redact(text)

@@ -193,23 +193,25 @@ class Run:
     codes: tuple[int, ...] = (0,)
     setup: tuple[str, ...] = ()
     shows: str = ""  # printed only when the secret-bearing text was really shown (redacted)
+    writes: tuple[str, ...] = ()  # files it must have written (else their check proves nothing)
 
 
 REDACTED = "[REDACTED]"
+SUMMARY = "step-summary.md"  # $GITHUB_STEP_SUMMARY
 SCAN = ("scan", "{corpus}", "-j", "1")
 SIM = ("simulate", "{corpus}", "-j", "1", "--explain", "500")
 COMMANDS = [
     Run("scan-table", SCAN),
     *(Run(f"scan-{fmt}", (*SCAN, "-f", fmt)) for fmt in ("json", "csv", "markdown")),
-    Run("scan-json-file", (*SCAN, "-f", "json", "-o", "{out}/scan.json")),
+    Run("scan-json-file", (*SCAN, "-f", "json", "-o", "{out}/scan.json"), writes=("scan.json",)),
     Run("scan-by-session", (*SCAN, "--by", "session", "-f", "markdown")),
     *(Run(f"scan-top-{fmt}", (*SCAN, "--top", "200", "-f", fmt), shows=REDACTED)
       for fmt in ("table", "json", "markdown")),
     Run("scan-top-csv", (*SCAN, "--top", "200", "-f", "csv")),  # CSV holds the groups only
     *(Run(f"scan-show-content-{fmt}", (*SCAN, "--top", "200", "--show-content", "-f", fmt), shows=REDACTED)
       for fmt in ("table", "json", "markdown")),
-    Run("scan-records-csv", (*SCAN, "--records", "{out}/calls.csv")),
-    Run("scan-records-parquet", (*SCAN, "--records", "{out}/calls.parquet")),
+    Run("scan-records-csv", (*SCAN, "--records", "{out}/calls.csv"), writes=("calls.csv",)),
+    Run("scan-records-parquet", (*SCAN, "--records", "{out}/calls.parquet"), writes=("calls.parquet",)),
     *(Run(f"simulate-{cap}-{fmt}", (*SIM, *flags, "-f", fmt), shows=REDACTED)
       for cap, flags in (("head1", ("--head-lines", "1")), ("head2", ("--head-lines", "2")),
                          ("max-lines", ("--max-lines", "6")), ("max-chars", ("--max-chars", "300")))
@@ -218,12 +220,13 @@ COMMANDS = [
       for preset in ("codex", "claude-code", "mini-swe-agent") for fmt in ("table", "json")),
     Run("simulate-sweep", ("simulate", "{corpus}", "-j", "1", "--sweep", "max-lines=2,6,40", "-f", "json")),
     *(Run(f"ci-{fmt}", ("ci", "{corpus}", "--baseline", "{baseline}", "-j", "1", "-f", fmt), codes=(0, 3),
-          setup=("scan", "{corpus}/claude", "-j", "1", "-f", "json", "-o", "{baseline}"))
+          setup=("scan", "{corpus}/claude", "-j", "1", "-f", "json", "-o", "{baseline}"), writes=(SUMMARY,))
       for fmt in ("table", "markdown", "json", "junit")),
     Run("ci-simulate-baseline", ("ci", "{corpus}", "--baseline", "{baseline}", "-j", "1", "-f", "markdown"),
         codes=(0, 3), setup=("simulate", "{corpus}/own", "-j", "1", "--max-lines", "6", "-f", "json",
-                             "-o", "{baseline}")),
-    Run("ci-update-baseline", ("ci", "{corpus}", "--baseline", "{baseline}", "-j", "1", "--update-baseline")),
+                             "-o", "{baseline}"), writes=(SUMMARY,)),
+    Run("ci-update-baseline", ("ci", "{corpus}", "--baseline", "{baseline}", "-j", "1", "--update-baseline"),
+        writes=("baseline.json",)),
     *(Run(f"compare-{fmt}", ("compare", "{corpus}/claude", "{corpus}/codex", "-j", "1", "-f", fmt))
       for fmt in ("table", "json", "csv", "markdown")),
     Run("compare-records", ("compare", "{out}/a.csv", "{corpus}/own", "-j", "1", "-f", "json"),
@@ -274,7 +277,7 @@ def test_the_corpus_plants_enough_kinds(corpus):
 def test_no_planted_secret_is_printed_or_written(command: Run, corpus, run, tmp_path):
     out = tmp_path / "out"
     out.mkdir()
-    summary = tmp_path / "step-summary.md"
+    summary = tmp_path / SUMMARY
     fill: Callable[[tuple[str, ...]], list[str]] = lambda argv: [
         a.format(corpus=corpus, out=out, baseline=out / "baseline.json") for a in argv]
     env = {"GITHUB_STEP_SUMMARY": str(summary), "COLUMNS": "400", "NO_COLOR": "1"}
@@ -291,3 +294,4 @@ def test_no_planted_secret_is_printed_or_written(command: Run, corpus, run, tmp_
                 texts[f"{path.name}#{i}"] = text
     assert leaks(texts) == []
     assert command.shows in "".join(texts.values())
+    assert all(f"{name}#0" in texts for name in command.writes), sorted(texts)

@@ -48,7 +48,7 @@ _ASSIGN = re.compile(
     rf"""(?ix)
     (?P<name>(?:{_SECRET_WORDS})[A-Za-z0-9_.-]*)  # from the word on: what comes before it does not matter
     (?:\\*["'])?\]?\s*(?:=>|:=|=|:)\s*
-    (?:(?P<quote>\\*["'])(?P<quoted>[^"'\\\n]+)|(?P<bare>[^\s"'\\,;&|)}}\]\[{{(<>]+))
+    (?:(?P<quote>\\*["'])(?P<quoted>[^"'\\\n]+)|(?P<bare>[^\s"'\\,;&|)}}\]\[{{(<>→]+))
     """
 )
 _FLAG = re.compile(rf"(?i)(?<![\w-])--?[\w-]*(?:{_SECRET_WORDS})[\w-]*[ =]([^\s\"'\\-][^\s\"'\\]*)")
