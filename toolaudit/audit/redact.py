@@ -36,7 +36,7 @@ _VENDOR = re.compile(
     r"sk-ant-[A-Za-z0-9_\-]{16,}"
     r"|(?<![A-Za-z0-9])(?:sk|pk|rk)-(?:proj-|svcacct-|admin-|live-|test-)?[A-Za-z0-9_\-]{20,}"
     r"|(?:sk|pk|rk|whsec)_(?:live|test)_[A-Za-z0-9]{10,}"
-    r"|(?:hf|glpat|npm|dop_v1|xapp|shpat|shpss)[-_][A-Za-z0-9_\-]{16,}"
+    r"|(?:hf_|npm_|glpat-|dop_v1_|xapp-|shpat_|shpss_)[A-Za-z0-9_\-]{16,}"
     r"|(?:gh[pousr]|github_pat)_[A-Za-z0-9_]{20,}"
     r"|xox[abeoprs]-[A-Za-z0-9-]{10,}"
     r"|AIza[0-9A-Za-z_\-]{35}"
@@ -105,6 +105,7 @@ def _keyword_regexes() -> tuple:
 
 
 def _not_random(value: str) -> bool:
+    """detect-secrets' own filters for strings that only look random (UUIDs, `ABCDEF…` runs)."""
     from detect_secrets.filters.heuristic import is_potential_uuid, is_sequential_string
 
     return is_potential_uuid(value) or is_sequential_string(value)
@@ -123,16 +124,17 @@ def _values(text: str, worded: bool) -> set[str]:
     if worded:
         keyword, *others = by_word
         for line in text.splitlines():
-            if any(hint in line.lower() for hint in _KEYWORD_HINTS):
+            lower = line.lower()
+            if not any(hint in lower for hint in _HINTS):
+                continue
+            for plugin in others:
+                found.update(plugin.analyze_string(line))
+            if any(hint in lower for hint in _KEYWORD_HINTS):
                 for regexes in _keyword_regexes():
                     # a bare value runs to the end of the line for detect-secrets (config files);
                     # several assignments on a line (`env`, `A=x B=y cmd`) are several values
                     found.update(_NEXT_ASSIGNMENT.split(value, 1)[0]
                                  for value in keyword.analyze_string(line, denylist_regex_to_group=regexes))
-        for line in text.splitlines():
-            if any(hint in line.lower() for hint in _HINTS):
-                for plugin in others:
-                    found.update(plugin.analyze_string(line))
     if _token_like(text):
         for plugin in by_shape:
             found.update(plugin.analyze_string(text))
