@@ -6,7 +6,7 @@ import numpy as np
 
 from toolaudit.audit.measure import measure, with_residency
 from toolaudit.audit.summary import Collected, nearest_rank, summarize
-from toolaudit.model import FileResult, ScanMeta, SessionEnd, ToolCall
+from toolaudit.model import FILE_SCOPE, SCAN_SCOPE, FileResult, ScanMeta, SessionEnd, ToolCall
 from toolaudit.tokenizers import get_tokenizer
 
 
@@ -19,9 +19,9 @@ def test_nearest_rank():
     assert nearest_rank(np.arange(1, 101), 95) == 95
 
 
-def _call(call_id, text, *, source="a.jsonl", tool="Read", request=None, segment=0, global_id=True):
+def _call(call_id, text, *, source="a.jsonl", tool="Read", request=None, segment=0, id_scope=SCAN_SCOPE):
     return ToolCall(source=source, line=1, collector="x", session="s", tool=tool, output=text,
-                    call_id=call_id, request_index=request, segment=segment, global_id=global_id)
+                    call_id=call_id, request_index=request, segment=segment, id_scope=id_scope)
 
 
 def test_dedupe_across_files_and_residency():
@@ -30,7 +30,7 @@ def test_dedupe_across_files_and_residency():
     a = with_residency(a, [SessionEnd("a.jsonl", "s", (2, 6))])
     assert [m.residency for m in a] == [1, 3]
     b = [measure(_call("t1", "hello world", source="b.jsonl"), tok)]
-    local = [measure(_call("t1", "hi", source="c.jsonl", global_id=False), tok)]
+    local = [measure(_call("t1", "hi", source="c.jsonl", id_scope=FILE_SCOPE), tok)]
     collected = Collected([FileResult("a.jsonl", "x", tuple(a)), FileResult("b.jsonl", "x", tuple(b)),
                            FileResult("c.jsonl", "x", tuple(local))])
     assert collected.duplicates == 1 and len(collected.rows) == 3

@@ -14,6 +14,22 @@ ORPHAN = "orphan"  # a result whose call is not in the transcript; tool is "unkn
 UNKNOWN_TOOL = "unknown"
 MAIN_AGENT = "main"
 
+# How far a call id names one call (ToolCall.id_scope), hence which copies a scan counts once:
+FILE_SCOPE = "file"  # within its file and session: ids a format only keeps unique there
+SESSION_SCOPE = "session"  # within its session, across files: the session id is the writer's own (toolaudit-jsonl)
+SCAN_SCOPE = "scan"  # everywhere: ids unique across files (Claude Code, Codex, Gemini CLI)
+
+
+def call_key(source: str, session: str, call_id: str, scope: str) -> tuple | None:
+    """Identity of a call across the scan, by its id's scope; None when the format gives no call id."""
+    if not call_id:
+        return None
+    if scope == SCAN_SCOPE:
+        return (call_id,)
+    if scope == SESSION_SCOPE:
+        return (SESSION_SCOPE, session, call_id)
+    return (source, session, call_id)
+
 
 @dataclass(frozen=True, slots=True)
 class ToolCall:
@@ -44,9 +60,13 @@ class ToolCall:
     call_index: int = 0
     request_index: int | None = None
     segment: int = 0
-    # call ids unique across files (Claude Code, Codex): dedupe across the whole scan
-    global_id: bool = False
+    id_scope: str = FILE_SCOPE  # where call_id is unique: which copies count once (see call_key)
     call_line: int = 0  # the line where the call (its arguments) was written; `line` is the result's
+
+    @property
+    def dedupe_key(self) -> tuple | None:
+        """Identity of the call across the scan (call_key)."""
+        return call_key(self.source, self.session, self.call_id, self.id_scope)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,15 +190,13 @@ class Measurement:
     residency: int | None
     args_preview: str
     output_preview: str | None = None
-    global_id: bool = False
+    id_scope: str = FILE_SCOPE
     truncated_by: str | None = None  # the agent whose truncation marker the output carries
 
     @property
     def dedupe_key(self) -> tuple | None:
-        """Identity of the call across the scan; None when the format gives no call id."""
-        if not self.call_id:
-            return None
-        return (self.call_id,) if self.global_id else (self.source, self.session, self.call_id)
+        """Identity of the call across the scan (call_key)."""
+        return call_key(self.source, self.session, self.call_id, self.id_scope)
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ from toolaudit.collectors.claude_code import ClaudeCodeCollector
 from toolaudit.collectors.discover import detect
 import shutil
 
-from toolaudit.model import ORPHAN, PAIRED, UNPAIRED, SessionEnd, SessionInfo, ToolCall, Usage
+from toolaudit.model import ORPHAN, PAIRED, SCAN_SCOPE, UNPAIRED, SessionEnd, SessionInfo, ToolCall, Usage
 
 from conftest import SAMPLES
 from helpers import (check_deep_line, check_empty, check_odd_values, check_trip, jsonl, kinds, split, totals, writer)
@@ -64,7 +64,7 @@ def test_sample_subagent_file_is_attributed_to_its_agent():
         ("Grep", "b41c9d2", "5f1c2a9e-3b7d-4e21-9a6c-0d8e4f2b7a11"),
         ("Read", "b41c9d2", "5f1c2a9e-3b7d-4e21-9a6c-0d8e4f2b7a11"),
     ]
-    assert all(c.global_id for c in calls)
+    assert all(c.id_scope == SCAN_SCOPE for c in calls)
 
 
 CORPUS_FILES = [
@@ -144,7 +144,7 @@ def test_progress_calls_are_read_whether_or_not_a_subagent_file_exists(corpus):
     assert [(c.tool, c.agent) for c in calls] == [("WebSearch", "a2018e5"), ("Task", "main")]
     own, _, _ = records(session / "subagents" / "agent-a2018e5.jsonl")
     assert {c.call_id for c in calls if c.agent == "a2018e5"} <= {c.call_id for c in own}
-    assert all(c.global_id for c in calls)
+    assert all(c.id_scope == SCAN_SCOPE for c in calls)
 
 
 def test_compaction_starts_a_new_segment(corpus):

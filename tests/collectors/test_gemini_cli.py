@@ -9,7 +9,7 @@ import pytest
 
 from toolaudit.collectors.discover import detect
 from toolaudit.collectors.gemini_cli import GeminiCLICollector
-from toolaudit.model import PAIRED, UNPAIRED, ModelText, SessionEnd, ToolCall, Usage
+from toolaudit.model import PAIRED, SCAN_SCOPE, UNPAIRED, ModelText, SessionEnd, ToolCall, Usage
 
 from conftest import SAMPLES
 from helpers import (PNG_JUNK, check_deep_document, check_deep_line, check_empty, check_junk, check_odd_values,
@@ -77,7 +77,7 @@ def test_jsonl_sample():
         ("grep_search", 6, 0), ("write_file", 8, 2), ("run_shell_command", 9, 2), ("run_shell_command", 9, 2)]
     # the rewind ended segment 0 after 7 requests, the checkpoint segment 1 after 8
     assert ends == [SessionEnd(str(JSONL), "3b9c2e71-5d0a-4f6e-9c1b-7a2e8d4f0c13", (7, 8, 10))]
-    assert all(c.global_id and c.model == "gemini-2.5-pro" and c.agent == "main" for c in calls)
+    assert all(c.id_scope == SCAN_SCOPE and c.model == "gemini-2.5-pro" and c.agent == "main" for c in calls)
     assert len(usage) == 10 and len({u.request_id for u in usage}) == 10
     # jq: sum(input) 100943, sum(cached) 81638, sum(output) 581, sum(thoughts) 606
     assert sum(u.input_total for u in usage) == 100943

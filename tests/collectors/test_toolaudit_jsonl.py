@@ -169,3 +169,37 @@ def test_a_calls_file_line_without_output_is_an_unpaired_call(tmp_path):
     assert not skipped
     assert [(c.tool, c.status, c.output) for c in calls] == [("grep", "unpaired", ""), ("Read", "paired", "x")]
     assert json.loads(calls[0].args) == {"pattern": "RETRY_LIMIT"}
+
+
+# ------------------------------------------------------------------ the same call in two files counts once (issue 9)
+
+def _copies(tmp_path: Path) -> Path:
+    """Two files sharing session s1's call c1 (a copy), plus calls that only look alike."""
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    shared = {"session": "s1", "call_id": "c1", "tool": "Read", "output": "the same output, twice"}
+    (folder / "a.jsonl").write_text(jsonl(shared, {"session": "s1", "call_id": "c2", "tool": "Grep", "output": "a"},
+                                          {"tool": "Bash", "output": "no id"}, {"call_id": "c1", "tool": "Bash",
+                                                                                 "output": "session a"}))
+    (folder / "b.jsonl").write_text(jsonl(shared, {"session": "s2", "call_id": "c1", "tool": "Grep", "output": "b"},
+                                          {"tool": "Bash", "output": "no id"}, {"call_id": "c1", "tool": "Bash",
+                                                                                 "output": "session b"}))
+    return folder
+
+
+def test_the_same_session_and_call_id_in_two_files_counts_once(tmp_path, scan_json):
+    # kept: s1/c1 once, s1/c2, s2/c1, two calls without an id, a/c1 and b/c1 (sessions named after their files)
+    doc = scan_json(_copies(tmp_path))
+    assert (doc["totals"]["calls"], doc["totals"]["duplicates_dropped"]) == (7, 1)
+    assert {t["tool"]: t["calls"] for t in doc["tools"]} == {"Read": 1, "Grep": 2, "Bash": 4}
+
+
+def test_simulate_and_replay_drop_the_copy_too(tmp_path, run):
+    folder = _copies(tmp_path)
+    result = run("simulate", folder, "--max-chars", "10", "-f", "json", "-j", "1", "-q")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["totals"]["calls"] == 7
+    result = run("replay", folder, "--tool", "Read=builtin:read_file", "--workspace", tmp_path, "-f", "json", "-q")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert (doc["totals"]["calls"], doc["duplicates_dropped"]) == (7, 1)

@@ -49,7 +49,7 @@ def measure(call: ToolCall, tokenizer: Tokenizer, *, show_content: bool = False,
         residency=None,
         args_preview=preview(sanitize(call.args), ARGS_PREVIEW) if previews else "",
         output_preview=preview(text, CONTENT_PREVIEW) if show_content else None,
-        global_id=call.global_id,
+        id_scope=call.id_scope,
         truncated_by=cut_by,
     )
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from ..model import UNKNOWN_TOOL, ModelText, SessionEnd
+from ..model import SCAN_SCOPE, UNKNOWN_TOOL, ModelText, SessionEnd
 from .base import Pairing, Record, dump_args, guarded
 
 KEY = "gemini-cli"
@@ -95,7 +95,7 @@ def _match(pairing: Pairing, response: dict) -> str:
 
 def read_checkpoint(source: str, session: str, turns: list) -> Iterator[Record]:
     """A `/chat save` checkpoint: each model turn a request, its functionCalls paired to responses."""
-    pairing = Pairing(source, KEY, session, global_id=True)
+    pairing = Pairing(source, KEY, session, id_scope=SCAN_SCOPE)
     requests = [0]  # model turns so far, shared with _turn
     for line, turn in enumerate(turns, 1):  # `line`: the turn's position
         yield from guarded(_turn(turn, line, source, session, pairing, requests), source, line)

@@ -13,7 +13,8 @@ from typing import Any, BinaryIO, Callable, ClassVar, Generator, Iterable, Itera
 import orjson
 import zstandard
 
-from ..model import MAIN_AGENT, ORPHAN, PAIRED, UNKNOWN_TOOL, UNPAIRED, ModelText, SessionEnd, Skipped, ToolCall, Usage
+from ..model import (FILE_SCOPE, MAIN_AGENT, ORPHAN, PAIRED, UNKNOWN_TOOL, UNPAIRED, ModelText, SessionEnd, Skipped,
+                     ToolCall, Usage)
 from ..registry import Registry
 
 # ModelText and Usage are optional: collectors yield them where the transcript has them
@@ -384,7 +385,7 @@ class Pairing:
     source: str
     collector: str
     session: str
-    global_id: bool = False
+    id_scope: str = FILE_SCOPE
     pending: dict[str, _Pending] = field(default_factory=dict)
     calls: int = 0
 
@@ -408,14 +409,14 @@ class Pairing:
                 tool=UNKNOWN_TOOL, output=seen.text, call_id=call_id, agent=agent or MAIN_AGENT,
                 images=seen.images, image_bytes=seen.image_bytes, is_error=is_error, ts=ts,
                 model=model, status=ORPHAN, call_index=index, request_index=request_index,
-                segment=segment, global_id=self.global_id,
+                segment=segment, id_scope=self.id_scope,
             )
         return ToolCall(
             source=self.source, line=line, collector=self.collector, session=self.session,
             tool=call.tool, output=seen.text, call_id=call_id, agent=agent or call.agent,
             args=call.args, images=seen.images, image_bytes=seen.image_bytes, is_error=is_error,
             ts=ts or call.ts, model=model or call.model, status=PAIRED, call_index=call.call_index,
-            request_index=request_index, segment=segment, global_id=self.global_id, call_line=call.line,
+            request_index=request_index, segment=segment, id_scope=self.id_scope, call_line=call.line,
         )
 
     def unpaired(self) -> Iterable[ToolCall]:
@@ -425,7 +426,7 @@ class Pairing:
                 source=self.source, line=call.line, collector=self.collector, session=self.session,
                 tool=call.tool, output="", call_id=call_id, agent=call.agent, args=call.args,
                 ts=call.ts, model=call.model, status=UNPAIRED, call_index=call.call_index,
-                global_id=self.global_id,
+                id_scope=self.id_scope,
             )
         self.pending.clear()
 

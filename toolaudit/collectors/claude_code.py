@@ -10,7 +10,7 @@ Subagent calls nested in a parent's `agent_progress` lines (and their usage) are
 read, attributed to `data.agentId`: a scan of the session file alone then counts them.
 They are copies of the subagent's own file (`<session>/subagents/agent-<id>.jsonl`, or
 `agent-<id>.jsonl` beside the session) when it exists; call ids and message ids are unique
-across files (`global_id`), so a scan that reads both files counts each call and request once.
+across files (`id_scope` scan, `Usage.global_id`), so a scan that reads both files counts each call and request once.
 Which copy a scan keeps is the first one it reads (a folder walk reads `<session>/subagents/`
 before `<session>.jsonl`); the progress copy may hold a shorter result and fewer requests.
 
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..model import MAIN_AGENT, UNKNOWN_TOOL, ModelText, SessionEnd, SessionInfo, Skipped, Usage
+from ..model import MAIN_AGENT, SCAN_SCOPE, UNKNOWN_TOOL, ModelText, SessionEnd, SessionInfo, Skipped, Usage
 from .base import Collector, Pairing, Record, anthropic_parts, collectors, guarded, read_lines, file_stem
 
 LINE_TYPES = {
@@ -99,7 +99,7 @@ class ClaudeCodeCollector(Collector):
             if cwd is None and isinstance(obj.get("cwd"), str) and obj["cwd"]:
                 cwd = obj["cwd"]
             if pairing is None:
-                pairing = Pairing(source, self.key, session, global_id=True)
+                pairing = Pairing(source, self.key, session, id_scope=SCAN_SCOPE)
             yield from guarded(self._line(obj, number, own_agent, pairing, contexts, source), source, number)
         if pairing is None:
             return

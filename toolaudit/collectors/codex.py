@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..model import MAIN_AGENT, UNKNOWN_TOOL, ModelText, OutputCap, SessionEnd, SessionInfo, Skipped, Usage
+from ..model import (MAIN_AGENT, SCAN_SCOPE, UNKNOWN_TOOL, ModelText, OutputCap, SessionEnd, SessionInfo, Skipped,
+                     Usage)
 from .base import (Collector, Pairing, Record, collectors, dump_args, flatten, guarded, openai_parts, read_lines,
                    file_stem)
 
@@ -131,7 +132,7 @@ class _Session:
     def pairs(self) -> Pairing:
         """The pairing of this session, created once its id is known."""
         if self.pairing is None:
-            self.pairing = Pairing(self.source, CodexCollector.key, self.session, global_id=True)
+            self.pairing = Pairing(self.source, CodexCollector.key, self.session, id_scope=SCAN_SCOPE)
         return self.pairing
 
 

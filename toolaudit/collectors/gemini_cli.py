@@ -31,7 +31,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..model import MAIN_AGENT, PAIRED, UNKNOWN_TOOL, UNPAIRED, ModelText, SessionEnd, Skipped, ToolCall, Usage
+from ..model import (MAIN_AGENT, PAIRED, SCAN_SCOPE, UNKNOWN_TOOL, UNPAIRED, ModelText, SessionEnd, Skipped, ToolCall,
+                     Usage)
 from ._gemini_content import KEY, is_contents, read_checkpoint, result_parts, token_usage, words
 from . import base
 from .base import (Collector, Record, collectors, dump_args, flatten, each_line, read_document,
@@ -122,7 +123,8 @@ class _Session:
             tool=call["name"] if isinstance(call.get("name"), str) else UNKNOWN_TOOL, args=dump_args(call.get("args")),
             images=seen.images, image_bytes=seen.image_bytes, is_error=error or status == "error",
             ts=call["timestamp"] if isinstance(call.get("timestamp"), str) else None,
-            status=PAIRED if answered else UNPAIRED, call_index=self.index[call_id], global_id=True, call_line=line)
+            status=PAIRED if answered else UNPAIRED, call_index=self.index[call_id], id_scope=SCAN_SCOPE,
+            call_line=line)
 
     def messages(self, recs: list, line: int | None = None) -> tuple[dict[str, _Message], list[Skipped]]:
         """Parse a list of messages (`line`: theirs, else each one's 1-based position)."""

@@ -183,7 +183,7 @@ class Runner:
 
     def _plan(self, call: ToolCall) -> Replayed:
         """What to do with one call: a Replayed with status "" (to run), or its final status."""
-        key = _dedupe_key(call)
+        key = call.dedupe_key
         if key is not None:
             if key in self._seen:
                 return Replayed(call, None, "duplicate", "the same call id was replayed in another copy")
@@ -226,12 +226,6 @@ class Runner:
                         images=outcome.images, image_bytes=outcome.image_bytes, status=PAIRED,
                         args=json.dumps(args, ensure_ascii=False, separators=(",", ":")))
         return replace(item, after=after, status=outcome.status, reason=outcome.reason, args=args)
-
-
-def _dedupe_key(call: ToolCall) -> tuple | None:
-    if not call.call_id:
-        return None
-    return (call.call_id,) if call.global_id else (call.source, call.session, call.call_id)
 
 
 def replay_files(files: list[Path], runner: Runner, sink, *, forced: str | None = None, strict: bool = False,
