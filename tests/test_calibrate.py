@@ -293,3 +293,30 @@ def test_default_factor_follows_each_calls_model():
     base = get_tokenizer("o200k_base").count(text)
     assert tok.count_for(text, "claude-opus-4-7") == math.ceil(base * 1.5)
     assert tok.count_for(text, "claude-sonnet-4-5-20250929") == math.ceil(base * 1.25) == tok.count(text)
+
+
+# --- odd values (issue 9) ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("content", [[{"type": {"x": 1}}], [{"type": ["tool_result"]}], {"type": "text"}, 7])
+def test_a_user_line_of_odd_types_costs_its_turn_not_the_file(tmp_path, content, monkeypatch):
+    # `[{"type": {"x": 1}}]` once ended calibrate with `TypeError: unhashable type`
+    s = Session(tmp_path / "sess-1.jsonl", 1.3)
+    s.request()
+    s.results(words(1000))  # clean
+    s.request()
+    s.results(words(1000))
+    s.lines.append({**s.lines[-1], "uuid": "odd", "message": {"role": "user", "content": content}})
+    s.request()
+    s.results(words(2000))  # clean
+    s.request()
+    turns, skipped = turns_from_file(s.write(), O200K)
+    odd = isinstance(content, list)  # a string or a number is no block list: read as before
+    assert [t.request_index for t in turns] == ([0, 2] if odd else [0, 1, 2])
+    assert skipped == ({"unreadable line": 1} if odd else {})
+    from toolaudit.collectors import base
+
+    if odd and isinstance(content[0]["type"], dict):
+        monkeypatch.setattr(base, "DEBUG", True)  # --debug: the trip is raised, as in the collectors
+        with pytest.raises(TypeError):
+            turns_from_file(s.path, O200K)

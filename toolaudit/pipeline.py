@@ -65,7 +65,7 @@ def scan_file(path: Path, options: ScanOptions) -> FileResult:
             return FileResult(source, None, error="no collector recognises this file")
         tokenizer = _tokenizer(options)
         rows, skipped, ends, usage, menus = [], [], [], [], []
-        for record in cls().collect(path, doc):
+        for record in cls().records(path, doc):
             if isinstance(record, ToolCall):
                 rows.append(measure(record, tokenizer, show_content=options.show_content, previews=options.previews))
             elif isinstance(record, Skipped):
@@ -92,7 +92,7 @@ def simulate_file(path: Path, options: ScanOptions, maps: list, explain: bool = 
         cls, doc = discover.detect(path, options.forced)
         if cls is None:
             return SimFile(source, None, error="no collector recognises this file")
-        calls, cuts, skipped, sessions = simulate_records(cls().collect(path, doc), maps, _tokenizer(options),
+        calls, cuts, skipped, sessions = simulate_records(cls().records(path, doc), maps, _tokenizer(options),
                                                           explain=explain)
         return SimFile(source, cls.key, tuple(calls), tuple(tuple(c) for c in cuts), tuple(skipped), sessions=sessions)
 

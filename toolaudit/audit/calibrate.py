@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..collectors.base import read_lines
+from ..collectors import base
 from .stats import nearest_rank
 from ..collectors.claude_code import ClaudeCodeCollector
 from ..model import MAIN_AGENT, ToolCall, Usage
@@ -156,35 +156,49 @@ def _assistant(obj: dict, ctx: _Context, number: int, tokenizer: Tokenizer) -> N
 
 
 def _facts(path: Path, tokenizer: Tokenizer) -> dict[str, _Context]:
-    """One streaming pass: per context (named as the collector names it), its lines' facts."""
+    """One streaming pass: per context (named as the collector names it), its lines' facts.
+
+    A line whose values are of types no reader expects is one "unreadable line" event, as the
+    collectors skip it (base.guarded): the turn it falls in is passed over, never the file.
+    """
     contexts: dict[str, _Context] = {}
-    own = MAIN_AGENT
-    for number, obj in read_lines(path):
+    own = MAIN_AGENT  # the file's own agent, named by its sidechain lines
+    for number, obj in base.read_lines(path):
         if not isinstance(obj, dict):
             continue
         if isinstance(obj.get("agentId"), str) and obj.get("isSidechain"):
             own = obj["agentId"]
-        agent, kind = own, obj.get("type")
-        if kind == "progress":
-            data = obj.get("data")
-            if not (isinstance(data, dict) and data.get("type") == "agent_progress"
-                    and isinstance(data.get("message"), dict)):
-                continue
-            # nested subagent lines: the collector's naming, so request indices line up
-            agent = str(data.get("agentId") or obj.get("parentToolUseID") or "subagent")
-            obj, kind = data["message"], data["message"].get("type")
-        ctx = contexts.setdefault(agent, _Context())
-        if kind == "system" and obj.get("subtype") == "compact_boundary":
-            ctx.events.append((number, "compaction"))
-        elif kind == "attachment":  # hook output, file mentions: sent to the model as reminders
-            ctx.events.append((number, "attachment"))
-        elif kind == "user":
-            reason = _user_extra(obj)
-            if reason:
-                ctx.events.append((number, reason))
-        elif kind == "assistant":
-            _assistant(obj, ctx, number, tokenizer)
+        try:
+            _line(obj, number, own, contexts, tokenizer)
+        except Exception:  # noqa: BLE001 -- odd data: this line, not the file
+            if base.DEBUG:
+                raise
+            contexts.setdefault(own, _Context()).events.append((number, "unreadable line"))
     return contexts
+
+
+def _line(obj: dict, number: int, own: str, contexts: dict[str, _Context], tokenizer: Tokenizer) -> None:
+    """The facts of one line of the file's own agent `own`, into its context's."""
+    agent, kind = own, obj.get("type")
+    if kind == "progress":
+        data = obj.get("data")
+        if not (isinstance(data, dict) and data.get("type") == "agent_progress"
+                and isinstance(data.get("message"), dict)):
+            return
+        # nested subagent lines: the collector's naming, so request indices line up
+        agent = str(data.get("agentId") or obj.get("parentToolUseID") or "subagent")
+        obj, kind = data["message"], data["message"].get("type")
+    ctx = contexts.setdefault(agent, _Context())
+    if kind == "system" and obj.get("subtype") == "compact_boundary":
+        ctx.events.append((number, "compaction"))
+    elif kind == "attachment":  # hook output, file mentions: sent to the model as reminders
+        ctx.events.append((number, "attachment"))
+    elif kind == "user":
+        reason = _user_extra(obj)
+        if reason:
+            ctx.events.append((number, reason))
+    elif kind == "assistant":
+        _assistant(obj, ctx, number, tokenizer)
 
 
 def _between(ctx: _Context, start: int, end: int, message_id: str) -> str | None:
@@ -201,7 +215,7 @@ def turns_from_file(path: Path, tokenizer: Tokenizer) -> tuple[list[Turn], Count
     """The qualifying turns of one Claude Code file and, per reason, the candidates passed over."""
     usage: dict[tuple[str, int], Usage] = {}
     results: dict[tuple[str, int], list[int]] = {}  # (agent, request) -> [o200k, images]
-    for record in ClaudeCodeCollector().collect(path):
+    for record in ClaudeCodeCollector().records(path):
         if isinstance(record, Usage) and record.request_index is not None:
             usage[(record.agent, record.request_index)] = record
         elif isinstance(record, ToolCall) and record.request_index is not None:

@@ -6,7 +6,7 @@ import gzip
 import io
 import json
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, ClassVar, Generator, Iterable, Iterator
 
@@ -16,6 +16,7 @@ import zstandard
 from ..model import (FILE_SCOPE, MAIN_AGENT, ORPHAN, PAIRED, UNKNOWN_TOOL, UNPAIRED, ModelText, SessionEnd, Skipped,
                      ToolCall, Usage)
 from ..registry import Registry
+from ..tokenizers import sanitize
 
 # ModelText and Usage are optional: collectors yield them where the transcript has them
 Record = ToolCall | Skipped | SessionEnd | ModelText | Usage
@@ -53,8 +54,37 @@ class Collector:
         """Yield the records of `path` (`doc`: the parsed document, when sniffing had it)."""
         raise NotImplementedError
 
+    def records(self, path: Path, doc: Any = None) -> Iterator[Record]:
+        """`collect`'s records as they leave the collector: every text in them cleaned (see clean)."""
+        for record in self.collect(path, doc):
+            yield clean(record)
+
 
 collectors: Registry[type[Collector]] = Registry("collector", "toolaudit.collectors")
+
+
+def clean(record: Any) -> Any:
+    """`record` with every text field, and the texts in its tuples, encodable as UTF-8 (lone surrogates
+    become U+FFFD, as outputs are cleaned for counting: tokenizers.sanitize); the record itself when
+    nothing needed it. A surrogate in a tool name or session id would otherwise end the run where
+    the report is written."""
+    changed = {}
+    for item in fields(record):
+        value = getattr(record, item.name)
+        done = _clean_value(value)
+        if done is not value:
+            changed[item.name] = done
+    return replace(record, **changed) if changed else record
+
+
+def _clean_value(value: Any) -> Any:
+    """`value` cleaned (clean); the very same object when it was clean already."""
+    if isinstance(value, str):
+        return sanitize(value)  # the same object when it encodes
+    if isinstance(value, tuple):
+        items = [_clean_value(v) for v in value]
+        return value if all(a is b for a, b in zip(items, value)) else tuple(items)
+    return value
 
 
 class TooDeep(ValueError):

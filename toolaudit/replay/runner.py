@@ -143,7 +143,7 @@ class Runner:
             return ReplayFile(source, None, error="no collector recognises this file")
         calls, ends, menus, skipped, infos = [], [], [], [], {}
         try:
-            for record in cls().collect(path, doc):
+            for record in cls().records(path, doc):
                 if isinstance(record, ToolCall):
                     calls.append(record)
                 elif isinstance(record, SessionEnd):
