@@ -121,6 +121,8 @@ def test_find_with_head_gets_a_head_limit():
     ("find . -name *.py", "unquoted glob"),
     ("grep -r fo[o] .", "unquoted glob"),
     ("grep -r foo src/{a,b}", "brace expansion"),
+    ("grep -r --include=*.{py,md} foo .", "brace expansion"),
+    ("grep -r foo {1..3}", "brace expansion"),
     ("grep -r foo ~/src", "tilde expansion"),
     ("grep -r foo . # why", "comment"),
     ("LC_ALL=C grep -r foo .", "env assignment"),
@@ -155,6 +157,7 @@ def test_find_with_head_gets_a_head_limit():
     ("find . -maxdepth 2 -name x", "unsupported find predicate -maxdepth"),
     ("find . -name '*.py' -exec grep -l x {} ;", "compound command"),
     ("find . -name '*.py' -exec grep -l x '{}' \\;", "unsupported find predicate -exec"),
+    ("find . -name '*.py' -exec grep -l x {} +", "unsupported find predicate -exec"),  # `{}` is no brace expansion
     ("find . -name a -name b", "several patterns"),
     ("find a b -name x", "several paths"),
     ("find . -name 'a/b'", "find -name with a slash"),

@@ -227,12 +227,10 @@ def _plain(c: str, word: list[str], script: str, i: int) -> None:
         raise _No("comment")
     if not word and c == "~":
         raise _No("tilde expansion")
-    if word[:1] == ["-"]:
-        return
-    if c in "*?[":
-        raise _No("unquoted glob")
     if c == "{" and re.match(r"\{[^\s}]*(,|\.\.)[^\s]*\}", script[i:]):  # `{a,b}`, `{1..3}`; not `{}`
-        raise _No("brace expansion")
+        raise _No("brace expansion")  # in option words too: `--include=*.{py,md}` becomes two options
+    if c in "*?[" and word[:1] != ["-"]:
+        raise _No("unquoted glob")
 
 
 def _head(words: list[str]) -> int:
