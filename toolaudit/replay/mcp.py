@@ -117,8 +117,13 @@ class McpServer(Implementation):
                 self._disconnect()
             finally:
                 if self._portal_cm is not None:
-                    cm, self._portal_cm, self._portal = self._portal_cm, None, None
-                    cm.__exit__(None, None, None)
+                    cm, portal, self._portal_cm, self._portal = self._portal_cm, self._portal, None, None
+                    try:
+                        # cancel whatever is left so the thread can end; the SDK's shutdown of a
+                        # server is shielded from cancellation, so the server is still stopped
+                        portal.call(portal.stop, True)
+                    finally:
+                        cm.__exit__(None, None, None)
 
     # --- the session -------------------------------------------------------------------
 
@@ -169,7 +174,7 @@ class McpServer(Implementation):
             if _broken_stream(exc):
                 return _failed(self._crashed(CRASHED))
             return _failed(f"unusable result: {_one_line(exc)}")
-        return self._answer(name, _result_content(result), result.get("isError") is True)
+        return self._answer(name, result_content(result), result.get("isError") is True)
 
     def _answer(self, name: str, seen: Content, is_error: bool) -> Outcome:
         """The outcome for what the server answered; an error about a tool it does not list fails."""
@@ -250,7 +255,7 @@ def _dump(model) -> dict:
     return model.model_dump(by_alias=True, mode="json", exclude_none=True)
 
 
-def _result_content(result: dict) -> Content:
+def result_content(result: dict) -> Content:
     """What a client hands the model for a tools/call result (see the module docstring)."""
     parts = result.get("content") or []
     if not parts and result.get("structuredContent") is not None:

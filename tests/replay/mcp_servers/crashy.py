@@ -1,4 +1,7 @@
-"""An MCP server that dies: `crash()` ends the process at once, as a segfault or OOM kill would."""
+"""An MCP server that dies: `crash()` ends the process at once, as a segfault or OOM kill would.
+
+`pid()`, `env()` and `cwd()` show which process answered and what it was started with.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +16,24 @@ app = Server("crashy")
 def echo(text: str) -> str:
     """Return the text."""
     return text
+
+
+@app.tool()
+def pid() -> str:
+    """The server's process id."""
+    return str(os.getpid())
+
+
+@app.tool()
+def env() -> str:
+    """The names of the server's environment variables, one a line."""
+    return "\n".join(sorted(os.environ))
+
+
+@app.tool()
+def cwd() -> str:
+    """The server's working folder."""
+    return os.getcwd()
 
 
 @app.tool()
