@@ -4,10 +4,10 @@ The server is started on the first call (or `menu()`) with the workspace as its 
 and a scrubbed environment, and one session is held open across calls by an event loop in a
 background thread, so `call()` is synchronous for the runner. Decisions, in one place:
 
-- Environment: the SDK always passes its own safe set (`get_default_environment()`: HOME,
-  LOGNAME, PATH, SHELL, TERM, USER on POSIX), which servers started by `npx`/`uvx` need; we
-  add the locale (LANG, LC_ALL, LC_CTYPE, when set) and the sandbox's `--env` names. Nothing
-  else of the user's environment (API keys, tokens) reaches the server.
+- Environment: what every external implementation gets (`sandbox.scrubbed_env`: PATH, HOME,
+  the locale, TMPDIR and the `--env` names), plus the set the SDK always merges in
+  (`get_default_environment()`: HOME, LOGNAME, PATH, SHELL, TERM, USER on POSIX; servers
+  started by `npx`/`uvx` need them). Nothing else of ours (API keys, tokens) reaches the server.
 - Tool names: an explicit rename (`tool_names`, from `--tool-name OLD=NEW`), else the recorded
   name when the server lists it, else the name without Claude Code's `mcp__SERVER__` prefix.
 - Result: `content` parts joined like the collectors join parts (text with "\\n"; images,
@@ -36,7 +36,6 @@ background thread, so `call()` is synchronous for the runner. Decisions, in one 
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import tempfile
 import threading
@@ -44,15 +43,15 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from ..audit.policies.base import cut_bytes, nbytes
 from ..audit.redact import redact
 from ..collectors.base import Content, flatten
 from ..errors import UsageError
-from .base import FAILED, REPLAYED, Implementation, Outcome, Sandbox, ToolDef, implementations
+from .base import REPLAYED, Implementation, Outcome, Sandbox, ToolDef, implementations
+from .cmd import capped, failed
 from .menu import definition_json, resolve_tool_name
+from .sandbox import scrubbed_env
 
 STARTUP_TIMEOUT = 30.0  # initialize + tools/list: a cold `npx` or Python import can be slow
-LOCALE_ENV = ("LANG", "LC_ALL", "LC_CTYPE")
 CRASHED = "server crashed"
 MAX_CRASHES = 2  # the first crash restarts the server, the second ends it
 CONNECTION_CLOSED = -32000  # the SDK's JSON-RPC code for a connection that closed under a request
@@ -95,10 +94,10 @@ class McpServer(Implementation):
         """Send one recorded call to the server; never raises for a call that cannot be replayed."""
         with self._lock:
             if not isinstance(args, dict):
-                return _failed("arguments are not a JSON object")
+                return failed("arguments are not a JSON object")
             problem = self._ensure(Path(workspace))
             if problem:
-                return _failed(problem)
+                return failed(problem)
             name = resolve_tool_name(tool, self._tools, self.tool_names)
             return self._send(name, args)
 
@@ -152,9 +151,8 @@ class McpServer(Implementation):
     def _params(self, cwd: Path):
         from mcp import StdioServerParameters
 
-        names = (*LOCALE_ENV, *self.sandbox.env)
-        env = {name: value for name in names if (value := os.environ.get(name)) is not None}
-        return StdioServerParameters(command=self.argv[0], args=self.argv[1:], env=env, cwd=str(cwd))
+        return StdioServerParameters(command=self.argv[0], args=self.argv[1:],
+                                     env=scrubbed_env(self.sandbox.env), cwd=str(cwd))
 
     def _send(self, name: str, args: dict[str, Any]) -> Outcome:
         """tools/call on the open session, turned into an Outcome."""
@@ -165,25 +163,22 @@ class McpServer(Implementation):
             result = self._portal.call(_call_tool, self._session, name, args, timeout)
         except TimeoutError:
             self._disconnect()  # it may be stuck in a blocking handler: start afresh next call
-            return _failed(f"timed out after {timeout:g} s", "")
+            return failed(f"timed out after {timeout:g} s", "")
         except MCPError as exc:
             if exc.code == CONNECTION_CLOSED:
-                return _failed(self._crashed(CRASHED))
+                return failed(self._crashed(CRASHED))
             return self._answer(name, Content(f"MCP error {exc.code}: {exc.message}"), True)
         except Exception as exc:  # noqa: BLE001 - broken streams mean a dead server; the rest a bad result
             if _broken_stream(exc):
-                return _failed(self._crashed(CRASHED))
-            return _failed(f"unusable result: {_one_line(exc)}")
+                return failed(self._crashed(CRASHED))
+            return failed(f"unusable result: {_one_line(exc)}")
         return self._answer(name, result_content(result), result.get("isError") is True)
 
     def _answer(self, name: str, seen: Content, is_error: bool) -> Outcome:
         """The outcome for what the server answered; an error about a tool it does not list fails."""
         if is_error and name not in self._tools:
-            return _failed(f"unknown tool {name!r} on the server", seen.text)
-        cap = self.sandbox.max_output_bytes
-        text, reason = seen.text, ""
-        if nbytes(text) > cap:
-            text, reason = cut_bytes(text, cap), f"output capped at {cap} bytes"
+            return failed(f"unknown tool {name!r} on the server", seen.text)
+        text, reason = capped(seen.text, self.sandbox.max_output_bytes)
         return Outcome(text, is_error=is_error, images=seen.images, image_bytes=seen.image_bytes,
                        status=REPLAYED, reason=reason)
 
@@ -280,11 +275,6 @@ def _part(part: dict) -> dict:
 def _media(data: Any, mime: Any) -> dict:
     """Base64 media as an Anthropic image block: counted with its bytes, never read as text."""
     return {"type": "image", "source": {"type": "base64", "media_type": mime or "", "data": data or ""}}
-
-
-def _failed(reason: str, output: str = "") -> Outcome:
-    """A call that did not replay: an error result with the reason."""
-    return Outcome(output, is_error=True, status=FAILED, reason=reason)
 
 
 def _broken_stream(exc: BaseException) -> bool:
