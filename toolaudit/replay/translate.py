@@ -33,10 +33,10 @@ import posixpath
 import re
 import shlex
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from ..model import ToolCall
-from .posix_regex import to_rust
+from .search_commands import Refused, head_count, parse
 
 SHELL_TOOLS = frozenset({
     "Bash", "bash", "shell", "shell_command", "exec_command", "run_shell_command",
@@ -46,7 +46,6 @@ _COMMAND_KEYS = ("command", "cmd")
 _WORKDIR_KEYS = ("workdir", "working_directory", "cwd", "dir_path", "directory")
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash"})
 _ENV_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-HEAD_DEFAULT = 10
 
 
 @dataclass(frozen=True)
@@ -64,10 +63,6 @@ class NotTranslated:
     reason: str
 
 
-class _No(Exception):
-    """Raised inside the parsers: the reason the command is not translated."""
-
-
 def translate(call: ToolCall) -> Translated | NotTranslated:
     """The grep/glob call equivalent to a recorded shell search, or the reason there is none."""
     try:
@@ -75,26 +70,26 @@ def translate(call: ToolCall) -> Translated | NotTranslated:
         if isinstance(command, list):  # an argv list runs without a shell: its words are data
             return _search(command, None, workdir)
         return _script(command, workdir)
-    except _No as no:
+    except Refused as no:
         return NotTranslated(str(no))
 
 
 def _command(call: ToolCall) -> tuple[str | list[str], str | None]:
     """The shell script (or argv list) of a recorded shell call, and its recorded working folder."""
     if call.tool not in SHELL_TOOLS:
-        raise _No("not a shell call")
+        raise Refused("not a shell call")
     try:
         args: Any = json.loads(call.args)
     except ValueError:
         if call.tool != "bash":  # other agents record JSON: this is redacted or cut short
-            raise _No("arguments not JSON") from None
+            raise Refused("arguments not JSON") from None
         args = call.args  # mini-swe-agent records the bare command
     workdir = None
     if isinstance(args, dict):
         if args.get("is_input") in (True, "true"):  # OpenHands: keystrokes for a running command
-            raise _No("input to a running command")
+            raise Refused("input to a running command")
         if args.get("run_in_background") is True:  # Claude Code: the model got a task id, not output
-            raise _No("background command")
+            raise Refused("background command")
         workdir = next((args[k] for k in _WORKDIR_KEYS if isinstance(args.get(k), str) and args[k]), None)
         args = next((args[k] for k in _COMMAND_KEYS if k in args), None)
     if isinstance(args, list) and args and all(isinstance(a, str) for a in args):
@@ -103,7 +98,7 @@ def _command(call: ToolCall) -> tuple[str | list[str], str | None]:
         return args, workdir
     if isinstance(args, str) and args.strip():
         return args, workdir
-    raise _No("no command")
+    raise Refused("no command")
 
 
 def _script(script: str, workdir: str | None) -> Translated:
@@ -114,22 +109,22 @@ def _script(script: str, workdir: str | None) -> Translated:
         try:
             words.append(shlex.split(text))
         except ValueError:
-            raise _No("unparsable") from None
+            raise Refused("unparsable") from None
         if not words[-1]:
-            raise _No("empty command")
+            raise Refused("empty command")
         if _ENV_ASSIGNMENT.match(words[-1][0]):
-            raise _No("env assignment")
+            raise Refused("env assignment")
     head = None
     if operators and operators[-1] == "|":
-        head = _head(words.pop())
+        head = head_count(words.pop())
         operators.pop()
     if operators == ["&&"] and words[0][0] == "cd":
         if len(words[0]) != 2:
-            raise _No("compound command")
+            raise Refused("compound command")
         workdir = _join(workdir, words.pop(0)[1])
         operators.pop()
     if operators:
-        raise _No("pipe" if "|" in operators else "compound command")
+        raise Refused("pipe" if "|" in operators else "compound command")
     return _search(words[0], head, workdir)
 
 
@@ -149,11 +144,11 @@ def _split(script: str) -> tuple[list[str], list[str]]:
                 i += 2
                 continue
             if c in "$`":
-                raise _No(_expansion(script, i))
+                raise Refused(_expansion(script, i))
             quote = None if c == '"' else quote
         elif c == "\\":
             if script[i + 1:i + 2] == "\n":
-                raise _No("compound command")
+                raise Refused("compound command")
             buf.append(script[i:i + 2])
             word.append("x")
             i += 2
@@ -180,7 +175,7 @@ def _split(script: str) -> tuple[list[str], list[str]]:
         buf.append(c)
         i += 1
     if quote:
-        raise _No("unparsable")
+        raise Refused("unparsable")
     segments.append("".join(buf))
     return segments, operators
 
@@ -192,18 +187,18 @@ def _operator(script: str, i: int, word: list[str], buf: list[str]) -> str | Non
         return "&&"
     if c == "|" and pair != "||":
         if pair == "|&":
-            raise _No("pipe")
+            raise Refused("pipe")
         return "|"
     if c in "$`":
-        raise _No(_expansion(script, i))
+        raise Refused(_expansion(script, i))
     if c in "()":
-        raise _No("subshell")
+        raise Refused("subshell")
     if c == ">" and word == ["2"] and _skip_dev_null(script, i) > i:
         buf.pop()
         return None
     if c in "<>" or pair == "&>":
-        raise _No("redirection")
-    raise _No("compound command")
+        raise Refused("redirection")
+    raise Refused("compound command")
 
 
 _DEV_NULL = re.compile(r">[ \t]*/dev/null(?=$|[ \t|&;])")
@@ -224,33 +219,13 @@ def _expansion(script: str, i: int) -> str:
 def _plain(c: str, word: list[str], script: str, i: int) -> None:
     """Refuse an unquoted character the shell would expand (globs allowed in option words)."""
     if not word and c == "#":
-        raise _No("comment")
+        raise Refused("comment")
     if not word and c == "~":
-        raise _No("tilde expansion")
+        raise Refused("tilde expansion")
     if c == "{" and re.match(r"\{[^\s}]*(,|\.\.)[^\s]*\}", script[i:]):  # `{a,b}`, `{1..3}`; not `{}`
-        raise _No("brace expansion")  # in option words too: `--include=*.{py,md}` becomes two options
+        raise Refused("brace expansion")  # in option words too: `--include=*.{py,md}` becomes two options
     if c in "*?[" and word[:1] != ["-"]:
-        raise _No("unquoted glob")
-
-
-def _head(words: list[str]) -> int:
-    """N of `head -N`, `head -n N`, `head -nN`, `head --lines=N`, `head`; else the pipe is refused."""
-    if words[0] != "head" or len(words) > 3:
-        raise _No("pipe")
-    rest = words[1:]
-    if not rest:
-        return HEAD_DEFAULT
-    if len(rest) == 2 and rest[0] == "-n":
-        text = rest[1]
-    elif len(rest) == 1 and rest[0].startswith(("-n", "--lines=")):
-        text = rest[0].split("=", 1)[1] if rest[0].startswith("--") else rest[0][2:]
-    elif len(rest) == 1 and rest[0].startswith("-"):
-        text = rest[0][1:]
-    else:
-        raise _No("pipe")
-    if not text.isdigit() or int(text) == 0:
-        raise _No("pipe")
-    return int(text)
+        raise Refused("unquoted glob")
 
 
 def _join(base: str | None, path: str) -> str:
@@ -262,227 +237,8 @@ def _join(base: str | None, path: str) -> str:
 
 def _search(words: list[str], head: int | None, workdir: str | None) -> Translated:
     """The translated call of one simple command."""
-    name = posixpath.basename(words[0])
-    parse = _PARSERS.get(name)
-    if parse is None:
-        raise _No("not a search")
-    tool, args = parse(name, words[1:])
+    tool, args = parse(words)
     args["path"] = _join(workdir, args["path"])
     if head is not None:
         args["head_limit"] = head
     return Translated(tool, args)
-
-
-# ------------------------------------------------------------------ grep and rg
-
-@dataclass
-class _Grep:
-    """What a grep or rg command line says, as its options are read."""
-
-    patterns: list[str]
-    operands: list[str]
-    include: list[str]
-    ignore_case: bool | None = False  # None: rg --smart-case, decided by the pattern
-    syntax: str = "basic"  # basic, extended, fixed, rust
-    recursive: bool = False
-    max_count: int | None = None
-
-    def call(self, default_path: str | None) -> tuple[str, dict]:
-        """The canonical grep call; `default_path` is searched when no path is named (None: stdin)."""
-        patterns, paths = (self.patterns, self.operands) if self.patterns else (self.operands[:1], self.operands[1:])
-        if not patterns:
-            raise _No("no pattern")
-        if len(patterns) > 1 or "\n" in patterns[0]:
-            raise _No("several patterns")
-        if len(paths) > 1:
-            raise _No("several paths")
-        if not paths and default_path is None:
-            raise _No("reads stdin")
-        pattern = patterns[0]
-        if self.syntax in ("basic", "extended"):
-            try:
-                pattern = to_rust(pattern, self.syntax == "basic")
-            except ValueError as exc:
-                raise _No(f"unsupported regex: {exc}") from None
-        return "grep", {
-            "pattern": pattern, "path": paths[0] if paths else default_path, "include": self.include,
-            "ignore_case": bool(self.ignore_case), "fixed_strings": self.syntax == "fixed",
-            "max_count": self.max_count,
-        }
-
-
-def _set(name: str, value: Any) -> Callable[[_Grep], None]:
-    return lambda g: setattr(g, name, value)
-
-
-def _same(g: _Grep) -> None:
-    """An option that changes only how results are printed: the new tool prints its own way."""
-
-
-_RECURSIVE, _IGNORE_CASE = _set("recursive", True), _set("ignore_case", True)
-_FIXED = _set("syntax", "fixed")
-_GREP_FLAGS: dict[str, Callable[[_Grep], None]] = {
-    "-r": _RECURSIVE, "-R": _RECURSIVE, "-i": _IGNORE_CASE, "-y": _IGNORE_CASE, "-F": _FIXED,
-    "-E": _set("syntax", "extended"), "-G": _set("syntax", "basic"),
-    "-n": _same, "-H": _same, "-I": _same, "-s": _same,
-    "--recursive": _RECURSIVE, "--dereference-recursive": _RECURSIVE, "--ignore-case": _IGNORE_CASE,
-    "--fixed-strings": _FIXED, "--extended-regexp": _set("syntax", "extended"),
-    "--basic-regexp": _set("syntax", "basic"), "--line-number": _same, "--with-filename": _same,
-    "--no-messages": _same, "--binary-files=without-match": _same, "--color": _same, "--colour": _same,
-}
-_RG_FLAGS: dict[str, Callable[[_Grep], None]] = {
-    "-i": _IGNORE_CASE, "-s": _set("ignore_case", False), "-S": _set("ignore_case", None), "-F": _FIXED,
-    "-n": _same, "-N": _same, "-H": _same,
-    "--ignore-case": _IGNORE_CASE, "--case-sensitive": _set("ignore_case", False),
-    "--smart-case": _set("ignore_case", None), "--fixed-strings": _FIXED, "--line-number": _same,
-    "--no-line-number": _same, "--with-filename": _same, "--no-heading": _same, "--heading": _same,
-    "--color": _same, "--colors": _same,
-}
-# options that take a value (`-e PAT`, `-ePAT`, `--regexp=PAT`, `--regexp PAT`)
-_GREP_VALUED = {"-e": "pattern", "--regexp": "pattern", "--include": "glob", "-m": "count", "--max-count": "count"}
-_RG_VALUED = {"-e": "pattern", "--regexp": "pattern", "-g": "glob", "--glob": "glob", "--sort": "sort",
-              "-m": "count", "--max-count": "count"}
-_PRINTING = ("--color=", "--colour=", "--colors=")  # any value: printing only
-
-
-def _grep_like(name: str, words: list[str]) -> tuple[str, dict]:
-    """grep, egrep, fgrep and rg: options in any order, `--` ends them."""
-    rg = name == "rg"
-    flags, valued = (_RG_FLAGS, _RG_VALUED) if rg else (_GREP_FLAGS, _GREP_VALUED)
-    label = "rg" if rg else "grep"
-    g = _Grep([], [], [], syntax="rust" if rg else {"egrep": "extended", "fgrep": "fixed"}.get(name, "basic"))
-    it = iter(words)
-    for word in it:
-        if word == "--":
-            g.operands.extend(it)
-        elif word.startswith("--"):
-            key, eq, value = word.partition("=")
-            if key in valued:
-                _value(g, valued[key], value if eq else _next(it, label, key))
-            elif word in flags or word.startswith(_PRINTING):
-                flags.get(word, _same)(g)
-            else:
-                raise _No(f"unsupported {label} flag {key}")
-        elif word.startswith("-") and word != "-":
-            for j, letter in enumerate(word[1:], 1):
-                option = "-" + letter
-                if option in valued:
-                    _value(g, valued[option], word[j + 1:] or _next(it, label, option))
-                    break
-                if option not in flags:
-                    raise _No(f"unsupported {label} flag {option}")
-                flags[option](g)
-        else:
-            g.operands.append(word)
-    if "-" in g.operands:
-        raise _No("reads stdin")
-    if g.ignore_case is None:  # rg --smart-case: case-insensitive when the pattern has no capital
-        pattern = (g.patterns or g.operands or [""])[0]
-        g.ignore_case = not any(ch.isupper() for ch in re.sub(r"\\.", "", pattern))
-    return g.call("." if rg or g.recursive else None)
-
-
-def _next(it, label: str, option: str) -> str:
-    """The value of an option given as the next word."""
-    value = next(it, None)
-    if value is None:
-        raise _No(f"unsupported {label} flag {option}")
-    return value
-
-
-def _value(g: _Grep, kind: str, value: str) -> None:
-    """An option's value: a pattern, an include glob, rg's sort order."""
-    if kind == "pattern":
-        g.patterns.append(value)
-    elif kind == "sort" and value != "path":
-        raise _No("unsupported rg flag --sort")
-    elif kind == "count":
-        if not value.isdigit() or int(value) == 0:
-            raise _No("unsupported max count")
-        g.max_count = int(value)
-    elif kind == "glob":
-        if value.startswith("!"):
-            raise _No("negated glob")
-        g.include.append(value)
-
-
-# ------------------------------------------------------------------ find and ls -R
-
-def _find(name: str, words: list[str]) -> tuple[str, dict]:
-    """`find [DIR] [-type f] [-name P | -iname P | -path P] [-print]`."""
-    paths = []
-    while words and not words[0].startswith("-") and words[0] not in ("(", "!"):
-        paths.append(words.pop(0))
-    if len(paths) > 1:
-        raise _No("several paths")
-    start = paths[0] if paths else "."
-    test = None
-    it = iter(words)
-    for word in it:
-        if word == "-print":
-            continue
-        value = next(it, None) if word in ("-type", "-name", "-iname", "-path", "-wholename") else None
-        if word == "-type" and value == "f":
-            continue
-        if value is None or word == "-type":
-            raise _No(f"unsupported find predicate {word}" + (f" {value}" if word == "-type" and value else ""))
-        if test is not None:
-            raise _No("several patterns")
-        test = (word, value)
-    return "glob", {"pattern": _find_glob(test, start), "path": start}
-
-
-def _find_glob(test: tuple[str, str] | None, start: str) -> str:
-    """The glob, relative to the start folder, for find's one name or path test."""
-    if test is None:
-        return "**/*"
-    kind, value = test
-    if kind in ("-name", "-iname"):
-        if "/" in value:
-            raise _No("find -name with a slash")
-        return "**/" + (_fold(value) if kind == "-iname" else value)
-    prefix = start.rstrip("/") + "/"
-    if value.startswith(prefix):
-        value = value[len(prefix):]
-    elif not value.startswith("*"):
-        raise _No("find -path outside the start folder")
-    parts = value.split("/")
-    if parts[0] == "*":
-        parts[0] = "**"
-    elif parts[0].startswith("*"):
-        parts.insert(0, "**")  # `*.py`: find's star matches the folders before it too
-    if len(parts) > 1 and parts[-1] == "*":
-        parts[-1] = "**"
-    return "/".join(parts)
-
-
-def _fold(glob: str) -> str:
-    """A case-insensitive glob: each letter outside brackets becomes `[xX]`."""
-    out, in_bracket = [], False
-    for c in glob:
-        if c == "[":
-            in_bracket = True
-        elif c == "]":
-            in_bracket = False
-        out.append(f"[{c.lower()}{c.upper()}]" if c.isalpha() and not in_bracket and c.lower() != c.upper() else c)
-    return "".join(out)
-
-
-def _ls(name: str, words: list[str]) -> tuple[str, dict]:
-    """`ls -R [DIR]` (also with -1): every file under DIR."""
-    flags = "".join(w[1:] for w in words if w.startswith("-") and w != "-")
-    operands = [w for w in words if not w.startswith("-")]
-    if "R" not in flags:
-        raise _No("not a search")
-    for letter in flags:
-        if letter not in "R1":
-            raise _No(f"unsupported ls flag -{letter}")
-    if len(operands) > 1:
-        raise _No("several paths")
-    return "glob", {"pattern": "**/*", "path": operands[0] if operands else "."}
-
-
-_PARSERS: dict[str, Callable[[str, list[str]], tuple[str, dict]]] = {
-    "grep": _grep_like, "egrep": _grep_like, "fgrep": _grep_like, "rg": _grep_like,
-    "find": _find, "ls": _ls,
-}
