@@ -42,7 +42,7 @@ def test_both_kinds_are_registered():
 # ------------------------------------------------------------------ cmd:
 
 def test_cmd_gets_the_arguments_as_json_on_stdin_in_the_workspace(workspace):
-    args = {"pattern": "RETRY_LIMIT", "path": ".", "n": [1, 2], "é": "ü"}
+    args = {"pattern": "RETRY_LIMIT", "path": ".", "n": [1, 2], "é": "ü", "lone": "\ud83d"}
     out = python_cmd(ECHO, Sandbox(workspace)).call("grep", args, workspace)
     assert (out.status, out.is_error, out.reason) == (REPLAYED, False, "")
     assert json.loads(out.output) == {"tool": "grep", "args": args, "cwd": str(workspace), "secret": None}

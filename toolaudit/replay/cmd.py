@@ -47,7 +47,7 @@ def run_tool(sandbox: Sandbox, argv: Sequence[str], tool: str, args: dict[str, A
     """Run one call's program in `workspace`: the arguments as JSON on stdin, the tool's name in the
     environment. `extra_bytes`: stdout the caller reads beyond the cap (a header). A program that
     cannot be started is a UsageError naming `where` (the spec)."""
-    stdin = json.dumps(args, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    stdin = json.dumps(args).encode("ascii")  # \u escapes: valid JSON even for lone surrogates
     limits = Sandbox(sandbox.workspace, sandbox.timeout, sandbox.max_output_bytes + extra_bytes, sandbox.env)
     try:
         return run_in(limits, argv, cwd=workspace, stdin=stdin, env={TOOL_ENV: tool})
