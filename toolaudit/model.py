@@ -276,6 +276,7 @@ class ScanResult:
     runs: int = 0
     tokens_per_run_median: float = 0.0
     tokens_per_run_p90: int = 0
+    days: tuple = ()  # audit.summary.DayRow: tool-output tokens per UTC day and tool (charts over time)
 
 
 @dataclass(frozen=True, slots=True)

@@ -197,6 +197,7 @@ def summarize(collected: Collected, meta: ScanMeta, by: str = "tool", top: int =
                   model=model) if (collected.usage or cost) else None,
         undated=collected.undated,
         menu=menu_summary(list(collected.menus.values()), top),
+        days=per_day(outputs),
         **run_stats(df, collected.usage),
     )
 
@@ -214,6 +215,27 @@ def run_stats(df: pd.DataFrame, usage: list[Usage]) -> dict:
     tokens = runs["tokens"]
     return {"runs": len(tokens), "tokens_per_run_median": float(tokens.median()) if len(tokens) else 0.0,
             "tokens_per_run_p90": int(nearest_rank(tokens.to_numpy(), 90))}
+
+
+@dataclass(frozen=True)
+class DayRow:
+    """One tool's outputs on one UTC day: calls and tokens (calls without a timestamp are left out)."""
+
+    day: str  # YYYY-MM-DD in UTC, so a report reads the same in every time zone
+    tool: str
+    calls: int
+    tokens: int
+
+
+def per_day(outputs: pd.DataFrame) -> tuple[DayRow, ...]:
+    """Calls and tokens per UTC day and tool, by day, then largest first; timestamps read as `_when` reads them."""
+    if not len(outputs):
+        return ()
+    when = pd.to_datetime(outputs["ts"], utc=True, format="ISO8601", errors="coerce")
+    dated = outputs[when.notna()].assign(day=when[when.notna()].dt.strftime("%Y-%m-%d"))
+    sums = dated.groupby(["day", "tool"])["tokens"].agg(["size", "sum"])
+    rows = [DayRow(str(day), str(tool), int(n), int(t)) for (day, tool), (n, t) in sums.iterrows()]
+    return tuple(sorted(rows, key=lambda r: (r.day, -r.tokens, r.tool)))
 
 
 @dataclass(frozen=True)

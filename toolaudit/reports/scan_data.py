@@ -99,6 +99,7 @@ def scan_dict(result: ScanResult) -> dict[str, Any]:
             }
     if result.menu is not None:
         doc["menu"] = menu_dict(result.menu)
+    doc["days"] = [{"day": d.day, "tool": d.tool, "calls": d.calls, "tokens": d.tokens} for d in result.days]
     if result.top:
         doc["top"] = [
             {

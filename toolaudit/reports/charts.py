@@ -1,0 +1,343 @@
+"""Charts for the HTML report: Vega-Lite specs (Altair) built from a view's JSON document, as inline SVG.
+
+Every chart reads only the numbers of `view.doc(result)` (never transcript content) and comes with
+the same numbers as a table. Specs are rendered offline by vl-convert, which bundles the Vega
+engine; the SVG needs no script to be seen. Tool names are data values, never field names, and
+vl-convert escapes them in the SVG text (tests/test_html_report.py checks it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import altair as alt
+import vl_convert
+
+TOP = 12  # tools or tasks shown by name; the rest add up to one "others" row
+STACKED = 8  # tools named in the stacked chart over time
+MAX_BUCKETS = 62  # more days than this: weeks, then months, so a long corpus stays small
+WIDTH = 460
+STEP = 16  # pixels per bar row
+BEFORE_AFTER = ["before", "after"]
+SIDES = ["A", "B"]
+LABELS = 220  # pixels of a tool name before it is cut with "…"
+# metric-compatible faces first, so text measured at render time fits where the browser draws it
+FONT = "Arial, Helvetica, 'Liberation Sans', sans-serif"
+
+
+@dataclass(frozen=True)
+class Chart:
+    """One chart: its title, Vega-Lite spec, and the numbers it draws as a captioned table."""
+
+    title: str
+    spec: dict
+    caption: str
+    headers: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    note: str = ""
+
+
+def svg(spec: dict) -> str:
+    """The chart as an SVG document (vl-convert: offline, no script in the result, no data URL allowed)."""
+    return vl_convert.vegalite_to_svg(spec, allowed_base_urls=[])
+
+
+def _n(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1f}%"
+
+
+def _spec(chart: alt.TopLevelMixin) -> dict:
+    return (chart.configure(font=FONT).configure_view(stroke=None).configure_axis(labelLimit=LABELS)
+            .configure_legend(labelLimit=LABELS).to_dict())
+
+
+def _others(rows: list[dict], key: str, fields: tuple[str, ...], label: str = "tools") -> list[dict]:
+    """The first TOP rows, and one `others (k tools)` row adding up each field of the rest."""
+    if len(rows) <= TOP:
+        return rows
+    rest = rows[TOP:]
+    summed = {f: sum(r.get(f) or 0 for r in rest) for f in fields}
+    return rows[:TOP] + [{key: f"others ({len(rest)} {label})", **summed}]
+
+
+def _bars(values: list[dict], x: str, y: str, title: str, **color: Any) -> alt.Chart:
+    """Horizontal bars, rows in data order; `color`/`yOffset` group bars within a row when given."""
+    enc: dict[str, Any] = {"x": alt.X(f"{x}:Q", title=title), "y": alt.Y(f"{y}:N", sort=None, title=None),
+                           "tooltip": [alt.Tooltip(f"{y}:N"), alt.Tooltip(f"{x}:Q", format=",")]}
+    enc.update(color)
+    return alt.Chart(alt.Data(values=values)).mark_bar().encode(**enc).properties(
+        width=WIDTH, height=alt.Step(STEP))
+
+
+def _paired(rows: list[dict], key: str, fields: tuple[str, str], labels: list[str], title: str) -> alt.Chart:
+    """Two bars per row (before/after, A/B), grouped with yOffset; a missing value draws no bar."""
+    values = [{key: r[key], "series": label, "tokens": r[f]} for r in rows
+              for f, label in zip(fields, labels) if r.get(f) is not None]
+    scale = alt.Scale(domain=labels, range=["#9ecae9", "#4c78a8"])
+    return _bars(values, "tokens", key, title, color=alt.Color("series:N", scale=scale, sort=labels, title=None),
+                 yOffset=alt.YOffset("series:N", sort=labels))
+
+
+# --- scan ------------------------------------------------------------------------------------------
+
+def tools_chart(doc: dict) -> Chart:
+    """Tokens per tool: the largest TOP, then the rest as one bar."""
+    rows = _others([{k: t[k] for k in ("tool", "calls", "tokens", "share")} for t in doc["tools"]],
+                   "tool", ("calls", "tokens", "share"))
+    spec = _spec(_bars(rows, "tokens", "tool", "tool-output tokens"))
+    return Chart("Tokens per tool", spec, "Tool-output tokens per tool, largest first",
+                 ("tool", "calls", "tokens", "share"),
+                 tuple((r["tool"], _n(r["calls"]), _n(r["tokens"]), f"{r['share']:.1%}") for r in rows))
+
+
+def distribution_chart(doc: dict) -> Chart:
+    """p50, p95 and max tokens per call of the largest tools (symlog scale: 0 stays on it)."""
+    tools = doc["tools"][:TOP]
+    stats = [("p50", "tokens_p50"), ("p95", "tokens_p95"), ("max", "tokens_max")]
+    values = [{"tool": t["tool"], "stat": name, "tokens": t[f]} for t in tools for name, f in stats]
+    names = [name for name, _ in stats]
+    top = max((t["tokens_max"] for t in tools), default=0)
+    ticks = [0] + [10 ** k for k in range(len(str(max(top, 1))))]  # 0, 1, 10, 100… up to the largest
+    x = alt.X("tokens:Q", scale=alt.Scale(type="symlog"), title="tokens per call (symlog scale)",
+              axis=alt.Axis(values=ticks, labelExpr="format(datum.value, ',')"))
+    base = alt.Chart(alt.Data(values=values)).encode(y=alt.Y("tool:N", sort=None, title=None))
+    spread = base.transform_filter(alt.datum.stat != "p95").mark_rule(color="#bbb").encode(
+        x=alt.X("min(tokens):Q", scale=alt.Scale(type="symlog")), x2="max(tokens):Q")
+    points = base.mark_point(filled=True, size=60).encode(
+        x=x, color=alt.Color("stat:N", sort=names, scale=alt.Scale(domain=names), title=None),
+        shape=alt.Shape("stat:N", sort=names, scale=alt.Scale(domain=names)),
+        tooltip=["tool:N", "stat:N", alt.Tooltip("tokens:Q", format=",")])
+    spec = _spec(alt.layer(spread, points).properties(width=WIDTH, height=alt.Step(STEP + 4)))
+    return Chart("Tokens per call", spec, f"p50, p95 and max tokens per call of the {len(tools)} largest tools",
+                 ("tool", "calls", "p50", "p95", "max"),
+                 tuple((t["tool"], _n(t["calls"]), _n(t["tokens_p50"]), _n(t["tokens_p95"]), _n(t["tokens_max"]))
+                       for t in tools))
+
+
+def _bucket(days: list[str]) -> tuple[str, Callable[[str], str]]:
+    """Per day; more than MAX_BUCKETS of them: per ISO week (its Monday), then per month."""
+    from datetime import date, timedelta
+
+    def week(day: str) -> str:
+        d = date.fromisoformat(day)
+        return (d - timedelta(days=d.weekday())).isoformat()
+
+    if len(set(days)) <= MAX_BUCKETS:
+        return "day", lambda day: day
+    if len({week(d) for d in days}) <= MAX_BUCKETS:
+        return "week", week
+    return "month", lambda day: day[:7]
+
+
+def time_chart(doc: dict) -> Chart | None:
+    """Tokens per day (UTC; per week or month over a long span), stacked by tool; None without dated calls."""
+    days = doc.get("days") or []
+    if not days:
+        return None
+    totals: dict[str, int] = {}
+    for d in days:
+        totals[d["tool"]] = totals.get(d["tool"], 0) + d["tokens"]
+    ranked = sorted(totals, key=lambda t: (-totals[t], t))
+    named = ranked[:STACKED]
+    other = f"others ({len(ranked) - STACKED} tools)" if len(ranked) > STACKED else None
+    unit, bucket = _bucket([d["day"] for d in days])
+    sums: dict[tuple[str, str], int] = {}
+    for d in days:
+        key = (bucket(d["day"]), d["tool"] if d["tool"] in named else other)
+        sums[key] = sums.get(key, 0) + d["tokens"]
+    groups = named + ([other] if other else [])
+    buckets = sorted({b for b, _ in sums})
+    values = [{unit: b, "tool": g, "tokens": sums[(b, g)], "rank": i}
+              for b in buckets for i, g in enumerate(groups) if (b, g) in sums]
+    chart = alt.Chart(alt.Data(values=values)).mark_bar().encode(
+        x=alt.X(f"{unit}:O", sort=buckets, title=f"{unit} (UTC)" if unit == "day" else f"{unit} (UTC, from)"),
+        y=alt.Y("sum(tokens):Q", title="tool-output tokens"),
+        color=alt.Color("tool:N", sort=groups, scale=alt.Scale(domain=groups), title=None),
+        order=alt.Order("rank:Q"),
+        tooltip=[f"{unit}:O", "tool:N", alt.Tooltip("tokens:Q", format=",")],
+    ).properties(width=max(WIDTH, 14 * len(buckets)), height=220)
+    rows = tuple((b, *(_n(sums.get((b, g), 0)) for g in groups), _n(sum(sums.get((b, g), 0) for g in groups)))
+                 for b in buckets)
+    undated = doc["totals"]["tokens"] - sum(d["tokens"] for d in days)
+    note = f"{undated:,} tokens of calls without a timestamp are not shown" if undated else ""
+    return Chart(f"Tokens per {unit}", _spec(chart), f"Tool-output tokens per {unit} (UTC) and tool",
+                 (unit, *groups, "all"), rows, note)
+
+
+def bill_chart(doc: dict) -> Chart | None:
+    """Billed input split into uncached, cache write and cache read, beside the tool outputs' share."""
+    usage = doc.get("usage")
+    if not usage or not usage.get("input_total"):
+        return None
+    total = usage["input_total"]
+    parts = [("uncached", usage["input_uncached"]), ("cache write", usage["cache_write"]),
+             ("cache read", usage["cache_read"])]
+    values = [{"row": "billed input", "part": p, "tokens": v, "order": i} for i, (p, v) in enumerate(parts)]
+    share = usage.get("tool_output_share")
+    names = [p for p, _ in parts]
+    if share is not None:
+        values.append({"row": "tool outputs (est.)", "part": "tool outputs (est.)", "tokens": round(share * total),
+                       "order": 3})
+        names.append("tool outputs (est.)")
+    chart = _bars(values, "tokens", "row", "input tokens",
+                  color=alt.Color("part:N", sort=names, scale=alt.Scale(
+                      domain=names, range=["#4c78a8", "#f58518", "#9ecae9", "#e45756"]), title=None),
+                  order=alt.Order("order:Q")).properties(height=alt.Step(28))
+    rows = [(p, _n(v), f"{v / total:.1%}") for p, v in parts]
+    if share is not None:
+        rows.append(("tool outputs (estimated)", _n(round(share * total)), f"{share:.1%}"))
+    return Chart("The bill: billed input", _spec(chart),
+                 f"Billed input tokens over {usage['requests']:,} requests, and the tool outputs' share",
+                 ("part", "tokens", "of billed input"), tuple(rows),
+                 "tool outputs: toolaudit's tokens of the outputs requests carried, against the provider's "
+                 f"billed input of the same sessions ({usage.get('share_calls', 0):,} calls; an estimate)")
+
+
+def scan_charts(doc: dict) -> list[Chart]:
+    """Tokens per tool, per call, over time, and the bill."""
+    if not doc["tools"]:
+        return []
+    found = [tools_chart(doc), distribution_chart(doc), time_chart(doc), bill_chart(doc)]
+    return [c for c in found if c is not None]
+
+
+# --- simulate, replay --------------------------------------------------------------------------------
+
+def before_after_chart(tools: list[dict], what: str) -> Chart:
+    """Tokens before and after per tool (largest before first), the rest as one row."""
+    rows = _others(list(tools), "tool", ("tokens_before", "tokens_after"))
+    spec = _spec(_paired(rows, "tool", ("tokens_before", "tokens_after"), BEFORE_AFTER, "tool-output tokens"))
+    table = tuple((r["tool"], _n(r["tokens_before"]), _n(r["tokens_after"]),
+                   _pct(100.0 * (r["tokens_before"] - r["tokens_after"]) / r["tokens_before"]
+                        if r["tokens_before"] else None)) for r in rows)
+    return Chart("Before and after, per tool", spec, f"Tool-output tokens before and after {what}, per tool",
+                 ("tool", "before", "after", "saved"), table)
+
+
+def sweep_chart(doc: dict) -> Chart:
+    """Saved % and weighted saved % against the swept value; later_used and errors_cut on a second axis."""
+    sweep = doc["sweep"]
+    name = doc["meta"]["sweep"]
+    order = [str(v["value"]) for v in sweep]
+    saved = [("saved %", "saved_pct"), ("weighted saved %", "weighted_saved_pct")]
+    risk = [("later_used", "later_used"), ("errors_cut", "errors_cut")]
+
+    def layer(series, title, dash, colors):
+        values = [{"value": str(v["value"]), "series": s, "y": v[f]} for v in sweep for s, f in series]
+        labels = [s for s, _ in series]
+        return alt.Chart(alt.Data(values=values)).mark_line(point=True, strokeDash=dash).encode(
+            x=alt.X("value:O", sort=order, title=name),
+            y=alt.Y("y:Q", title=title),
+            color=alt.Color("series:N", sort=labels, scale=alt.Scale(domain=labels, range=colors), title=None),
+            tooltip=["value:O", "series:N", alt.Tooltip("y:Q", format=",")])
+
+    chart = alt.layer(layer(saved, "saved %", [1, 0], ["#4c78a8", "#9ecae9"]),
+                      layer(risk, "calls (later_used, errors_cut)", [5, 3], ["#e45756", "#f58518"])
+                      ).resolve_scale(y="independent", color="independent").properties(width=WIDTH, height=240)
+    rows = tuple((str(v["value"]), _pct(v["saved_pct"]), _pct(v["weighted_saved_pct"]), _n(v["later_used"]),
+                  _n(v["errors_cut"]), _pct(v["affected_pct"])) for v in sweep)
+    return Chart(f"Sweep of {name}", _spec(chart), f"What each value of {name} saves, and what it risks",
+                 (name, "saved %", "weighted saved %", "later_used", "errors_cut", "affected %"), rows,
+                 "solid: tokens saved (left axis); dashed: cut calls that hid something used later or a "
+                 "failure signal (right axis). The knee is where the dashed lines rise faster than the solid.")
+
+
+def simulate_charts(doc: dict) -> list[Chart]:
+    """A sweep's curve, or before/after per tool."""
+    if doc["meta"].get("sweep"):
+        return [sweep_chart(doc)]
+    return [before_after_chart(doc["tools"], "the policy")] if doc["tools"] else []
+
+
+def menu_chart(doc: dict) -> Chart | None:
+    """Definition tokens per tool of the recorded menu and the replayed one; None without a menu."""
+    values = []
+    for menu in doc.get("menu") or []:
+        values += [{"tool": t["name"], "series": "recorded", "tokens": t["tokens"]} for t in menu["before_tools"]]
+        values += [{"tool": t["name"], "series": "replayed", "tokens": t["tokens"]} for t in menu["tools"]]
+    if not values:
+        return None
+    labels = ["recorded", "replayed"]
+    chart = _bars(values, "tokens", "tool", "definition tokens per request",
+                  color=alt.Color("series:N", sort=labels, scale=alt.Scale(domain=labels, range=["#9ecae9", "#4c78a8"]),
+                                  title=None), yOffset=alt.YOffset("series:N", sort=labels))
+    rows = tuple((v["series"], v["tool"], _n(v["tokens"])) for v in values)
+    per = "; ".join(f"{m['mapping']}: {_n(m['before_tokens_per_request'])} → {_n(m['tokens_per_request'])} tokens "
+                    f"per request × {m['requests']:,} requests" for m in doc["menu"])
+    return Chart("Tool menu", _spec(chart), "Tool definition tokens per request, recorded and replayed",
+                 ("menu", "tool", "tokens"), rows, per)
+
+
+def replay_charts(doc: dict) -> list[Chart]:
+    """Before/after per recorded tool, and the menu when an implementation offers one."""
+    found = [before_after_chart(doc["tools"], "the replay") if doc["tools"] else None, menu_chart(doc)]
+    return [c for c in found if c is not None]
+
+
+# --- compare, ci -------------------------------------------------------------------------------------
+
+def compare_charts(doc: dict) -> list[Chart]:
+    """Per-task median output tokens per run, A against B (the TOP largest tasks)."""
+    rows = []
+    for task in doc["tasks"]:
+        m = task["metrics"]["tokens"]
+        rows.append({"task": task["task"], "a": m["a"] and m["a"]["median"], "b": m["b"] and m["b"]["median"],
+                     "pct": m["pct_change"]})
+    if not rows:
+        return []
+    rows.sort(key=lambda r: (-max(r["a"] or 0, r["b"] or 0), r["task"]))
+    shown = rows[:TOP * 2]
+    spec = _spec(_paired(shown, "task", ("a", "b"), SIDES, "median output tokens per run"))
+    a, b = doc["sides"]["a"]["path"], doc["sides"]["b"]["path"]
+    note = f"A = {a}; B = {b}" + (f"; the {len(shown)} largest of {len(rows)} tasks" if len(rows) > len(shown) else "")
+    return [Chart("Per task: median output tokens, A against B", spec, "Median tool-output tokens per run, per task",
+                  ("task", "A median", "B median", "change"),
+                  tuple((r["task"], _n(r["a"]), _n(r["b"]), _pct(r["pct"])) for r in shown), note)]
+
+
+FAILED = ("fail", "vanished")
+
+
+def checks_chart(doc: dict) -> Chart | None:
+    """Each check's change in percent, failed checks first; None without checks."""
+    checks = sorted(doc["checks"], key=lambda c: (c["status"] not in FAILED, -abs(c["change_pct"] or 0)))
+    if not checks:
+        return None
+    shown = checks[:TOP * 2]
+    values = [{"check": f"{c['scope']} · {c['metric']}", "status": c["status"], "change": c["change_pct"]}
+              for c in shown if c["change_pct"] is not None]
+    statuses = ["fail", "vanished", "pass", "too few calls", "not in baseline"]
+    chart = _bars(values, "change", "check", "change against the baseline (%)",
+                  color=alt.Color("status:N", sort=statuses, scale=alt.Scale(
+                      domain=statuses, range=["#e45756", "#b279a2", "#54a24b", "#bab0ac", "#d8d8d8"]), title=None))
+    rows = tuple((c["status"], c["scope"], c["metric"], _n(c["baseline"]), _n(c["current"]), _pct(c["change_pct"]),
+                  c["limit"]) for c in shown)
+    failed = sum(c["status"] in FAILED for c in checks)
+    note = f"{failed} of {len(checks)} checks failed" + (
+        f"; the first {len(shown)} shown (-f json lists all)" if len(checks) > len(shown) else "")
+    return Chart("Checks, failed first", _spec(chart), "Each check: baseline, now, change and limit",
+                 ("status", "scope", "metric", "baseline", "now", "change", "limit"), rows, note)
+
+
+def ci_charts(doc: dict) -> list[Chart]:
+    """The checks (failed first), then tokens per tool, baseline against now."""
+    found = [checks_chart(doc)]
+    if doc["tools"]:
+        rows = _others(list(doc["tools"]), "tool", ("baseline_tokens", "current_tokens"))
+        spec = _spec(_paired(rows, "tool", ("baseline_tokens", "current_tokens"), ["baseline", "now"],
+                             "tool-output tokens"))
+        found.append(Chart("Per tool: baseline against now", spec, "Tool-output tokens per tool, baseline and now",
+                           ("tool", "baseline", "now"),
+                           tuple((r["tool"], _n(r["baseline_tokens"]), _n(r["current_tokens"])) for r in rows)))
+    return [c for c in found if c is not None]
+
+
+CHARTS: dict[str, Callable[[dict], list[Chart]]] = {
+    "scan": scan_charts, "simulate": simulate_charts, "replay": replay_charts, "compare": compare_charts,
+    "ci": ci_charts,
+}

@@ -1,0 +1,130 @@
+"""HTML report: one self-contained file, charts as inline SVG beside their tables, then the text report's tables.
+
+No script, no stylesheet or font to fetch: a Content-Security-Policy forbids any load, so the
+file reads the same offline, forever. Every text from a result is escaped here; the charts'
+SVG comes escaped from vl-convert.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from ..errors import UsageError
+from .base import Reporter, reporters
+from .view import Lines, Section, view_of
+
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+STYLE = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1f2328;background:#fff}
+header,main,footer{max-width:1200px;margin:0 auto;padding:0 24px}
+header{padding-top:20px;border-bottom:1px solid #d0d7de}
+h1{font-size:22px;margin:0 0 4px}
+h2{font-size:17px;margin:28px 0 8px}
+h3{font-size:15px;margin:20px 0 6px}
+.meta,.note,footer{color:#59636e;font-size:13px}
+.pair{display:flex;flex-wrap:wrap;gap:24px;align-items:flex-start}
+figure{margin:0;padding:0 24px 0 48px;max-width:100%;overflow-x:auto}
+figure svg{overflow:visible}
+.scroll{overflow-x:auto;max-width:100%}
+table{border-collapse:collapse;font-variant-numeric:tabular-nums;font-size:13px}
+caption{text-align:left;font-weight:600;padding:0 0 4px;color:#59636e}
+th,td{padding:2px 10px;border-bottom:1px solid #eaeef2;text-align:right;white-space:nowrap}
+th:first-child,td:first-child{text-align:left;max-width:420px;overflow:hidden;text-overflow:ellipsis}
+thead th{border-bottom:2px solid #d0d7de}
+tfoot td{font-weight:600;border-top:2px solid #d0d7de}
+ul{padding-left:20px}
+pre{background:#f6f8fa;padding:10px;overflow-x:auto;font-size:12px}
+footer{padding:24px 24px 32px}
+""".strip()
+
+
+def _charts():
+    """The charts module, or a one-line usage error naming the install command when the extra is missing."""
+    try:
+        from . import charts
+    except ImportError as exc:
+        if exc.name not in ("altair", "vl_convert"):
+            raise
+        raise UsageError("-f html needs the html extra: pip install -e '.[html]' (from a clone of toolaudit)",
+                         slug="html-extra") from None
+    return charts
+
+
+def table(headers, rows, footer=None, caption: str | None = None) -> str:
+    """An HTML table, every cell escaped."""
+    out = ['<div class="scroll"><table>']
+    if caption:
+        out.append(f"<caption>{escape(caption)}</caption>")
+    out.append("<thead><tr>" + "".join(f'<th scope="col">{escape(h)}</th>' for h in headers) + "</tr></thead>")
+    out.append("<tbody>" + "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>"
+                                   for row in rows) + "</tbody>")
+    if footer:
+        out.append("<tfoot><tr>" + "".join(f"<td>{escape(c)}</td>" for c in footer) + "</tr></tfoot>")
+    return "".join(out) + "</table></div>"
+
+
+def chart_html(chart, index: int, svg: str) -> str:
+    """A chart's section: title, the SVG, its table beside it, and a note."""
+    head = f'chart-{index}'
+    note = f'<p class="note">{escape(chart.note)}</p>' if chart.note else ""
+    return (f'<section class="chart" data-chart="{index}" aria-labelledby="{head}"><h2 id="{head}">{escape(chart.title)}</h2>'
+            f'<div class="pair"><figure role="group" aria-labelledby="{head}">{svg}</figure>'
+            f"{table(chart.headers, chart.rows, caption=chart.caption)}</div>{note}</section>")
+
+
+def blocks_html(blocks: list) -> str:
+    """The text report's tables and lines, as the Markdown report lays them out."""
+    out = []
+    for block in blocks:
+        if block.title:
+            out.append(f"<h3>{escape(block.title)}</h3>")
+        if isinstance(block, Section):
+            out.append(table(block.headers, block.rows, block.footer, block.title))
+        elif isinstance(block, Lines) and block.code:
+            out.append("<pre>" + escape("\n".join(block.lines)) + "</pre>")
+        else:
+            out.append("<ul>" + "".join(f"<li>{escape(line)}</li>" for line in block.lines) + "</ul>")
+    return "\n".join(out)
+
+
+def _meta_line(doc: dict) -> str:
+    meta = doc.get("meta", {})
+    parts = [f"toolaudit {escape(str(meta.get('version', '')))}"]
+    if meta.get("tokenizer_label") or meta.get("tokenizer"):
+        parts.append("tokenizer " + escape(str(meta.get("tokenizer_label") or meta["tokenizer"])))
+    if meta.get("inputs"):
+        parts.append("inputs: " + escape(", ".join(map(str, meta["inputs"]))))
+    if meta.get("baseline"):
+        parts.append("baseline: " + escape(str(meta["baseline"])))
+    if meta.get("created"):
+        parts.append(f'created <time class="created">{escape(meta["created"])}</time>')
+    return " · ".join(parts)
+
+
+@reporters.register
+class HtmlReport(Reporter):
+    """`-f html`: one offline HTML file, charts (inline SVG) each beside its table, then every table."""
+
+    key = "html"
+    description = "one self-contained HTML file: charts as inline SVG beside their tables (html extra)"
+
+    def render(self, result: Any, *, color: bool = False, width: int | None = None) -> str:
+        charts = _charts()
+        view = view_of(result)
+        doc = view.doc(result)
+        found = charts.CHARTS[view.kind](doc)
+        sections = [chart_html(c, i, charts.svg(c.spec)) for i, c in enumerate(found, 1)]
+        title = escape(view.title)
+        return "\n".join([
+            "<!DOCTYPE html>",
+            '<html lang="en"><head><meta charset="utf-8">',
+            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            f"<title>{title}</title><style>{STYLE}</style></head><body>",
+            f'<header><h1>{title}</h1><p class="meta">{_meta_line(doc)}</p></header><main>',
+            *sections,
+            '<section class="details"><h2>Details</h2>', blocks_html(view.blocks(result)), "</section>",
+            "</main><footer>Written by toolaudit: one file, no scripts, nothing loaded from the network. "
+            "Charts: Vega-Lite, rendered to SVG by vl-convert.</footer></body></html>",
+        ]) + "\n"
