@@ -106,3 +106,20 @@ def test_read_through_the_recorded_cwd_is_mapped_into_the_workspace(tmp_path):
     read = next(c for c in calls if c["call_id"] == "toolu_01Seed03")
     assert read["replay_status"] == "replayed"
     assert "RETRY_LIMIT = 7" in read["output"]
+
+
+def test_the_capped_grep_hides_the_file_the_agent_then_read(tmp_path):
+    """Sorted by path, the first 100 results are old docs and configs: src/delivery/webhook.py, which the
+    recorded output showed and the agent then opened with Read, is not among them."""
+    doc, calls = _replay(tmp_path, "--explain", "1")
+    grep_out = calls[0]["output"]
+    recorded = _recorded()[0][1]
+    assert "src/delivery/webhook.py" in recorded and "src/delivery/webhook.py" not in grep_out
+    bash = next(t for t in doc["tools"] if t["tool"] == "Bash")
+    assert bash["later_used"] == 1
+    explained = doc["explain"][0]
+    assert explained["used_at"] and explained["used_at"].startswith(str(SESSION))
+    # the place named is the Read call's line, after the grep's output
+    line = int(explained["used_at"].rsplit(":", 1)[1])
+    read_call = json.loads(SESSION.read_text().splitlines()[line - 1])
+    assert read_call["message"]["content"][0]["name"] == "Read"

@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..model import Measurement, ScanMeta, Skipped, ToolMenu
+from ..model import Measurement, ScanMeta, Skipped, ToolCall, ToolMenu
 from ..tokenizers import Tokenizer
 from .measure import measure, with_residency
 from .redact import preview
+from .simulate import later_used
 from .stats import nearest_rank
 
 STATUSES = ("replayed", "kept", "not_translated", "refused", "failed")
@@ -46,6 +47,7 @@ class ReplayRow:
     errors_after: int = 0
     weighted_tokens_saved: int = 0
     weighted_tokens_before: int = 0
+    later_used: int = 0  # the new output lacks an item of the recorded one that the model used later
     unrecorded: int = 0  # calls with no recorded output (a calls file): before counts 0
     as_tools: tuple[str, ...] = ()  # what the calls went to (grep, glob, the MCP tool...)
 
@@ -88,6 +90,7 @@ class ExplainedCall:
     before: str
     after: str
     reason: str = ""
+    used_at: str | None = None  # where the model used an item the new output lacks
 
 
 @dataclass(frozen=True)
@@ -122,7 +125,8 @@ class _Acc:
     after: list[int] = field(default_factory=list)
     as_tools: set[str] = field(default_factory=set)
 
-    def add(self, status: str, b: Measurement, a: Measurement, unrecorded: bool, as_tool: str) -> None:
+    def add(self, status: str, b: Measurement, a: Measurement, unrecorded: bool, as_tool: str,
+            used_at: str | None) -> None:
         v = self.values
         weight = b.residency if b.residency is not None else 1
         v["calls"] += 1
@@ -138,6 +142,7 @@ class _Acc:
         v["weighted_tokens_saved"] += (b.tokens - a.tokens) * weight
         v["weighted_tokens_before"] += b.tokens * weight
         v["unrecorded"] += unrecorded
+        v["later_used"] += used_at is not None
         self.before.append(b.tokens)
         self.after.append(a.tokens)
         if as_tool:
@@ -192,11 +197,13 @@ class ReplayCollected:
         tok = self.tokenizer
         before = with_residency([measure(r.before, tok, previews=False) for r in kept_items], replay_file.ends)
         after_calls = [r.after or r.before for r in kept_items]
+        used = _later_used(replay_file, kept_items)
         for item, b, after_call in zip(kept_items, before, after_calls):
             a = b if item.after is None else measure(after_call, tok, previews=False)
             unrecorded = item.before.status == "unpaired"
-            self._tools.setdefault(item.before.tool, _Acc()).add(item.status, b, a, unrecorded, item.as_tool)
-            self._total.add(item.status, b, a, unrecorded, "")
+            used_at = used.get(id(item.before))
+            self._tools.setdefault(item.before.tool, _Acc()).add(item.status, b, a, unrecorded, item.as_tool, used_at)
+            self._total.add(item.status, b, a, unrecorded, "", used_at)
             if item.status != "replayed" or item.reason:
                 self.reasons[(item.status, item.reason)] += 1
             self._note_errors(item, b, a)
@@ -204,7 +211,8 @@ class ReplayCollected:
                 self.explained.append(ExplainedCall(
                     item.before.tool, item.as_tool, f"{item.before.source}:{item.before.line}", item.status,
                     b.tokens, a.tokens, b.bytes, a.bytes, preview(after_call.args, 100),
-                    preview(item.before.output, 160), preview(after_call.output, 160), item.reason))
+                    preview(item.before.output, 160), preview(after_call.output, 160), item.reason,
+                    used.get(id(item.before))))
 
     def _note_errors(self, item, b: Measurement, a: Measurement) -> None:
         if b.is_error == a.is_error or item.after is None:
@@ -249,6 +257,16 @@ class ReplayResult:
     notes: tuple[str, ...] = ()
     spec: dict | None = None  # what to run again: mappings, translate, sandbox limits (ci's replay baseline)
     kind: str = "replay"
+
+
+def _later_used(replay_file, items) -> dict[int, str]:
+    """id(recorded call) -> where the model later used an item that its new output lacks."""
+    afters = {id(r.before): r.after.output for r in items if r.after is not None and r.before.status != "unpaired"}
+    if not afters:
+        return {}
+    calls = [r for r in replay_file.stream if isinstance(r, ToolCall)]
+    found = later_used(list(replay_file.stream), [afters.get(id(c)) for c in calls])
+    return {id(c): at for c, at in zip(calls, found) if at is not None}
 
 
 def result(collected: ReplayCollected, meta: ScanMeta, menus: tuple[Menu, ...] = (),

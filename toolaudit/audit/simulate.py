@@ -202,3 +202,27 @@ def _trace(stream: list, said: list[set[str]], calls: list[ToolCall], texts: lis
             cut = replace(cut, later_used=i in used, used_at=used.get(i), hidden=hidden_of.get(i, ()))
         out.append(cut)
     return out
+
+
+def later_used(stream: list, afters: list[str | None]) -> list[str | None]:
+    """Where the model later used an item a call's output had and its new output `afters[i]` lacks.
+
+    `stream` holds one file's ToolCalls and ModelTexts in the order the collector gave them;
+    `afters` has one entry per ToolCall (None: the output stands). The answer, per call, is
+    the `file:line` of the first later use, or None. replay asks this of its new outputs, as
+    simulate asks it of its cuts: items the model wrote before the output came do not count.
+    """
+    calls = [r for r in stream if isinstance(r, ToolCall)]
+    said = [risk.items(sanitize(r.text if isinstance(r, ModelText) else r.args)) for r in stream]
+    texts = [sanitize(c.output) for c in calls]
+    firsts = None
+    cuts, removed = [], []
+    for i, (text, after) in enumerate(zip(texts, afters)):
+        if after is None or after == text:
+            cuts.append(Cut(0, 0, 0, False))
+            removed.append(set())
+            continue
+        firsts = firsts or _first_said(stream, said, calls)
+        cuts.append(Cut(0, 0, 0, True))
+        removed.append(risk.Full(text).removed_among(sanitize(after), firsts(i)))
+    return [cut.used_at if cut.later_used else None for cut in _trace(stream, said, calls, texts, cuts, removed, False)]

@@ -19,7 +19,7 @@ from typing import Iterator
 
 from ..collectors import discover
 from ..errors import UsageError
-from ..model import ORPHAN, PAIRED, SessionEnd, SessionInfo, Skipped, ToolCall, ToolMenu
+from ..model import ORPHAN, PAIRED, ModelText, SessionEnd, SessionInfo, Skipped, ToolCall, ToolMenu
 from .base import (FAILED, KEPT, NOT_TRANSLATED, REFUSED, Implementation, Mapping, Outcome, ReplayOptions,
                    implementations)
 
@@ -49,6 +49,7 @@ class ReplayFile:
     skipped: tuple[Skipped, ...] = ()
     notes: tuple[str, ...] = ()
     error: str | None = None
+    stream: tuple = ()  # the file's ToolCalls and ModelTexts in order: what the model later wrote
 
 
 def _load_kinds() -> None:
@@ -141,11 +142,14 @@ class Runner:
             return ReplayFile(source, None, error=f"cannot read: {exc.strerror or exc}")
         if cls is None:
             return ReplayFile(source, None, error="no collector recognises this file")
-        calls, ends, menus, skipped, infos = [], [], [], [], {}
+        calls, ends, menus, skipped, infos, stream = [], [], [], [], {}, []
         try:
             for record in cls().records(path, doc):
                 if isinstance(record, ToolCall):
                     calls.append(record)
+                    stream.append(record)
+                elif isinstance(record, ModelText):
+                    stream.append(record)
                 elif isinstance(record, SessionEnd):
                     ends.append(record)
                 elif isinstance(record, ToolMenu):
@@ -158,7 +162,8 @@ class Runner:
             return ReplayFile(source, cls.key, error=f"cannot read: {exc.strerror or exc}")
         notes: list[str] = []
         out = list(self._replay_sessions(calls, infos, notes))
-        return ReplayFile(source, cls.key, tuple(out), tuple(ends), tuple(menus), tuple(skipped), tuple(notes))
+        return ReplayFile(source, cls.key, tuple(out), tuple(ends), tuple(menus), tuple(skipped), tuple(notes),
+                          stream=tuple(stream))
 
     def _replay_sessions(self, calls: list[ToolCall], infos: dict[str, SessionInfo],
                          notes: list[str]) -> Iterator[Replayed]:

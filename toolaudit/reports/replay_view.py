@@ -11,7 +11,7 @@ from .view import Lines, Section, View, num, register, tokenizer_text
 REPLAY_FIELDS = (
     "tool", "calls", "replayed", "kept", "not_translated", "refused", "failed", "tokens_before", "tokens_after",
     "tokens_saved", "saved_pct", "bytes_before", "bytes_after", "tokens_p50_before", "tokens_p50_after",
-    "errors_before", "errors_after", "weighted_tokens_saved",
+    "errors_before", "errors_after", "weighted_tokens_saved", "later_used",
 )
 
 
@@ -71,7 +71,7 @@ def _cells(r: ReplayRow) -> list[str]:
     return [went, num(r.calls), num(r.replayed), num(r.kept + r.not_translated), num(r.refused + r.failed),
             num(r.tokens_before), num(r.tokens_after), f"{r.saved_pct:.1f}", num(r.bytes_before), num(r.bytes_after),
             f"{num(r.tokens_p50_before)} → {num(r.tokens_p50_after)}", f"{r.errors_before} → {r.errors_after}",
-            num(r.weighted_tokens_saved)]
+            num(r.weighted_tokens_saved), num(r.later_used)]
 
 
 def _summary(result: ReplayResult) -> list[str]:
@@ -84,6 +84,7 @@ def _summary(result: ReplayResult) -> list[str]:
         f"kept as recorded {t.kept:,} · not translated {t.not_translated:,} · refused {t.refused:,} · "
         f"failed {t.failed:,} · errors {t.errors_before:,} → {t.errors_after:,} "
         f"({result.new_errors} new, {result.fixed_errors} fixed)",
+        f"risk: {t.later_used:,} new outputs lack something of the recorded one that the agent used later",
     ]
     if t.unrecorded:
         lines.append(f"{t.unrecorded:,} calls had no recorded output (a calls file): their before counts 0")
@@ -117,6 +118,8 @@ def _explain(result: ReplayResult) -> list[str]:
     for e in result.explained:
         out.append(f"{e.tool} → {e.as_tool} at {e.where} [{e.status}]: {e.tokens_before:,} → {e.tokens_after:,} "
                    f"tokens ({e.bytes_before:,} → {e.bytes_after:,} bytes)" + (f" — {e.reason}" if e.reason else ""))
+        if e.used_at:
+            out.append(f"  the new output lacks something the agent used later, at {e.used_at}")
         out.append(f"  args: {e.args}")
         out.append(f"  before: {e.before}")
         out.append(f"  after:  {e.after}")
@@ -141,7 +144,7 @@ class ReplayView(View):
     def blocks(self, result: ReplayResult) -> list:
         tok = "tokens" + (" (est.)" if result.meta.estimated else "")
         headers = ["tool", "calls", "replayed", "kept", "refused/failed", f"{tok} before", "after", "saved %",
-                   "bytes before", "bytes after", "p50 before → after", "errors", "weighted saved"]
+                   "bytes before", "bytes after", "p50 before → after", "errors", "weighted saved", "later_used"]
         out: list = [Section(headers, [_cells(r) for r in result.tools], _cells(result.totals)),
                      Lines(_summary(result))]
         if result.explained:
