@@ -30,7 +30,9 @@ background thread, so `call()` is synchronous for the runner. Decisions, in one 
   capped at N bytes"). The SDK reads each JSON-RPC message whole, so one huge answer is held
   in memory once before the cut.
 - A call in a different workspace (a session replayed in its own worktree) restarts the
-  server there, so its working folder is always the call's workspace.
+  server there, so its working folder is always the call's workspace. Relative paths in the
+  command are therefore read from the workspace: `mcp:python /abs/path/server.py` names a
+  server script kept elsewhere. A server that cannot start says why (its last stderr line).
 """
 
 from __future__ import annotations
