@@ -123,7 +123,7 @@ def output_options(func):
     func = click.option("-o", "--output", default="-", show_default=True, metavar="PATH|-",
                         help="Write the report here; `-` is stdout.")(func)
     func = click.option("-f", "--format", "fmt", default="table", show_default=True,
-                        type=click.Choice(sorted(k for k in reporters.all() if k != "junit")),  # junit: ci only
+                        type=click.Choice(sorted(k for k in reporters.keys() if k != "junit")),  # junit: ci only
                         help="table: rich on a terminal, plain when piped; json: the versioned schema.")(func)
     return func
 

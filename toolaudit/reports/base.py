@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import sys
+from importlib import import_module
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -22,7 +24,26 @@ class Reporter:
         raise NotImplementedError
 
 
-reporters: Registry[type[Reporter]] = Registry("report", "toolaudit.reports")
+# built-in formats: key -> module, imported on first use so that start-up stays fast
+BUILTIN = {"table": "table_report", "json": "json_report", "csv": "csv_report", "markdown": "markdown_report",
+           "junit": "junit_report", "html": "html_report"}
+
+
+class Reporters(Registry):
+    """The report registry: built-in modules are imported when a reporter is first asked for."""
+
+    def _load_plugins(self) -> None:
+        if not self._plugins_loaded:
+            for module in BUILTIN.values():
+                import_module(f"{__package__}.{module}")
+        super()._load_plugins()
+
+    def keys(self) -> list[str]:
+        """Every format's key without importing any format module (plugins by entry-point name)."""
+        return list(BUILTIN) + [ep.name for ep in entry_points(group=self.group) if ep.name not in BUILTIN]
+
+
+reporters: Reporters = Reporters("report", "toolaudit.reports")
 
 
 def _terminal(stream) -> bool:

@@ -7,6 +7,7 @@ A view gives the JSON document, the CSV rows, and an ordered list of blocks — 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from importlib import import_module
 from typing import Any, ClassVar
 
 
@@ -67,6 +68,9 @@ def tokenizer_text(meta) -> str:
 
 
 views: dict[str, View] = {}
+# result kind -> the module that registers its view, imported on first use
+VIEW_MODULES = {"scan": "scan_data", "simulate": "sim_data", "ci": "gate_view", "compare": "compare_view",
+                "replay": "replay_view"}
 
 
 def register(view: type[View]) -> type[View]:
@@ -77,4 +81,7 @@ def register(view: type[View]) -> type[View]:
 
 def view_of(result: Any) -> View:
     """The view for a result, by its `kind`."""
-    return views[getattr(result, "kind", "scan")]
+    kind = getattr(result, "kind", "scan")
+    if kind not in views and kind in VIEW_MODULES:
+        import_module(f"{__package__}.{VIEW_MODULES[kind]}")
+    return views[kind]
