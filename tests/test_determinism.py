@@ -26,16 +26,16 @@ commands = {
     "simulate": ["simulate", samples, "--max-chars", "2000", "--explain", "3"],
     "ci": ["ci", samples, "--baseline", baseline, "--fail-on", "*:tokens.p95:+0", "--min-calls", "0"],
 }
-formats = {"ci": ["table", "markdown", "json", "csv", "junit"]}
+formats = {"ci": ["table", "markdown", "json", "csv", "junit", "html"]}
 out = {}
 for name, args in commands.items():
-    for fmt in formats.get(name, ["table", "markdown", "json", "csv"]):
+    for fmt in formats.get(name, ["table", "markdown", "json", "csv", "html"]):
         for time in range(times):
             result = CliRunner().invoke(cli, args + ["-f", fmt, "-q", "-j", jobs], catch_exceptions=False)
             out[f"{name} -f {fmt} #{time}"] = [result.exit_code, result.stdout]
 json.dump(out, sys.stdout)
 """
-CREATED = re.compile(r'("created": ")[^"]*(")')
+CREATED = re.compile(r'("created": "|<time class="created">)[^"<]*("|</time>)')
 
 
 def _outputs(seed: str, jobs: str, times: int, baseline) -> dict[str, list]:
@@ -52,7 +52,7 @@ def test_reports_are_identical_across_runs_seeds_and_jobs(run, tmp_path):
     assert run("scan", SAMPLES, "-f", "json", "-o", baseline, "-q", "-j", "1").exit_code == 0
     first = _outputs("1", "1", 2, baseline)
     second = _outputs("2", "2", 1, baseline)
-    assert len(first) == 2 * len(second) == 34
+    assert len(first) == 2 * len(second) == 42
     for key, (code, text) in second.items():
         again = key.replace("#0", "#1")
         assert code in (0, 3) and text, key

@@ -198,7 +198,7 @@ class Percent(click.ParamType):
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar, no notes on stderr.")
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes; 0 = all cores.")
 @click.option("-f", "--format", "fmt", default="table", show_default=True,
-              type=click.Choice(["table", "markdown", "json", "csv", "junit"]),
+              type=click.Choice(["table", "markdown", "json", "csv", "junit", "html"]),
               help="markdown: a PR comment; junit: one test case per check; csv: one row per check.")
 @click.option("-o", "--output", default="-", metavar="PATH|-", help="Write the report here; `-` is stdout.")
 @click.pass_context

@@ -8,7 +8,7 @@ vl-convert escapes them in the SVG text (tests/test_html_report.py checks it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 import altair as alt
@@ -275,8 +275,15 @@ def menu_chart(doc: dict) -> Chart | None:
 
 def replay_charts(doc: dict) -> list[Chart]:
     """Before/after per recorded tool, and the menu when an implementation offers one."""
-    found = [before_after_chart(doc["tools"], "the replay") if doc["tools"] else None, menu_chart(doc)]
-    return [c for c in found if c is not None]
+    menu = menu_chart(doc)
+    found = []
+    if doc["tools"]:
+        chart = before_after_chart(doc["tools"], "the replay")
+        if menu is None:  # say why the menu chart is missing
+            chart = replace(chart, note="No tool menu: only an MCP server lists its tools (tools/list); "
+                                        "builtin, python and cmd implementations carry none.")
+        found.append(chart)
+    return found + ([menu] if menu else [])
 
 
 # --- compare, ci -------------------------------------------------------------------------------------
@@ -311,10 +318,12 @@ def checks_chart(doc: dict) -> Chart | None:
     shown = checks[:TOP * 2]
     values = [{"check": f"{c['scope']} · {c['metric']}", "status": c["status"], "change": c["change_pct"]}
               for c in shown if c["change_pct"] is not None]
-    statuses = ["fail", "vanished", "pass", "too few calls", "not in baseline"]
+    palette = {"fail": "#e45756", "vanished": "#b279a2", "pass": "#54a24b"}
+    statuses = [s for s in palette if any(v["status"] == s for v in values)] + sorted(
+        {v["status"] for v in values} - set(palette))
     chart = _bars(values, "change", "check", "change against the baseline (%)",
                   color=alt.Color("status:N", sort=statuses, scale=alt.Scale(
-                      domain=statuses, range=["#e45756", "#b279a2", "#54a24b", "#bab0ac", "#d8d8d8"]), title=None))
+                      domain=statuses, range=[palette.get(s, "#bab0ac") for s in statuses]), title=None))
     rows = tuple((c["status"], c["scope"], c["metric"], _n(c["baseline"]), _n(c["current"]), _pct(c["change_pct"]),
                   c["limit"]) for c in shown)
     failed = sum(c["status"] in FAILED for c in checks)

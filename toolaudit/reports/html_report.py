@@ -77,7 +77,7 @@ def blocks_html(blocks: list) -> str:
     """The text report's tables and lines, as the Markdown report lays them out."""
     out = []
     for block in blocks:
-        if block.title:
+        if block.title and not isinstance(block, Section):  # a table's title is its caption
             out.append(f"<h3>{escape(block.title)}</h3>")
         if isinstance(block, Section):
             out.append(table(block.headers, block.rows, block.footer, block.title))
