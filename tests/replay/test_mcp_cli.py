@@ -1,0 +1,71 @@
+"""replay through a real MCP server from the command line, and ci gating it: a tool whose output grows fails."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from toolaudit.cli import cli
+from toolaudit.tokenizers import get_tokenizer
+
+pytest.importorskip("mcp", reason="the mcp extra is not installed")
+
+HERE = Path(__file__).parent
+SESSION = HERE.parent / "fixtures" / "kanban_session.jsonl"
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """The test servers, with `server.py` = version 2 (list_tasks without bodies)."""
+    folder = tmp_path / "ws"
+    shutil.copytree(HERE / "mcp_servers", folder, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(folder / "kanban_v2.py", folder / "server.py")
+    return folder
+
+
+def _run(*args: str):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def _mapping() -> str:
+    return f"mcp__kanban__*=mcp:{sys.executable} server.py"
+
+
+def test_replay_through_the_server_counts_outputs_and_the_menu(workspace):
+    done = _run("replay", str(SESSION), "--workspace", str(workspace), "--tool", _mapping(), "-f", "json", "-q")
+    assert done.exit_code == 0, done.output
+    doc = json.loads(done.output)
+    tok = get_tokenizer("o200k_base")
+    recorded = [json.loads(line) for line in SESSION.read_text().splitlines()]
+    listed = [r for r in recorded if r["tool"] == "mcp__kanban__list_tasks"]
+    row = next(t for t in doc["tools"] if t["tool"] == "mcp__kanban__list_tasks")
+    assert row["tokens_before"] == sum(tok.count(r["output"]) for r in listed)
+    # version 2 lists the same tasks without bodies: built here from the recorded JSON, independently
+    expected = [json.dumps([{k: v for k, v in t.items() if k != "body"} for t in json.loads(r["output"])],
+                           ensure_ascii=False, indent=2) for r in listed]
+    assert row["tokens_after"] == sum(tok.count(text) for text in expected)
+    assert row["replayed"] == len(listed) and row["tokens_after"] < row["tokens_before"]
+    (menu,) = doc["menu"]
+    assert sorted(t["name"] for t in menu["tools"]) == ["get_task", "list_tasks"]
+    assert menu["tokens_per_request"] == sum(t["tokens"] for t in menu["tools"])
+    assert menu["carried_tokens"] == menu["tokens_per_request"] * menu["requests"] and menu["requests"] > 0
+
+
+def test_ci_fails_when_the_servers_tool_output_grows(workspace, tmp_path):
+    base = tmp_path / "replay-baseline.json"
+    done = _run("replay", str(SESSION), "--workspace", str(workspace), "--tool", _mapping(), "-f", "json",
+                "-o", str(base), "-q")
+    assert done.exit_code == 0, done.output
+    same = _run("ci", str(SESSION), "--baseline", str(base), "-q")
+    assert same.exit_code == 0, same.output
+    # the next version brings the bodies back: list_tasks grows
+    shutil.copy(workspace / "kanban_v1.py", workspace / "server.py")
+    grown = _run("ci", str(SESSION), "--baseline", str(base), "-f", "json", "-q")
+    assert grown.exit_code == 3, grown.output
+    failed = {c["scope"] for c in json.loads(grown.output)["checks"] if not c["passed"]}
+    assert "mcp__kanban__list_tasks" in failed and "mcp__kanban__get_task" not in failed
