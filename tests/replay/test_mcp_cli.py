@@ -69,3 +69,33 @@ def test_ci_fails_when_the_servers_tool_output_grows(workspace, tmp_path):
     assert grown.exit_code == 3, grown.output
     failed = {c["scope"] for c in json.loads(grown.output)["checks"] if not c["passed"]}
     assert "mcp__kanban__list_tasks" in failed and "mcp__kanban__get_task" not in failed
+
+
+def test_a_renamed_tool_is_called_by_its_new_name_and_the_old_menu_is_compared(workspace, tmp_path):
+    """An Anthropic request log carries the old definitions: fetch_tasks, now list_tasks on the server."""
+    old_def = {"name": "fetch_tasks", "description": "Fetch every task of the board with its full body, "
+               "its history and its comments, optionally filtered by status.",
+               "input_schema": {"type": "object", "properties": {"status": {"type": "string",
+                                "enum": ["todo", "doing", "blocked", "done"]}}}}
+    other = {"name": "Read", "description": "Read a file.", "input_schema": {"type": "object"}}
+    first = {"role": "user", "content": "What is blocked on the board?"}
+    call = {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "fetch_tasks",
+                                              "input": {"status": "blocked"}}]}
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1",
+                                           "content": "[{\"id\": \"T-3\", \"body\": \"...\"}]"}]}
+    requests = [{"model": "claude-sonnet-4-5-20250929", "max_tokens": 1024, "tools": [old_def, other],
+                 "messages": msgs} for msgs in ([first], [first, call, result])]
+    log = tmp_path / "requests.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in requests))
+    done = _run("replay", str(log), "--workspace", str(workspace), "--tool", f"fetch_tasks=mcp:{sys.executable} server.py",
+                "--tool-name", "fetch_tasks=list_tasks", "--calls-out", str(tmp_path / "out.jsonl"), "-f", "json", "-q")
+    assert done.exit_code == 0, done.output
+    doc = json.loads(done.output)
+    row = next(t for t in doc["tools"] if t["tool"] == "fetch_tasks")
+    assert (row["replayed"], row["failed"]) == (1, 0)
+    out = json.loads((tmp_path / "out.jsonl").read_text().splitlines()[0])
+    assert all(task["status"] == "blocked" for task in json.loads(out["output"]))
+    (menu,) = doc["menu"]
+    tok = get_tokenizer("o200k_base")
+    assert menu["before_tokens_per_request"] == tok.count(json.dumps(old_def, separators=(",", ":"), ensure_ascii=False))
+    assert [t["name"] for t in menu["before_tools"]] == ["fetch_tasks"]
