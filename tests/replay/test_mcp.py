@@ -155,7 +155,10 @@ def test_output_is_capped_on_a_character_boundary(start, tmp_path):
 
 
 def raw_tools_list(script: str) -> list[dict]:
-    """tools/list spoken as raw JSON-RPC lines to the server, without the SDK's client."""
+    """tools/list spoken as raw JSON-RPC lines to the server, without the SDK's client.
+
+    Stdin stays open until the answer is read: a server may drop what is in flight at EOF.
+    """
     messages = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize",
          "params": {"protocolVersion": "2025-06-18", "capabilities": {},
@@ -163,10 +166,22 @@ def raw_tools_list(script: str) -> list[dict]:
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
     ]
-    done = subprocess.run([sys.executable, str(SERVERS / script)], capture_output=True, text=True,
-                          input="".join(json.dumps(m) + "\n" for m in messages), timeout=120)
-    answers = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
-    return next(a for a in answers if a.get("id") == 2)["result"]["tools"]
+    proc = subprocess.Popen([sys.executable, str(SERVERS / script)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    watchdog = threading.Timer(120, proc.kill)  # a server that never answers ends the read with EOF
+    watchdog.start()
+    try:
+        proc.stdin.write("".join(json.dumps(m) + "\n" for m in messages))
+        proc.stdin.flush()
+        for line in proc.stdout:
+            answer = json.loads(line)
+            if answer.get("id") == 2:
+                return answer["result"]["tools"]
+        raise AssertionError("the server ended without answering tools/list")
+    finally:
+        watchdog.cancel()
+        proc.kill()
+        proc.communicate()
 
 
 def anthropic_definition(tool: dict) -> str:
@@ -244,7 +259,7 @@ def _children() -> dict[int, str]:
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to see child processes")
 def test_close_leaves_no_child_process_and_no_loop_thread(start, tmp_path):
-    before, threads = set(_children()), threading.active_count()
+    before, threads = set(_children()), set(threading.enumerate())
     impl = start("kanban_v1.py")
     assert impl.menu()
     impl.call("crash", {}, tmp_path)  # an unknown tool: the server stays up
@@ -253,7 +268,7 @@ def test_close_leaves_no_child_process_and_no_loop_thread(start, tmp_path):
     impl.close()
     impl.close()  # twice is harmless
     assert not set(_children()) - before
-    assert threading.active_count() == threads
+    assert [t.name for t in threading.enumerate() if t not in threads] == []
 
 
 def test_environment_is_scrubbed_and_the_workspace_is_the_cwd(start, tmp_path, monkeypatch):
