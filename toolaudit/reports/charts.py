@@ -17,10 +17,11 @@ import vl_convert
 TOP = 12  # tools or tasks shown by name; the rest add up to one "others" row
 STACKED = 8  # tools named in the stacked chart over time
 MAX_BUCKETS = 62  # more days than this: weeks, then months, so a long corpus stays small
-WIDTH = 460
+WIDTH = 420
 STEP = 16  # pixels per bar row
 BEFORE_AFTER = ["before", "after"]
 SIDES = ["A", "B"]
+SHORT = "format(datum.value, '~s')"  # axis numbers as 16k, 1.2M: short labels never run into each other
 LABELS = 220  # pixels of a tool name before it is cut with "…"
 # metric-compatible faces first, so text measured at render time fits where the browser draws it
 FONT = "Arial, Helvetica, 'Liberation Sans', sans-serif"
@@ -67,7 +68,8 @@ def _others(rows: list[dict], key: str, fields: tuple[str, ...], label: str = "t
 
 def _bars(values: list[dict], x: str, y: str, title: str, **color: Any) -> alt.Chart:
     """Horizontal bars, rows in data order; `color`/`yOffset` group bars within a row when given."""
-    enc: dict[str, Any] = {"x": alt.X(f"{x}:Q", title=title), "y": alt.Y(f"{y}:N", sort=None, title=None),
+    enc: dict[str, Any] = {"x": alt.X(f"{x}:Q", title=title, axis=alt.Axis(labelExpr=SHORT)),
+                           "y": alt.Y(f"{y}:N", sort=None, title=None),
                            "tooltip": [alt.Tooltip(f"{y}:N"), alt.Tooltip(f"{x}:Q", format=",")]}
     enc.update(color)
     return alt.Chart(alt.Data(values=values)).mark_bar().encode(**enc).properties(
@@ -156,7 +158,7 @@ def time_chart(doc: dict) -> Chart | None:
               for b in buckets for i, g in enumerate(groups) if (b, g) in sums]
     chart = alt.Chart(alt.Data(values=values)).mark_bar().encode(
         x=alt.X(f"{unit}:O", sort=buckets, title=f"{unit} (UTC)" if unit == "day" else f"{unit} (UTC, from)"),
-        y=alt.Y("sum(tokens):Q", title="tool-output tokens"),
+        y=alt.Y("sum(tokens):Q", title="tool-output tokens", axis=alt.Axis(labelExpr=SHORT)),
         color=alt.Color("tool:N", sort=groups, scale=alt.Scale(domain=groups), title=None),
         order=alt.Order("rank:Q"),
         tooltip=[f"{unit}:O", "tool:N", alt.Tooltip("tokens:Q", format=",")],
