@@ -52,7 +52,7 @@ class ToolDef:
     """One tool definition of a menu: its name and the JSON a client sends for it."""
 
     name: str
-    definition: str  # compact JSON: {"name", "description", "inputSchema"} as the server lists it
+    definition: str  # compact JSON: {"name", "description", "input_schema"}, as Anthropic request logs record it
 
 
 class Implementation:
