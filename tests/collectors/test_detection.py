@@ -188,6 +188,7 @@ def test_a_pretty_printed_document_is_still_a_document(tmp_path):
     path = write(tmp_path, json.dumps(events, indent=2), "events.json")
     cls, doc = detect(path)
     assert cls is collectors.get("openhands-v1") and doc == events
+    assert detect(path, "openhands-v1") == (cls, events)  # forced, too: not read line by line
 
 
 # ------------------------------------------------------------------ empty and unrecognised files (issue 9)

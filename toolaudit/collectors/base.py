@@ -96,7 +96,7 @@ def loads(raw: bytes | str) -> Any:
     """Parse JSON with orjson, falling back to the standard library; any failure is a ValueError.
 
     orjson rejects lone-surrogate escapes such as "\\ud83d" that real transcripts
-    contain; the standard library accepts them (measurement sanitizes them later).
+    contain; the standard library accepts them (Collector.records cleans them).
     Nesting too deep for either parser raises TooDeep, never RecursionError.
     """
     try:
@@ -122,13 +122,13 @@ def open_source(path: Path) -> BinaryIO:
     Every collector opens files through here, so `x.jsonl.gz` reads as `x.jsonl` everywhere.
     A compressed stream that ends early raises `EOFError` where it ends (see DECOMPRESS_ERRORS).
     """
-    fh = open(path, "rb")
-    magic = fh.peek(4)[:4]
+    with open(path, "rb") as probe:
+        magic = probe.read(4)
     if magic.startswith(GZIP_MAGIC):
-        return gzip.GzipFile(fileobj=fh, mode="rb")  # type: ignore[return-value]
+        return gzip.open(path, "rb")  # type: ignore[return-value]
     if magic == ZSTD_MAGIC:
-        return io.BufferedReader(_Zstd(fh), buffer_size=1 << 20)  # type: ignore[return-value]
-    return fh
+        return io.BufferedReader(_Zstd(open(path, "rb")), buffer_size=1 << 20)  # type: ignore[return-value]
+    return open(path, "rb")
 
 
 class _Zstd(io.RawIOBase):

@@ -105,6 +105,11 @@ class _Sniff:
     first: bool = False  # ... and it is the first non-blank line
     more: bool = False  # non-blank content follows that record
 
+    @property
+    def lines(self) -> bool:
+        """A record parsed, and not inside a pretty-printed document (whose inner lines may parse alone)."""
+        return self.record is not None and self.start.rstrip() not in (b"{", b"[")
+
 
 def _sniff(path: Path) -> _Sniff:
     """The first parseable record among the first `_SNIFF_LINES` non-blank lines, reading at most
@@ -173,14 +178,12 @@ def detect(path: Path, forced: str | None = None) -> tuple[type[Collector] | Non
     sniff = _sniff(path)
     if forced:
         cls = collectors.get(forced)
-        jsonl = cls.jsonl and (sniff.record is not None and (sniff.more or not cls.document))
+        jsonl = cls.jsonl and sniff.lines and (sniff.more or not cls.document)
         return cls, (None if jsonl else _document(path, sniff))
     if not sniff.start:
         return EmptyFile, None
     table = collectors.all().values()
-    # a pretty-printed document's inner lines may parse on their own: the document decides
-    pretty = sniff.start.rstrip() in (b"{", b"[")
-    if isinstance(sniff.record, dict) and not pretty:
+    if sniff.lines and isinstance(sniff.record, dict):
         for cls in table:
             if cls.jsonl and _claims(cls.sniff_line, sniff.record):
                 return cls, None
