@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import lru_cache
 from importlib.metadata import version
+from typing import Callable
 
 from ..model import Measurement, Usage
 
@@ -116,6 +117,7 @@ class ToolCost:
     first: Decimal = Decimal(0)
     resent: Decimal = Decimal(0)
     unpriced_calls: int = 0
+    priced_calls: int = 0  # so that a tool with no priced call shows n/a, not $0.00
 
     def as_dict(self, tool: str) -> dict:
         return {"tool": tool, "first_usd": float(round(self.first, 8)), "resent_usd": float(round(self.resent, 8)),
@@ -141,14 +143,16 @@ class Bill:
     priced: bool = False
 
 
-def bill(usage: list[Usage], rows: list[Measurement], *, by: str, priced: bool, model: str | None) -> Bill:
-    """Usage totals and groups (by session, model or agent), and with `priced` the dollars.
+def bill(usage: list[Usage], rows: list[Measurement], *, by: str, priced: bool, model: str | None,
+         period: Callable[[Usage], str] | None = None) -> Bill:
+    """Usage totals and groups (by session, model or agent, or a request's `period`), and with `priced` the dollars.
 
-    `model` stands in for transcripts that do not name the model.
+    `model` stands in for transcripts that do not name the model. Period groups keep their
+    given order (the summary sorts them in time); others come largest input first.
     """
     out = Bill(priced=priced)
-    group_of = {"session": lambda u: u.session, "model": lambda u: u.model or model or "(unknown)",
-                "agent": lambda u: u.agent}.get(by)
+    group_of = period or {"session": lambda u: u.session, "model": lambda u: u.model or model or "(unknown)",
+                          "agent": lambda u: u.agent}.get(by)
     groups: dict[str, Billing] = defaultdict(Billing)
     for u in usage:
         name = u.model or model
@@ -158,7 +162,8 @@ def bill(usage: list[Usage], rows: list[Measurement], *, by: str, priced: bool, 
         out.total.add(u, cost, priced)
         if group_of is not None:
             groups[group_of(u)].add(u, cost, priced)
-    out.groups = dict(sorted(groups.items(), key=lambda kv: -kv[1].input_total))
+    out.groups = dict(sorted(groups.items(), key=(lambda kv: (kv[0].startswith("("), kv[0])) if period
+                             else (lambda kv: -kv[1].input_total)))
     billed = {(u.session, u.agent) for u in usage}
     for row in rows:
         if (row.session, row.agent) in billed and row.residency is not None:
@@ -176,6 +181,7 @@ def bill(usage: list[Usage], rows: list[Measurement], *, by: str, priced: bool, 
                 out.unknown_models.add(name or "(no model named)")
                 continue
             first, again = prices
+            cost.priced_calls += 1
             cost.first += row.tokens * first
             cost.resent += row.tokens * max((row.residency or 1) - 1, 0) * again
     return out

@@ -39,9 +39,9 @@ from pathlib import Path, PurePath
 
 import pandas as pd
 
-from ..collectors.discover import SUFFIXES
 from ..errors import ToolauditError, UsageError
 from ..model import UNPAIRED, ScanMeta, Usage
+from .runs import main_files
 
 METRICS = ("tokens", "bytes", "calls", "billed_input")
 TOOL_METRICS = ("tokens", "bytes", "calls")
@@ -297,15 +297,6 @@ class CompareResult:
     kind: str = "compare"
 
 
-def _stem(name: str) -> str:
-    """A file name without the transcript extensions toolaudit reads: `x.traj.json` -> `x`, `run.1.jsonl` -> `run.1`."""
-    while True:
-        cut = next((x for x in SUFFIXES if name.lower().endswith(x) and len(name) > len(x)), None)
-        if cut is None:
-            return name
-        name = name[:-len(cut)]
-
-
 def run_files(side: Side) -> pd.DataFrame:
     """Which run each (source, session) of the side counts under: columns source, session, run, file.
 
@@ -313,29 +304,8 @@ def run_files(side: Side) -> pd.DataFrame:
     session and `file` the run's main file below the root, which, with the session, tells
     runs apart and names the run's task.
     """
-    pairs = sorted(set(zip(side.calls["source"], side.calls["session"]))
-                   | set(zip(side.usage["source"], side.usage["session"])))
-    rel = {source: side.rel(source) for source, _ in pairs}
-    beside: dict[tuple[tuple[str, ...], str], list[str]] = {}  # (folder, session) -> stems of its files
-    for source, session in pairs:
-        beside.setdefault((rel[source].parts[:-1], session), []).append(_stem(rel[source].name))
-    runs: dict[tuple[tuple[str, ...], str], tuple] = {}  # (place, session) -> (moved, path, source) of its main file
-    place_of = {}
-    for source, session in pairs:
-        parts = rel[source].parts
-        place = parts[:-1] + (_stem(parts[-1]),)
-        for depth, folder in enumerate(parts[:-1]):  # the shallowest folder that belongs to a transcript beside it
-            stems = beside.get((parts[:depth], session), ())
-            if folder in stems or (folder == session and stems):
-                place = parts[:depth] + (folder if folder in stems else min(stems),)
-                break
-        else:  # older Claude Code: agent-<id>.jsonl beside <session>.jsonl
-            if place[-1].startswith("agent-") and session in beside[parts[:-1], session]:
-                place = parts[:-1] + (session,)
-        place_of[source, session] = place
-        main = (place != parts[:-1] + (_stem(parts[-1]),), rel[source].as_posix(), source)  # the file at the place
-        runs[place, session] = min(runs.get((place, session), main), main)
-    rows = [(source, session, session, runs[place, session][1]) for (source, session), place in place_of.items()]
+    pairs = set(zip(side.calls["source"], side.calls["session"])) | set(zip(side.usage["source"], side.usage["session"]))
+    rows = [(source, session, session, main) for (source, session), main in main_files(pairs, side.rel).items()]
     return pd.DataFrame(rows, columns=["source", "session", "run", "file"], dtype=object)
 
 

@@ -9,16 +9,22 @@ The menu adds up the tool definitions that requests carried, where transcripts r
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Iterable
-
-import pandas as pd
+from datetime import datetime, timezone, tzinfo
+from pathlib import PurePath
+from statistics import median
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from ..model import (
     ORPHAN, UNPAIRED, FileResult, GroupRow, Measurement, MenuMeasurement, ScanMeta, ScanResult, Skipped, Usage,
 )
 from .billing import bill
+from .families import DEFAULT as DEFAULT_FAMILIES, Families
+from .periods import PERIODS, period_of, when_of as _when
+from .runs import main_files
 from .stats import nearest_rank
+
+if TYPE_CHECKING:  # pandas is imported only where a frame is asked for (records, compare)
+    import pandas as pd
 
 BY_COLUMNS = {
     "tool": "tool",
@@ -29,17 +35,7 @@ BY_COLUMNS = {
     "model": "model",
 }
 SKIPPED_SHOWN = 20
-
-
-def _when(ts: str | None) -> datetime | None:
-    """An ISO-8601 timestamp as an aware datetime (UTC when it names no zone), or None."""
-    if not ts:
-        return None
-    try:
-        when = datetime.fromisoformat(ts.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+UNDATED = "(no timestamp)"  # the period of calls without a timestamp (--by day|week|month)
 
 
 class Collected:
@@ -133,43 +129,70 @@ class Collected:
         return self.rows + list(self._unpaired.values())
 
 
-def frame(rows: list[Measurement]) -> pd.DataFrame:
+def frame(rows: list[Measurement]) -> "pd.DataFrame":
     """One row per call, the columns of Measurement (what `--records` writes)."""
+    import pandas as pd
+
     columns = list(Measurement.__dataclass_fields__)
     return pd.DataFrame([[getattr(r, c) for c in columns] for r in rows], columns=columns)
 
 
-def _group_row(key: str, df: pd.DataFrame, total_tokens: int) -> GroupRow:
-    tokens = df["tokens"].to_numpy()
+def _group_row(key: str, rows: list[Measurement], total_tokens: int) -> GroupRow:
+    tokens = [r.tokens for r in rows]
+    total = sum(tokens)
     return GroupRow(
         key=key,
-        calls=len(df),
-        tokens=int(tokens.sum()),
-        share=(float(tokens.sum()) / total_tokens) if total_tokens else 0.0,
-        tokens_mean=float(tokens.mean()) if len(tokens) else 0.0,
+        calls=len(rows),
+        tokens=total,
+        share=(total / total_tokens) if total_tokens else 0.0,
+        tokens_mean=(total / len(tokens)) if tokens else 0.0,
         tokens_p50=int(nearest_rank(tokens, 50)),
         tokens_p95=int(nearest_rank(tokens, 95)),
-        tokens_max=int(tokens.max()) if len(tokens) else 0,
-        chars=int(df["chars"].sum()),
-        bytes=int(df["bytes"].sum()),
-        error_calls=int(df["is_error"].sum()),
-        agent_truncated_calls=int(df["agent_truncated"].sum()),
+        tokens_max=max(tokens, default=0),
+        chars=sum(r.chars for r in rows),
+        bytes=sum(r.bytes for r in rows),
+        error_calls=sum(1 for r in rows if r.is_error),
+        agent_truncated_calls=sum(1 for r in rows if r.agent_truncated),
     )
 
 
-def summarize(collected: Collected, meta: ScanMeta, by: str = "tool", top: int = 0, *,
+@dataclass(frozen=True)
+class Grouping:
+    """What `--by` groups calls by: a Measurement field, a tool family, or a calendar period in a zone."""
+
+    by: str = "tool"
+    families: Families = DEFAULT_FAMILIES
+    tz: tzinfo | None = None  # periods: None is the machine's local zone
+
+    @property
+    def chronological(self) -> bool:
+        """Periods are listed in time order; other groups largest first."""
+        return self.by in PERIODS
+
+    def key_of(self) -> Callable[[Measurement], str]:
+        """The function that names a call's group."""
+        if self.by == "family":
+            return lambda r: self.families.of(r.tool)
+        if self.by in PERIODS:
+            return lambda r: period_of(r.ts, self.by, self.tz) or UNDATED
+        column = BY_COLUMNS[self.by]
+        return lambda r: "(unknown)" if getattr(r, column) is None else str(getattr(r, column))
+
+
+def summarize(collected: Collected, meta: ScanMeta, by: str | Grouping = "tool", top: int = 0, *,
               cost: bool = False, model: str | None = None) -> ScanResult:
-    """Rows per `by` group sorted by tokens, a totals row, the `top` largest calls, and the bill.
+    """Rows per `by` group (sorted by tokens, periods by time), a totals row, the `top` largest calls, and the bill.
 
     `cost` prices usage and tool outputs; `model` stands in where a transcript names none.
     """
-    df = frame(collected.all_rows())
-    outputs = df[df["status"] != UNPAIRED] if len(df) else df
-    total_tokens = int(outputs["tokens"].sum()) if len(outputs) else 0
-    rows = _grouped(outputs, by, total_tokens)
-    tools = rows if by == "tool" else _grouped(outputs, "tool", total_tokens)
-    known = outputs[outputs["residency"].notna()] if len(outputs) else outputs
-    totals = _group_row("TOTAL", outputs if len(outputs) else _empty(), total_tokens)
+    grouping = by if isinstance(by, Grouping) else Grouping(by)
+    every = collected.all_rows()
+    outputs = [r for r in every if r.status != UNPAIRED]
+    total_tokens = sum(r.tokens for r in outputs)
+    rows = _grouped(outputs, grouping, total_tokens)
+    tools = rows if grouping.by == "tool" else _grouped(outputs, Grouping("tool"), total_tokens)
+    known = [r for r in outputs if r.residency is not None]
+    totals = _group_row("TOTAL", outputs, total_tokens)
     biggest = sorted(
         (r for r in collected.rows if r.status != UNPAIRED), key=lambda r: (-r.tokens, r.source, r.line)
     )[:top]
@@ -179,42 +202,54 @@ def summarize(collected: Collected, meta: ScanMeta, by: str = "tool", top: int =
         rows=tuple(rows),
         tools=tuple(tools),
         files=collected.files,
-        sessions=int(df["session"].nunique()) if len(df) else 0,
+        sessions=len({r.session for r in every if r.session is not None}),
         duplicates_dropped=collected.duplicates,
-        unpaired_calls=int((df["status"] == UNPAIRED).sum()) if len(df) else 0,
-        orphan_results=int((df["status"] == ORPHAN).sum()) if len(df) else 0,
-        images=int(df["images"].sum()) if len(df) else 0,
-        image_bytes=int(df["image_bytes"].sum()) if len(df) else 0,
+        unpaired_calls=len(every) - len(outputs),
+        orphan_results=sum(1 for r in every if r.status == ORPHAN),
+        images=sum(r.images for r in every),
+        image_bytes=sum(r.image_bytes for r in every),
         skipped_count=collected.skipped_count,
         skipped=tuple(collected.skipped),
         unrecognised=tuple(collected.unrecognised),
         errors=tuple(collected.errors),
         collectors=dict(sorted(collected.collectors.items())),
         top=tuple(biggest),
-        carried_tokens=int((known["tokens"] * known["residency"].astype("int64")).sum()) if len(known) else 0,
+        carried_tokens=sum(r.tokens * r.residency for r in known),
         residency_known_calls=len(known),
-        bill=bill(collected.usage, [r for r in collected.rows if r.status != UNPAIRED], by=by, priced=cost,
-                  model=model) if (collected.usage or cost) else None,
+        bill=bill(collected.usage, [r for r in collected.rows if r.status != UNPAIRED], by=grouping.by, priced=cost,
+                  model=model, period=_usage_period(grouping)) if (collected.usage or cost) else None,
         undated=collected.undated,
         menu=menu_summary(list(collected.menus.values()), top),
         days=per_day(outputs),
-        **run_stats(df, collected.usage),
+        **run_stats(every, collected.usage),
     )
 
 
-def run_stats(df: pd.DataFrame, usage: list[Usage]) -> dict:
+def _usage_period(grouping: Grouping) -> Callable[[Usage], str] | None:
+    """Billed usage per period (--by day|week|month): a request's period, read as the calls' are."""
+    if not grouping.chronological:
+        return None
+    return lambda u: period_of(u.ts, grouping.by, grouping.tz) or UNDATED
+
+
+def run_stats(rows: list[Measurement], usage: list[Usage]) -> dict:
     """runs, and the median and p90 of tool-output tokens per run, runs found by compare's rule.
 
-    The median is compare's (the mean of the two middle values for an even n); p90 is nearest-rank.
+    A run is (session, main file) (audit.runs); one that made only calls whose result never
+    came, or only billed requests, counts with 0 tokens. The median is compare's (the mean of
+    the two middle values for an even n); p90 is nearest-rank.
     """
-    from .compare import CALL_COLUMNS, Grouping, Side, per_run, usage_frame
-
-    if not len(df) and not usage:
+    if not rows and not usage:
         return {}
-    runs, _ = per_run(Side("", "", df[list(CALL_COLUMNS)], usage_frame(usage)), Grouping("0", level=0))
-    tokens = runs["tokens"]
-    return {"runs": len(tokens), "tokens_per_run_median": float(tokens.median()) if len(tokens) else 0.0,
-            "tokens_per_run_p90": int(nearest_rank(tokens.to_numpy(), 90))}
+    pairs = {(r.source, r.session) for r in rows} | {(u.source, u.session) for u in usage}
+    main = main_files(pairs, PurePath)
+    tokens: dict[tuple[str, str], int] = {(session, main[source, session]): 0 for source, session in pairs}
+    for r in rows:
+        if r.status != UNPAIRED:
+            tokens[r.session, main[r.source, r.session]] += r.tokens
+    per_run = list(tokens.values())
+    return {"runs": len(per_run), "tokens_per_run_median": float(median(per_run)) if per_run else 0.0,
+            "tokens_per_run_p90": int(nearest_rank(per_run, 90))}
 
 
 @dataclass(frozen=True)
@@ -227,14 +262,16 @@ class DayRow:
     tokens: int
 
 
-def per_day(outputs: pd.DataFrame) -> tuple[DayRow, ...]:
+def per_day(outputs: list[Measurement]) -> tuple[DayRow, ...]:
     """Calls and tokens per UTC day and tool, by day, then largest first; timestamps read as `_when` reads them."""
-    if not len(outputs):
-        return ()
-    when = pd.to_datetime(outputs["ts"], utc=True, format="ISO8601", errors="coerce")
-    dated = outputs[when.notna()].assign(day=when[when.notna()].dt.strftime("%Y-%m-%d"))
-    sums = dated.groupby(["day", "tool"])["tokens"].agg(["size", "sum"])
-    rows = [DayRow(str(day), str(tool), int(n), int(t)) for (day, tool), (n, t) in sums.iterrows()]
+    sums: dict[tuple[str, str], list[int]] = {}
+    for r in outputs:
+        day = period_of(r.ts, "day", timezone.utc)
+        if day is not None:
+            cell = sums.setdefault((day, r.tool), [0, 0])
+            cell[0] += 1
+            cell[1] += r.tokens
+    rows = [DayRow(day, str(tool), n, t) for (day, tool), (n, t) in sums.items()]
     return tuple(sorted(rows, key=lambda r: (r.day, -r.tokens, r.tool)))
 
 
@@ -295,14 +332,13 @@ def menu_summary(menus: list[MenuMeasurement], top: int = 0) -> Menu | None:
                 carried_tokens=sum(d.carried_tokens for d in definitions), top=top)
 
 
-def _grouped(outputs: pd.DataFrame, by: str, total_tokens: int) -> list[GroupRow]:
-    """One GroupRow per value of the `by` column, largest token count first."""
-    if not len(outputs):
-        return []
-    keys = outputs[BY_COLUMNS[by]].fillna("(unknown)").astype(str)
-    rows = [_group_row(str(key), group, total_tokens) for key, group in outputs.groupby(keys, sort=False)]
+def _grouped(outputs: list[Measurement], grouping: Grouping, total_tokens: int) -> list[GroupRow]:
+    """One GroupRow per group, largest token count first (periods: in time order, undated last)."""
+    groups: dict[str, list[Measurement]] = {}
+    key_of = grouping.key_of()
+    for r in outputs:
+        groups.setdefault(key_of(r), []).append(r)
+    rows = [_group_row(key, group, total_tokens) for key, group in groups.items()]
+    if grouping.chronological:
+        return sorted(rows, key=lambda r: (r.key == UNDATED, r.key))
     return sorted(rows, key=lambda r: (-r.tokens, r.key))
-
-
-def _empty() -> pd.DataFrame:
-    return pd.DataFrame({c: pd.Series(dtype="int64") for c in ("tokens", "chars", "bytes", "is_error", "agent_truncated")})

@@ -1,0 +1,47 @@
+"""Which run each (file, session) belongs to: compare's run rule in plain Python (see audit.compare)."""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+from typing import Callable, Iterable
+
+from ..collectors.discover import SUFFIXES
+
+
+def _stem(name: str) -> str:
+    """A file name without the transcript extensions toolaudit reads: `x.traj.json` -> `x`, `run.1.jsonl` -> `run.1`."""
+    while True:
+        cut = next((x for x in SUFFIXES if name.lower().endswith(x) and len(name) > len(x)), None)
+        if cut is None:
+            return name
+        name = name[:-len(cut)]
+
+
+def main_files(pairs: Iterable[tuple[str, str]], rel: Callable[[str], PurePath]) -> dict[tuple[str, str], str]:
+    """(source, session) -> the run's main file below the root (`rel` gives a source's path there).
+
+    The run is (place, session) (audit.compare's docstring): a subagent's file joins the run of
+    the transcript beside its folder, and the main file is the parent's transcript.
+    """
+    pairs = sorted(set(pairs))
+    rel_of = {source: rel(source) for source, _ in pairs}
+    beside: dict[tuple[tuple[str, ...], str], list[str]] = {}  # (folder, session) -> stems of its files
+    for source, session in pairs:
+        beside.setdefault((rel_of[source].parts[:-1], session), []).append(_stem(rel_of[source].name))
+    runs: dict[tuple[tuple[str, ...], str], tuple] = {}  # (place, session) -> (moved, path, source) of its main file
+    place_of = {}
+    for source, session in pairs:
+        parts = rel_of[source].parts
+        place = parts[:-1] + (_stem(parts[-1]),)
+        for depth, folder in enumerate(parts[:-1]):  # the shallowest folder that belongs to a transcript beside it
+            stems = beside.get((parts[:depth], session), ())
+            if folder in stems or (folder == session and stems):
+                place = parts[:depth] + (folder if folder in stems else min(stems),)
+                break
+        else:  # older Claude Code: agent-<id>.jsonl beside <session>.jsonl
+            if place[-1].startswith("agent-") and session in beside[parts[:-1], session]:
+                place = parts[:-1] + (session,)
+        place_of[source, session] = place
+        main = (place != parts[:-1] + (_stem(parts[-1]),), rel_of[source].as_posix(), source)  # the file at the place
+        runs[place, session] = min(runs.get((place, session), main), main)
+    return {pair: runs[place, pair[1]][1] for pair, place in place_of.items()}
