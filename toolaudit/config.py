@@ -4,6 +4,7 @@ Precedence, lowest first: built-in defaults < `[tool.toolaudit]` in the nearest
 pyproject.toml (cwd and its parents) < `TOOLAUDIT_<COMMAND>_<OPTION>` environment
 variables < command-line flags. Top-level keys apply to every command that has the
 option; a sub-table `[tool.toolaudit.<command>]` applies to that command only.
+`[tool.toolaudit.families]` is the tool-family table (audit.families), not options.
 Keys are option names with `_` or `-`; an unknown key is an error with a suggestion.
 """
 
@@ -20,6 +21,9 @@ from .registry import did_you_mean
 
 # sub-tables a command reads itself: [tool.toolaudit.simulate.policies], [tool.toolaudit.replay.tools]
 SUB_TABLES = {("simulate", "policies"), ("replay", "tools")}
+# top-level tables the commands read themselves: [tool.toolaudit.families] (audit.families: scan --by
+# family, simulate --tool @FAMILY)
+TOP_TABLES = {"families"}
 
 
 def find_pyproject(start: Path | None = None) -> Path | None:
@@ -68,6 +72,8 @@ def default_map(group: click.Group, path: Path | None, table: dict[str, Any]) ->
                         f"{did_you_mean(sub_name, suggestions)}", slug="config")
                 result.setdefault(key, {})[sub_name] = sub_value
             continue
+        if name in TOP_TABLES and isinstance(value, dict):
+            continue  # read by the commands themselves
         if name not in known:
             raise ConfigError(f"{path}: unknown key {key!r} in [tool.toolaudit]{did_you_mean(name, known)}",
                               slug="config")

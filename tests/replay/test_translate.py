@@ -194,7 +194,7 @@ def test_every_agent_shape_of_a_shell_call():
     # Codex localpush redacted every argument: not a command line
     redacted = "[REDACTED_ARGUMENTS len=109 sha=4aedd932]"
     assert translate(call(redacted, tool="exec_command", raw=True)) == NotTranslated("arguments not JSON")
-    assert SHELL_TOOLS >= {"Bash", "bash", "shell", "exec_command", "run_shell_command", "execute_bash", "terminal"}
+    assert all(t in SHELL_TOOLS for t in {"Bash", "bash", "shell", "exec_command", "run_shell_command", "execute_bash", "terminal"})
 
 
 # ------------------------------------------------------------------ real commands from the corpus

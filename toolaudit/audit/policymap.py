@@ -3,7 +3,7 @@
 Layers, weakest first: `--preset` < the policy file (or `[tool.toolaudit.simulate.policies]`)
 < flags. A stronger layer's policy replaces a weaker one's of the same family (flags
 win); other families stay. Flags apply to every tool unless `--tool GLOB` restricts
-them. In a policy file, each table is a tool-name glob (`Grep`, `mcp__*`, `Bash`);
+them (`--tool @shell` takes a tool family: audit.families; so does a policy-file table `["@shell"]`). In a policy file, each table is a tool-name glob (`Grep`, `mcp__*`, `Bash`);
 the first glob that matches a tool wins, and `default` applies to the rest. Globs
 match case-insensitively.
 
@@ -25,6 +25,7 @@ from typing import Any
 from ..errors import UsageError
 from ..model import OutputCap
 from ..registry import did_you_mean
+from .families import DEFAULT as DEFAULT_FAMILIES, Families, families_from
 from .policies import Chain, HeadTail, JsonFields, MatchLimit, Policy, SearchPreview
 from .policies.agents import CodexWrapped
 from .presets import Preset
@@ -113,8 +114,9 @@ class PolicyMap:
     preset: Preset | None = None
     rules: tuple[tuple[str, Chain], ...] = ()
     flags: Chain = Chain()
-    tools: tuple[str, ...] = ()  # --tool globs the flags are limited to; empty: every tool
+    tools: tuple[str, ...] = ()  # --tool globs (or @FAMILY) the flags are limited to; empty: every tool
     label: str = ""
+    families: Families = DEFAULT_FAMILIES  # what @FAMILY selects (audit.families)
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -138,12 +140,18 @@ class PolicyMap:
     def _compose(self, tool: str, cap: Policy | None = None) -> Chain | None:
         name = tool.lower()
         chain = self.preset.chain_for(tool, cap) if self.preset else Chain()
-        rule = next((c for glob, c in self.rules if fnmatchcase(name, glob)), None)
+        rule = next((c for glob, c in self.rules if self.takes(glob, tool)), None)
         if rule is not None:
             chain = chain.override(*rule.policies)
-        if self.flags.policies and (not self.tools or any(fnmatchcase(name, g.lower()) for g in self.tools)):
+        if self.flags.policies and (not self.tools or any(self.takes(g, tool) for g in self.tools)):
             chain = chain.override(*self.flags.policies)
         return chain if chain.policies else None
+
+    def takes(self, pattern: str, tool: str) -> bool:
+        """Whether a tool glob (any case) or `@FAMILY` selects `tool`."""
+        if pattern.startswith("@"):
+            return self.families.selects(pattern, tool)
+        return fnmatchcase(tool.lower(), pattern.lower())
 
     def describe(self) -> list[str]:
         """What applies where, one line per layer."""
@@ -185,11 +193,13 @@ def parse_sweep(spec: str) -> tuple[str, list]:
 
 
 def spec_of(flags: dict[str, Any], preset: str | None, tools: tuple[str, ...], rules: dict | None,
-            where: str = "policy file") -> dict[str, Any]:
+            where: str = "policy file", families: dict | None = None) -> dict[str, Any]:
     """Everything that decides the policies, as plain data: stored in simulate's JSON so a
-    CI gate can run the same simulation again from a baseline."""
-    return {"preset": preset, "flags": {k: v for k, v in flags.items() if v is not None and v is not False},
+    CI gate can run the same simulation again from a baseline. `families` is the
+    `[tool.toolaudit.families]` table that @FAMILY selectors read (kept only when given)."""
+    spec = {"preset": preset, "flags": {k: v for k, v in flags.items() if v is not None and v is not False},
             "tools": list(tools), "rules": rules or {}, "rules_from": where if rules else None}
+    return {**spec, "families": families} if families else spec
 
 
 def maps_from_spec(spec: dict[str, Any], sweep: str | None = None) -> tuple[list[PolicyMap], str | None]:
@@ -199,15 +209,19 @@ def maps_from_spec(spec: dict[str, Any], sweep: str | None = None) -> tuple[list
     chosen = get_preset(spec["preset"]) if spec.get("preset") else None
     rules = load_rules(spec.get("rules") or {}, spec.get("rules_from") or "policy file")
     flags, tools = dict(spec.get("flags") or {}), tuple(spec.get("tools") or ())
+    families = families_from(spec.get("families"), "families of the simulation")
+    for pattern in [*tools, *(glob for glob, _ in rules)]:
+        if pattern.startswith("@"):
+            families.selects(pattern, "")  # an unknown family fails here, before any file is read
     if not sweep:
         flag_chain = chain_from(flags)
         if not (chosen or rules or flag_chain.policies):
             raise UsageError("no policy given: use flags such as --preview-chars 100 or --max-chars 5000, "
                              "--preset NAME, or --policy-file FILE (see `toolaudit list policies`)", slug="no-policy")
-        return [PolicyMap(chosen, rules, flag_chain, tools)], None
+        return [PolicyMap(chosen, rules, flag_chain, tools, families=families)], None
     name, values = parse_sweep(sweep)
     if name in flags:
         raise UsageError(f"--sweep {name}=… and --{name.replace('_', '-')} both set it: give one", slug="sweep")
     maps = [PolicyMap(chosen, rules, chain_from({**flags, name: value}, f"--sweep {name}={value}"), tools,
-                      label=str(value)) for value in values]
+                      label=str(value), families=families) for value in values]
     return maps, name

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from pathlib import Path
 
 import click
@@ -12,27 +11,51 @@ from ..reports import render_report
 from ..tokenizers import get_tokenizer
 from . import BY_CHOICES, cli, gather, input_options, meta_for, output_options
 
-class IsoDate(click.ParamType):
-    """A date or an ISO-8601 time as transcripts write them (`2026-03-01`, `…T10:00:00.000Z`); UTC unless given."""
+SCAN_BY = BY_CHOICES + ("family", "day", "week", "month")
 
-    name = "date"
 
-    def convert(self, value, param, ctx):
-        if isinstance(value, datetime):
-            return value
-        try:
-            when = datetime.fromisoformat(str(value).strip().replace("Z", "+00:00"))
-        except ValueError:
-            self.fail(f"{value!r} is not a date (YYYY-MM-DD) or an ISO-8601 time", param, ctx)
-        return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+def family_table(ctx: click.Context) -> dict | None:
+    """`[tool.toolaudit.families]` as written (None without one)."""
+    return ((ctx.find_root().obj or {}).get("config") or {}).get("families")
+
+
+def families(ctx: click.Context):
+    """The tool families: the built-in table changed by `[tool.toolaudit.families]` (audit.families)."""
+    from ..audit.families import families_from
+
+    path = (ctx.find_root().obj or {}).get("config_path")
+    return families_from(family_table(ctx), f"{path} [tool.toolaudit.families]")
+
+
+def table_options(columns: str):
+    """-w/--wide and --columns: which columns the terminal table shows (`columns`: the names, for the help)."""
+    def decorate(func):
+        func = click.option("--columns", metavar="A,B,C",
+                            help=f"Table: show these columns after the first, in this order: {columns}.")(func)
+        return click.option("-w", "--wide", is_flag=True,
+                            help="Table: every column. On a terminal the table shows the columns that fit its "
+                                 "width (numbers are never cut); piped or written to a file it is the full plain "
+                                 "table, unchanged, for scripts.")(func)
+    return decorate
+
+
+def layout_of(fmt: str, wide: bool, columns: str | None, choices: tuple[str, ...]) -> dict:
+    """The table reporter's `layout` option (empty for other formats)."""
+    if fmt != "table":
+        return {}
+    from ..reports.table_report import BAR, Layout
+
+    return {"layout": Layout.parse(wide, columns, choices + (BAR,))}
 
 
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @input_options
 @output_options
-@click.option("--by", type=click.Choice(BY_CHOICES), default="tool", show_default=True,
-              help="Group rows by tool, session, file, collector, agent (subagents) or model.")
+@click.option("--by", type=click.Choice(SCAN_BY), default="tool", show_default=True,
+              help="Group rows by tool, session, file, collector, agent (subagents), model, family (shell, read, "
+                   "search, edit/write, web, task/subagent, mcp:SERVER, other; [tool.toolaudit.families] changes "
+                   "it), or day, week (ISO, from Monday) or month in --tz.")
 @click.option("--top", type=click.IntRange(min=0), default=0, metavar="N",
               help="Also list the N largest calls (tool, session, file:line, tokens, redacted args), and the N largest "
                    "tool definitions where request logs record them.")
@@ -43,40 +66,56 @@ class IsoDate(click.ParamType):
 @click.option("--cost", is_flag=True,
               help="Dollars per tool, session and model from an offline price table (genai-prices).")
 @click.option("--model", metavar="NAME", help="The model, for transcripts that do not name it (pricing).")
-@click.option("--since", type=IsoDate(), metavar="DATE",
-              help="Only calls and requests at or after DATE (YYYY-MM-DD or an ISO time; UTC unless given).")
-@click.option("--until", type=IsoDate(), metavar="DATE", help="Only calls and requests before DATE.")
-def scan(paths, source_format, tokenizer, calibration, engine, strict, debug, quiet, jobs, fmt, output, by, top,
-         show_content, records, cost, model, since, until):
+@click.option("--since", metavar="WHEN",
+              help="Only calls and requests at or after WHEN: 7d, 24h, 2w (back from now), today, yesterday "
+                   "(from local midnight), or an ISO date/time (in --tz unless it names its zone).")
+@click.option("--until", metavar="WHEN", help="Only calls and requests before WHEN (as --since).")
+@click.option("--tz", metavar="NAME", help="Time zone of dates, today/yesterday and --by day|week|month "
+                                           "(IANA name, e.g. UTC, Europe/Paris; default: this machine's).")
+@table_options("calls, tokens, share, bar, mean, p50, p95, max, chars, bytes, errors, agent-cut, cost")
+@click.pass_context
+def scan(ctx, paths, source_format, tokenizer, calibration, engine, strict, debug, quiet, jobs, fmt, output, by,
+         top, show_content, records, cost, model, since, until, tz, wide, columns):
     """Count every tool's output in the transcripts under PATH... (files or folders).
 
     Without PATH, scans the agents' default folders that exist: ~/.claude/projects
     (and $CLAUDE_CONFIG_DIR/projects), $CODEX_HOME/sessions or ~/.codex/sessions,
     ~/.gemini/tmp. The table has one row per tool, largest first: calls, exact
     tokens, share of all tool-output tokens, mean/p50/p95/max per call, chars,
-    UTF-8 bytes, error calls and calls the agent had already cut.
+    UTF-8 bytes, error calls and calls the agent had already cut. On a terminal
+    it shows the columns that fit (tool, calls, tokens, share with a bar, p95,
+    max; -w for all); piped, the full plain table.
 
     \b
     Examples:
       toolaudit scan ~/.claude/projects
       toolaudit scan runs/ --by session -f json -o scan.json
       toolaudit scan session.jsonl --top 10
+      toolaudit scan --since 7d --by day --cost
+      toolaudit scan runs/ --by family --columns calls,tokens,share,cost
     """
-    from ..audit.summary import Collected, summarize
+    from ..audit.periods import parse_when, zone
+    from ..audit.summary import Collected, Grouping, summarize
     from ..pipeline import ScanOptions
+    from ..reports.scan_data import SCAN_COLUMNS
 
     if source_format:
         collectors.get(source_format)
+    layout = layout_of(fmt, wide, columns, SCAN_COLUMNS)
+    where = zone(tz)
+    since, until = (parse_when(w, where) if w else None for w in (since, until))
+    grouping = Grouping(by, families(ctx) if by == "family" else Grouping().families, where)
     tok = get_tokenizer(tokenizer, engine, calibration=calibration)  # fail fast, before any worker starts
     options = ScanOptions(tokenizer, engine, source_format, show_content, debug, calibration,
                           previews=bool(top) or records is not None)
     collected = gather(paths, options, Collected(since=since, until=until),
                        jobs=jobs, strict=strict, quiet=quiet)
-    result = summarize(collected, meta_for(tokenizer, engine, paths, by, tok), by=by, top=top, cost=cost, model=model)
+    result = summarize(collected, meta_for(tokenizer, engine, paths, by, tok), by=grouping, top=top, cost=cost,
+                       model=model)
     if records is not None:
         from ..reports.records import write_records
 
         write_records(collected.all_rows(), records)
-    render_report(result, fmt, output)
+    render_report(result, fmt, output, **layout)
 
 

@@ -11,6 +11,7 @@ from ..errors import UsageError
 from ..reports import render_report
 from ..tokenizers import get_tokenizer
 from . import cli, gather, input_options, meta_for, output_options
+from .scan import families, family_table, layout_of, table_options
 
 _FLAGS = ("preview_chars", "include_content", "max_chars", "max_bytes", "head_ratio", "max_lines",
           "tail_lines", "head_lines", "max_matches", "no_body", "body_chars", "body_fields")
@@ -46,8 +47,9 @@ def _rules_table(policy_file: Path | None) -> tuple[dict | None, str]:
 @click.option("--no-body", is_flag=True, default=None, help="JSON outputs: drop the body fields (--body-fields).")
 @click.option("--body-chars", type=click.IntRange(min=0), metavar="N", help="JSON outputs: cut body fields to N chars.")
 @click.option("--body-fields", metavar="A,B", help="JSON field names that are bodies (default body,content,description,result).")
-@click.option("--tool", "tools", multiple=True, metavar="GLOB",
-              help="Apply the flags only to tools matching GLOB (repeatable; e.g. Grep, 'mcp__*').")
+@click.option("--tool", "tools", multiple=True, metavar="GLOB|@FAMILY",
+              help="Apply the flags only to tools matching GLOB or of a family (repeatable; e.g. Grep, 'mcp__*', "
+                   "@shell, @read, @search, @edit/write, @web, @task/subagent, @mcp:SERVER, @other).")
 @click.option("--preset", metavar="NAME", help="An agent's real caps (see `toolaudit list policies`); flags win over it.")
 @click.option("--policy-file", type=click.Path(exists=True, dir_okay=False, path_type=Path), metavar="FILE",
               help="TOML: a table per tool glob, plus [default]. Default: [tool.toolaudit.simulate.policies].")
@@ -57,9 +59,13 @@ def _rules_table(policy_file: Path | None) -> tuple[dict | None, str]:
               help="Show N affected calls: sizes, what was hidden (redacted), where it was used later.")
 @input_options
 @output_options
-def simulate(paths, preview_chars, include_content, max_chars, max_bytes, head_ratio, max_lines, tail_lines,
+@table_options("calls, affected, before, after, saved, saved%, bar, weighted, agent-cut, errors_cut, json_broken, "
+               "later_used")
+@click.pass_context
+def simulate(ctx, paths, preview_chars, include_content, max_chars, max_bytes, head_ratio, max_lines, tail_lines,
              head_lines, max_matches, no_body, body_chars, body_fields, tools, preset, policy_file, sweep,
-             explain, source_format, tokenizer, calibration, engine, strict, debug, quiet, jobs, fmt, output):
+             explain, source_format, tokenizer, calibration, engine, strict, debug, quiet, jobs, fmt, output, wide,
+             columns):
     """What would caps on tool outputs have saved, and what would they have hidden?
 
     Runs every recorded output under PATH... through the policies you give (flags,
@@ -80,9 +86,11 @@ def simulate(paths, preview_chars, include_content, max_chars, max_bytes, head_r
     from ..audit import simsummary
     from ..audit.policymap import maps_from_spec, spec_of
     from ..pipeline import ScanOptions, simulate_file
+    from ..reports.sim_data import SIM_COLUMNS
 
     if source_format:
         collectors.get(source_format)
+    layout = layout_of(fmt, wide, columns, SIM_COLUMNS)
     tok = get_tokenizer(tokenizer, engine, calibration=calibration)
     params = dict(zip(_FLAGS, (preview_chars, include_content, max_chars, max_bytes, head_ratio, max_lines,
                                tail_lines, head_lines, max_matches, no_body, body_chars, body_fields)))
@@ -90,11 +98,14 @@ def simulate(paths, preview_chars, include_content, max_chars, max_bytes, head_r
         raise UsageError("--explain shows the cuts of one policy: run it without --sweep, for the value you pick",
                          slug="sweep")
     rules, where = _rules_table(policy_file)
-    spec = spec_of(params, preset, tools, rules, where)
+    selects_family = any(t.startswith("@") for t in tools) or any(g.startswith("@") for g in rules or {})
+    if selects_family:
+        families(ctx)  # a malformed [tool.toolaudit.families] fails before the scan
+    spec = spec_of(params, preset, tools, rules, where, family_table(ctx) if selects_family else None)
     maps, swept = maps_from_spec(spec, sweep)
     options = ScanOptions(tokenizer, engine, source_format, False, debug, calibration)
     sink = simsummary.SimCollected([m.label for m in maps], [tuple(m.describe()) for m in maps], explain,
                                    follows_session=any(m.follows_session for m in maps))
     gather(paths, options, sink, jobs=jobs, strict=strict, quiet=quiet, worker=simulate_file, extra=(maps, explain > 0))
     result = simsummary.result(sink, meta_for(tokenizer, engine, paths, tok=tok), preset=preset, sweep=swept, spec=spec)
-    render_report(result, fmt, output)
+    render_report(result, fmt, output, **layout)

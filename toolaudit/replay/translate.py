@@ -35,13 +35,20 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
+from ..audit.families import SHELL, is_shell
 from ..model import ToolCall
 from .search_commands import Refused, head_count, parse
 
-SHELL_TOOLS = frozenset({
-    "Bash", "bash", "shell", "shell_command", "exec_command", "run_shell_command",
-    "execute_bash", "terminal", "local_shell",
-})
+
+
+class _ShellTools(frozenset):
+    """The shell family's plain names; `in` asks the family table itself (any case, globs such as local_shell*)."""
+
+    def __contains__(self, tool: object) -> bool:
+        return isinstance(tool, str) and is_shell(tool)
+
+
+SHELL_TOOLS = _ShellTools(g for g in SHELL if not any(c in g for c in "*?["))  # audit.families: one table
 _COMMAND_KEYS = ("command", "cmd")
 _WORKDIR_KEYS = ("workdir", "working_directory", "cwd", "dir_path", "directory")
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash"})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from importlib import import_module
 from importlib.metadata import entry_points
@@ -50,12 +51,18 @@ def _terminal(stream) -> bool:
     return hasattr(stream, "isatty") and stream.isatty()
 
 
-def render_report(result: Any, fmt: str, output: str = "-") -> None:
-    """Render `result` as `fmt` into `output` (`-`: stdout), whole or not at all (reports.files)."""
+def render_report(result: Any, fmt: str, output: str = "-", **options: Any) -> None:
+    """Render `result` as `fmt` into `output` (`-`: stdout), whole or not at all (reports.files).
+
+    On a terminal the reporter gets its width (and colour unless NO_COLOR); piped or to a
+    file, no width. `options` go to the reporter as they are (the table's `layout`).
+    """
     reporter = reporters.get(fmt)()
     to_stdout = output in ("-", "", None)
-    color = to_stdout and _terminal(sys.stdout) and "NO_COLOR" not in os.environ
-    text = reporter.render(result, color=color)
+    terminal = to_stdout and _terminal(sys.stdout)
+    color = terminal and "NO_COLOR" not in os.environ
+    width = shutil.get_terminal_size((100, 24)).columns if terminal else None
+    text = reporter.render(result, color=color, width=width, **options)
     if to_stdout:
         sys.stdout.write(text)
         sys.stdout.flush()

@@ -154,6 +154,20 @@ def _usd(value) -> str:
     return f"${value:,.2f}" if value is not None else "n/a"
 
 
+def _tool_usd(costs: list) -> str:
+    """The estimated dollars of tools' outputs: `n/a (N calls)` when none of their calls had a price, never $0.00."""
+    unpriced = sum(c.unpriced_calls for c in costs)
+    if not any(c.priced_calls for c in costs):
+        return f"n/a ({unpriced:,} calls)" if unpriced else "n/a"
+    return _usd(sum((c.first + c.resent for c in costs), 0)) + (f" (+{unpriced:,} unpriced)" if unpriced else "")
+
+
+# the terminal table's column names (--columns), and what it shows by default (reports.table_report)
+SCAN_COLUMNS = ("tool", "calls", "tokens", "share", "mean", "p50", "p95", "max", "chars", "bytes", "errors",
+                "agent-cut", "cost")
+SCAN_COMPACT = ("tool", "calls", "tokens", "share", "bar", "cost", "p95", "max")  # dropped from the right
+
+
 def table_cells(result: ScanResult) -> tuple[list[str], list[list[str]], list[str]]:
     """Headers, one list of cells per row, and the totals cells, for the text reports."""
     tok = "tokens" + (" (estimated)" if result.meta.estimated else "")
@@ -172,7 +186,7 @@ def table_cells(result: ScanResult) -> tuple[list[str], list[list[str]], list[st
         ]
         if priced:
             costs = [tools[row.key]] if row.key in tools else (list(tools.values()) if not share else [])
-            out.append(_usd(sum((c.first + c.resent for c in costs), 0)) if costs else "n/a")
+            out.append(_tool_usd(costs))
         return out
 
     return headers, [cells(r) for r in result.rows], cells(result.totals, share=False)
@@ -273,7 +287,8 @@ class ScanView(View):
             if bill is not None:  # --cost: the tool's estimated dollars, first + re-sent
                 costs = [bill.tools[row.key]] if row.key in bill.tools else (
                     list(bill.tools.values()) if row is result.totals else [])
-                out["cost_usd_estimated"] = float(round(sum((c.first + c.resent for c in costs), 0), 8))
+                out["cost_usd_estimated"] = (float(round(sum((c.first + c.resent for c in costs), 0), 8))
+                                             if any(c.priced_calls for c in costs) else "")  # n/a: no price
             if result.menu is not None and key == "tool":  # the definition beside the outputs
                 out.update(_definition_columns(result.menu, row, row is result.totals))
             out["tokenizer"] = tokenizer_text(result.meta)  # says `estimated` where it is
@@ -282,7 +297,9 @@ class ScanView(View):
 
     def blocks(self, result: ScanResult) -> list:
         headers, rows, totals = table_cells(result)
-        out: list = [Section(headers, rows, totals), Lines(summary_lines(result))]
+        table = Section(headers, rows, totals, columns=list(SCAN_COLUMNS[:len(headers)]), compact=SCAN_COMPACT,
+                        bar=[r.share for r in result.rows])
+        out: list = [table, Lines(summary_lines(result))]
         billing = billing_cells(result)
         if billing is not None:
             out.append(Section(*billing, title=f"Billed usage by {result.meta.by}"))

@@ -64,6 +64,12 @@ def sim_dict(result: SimResult) -> dict[str, Any]:
     return doc
 
 
+# the terminal table's column names (--columns), and what it shows by default, dropped from the right
+SIM_COLUMNS = ("tool", "calls", "affected", "before", "after", "saved", "saved%", "weighted", "agent-cut",
+               "errors_cut", "json_broken", "later_used")
+SIM_COMPACT = ("tool", "calls", "before", "after", "saved%", "bar", "later_used", "errors_cut", "affected")
+
+
 def sim_cells(result: SimResult) -> tuple[list[str], list[list[str]], list[str] | None]:
     """Headers, rows and totals cells: per tool, or per swept value."""
     tok = "tokens" + (" (est.)" if result.meta.estimated else "")
@@ -147,7 +153,11 @@ class SimView(View):
 
     def blocks(self, result: SimResult) -> list:
         headers, rows, totals = sim_cells(result)
-        out: list = [Section(headers, rows, totals), Lines(sim_summary_lines(result))]
+        table = Section(headers, rows, totals)
+        if not result.sweep:  # the per-tool table fits the terminal (reports.table_report); a sweep's is narrow
+            table = Section(headers, rows, totals, columns=list(SIM_COLUMNS), compact=SIM_COMPACT,
+                            bar=[r.saved_pct / 100 for r in result.variants[0].tools])
+        out: list = [table, Lines(sim_summary_lines(result))]
         if result.explained:
             out.append(Lines(explain_lines(result), title="What the cut hid", code=True))
         return out

@@ -1,29 +1,142 @@
-"""Terminal table (rich): boxed and coloured on a terminal, plain aligned text when piped."""
+"""Terminal table (rich): boxed, coloured and fitted to the terminal's width there; plain aligned text when piped.
+
+On a terminal a table whose view names its columns (Section.columns) shows its compact set
+(scan: tool, calls, tokens, share, a bar of the share, p95, max), or `--wide` (every column
+of the piped table) or `--columns a,b,c`; columns that do not fit are dropped, least
+important first, and numbers are never cut: only the first column (a tool name) may be
+shortened with `…`, when nothing else is left to drop. Piped, the full plain table is
+printed as it always was (scripts read it), or the `--columns` asked for.
+"""
 
 from __future__ import annotations
 
 import io
 import shutil
+from dataclasses import dataclass, replace
 from typing import Any
 
 from rich import box
 from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
 
+from ..errors import UsageError
 from .base import Reporter, reporters
 from .view import Section, view_of
 
+BAR = "bar"
+BAR_WIDTH = 10
+_EIGHTHS = " ▏▎▍▌▋▊▉"
+MIN_NAME = 8  # a shortened first column keeps at least this many characters
 
-def _table(section: Section, color: bool) -> Table:
+
+@dataclass(frozen=True)
+class Layout:
+    """Which columns the terminal table shows: the compact set (default), `wide` (all), or `columns` by name."""
+
+    wide: bool = False
+    columns: tuple[str, ...] = ()
+
+    @classmethod
+    def parse(cls, wide: bool, columns: str | None, choices: tuple[str, ...]) -> Layout:
+        """From `--wide` and `--columns a,b,c`; a UsageError naming the choices for an unknown column."""
+        names = tuple(c.strip().lower() for c in (columns or "").split(",") if c.strip())
+        unknown = [n for n in names if n not in choices]
+        if unknown:
+            raise UsageError(f"--columns: unknown column {unknown[0]!r}; choose from {', '.join(choices)}",
+                             slug="unknown-column")
+        if wide and names:
+            raise UsageError("--wide shows every column and --columns chooses some: give one", slug="columns")
+        return cls(wide, names)
+
+
+def bar(fraction: float, width: int = BAR_WIDTH) -> str:
+    """A bar of `width` cells filled to `fraction` (0 to 1), in eighths of a cell."""
+    eighths = round(max(0.0, min(1.0, fraction)) * width * 8)
+    full, part = divmod(eighths, 8)
+    return ("█" * full + (_EIGHTHS[part] if part else "")).ljust(width)
+
+
+def _select(section: Section, names: list[str]) -> Section:
+    """The section with only the named columns (the first is always kept), a bar column drawn where named."""
+    ids = section.columns or []
+    cells = []
+    for name in names:
+        if name == BAR:
+            cells.append(("", [bar(f) for f in section.bar or []], ""))
+        elif name in ids:
+            i = ids.index(name)
+            cells.append((section.headers[i], [row[i] for row in section.rows],
+                          section.footer[i] if section.footer else ""))
+    rows = [list(row) for row in zip(*(column for _, column, _ in cells))] if cells else []
+    footer = [f for _, _, f in cells] if section.footer else None
+    return replace(section, headers=[h for h, _, _ in cells], rows=rows, footer=footer,
+                   columns=[n for n in names if n == BAR or n in ids])
+
+
+def _chosen(section: Section, layout: Layout, fit: bool) -> list[str]:
+    """The columns to show, the first column first."""
+    ids = section.columns or []
+    if layout.columns:
+        names = list(layout.columns)
+    elif fit and not layout.wide and section.compact:
+        names = list(section.compact)
+    else:
+        names = list(ids)
+    return [ids[0]] + [n for n in names if n != ids[0]]
+
+
+def _drop_order(section: Section, names: list[str]) -> list[str]:
+    """Which shown columns go first when the table is too wide: those outside the compact set (right to
+    left), then the bar, then the compact ones right to left; never the first column."""
+    outside = [n for n in reversed(names[1:]) if n not in section.compact]
+    inside = [n for n in reversed(names[1:]) if n in section.compact and n != BAR]
+    return outside + ([BAR] if BAR in names else []) + inside
+
+
+def _table(section: Section, color: bool, name_width: int | None = None) -> Table:
     footer = section.footer
     table = Table(box=box.SIMPLE_HEAD if color else None, show_footer=footer is not None,
                   header_style="bold" if color else "", pad_edge=False)
     for i, head in enumerate(section.headers):
-        table.add_column(head, justify="left" if i == 0 else "right",
-                         footer=footer[i] if footer else "", no_wrap=i == 0)
+        first = i == 0
+        # numbers fold rather than end in `…`: a cut number reads as a different number
+        table.add_column(head, justify="left" if first or (section.columns or [""])[i:i + 1] == [BAR] else "right",
+                         footer=footer[i] if footer else "", no_wrap=first or section.columns is not None,
+                         overflow="ellipsis" if first else "fold", width=name_width if first else None)
     for row in section.rows:
         table.add_row(*row)
     return table
+
+
+def _natural(console: Console, table: Table) -> int:
+    """The width a table takes when nothing limits it."""
+    return Measurement.get(console, console.options.update_width(10_000), table).maximum
+
+
+def fitted(section: Section, console: Console, color: bool, layout: Layout) -> tuple[Table, int]:
+    """The section's table and the width to print it at, on a terminal.
+
+    The compact set drops its least important columns until the table fits (keeping the first
+    and one number), then shortens the first column. --wide and --columns drop nothing. What
+    still does not fit is printed at its own width: the terminal wraps the line, no number is cut.
+    """
+    names = _chosen(section, layout, fit=True)
+    table = _table(_select(section, names), color)
+    natural = _natural(console, table)
+    while natural > console.width and len(names) > 2 and not (layout.wide or layout.columns):
+        names.remove(_drop_order(section, names)[0])
+        table = _table(_select(section, names), color)
+        natural = _natural(console, table)
+    if natural <= console.width or layout.wide or layout.columns:  # asked for: all of it, at its own width
+        return table, max(console.width, natural)
+    shown = _select(section, names)
+    widest = max([len(r[0]) for r in shown.rows] + [len(shown.headers[0])] + ([len(shown.footer[0])] if shown.footer else []))
+    name_width = max(MIN_NAME, widest - (natural - console.width))
+    if name_width < widest:
+        table = _table(shown, color, name_width)
+        natural = _natural(console, table)
+    return table, max(console.width, natural)
 
 
 @reporters.register
@@ -31,11 +144,14 @@ class TableReport(Reporter):
     """`-f table` (default): the result's tables and summary lines."""
 
     key = "table"
-    description = "rich table on a terminal, plain text when piped"
+    description = "rich table fitted to a terminal, the full plain table when piped"
 
-    def render(self, result: Any, *, color: bool = False, width: int | None = None) -> str:
+    def render(self, result: Any, *, color: bool = False, width: int | None = None,
+               layout: Layout | None = None) -> str:
         buf = io.StringIO()
-        # on a terminal, its width; piped, wide enough that no number or file:line is cut
+        layout = layout or Layout()
+        # a terminal (color, or a width given): its width; piped, wide enough that no number or file:line is cut
+        fit = color or width is not None
         console = Console(file=buf, force_terminal=color, no_color=not color,
                           width=width or (shutil.get_terminal_size((200, 24)).columns if color else 10_000),
                           highlight=False, emoji=False, markup=False)
@@ -45,7 +161,15 @@ class TableReport(Reporter):
             if block.title:
                 console.print(block.title + ":", style="bold" if color else None)
             if isinstance(block, Section):
-                console.print(_table(block, color))
+                if block.columns is None:
+                    console.print(_table(block, color))
+                elif fit:
+                    table, at = fitted(block, console, color, layout)
+                    terminal, console.width = console.width, at  # print(width=) cannot go past the console's
+                    console.print(table)
+                    console.width = terminal
+                else:
+                    console.print(_table(_select(block, _chosen(block, layout, fit=False)), color))
             else:
                 for line in block.lines:
                     console.print(line, soft_wrap=True)

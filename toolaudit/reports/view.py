@@ -19,6 +19,11 @@ class Section:
     rows: list[list[str]]
     footer: list[str] | None = None
     title: str | None = None
+    # for the terminal table (reports.table_report) only: a stable name per column (--columns), the
+    # columns a terminal shows by default, most important first ("bar" draws `bar`: a fraction per row)
+    columns: list[str] | None = None
+    compact: tuple[str, ...] = ()
+    bar: list[float] | None = None
 
 
 @dataclass
