@@ -2,8 +2,8 @@
 transcripts (Claude Code, Codex, toolaudit-jsonl) full of fake secrets, in arguments and
 in outputs, and none of the secret values may appear in what is printed or written.
 
-To cover a new command or report format, add one line to COMMANDS (the lead will add
-`replay` and `scan -f html` there: see the TO ADD comment). To cover a new kind of secret,
+To cover a new command or report format, add one line to COMMANDS (`replay` is still to
+come: see the TO ADD comment). To cover a new kind of secret,
 add one Planted to PLANTED. Values are made up at run time (`fake`), so no secret-looking
 literal sits in this file.
 """
@@ -206,16 +206,17 @@ COMMANDS = [
     Run("scan-json-file", (*SCAN, "-f", "json", "-o", "{out}/scan.json"), writes=("scan.json",)),
     Run("scan-by-session", (*SCAN, "--by", "session", "-f", "markdown")),
     *(Run(f"scan-top-{fmt}", (*SCAN, "--top", "200", "-f", fmt), shows=REDACTED)
-      for fmt in ("table", "json", "markdown")),
+      for fmt in ("table", "json", "markdown", "html")),
     Run("scan-top-csv", (*SCAN, "--top", "200", "-f", "csv")),  # CSV holds the groups only
     *(Run(f"scan-show-content-{fmt}", (*SCAN, "--top", "200", "--show-content", "-f", fmt), shows=REDACTED)
-      for fmt in ("table", "json", "markdown")),
+      for fmt in ("table", "json", "markdown", "html")),
+    Run("scan-html-file", (*SCAN, "--top", "200", "-f", "html", "-o", "{out}/scan.html"), writes=("scan.html",)),
     Run("scan-records-csv", (*SCAN, "--records", "{out}/calls.csv"), writes=("calls.csv",)),
     Run("scan-records-parquet", (*SCAN, "--records", "{out}/calls.parquet"), writes=("calls.parquet",)),
     *(Run(f"simulate-{cap}-{fmt}", (*SIM, *flags, "-f", fmt), shows=REDACTED)
       for cap, flags in (("head1", ("--head-lines", "1")), ("head2", ("--head-lines", "2")),
                          ("max-lines", ("--max-lines", "6")), ("max-chars", ("--max-chars", "300")))
-      for fmt in ("table", "json", "markdown")),
+      for fmt in ("table", "json", "markdown", "html")),
     *(Run(f"simulate-preset-{preset}-{fmt}", (*SIM, "--preset", preset, "-f", fmt))
       for preset in ("codex", "claude-code", "mini-swe-agent") for fmt in ("table", "json")),
     Run("simulate-sweep", ("simulate", "{corpus}", "-j", "1", "--sweep", "max-lines=2,6,40", "-f", "json")),
@@ -228,11 +229,10 @@ COMMANDS = [
     Run("ci-update-baseline", ("ci", "{corpus}", "--baseline", "{baseline}", "-j", "1", "--update-baseline"),
         writes=("baseline.json",)),
     *(Run(f"compare-{fmt}", ("compare", "{corpus}/claude", "{corpus}/codex", "-j", "1", "-f", fmt))
-      for fmt in ("table", "json", "csv", "markdown")),
+      for fmt in ("table", "json", "csv", "markdown", "html")),
     Run("compare-records", ("compare", "{out}/a.csv", "{corpus}/own", "-j", "1", "-f", "json"),
         setup=("scan", "{corpus}/claude", "-j", "1", "--records", "{out}/a.csv")),
-    # TO ADD: `replay` on the corpus (its table/json and any file it writes), and `scan -f html`
-    # and `simulate -f html` once the HTML report exists.
+    # TO ADD: `replay` on the corpus (every format, --explain, and any file it writes).
 ]
 
 
