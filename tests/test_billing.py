@@ -88,7 +88,7 @@ def test_since_until_window(run, tmp_path):
     assert doc["totals"]["calls"] == 0 and doc["usage"]["requests"] == 2
     doc = _scan(run, path, "--until", "2026-03-02")
     assert doc["totals"]["calls"] == 1 and doc["usage"]["requests"] == 1
-    assert run("scan", path, "--since", "yesterday").exit_code == 2
+    assert run("scan", path, "--since", "last tuesday").exit_code == 2
 
 
 def test_corpus_usage_totals_equal_the_collector_sum(run, corpus):

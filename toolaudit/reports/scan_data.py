@@ -158,7 +158,7 @@ def _tool_usd(costs: list) -> str:
     """The estimated dollars of tools' outputs: `n/a (N calls)` when none of their calls had a price, never $0.00."""
     unpriced = sum(c.unpriced_calls for c in costs)
     if not any(c.priced_calls for c in costs):
-        return f"n/a ({unpriced:,} calls)" if unpriced else "n/a"
+        return f"n/a ({unpriced:,} call{'s' if unpriced != 1 else ''})" if unpriced else "n/a"
     return _usd(sum((c.first + c.resent for c in costs), 0)) + (f" (+{unpriced:,} unpriced)" if unpriced else "")
 
 

@@ -1,0 +1,134 @@
+"""The terminal table fits its width: compact columns, dropped columns rather than cut numbers; piped output is whole."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from toolaudit.reports import base
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+CELLS = re.compile(r"\s{2,}")
+
+
+def _cut_number(line: str) -> bool:
+    """Whether a cell after the first (a name, which may be shortened) holds `…`."""
+    return any("…" in cell for cell in CELLS.split(line.strip())[1:])
+FULL_HEADERS = ("mean", "p50", "p95", "max", "chars", "bytes", "errors", "agent-cut")
+
+
+@pytest.fixture
+def terminal(monkeypatch, run):
+    """Run a command as if stdout were a terminal COLUMNS wide (render_report's terminal path)."""
+    monkeypatch.setattr(base, "_terminal", lambda stream: True)
+
+    def invoke(columns: int, *args: str, color: bool = False):
+        env = {"COLUMNS": str(columns), **({} if color else {"NO_COLOR": "1"})}
+        if color:
+            monkeypatch.delenv("NO_COLOR", raising=False)
+        return run(*args, "-q", "-j", "1", env=env)
+
+    return invoke
+
+
+def _inputs(corpus):
+    return [str(corpus), str(base.Path(__file__).resolve().parents[1] / "sample_logs")]
+
+
+def _lines(text: str) -> list[str]:
+    return [ANSI.sub("", line) for line in text.splitlines()]
+
+
+def _table_rows(lines: list[str]) -> list[str]:
+    """The first table's rows: from the header line to the TOTAL line."""
+    end = next(i for i, line in enumerate(lines) if line.lstrip().startswith("TOTAL"))
+    return lines[:end + 1]
+
+
+@pytest.mark.parametrize("columns", [100, 80])
+@pytest.mark.parametrize("color", [False, True])
+@pytest.mark.parametrize("extra", [(), ("--cost",), ("--by", "family")])
+def test_default_table_fits_and_shows_every_number_whole(terminal, run, corpus, columns, color, extra):
+    result = terminal(columns, "scan", *_inputs(corpus), *extra, color=color)
+    assert result.exit_code == 0, result.output
+    lines = _lines(result.stdout)
+    table = _table_rows([line for line in lines if line.strip()])
+    assert all(len(line) <= columns for line in table), max(table, key=len)
+    assert not any(_cut_number(line) for line in table)
+    # every number shown is the scan's own: tokens of each row, whole, on that row
+    doc = json.loads(run("scan", *_inputs(corpus), *extra, "-f", "json", "-q", "-j", "1").stdout)
+    rows = doc.get("groups", doc["tools"])
+    key = doc["meta"]["by"]
+    shown = {line.split()[0]: line for line in table[1:-1]}
+    checked = 0
+    for row in rows:
+        if row[key] in shown:
+            assert f"{row['tokens']:,}" in shown[row[key]].split(), (row, shown[row[key]])
+            checked += 1
+    assert checked >= 5
+    assert "tokens" in table[0] and "chars" not in table[0]  # compact: the full set would not fit
+
+
+def test_a_narrow_terminal_drops_columns_and_then_shortens_names(terminal, corpus):
+    wide = _lines(terminal(100, "scan", *_inputs(corpus)).stdout)
+    narrow = _lines(terminal(40, "scan", *_inputs(corpus)).stdout)
+    assert len(wide[0].split()) > len(narrow[0].split()) >= 2
+    table = _table_rows([line for line in narrow if line.strip()])
+    assert all(len(line) <= 40 for line in table)
+    assert not any(_cut_number(line) for line in table)
+    assert any("…" in line.split()[0] for line in table[1:-1])  # long tool names shortened, not numbers
+
+
+def test_piped_output_is_the_full_plain_table(run, corpus):
+    result = run("scan", *_inputs(corpus), "-q", "-j", "1")
+    assert result.exit_code == 0
+    header = result.stdout.splitlines()[0]
+    assert all(h in header.split() for h in FULL_HEADERS)
+    assert "█" not in result.stdout and "\x1b[" not in result.stdout
+
+
+def test_columns_apply_to_piped_output_too(run, corpus):
+    piped = run("scan", *_inputs(corpus), "--columns", "calls", "-q", "-j", "1")
+    assert piped.exit_code == 0 and piped.stdout.splitlines()[0].split() == ["tool", "calls"]
+
+
+def test_wide_shows_every_column_on_a_terminal(terminal, corpus):
+    result = terminal(100, "scan", *_inputs(corpus), "-w")
+    assert result.exit_code == 0
+    header = _lines(result.stdout)[0].split()
+    assert all(h in header for h in FULL_HEADERS)
+    assert not any(_cut_number(line) for line in _lines(result.stdout))
+
+
+def test_columns_chooses_and_orders_and_an_unknown_one_names_the_choices(terminal, run, corpus):
+    result = terminal(100, "scan", *_inputs(corpus), "--columns", "max,bar,tokens")
+    assert result.exit_code == 0
+    assert _lines(result.stdout)[0].split() == ["tool", "max", "tokens"]
+    assert "█" in result.stdout
+    bad = run("scan", *_inputs(corpus), "--columns", "tokens,p99")
+    assert bad.exit_code == 2
+    assert "'p99'" in bad.stderr and "p95" in bad.stderr and "agent-cut" in bad.stderr
+
+
+def test_simulate_table_fits_too(terminal, corpus):
+    result = terminal(80, "simulate", str(corpus), "--max-chars", "2000")
+    assert result.exit_code == 0, result.output
+    table = _table_rows([line for line in _lines(result.stdout) if line.strip()])
+    assert all(len(line) <= 80 for line in table)
+    assert not any(_cut_number(line) for line in table)
+    assert "saved %" in table[0]
+
+
+def test_unpriced_tools_show_na_with_their_calls_never_zero_dollars(run, tmp_path):
+    from test_billing import _session
+
+    result = run("scan", _session(tmp_path, model=None), "--cost", "-q", "-j", "1")
+    assert result.exit_code == 0
+    row = next(line for line in result.stdout.splitlines() if line.startswith("Read"))
+    assert row.endswith("n/a (1 call)") and "$0.00" not in row
+    priced = run("scan", _session(tmp_path, model=None), "--cost", "--model", "claude-sonnet-4-5", "-q", "-j", "1")
+    assert re.search(r"^Read .*\$\d+\.\d\d$", priced.stdout, re.M)
+    csv = run("scan", _session(tmp_path, model=None), "--cost", "-f", "csv", "-q", "-j", "1").stdout
+    assert csv.splitlines()[1].split(",")[12] == ""  # cost_usd_estimated: unknown, not 0.0
