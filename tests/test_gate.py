@@ -187,8 +187,8 @@ def test_a_different_claude_factor_is_not_comparable(run, corpus_copy, tmp_path)
 def nightly(folder: Path, seed: int, tasks: int = 10, repeats: int = 5, scale: float = 1.0) -> Path:
     """A nightly agent eval: each task run `repeats` times, calls and output sizes varying from run to run.
 
-    toolaudit-jsonl, one file per run (`<task>/run<r>.jsonl`, the session named after the task, as
-    eval harnesses do); `scale` makes every output longer (a real regression).
+    toolaudit-jsonl, one file per run (`<task>/run<r>.jsonl`, the session named after the task, as eval
+    harnesses do, and the model's call ids unique); `scale` makes every output longer (a real regression).
     """
     import random
 
@@ -201,7 +201,7 @@ def nightly(folder: Path, seed: int, tasks: int = 10, repeats: int = 5, scale: f
                 tool = ("Read", "Grep", "Bash", "Glob")[rng.randrange(4) if t % 2 else rng.randrange(3)]
                 size = int(rng.lognormvariate(4.5 + (t % 3) * 0.3, 0.8) * scale)
                 output = " ".join(rng.choice(words) for _ in range(size))
-                lines.append(json.dumps({"session": f"task-{t}", "call_id": f"c{c}", "tool": tool,
+                lines.append(json.dumps({"session": f"task-{t}", "call_id": f"call-{t}-{r}-{c}", "tool": tool,
                                          "args": {}, "output": output, "request": c + 1}))
             path = folder / f"task-{t}" / f"run{r}.jsonl"
             path.parent.mkdir(parents=True, exist_ok=True)
