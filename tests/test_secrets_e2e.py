@@ -200,6 +200,7 @@ REDACTED = "[REDACTED]"
 SUMMARY = "step-summary.md"  # $GITHUB_STEP_SUMMARY
 SCAN = ("scan", "{corpus}", "-j", "1")
 SIM = ("simulate", "{corpus}", "-j", "1", "--explain", "500")
+REPLAY = ("replay", "{corpus}", "--workspace", "{out}", "--tool", "*=cmd:cat", "--explain", "500")
 COMMANDS = [
     Run("scan-table", SCAN),
     *(Run(f"scan-{fmt}", (*SCAN, "-f", fmt)) for fmt in ("json", "csv", "markdown")),
@@ -232,7 +233,15 @@ COMMANDS = [
       for fmt in ("table", "json", "csv", "markdown", "html")),
     Run("compare-records", ("compare", "{out}/a.csv", "{corpus}/own", "-j", "1", "-f", "json"),
         setup=("scan", "{corpus}/claude", "-j", "1", "--records", "{out}/a.csv")),
-    # TO ADD: `replay` on the corpus (every format, --explain, and any file it writes).
+    # replay: `cat` answers every call with its recorded arguments, so the new outputs hold the
+    # planted values too; --explain previews both outputs (redacted)
+    *(Run(f"replay-{fmt}", (*REPLAY, "-f", fmt), shows=REDACTED if fmt != "csv" else "")
+      for fmt in ("table", "json", "markdown", "csv")),
+    Run("replay-json-file", (*REPLAY, "-f", "json", "-o", "{out}/replay.json"), writes=("replay.json",)),
+    Run("ci-replay-baseline", ("ci", "{corpus}", "--baseline", "{baseline}", "-f", "markdown"), codes=(0, 3),
+        setup=(*REPLAY[:-2], "-f", "json", "-o", "{baseline}"), writes=(SUMMARY,)),
+    # not here: replay --calls-out, a transcript written on request (outputs verbatim, as recorded,
+    # so that scan counts them exactly); docs/replay.md says so
 ]
 
 
