@@ -188,7 +188,8 @@ def _copies(tmp_path: Path) -> Path:
 
 
 def test_the_same_session_and_call_id_in_two_files_counts_once(tmp_path, scan_json):
-    # kept: s1/c1 once, s1/c2, s2/c1, two calls without an id, a/c1 and b/c1 (sessions named after their files)
+    # kept: s1/c1 once, s1/c2, s2/c1, two calls without an id, a/c1 and b/c1 (sessions named after their
+    # files, not by the writer: the same name in two folders would be two runs, as compare counts them)
     doc = scan_json(_copies(tmp_path))
     assert (doc["totals"]["calls"], doc["totals"]["duplicates_dropped"]) == (7, 1)
     assert {t["tool"]: t["calls"] for t in doc["tools"]} == {"Read": 1, "Grep": 2, "Bash": 4}

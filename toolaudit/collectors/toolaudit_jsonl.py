@@ -13,8 +13,9 @@
 | `agent`    | string               | no       | agent or subagent id; default `main`                      |
 | `request`  | integer >= 0         | no       | index of the session's first model request that carried the output |
 
-A session's call id names one call in every file: the same `session` + `call_id` read from two
-files (a copy) counts once, as in the agents' own formats.
+A named session's call id names one call in every file: the same `session` + `call_id` read from
+two files (a copy) counts once, as in the agents' own formats. Without `session`, the id is the
+file's own (the same file name in two folders is two sessions).
 
 Parts are strings, `{"type": "text", "text": ...}` or image parts (`{"type": "image", ...}`,
 counted and never measured as text); text parts are joined with "\\n".
@@ -32,7 +33,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..model import MAIN_AGENT, PAIRED, SESSION_SCOPE, UNPAIRED, SessionEnd, Skipped, ToolCall
+from ..model import FILE_SCOPE, MAIN_AGENT, PAIRED, SESSION_SCOPE, UNPAIRED, SessionEnd, Skipped, ToolCall
 from .base import Collector, Record, collectors, dump_args, flatten, each_line, file_stem
 
 KEY = "toolaudit-jsonl"
@@ -113,5 +114,7 @@ def _call(obj: Any, line: int, source: str, stem: str, calls: dict[str, int],
         args=args, images=seen.images, image_bytes=seen.image_bytes,
         is_error=obj.get("is_error") is True, ts=obj.get("ts"), model=obj.get("model"),
         call_index=index, request_index=request, status=PAIRED if recorded else UNPAIRED,
-        id_scope=SESSION_SCOPE,  # the writer names the session: its call in another file is a copy
+        # a session the writer named is one session in every file: its call in another file is a copy;
+        # one named after its file (run1.jsonl in each task folder) is not
+        id_scope=SESSION_SCOPE if obj.get("session") else FILE_SCOPE,
     )
