@@ -112,8 +112,14 @@ def default_jobs() -> int:
 
 
 def scan_files(files: list[Path], options: ScanOptions, jobs: int | None = None, worker=scan_file,
-               extra: tuple = ()) -> Iterator:
-    """`worker(path, options, *extra)` for each file, in order, in `jobs` processes (1: in this one)."""
+               extra: tuple = (), scheduler: str | None = None) -> Iterator:
+    """`worker(path, options, *extra)` for each file, in order, in `jobs` processes (1: in this one),
+    or on the Dask cluster at `scheduler` (toolaudit.distributed)."""
+    if scheduler:
+        from .distributed import scan_on_cluster
+
+        yield from scan_on_cluster(scheduler, files, options, worker, extra)
+        return
     jobs = default_jobs() if not jobs or jobs < 1 else jobs
     jobs = min(jobs, len(files))
     if jobs <= 1:
@@ -127,15 +133,15 @@ def scan_files(files: list[Path], options: ScanOptions, jobs: int | None = None,
 
 
 def run(files: list[Path], options: ScanOptions, sink, *, jobs: int | None = None, strict: bool = False,
-        on_file=None, worker=scan_file, extra: tuple = ()):
+        on_file=None, worker=scan_file, extra: tuple = (), scheduler: str | None = None):
     """Run `worker` over `files` and fold each result into `sink` (its `add`); returns `sink`.
 
-    `on_file(result)` is called after each file (progress); under `strict` the first
+    `on_file(result)` is called after each file (progress); `scheduler`: see scan_files. Under `strict` the first
     non-benign skipped line, or a file that could not be read or recognised, raises StrictError.
     """
     from .errors import StrictError
 
-    for result in scan_files(files, options, jobs, worker, extra):
+    for result in scan_files(files, options, jobs, worker, extra, scheduler):
         if strict:
             bad = next((s for s in result.skipped if not s.benign), None)
             if bad is not None:

@@ -14,6 +14,7 @@ import click
 
 from .. import __version__
 from ..collectors import discover
+from ..collectors.remote import is_url, local_or_remote
 from ..config import default_map, find_pyproject, toolaudit_table
 from ..errors import EXIT_ERROR, EXIT_USAGE, StrictError, ToolauditError, UsageError
 from ..reports import reporters
@@ -21,6 +22,24 @@ from ..tokenizers import DEFAULT_ENGINE, DEFAULT_TOKENIZER, ENGINES, TOKENIZERS
 
 BY_CHOICES = ("tool", "session", "file", "collector", "agent", "model")
 WRITTEN = ("output", "records", "save")  # options naming a file the command writes
+SCHEDULER = "toolaudit.scheduler"  # ctx.meta key: --scheduler, read by gather (every command that reads through it)
+
+
+class PathOrURL(click.Path):
+    """A local path, checked as click.Path checks it, or an object-storage URL (`s3://…`, `gs://…`,
+    `az://…`) kept as a RemotePath and checked when it is listed; `file://` URLs are local paths."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and is_url(value):
+            target = local_or_remote(value)
+            if not isinstance(target, Path):
+                return target
+            value = str(target)
+        return super().convert(value, param, ctx)
+
+
+# the PATH... argument of the commands that read transcripts
+INPUT_PATHS = PathOrURL(exists=True, path_type=Path)
 
 
 def refuse_overwriting_inputs(ctx: click.Context) -> None:
@@ -38,7 +57,7 @@ def refuse_overwriting_inputs(ctx: click.Context) -> None:
         inputs = [p for p in discover.default_locations() if p.is_dir()]
     for param in ctx.command.params:
         value = ctx.params.get(param.name) if param.name in WRITTEN else None
-        if value in (None, "", "-"):
+        if value in (None, "", "-") or is_url(value):  # object storage: no local file to collide with
             continue
         out, flag = Path(value), param.opts[-1]
         real = Path(os.path.realpath(out))
@@ -128,8 +147,25 @@ def output_options(func):
     return func
 
 
+def _remember_scheduler(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    ctx.meta[SCHEDULER] = value or None
+    return value
+
+
+def scheduler_option(func):
+    """--scheduler ADDRESS (TOOLAUDIT_SCHEDULER, `scheduler` in [tool.toolaudit]): the per-file work on a Dask
+    cluster. Not passed to the command: gather reads it from the context, as every reading command goes
+    through gather."""
+    return click.option("--scheduler", metavar="ADDRESS", envvar="TOOLAUDIT_SCHEDULER", expose_value=False,
+                        callback=_remember_scheduler,
+                        help="Run the per-file work on this dask.distributed scheduler (tcp://HOST:8786) instead "
+                             "of local worker processes; needs the `dask` extra. See docs/distributed.md.")(func)
+
+
 def input_options(func):
-    """--from, --tokenizer, --calibration, --engine, --strict, --debug, -q, -j: how inputs are read and counted."""
+    """--from, --tokenizer, --calibration, --engine, --strict, --debug, -q, -j, --scheduler: how inputs are read
+    and counted."""
+    func = scheduler_option(func)
     func = click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default=True,
                         help="Worker processes; 0 = all cores, 1 = no workers.")(func)
     func = click.option("-q", "--quiet", is_flag=True, help="No progress bar, no notes on stderr.")(func)
@@ -190,9 +226,13 @@ def report_notes(unrecognised, errors, quiet: bool) -> None:
 def gather(paths, options, sink, *, jobs: int, strict: bool, quiet: bool, worker=None, extra: tuple = ()):
     """Find the files under `paths`, run them through the pipeline into `sink`, report notes; returns `sink`.
 
-    Files and folders that cannot be listed go into `sink.errors` (and fail `strict`).
+    Files and folders that cannot be listed go into `sink.errors` (and fail `strict`). With
+    `--scheduler` (scheduler_option) the files are scanned on that Dask cluster.
     """
     from ..pipeline import run, scan_file
+
+    here = click.get_current_context(silent=True)
+    scheduler = here.meta.get(SCHEDULER) if here is not None else None
 
     problems: list[str] = []
     files = list(discover.iter_files(resolve_paths(paths, quiet), problems))
@@ -200,7 +240,8 @@ def gather(paths, options, sink, *, jobs: int, strict: bool, quiet: bool, worker
         raise StrictError(f"{problems[0]} (--strict)", slug="strict")
     sink.errors.extend(problems)  # unreadable folders belong in the result's errors, not only on stderr
     progress, advance = progress_for(len(files), quiet)
-    kwargs = dict(jobs=jobs, strict=strict, on_file=advance, worker=worker or scan_file, extra=extra)
+    kwargs = dict(jobs=jobs, strict=strict, on_file=advance, worker=worker or scan_file, extra=extra,
+                  scheduler=scheduler)
     if progress is not None:
         with progress:
             run(files, options, sink, **kwargs)

@@ -13,7 +13,7 @@ from ..errors import EXIT_ERROR, EXIT_GATE, UsageError
 from ..reports import render_report, reporters
 from ..reports.files import atomic_write
 from ..tokenizers import ENGINES, TOKENIZERS
-from . import cli, gather, meta_for
+from . import INPUT_PATHS, cli, gather, meta_for, scheduler_option
 
 
 @dataclass(frozen=True)
@@ -173,7 +173,7 @@ class Percent(click.ParamType):
 
 
 @cli.command(name="ci")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.argument("paths", nargs=-1, required=True, type=INPUT_PATHS)
 @click.option("--baseline", required=True, type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="A JSON result of `scan`, `simulate` or `replay` (-f json -o FILE).")
 @click.option("--workspace", type=click.Path(exists=True, file_okay=False, path_type=Path), metavar="DIR",
@@ -197,6 +197,7 @@ class Percent(click.ParamType):
 @click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar, no notes on stderr.")
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes; 0 = all cores.")
+@scheduler_option
 @click.option("-f", "--format", "fmt", default="table", show_default=True,
               type=click.Choice(["table", "markdown", "json", "csv", "junit", "html"]),
               help="markdown: a PR comment; junit: one test case per check; csv: one row per check.")

@@ -167,4 +167,4 @@ def replay(paths, workspace, tools, translate, tool_names, path_maps, timeout, m
 
 
 # replay runs its calls one at a time (servers and worktrees are shared): no -j
-replay.params = [p for p in replay.params if p.name != "jobs"]
+replay.params = [p for p in replay.params if p.name not in ("jobs", "scheduler")]  # replay reads in one process

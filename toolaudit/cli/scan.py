@@ -9,7 +9,7 @@ import click
 from ..collectors import collectors
 from ..reports import render_report
 from ..tokenizers import get_tokenizer
-from . import BY_CHOICES, cli, gather, input_options, meta_for, output_options
+from . import BY_CHOICES, INPUT_PATHS, cli, gather, input_options, meta_for, output_options
 
 SCAN_BY = BY_CHOICES + ("family", "day", "week", "month")
 
@@ -49,7 +49,7 @@ def layout_of(fmt: str, wide: bool, columns: str | None, choices: tuple[str, ...
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.argument("paths", nargs=-1, type=INPUT_PATHS)
 @input_options
 @output_options
 @click.option("--by", type=click.Choice(SCAN_BY), default="tool", show_default=True,

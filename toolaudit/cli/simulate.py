@@ -10,7 +10,7 @@ from ..collectors import collectors
 from ..errors import UsageError
 from ..reports import render_report
 from ..tokenizers import get_tokenizer
-from . import cli, gather, input_options, meta_for, output_options
+from . import INPUT_PATHS, cli, gather, input_options, meta_for, output_options
 from .scan import families, family_table, layout_of, table_options
 
 _FLAGS = ("preview_chars", "include_content", "max_chars", "max_bytes", "head_ratio", "max_lines",
@@ -29,7 +29,7 @@ def _rules_table(policy_file: Path | None) -> tuple[dict | None, str]:
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.argument("paths", nargs=-1, type=INPUT_PATHS)
 @click.option("--preview-chars", type=click.IntRange(min=0), metavar="N",
               help="Search outputs: cut each match's content to N chars + '...' (0 keeps path:line only).")
 @click.option("--include-content", is_flag=True, default=None,

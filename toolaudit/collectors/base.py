@@ -121,7 +121,10 @@ def open_source(path: Path) -> BinaryIO:
 
     Every collector opens files through here, so `x.jsonl.gz` reads as `x.jsonl` everywhere.
     A compressed stream that ends early raises `EOFError` where it ends (see DECOMPRESS_ERRORS).
+    `path` may be an object-storage RemotePath (collectors.remote), opened once and peeked.
     """
+    if not isinstance(path, Path):
+        return _decompressed(path.open("rb"))
     with open(path, "rb") as probe:
         magic = probe.read(4)
     if magic.startswith(GZIP_MAGIC):
@@ -129,6 +132,20 @@ def open_source(path: Path) -> BinaryIO:
     if magic == ZSTD_MAGIC:
         return io.BufferedReader(_Zstd(open(path, "rb")), buffer_size=1 << 20)  # type: ignore[return-value]
     return open(path, "rb")
+
+
+def _decompressed(fh: BinaryIO) -> BinaryIO:
+    """`fh` (seekable, at its start), decompressed as open_source does by its first bytes; closing the
+    result closes `fh`."""
+    magic = fh.read(4)
+    fh.seek(0)
+    if magic.startswith(GZIP_MAGIC):
+        reader = gzip.GzipFile(fileobj=fh, mode="rb")
+        reader.myfileobj = fh  # closed with it, as gzip.open(name) closes the file it opened
+        return reader  # type: ignore[return-value]
+    if magic == ZSTD_MAGIC:
+        return io.BufferedReader(_Zstd(fh), buffer_size=1 << 20)  # type: ignore[return-value]
+    return fh
 
 
 class _Zstd(io.RawIOBase):

@@ -11,6 +11,7 @@ from ..errors import UsageError
 from ..model import Skipped
 from . import base, openhands_v1
 from .base import COMPRESSED, Collector, collectors, load_document, loads, open_source
+from .remote import RemotePath
 
 # Directory walks look at these, compressed or not; a file named explicitly is always tried.
 SUFFIXES = tuple(kind + packed for kind in (".jsonl", ".json", ".traj") for packed in ("", *COMPRESSED))
@@ -33,10 +34,11 @@ def default_locations() -> list[Path]:
     return places
 
 
-def iter_files(paths: list[Path], problems: list[str] | None = None) -> Iterator[Path]:
+def iter_files(paths: list[Path | RemotePath], problems: list[str] | None = None) -> Iterator[Path | RemotePath]:
     """Every file under `paths`, sorted, recursing into directories; a missing path is a usage error.
 
-    A directory that cannot be read is reported into `problems` and passed over.
+    A directory that cannot be read is reported into `problems` and passed over. Object-storage
+    URLs (RemotePath) are listed once, recursively, and ordered as local folders are.
     """
     def unreadable(exc: OSError) -> None:
         if problems is not None:
@@ -46,15 +48,18 @@ def iter_files(paths: list[Path], problems: list[str] | None = None) -> Iterator
         if not path.exists():
             raise UsageError(f"no such file or directory: {path}", slug="missing-path")
     for path in paths:
+        remote = isinstance(path, RemotePath)
         if path.is_dir():
             found = []
-            for root, dirs, files in os.walk(path, onerror=unreadable):
+            if remote:
+                found = [file for file in path.walk_files() if file.name.endswith(SUFFIXES)]
+            for root, dirs, files in ([] if remote else os.walk(path, onerror=unreadable)):
                 dirs.sort()
                 found.extend(Path(root) / name for name in files if name.endswith(SUFFIXES))
             # a subagent's own file before its parent's, so its records win over the copies
             # the parent carries in progress lines (the scan keeps the first copy of a call)
             for file in sorted(_one_per_conversation(found), key=_order):
-                if file.is_file():  # a FIFO or socket named *.jsonl would block the read
+                if remote or file.is_file():  # a FIFO or socket named *.jsonl would block the read
                     yield file
                 elif problems is not None:
                     problems.append(f"{file}: not a regular file, passed over")
