@@ -51,3 +51,42 @@ def scan_json(run):
         return json.loads(result.stdout)
 
     return scan
+
+
+@pytest.fixture(autouse=True)
+def json_outputs_match_their_schema(monkeypatch):
+    """Every `-f json` document a test makes is checked against docs/schema/<command>-1.json.
+
+    The JSON reporter is wrapped, so stdout and `-o` files alike are checked; a mismatch fails
+    the test with pytest.fail (a BaseException, which the CLI's catch-all does not swallow).
+    """
+    from toolaudit.reports.json_report import JsonReport
+
+    render = JsonReport.render
+
+    def checked(self, result, **options):
+        text = render(self, result, **options)
+        problems = schema_problems(json.loads(text))
+        if problems:
+            pytest.fail("JSON output does not match its schema:\n" + "\n".join(problems), pytrace=False)
+        return text
+
+    monkeypatch.setattr(JsonReport, "render", checked)
+
+
+_VALIDATORS: dict = {}
+
+
+def schema_problems(doc) -> list[str]:
+    """Where a toolaudit JSON document (one with meta.command) breaks its committed schema; [] if none."""
+    from jsonschema import Draft202012Validator
+
+    from toolaudit.reports.schema import BUILDERS, schema_path
+
+    command = doc.get("meta", {}).get("command") if isinstance(doc, dict) else None
+    if command not in BUILDERS:
+        return []
+    if command not in _VALIDATORS:
+        _VALIDATORS[command] = Draft202012Validator(json.loads(schema_path(command).read_text(encoding="utf-8")))
+    return [f"{schema_path(command).name}: /{'/'.join(map(str, e.absolute_path))}: {e.message[:300]}"
+            for e in _VALIDATORS[command].iter_errors(doc)]
