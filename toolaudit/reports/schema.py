@@ -183,12 +183,13 @@ def compare_schema() -> dict:
     metrics = obj({m: delta for m in METRICS}, optional=METRICS)
 
     def row(key: str | None) -> dict:
-        return obj({key: STR, "metrics": metrics} if key else {"metrics": metrics})
+        ref = {"$ref": "#/$defs/metrics"}  # defined once: every row has the same metrics
+        return obj({key: STR, "metrics": ref} if key else {"metrics": ref})
 
     side = obj({"path": STR, "input": {"enum": ["records", "transcripts"]}, "runs": INT, "tasks": INT,
                 "runs_with_usage": INT, "files": INT, "skipped_lines": INT})
     run = obj({"side": {"enum": ["a", "b"]}, **{k: STR for k in RUN_KEYS}, **{m: nullable(NUM) for m in METRICS}})
-    return _document("compare", "toolaudit compare -f json", {
+    doc = _document("compare", "toolaudit compare -f json", {
         "meta": _meta("compare", {"group_by": STR, "median": STR}),
         "sides": obj({"a": side, "b": side}),
         "overall": row(None),
@@ -197,6 +198,8 @@ def compare_schema() -> dict:
         "tools": array(row("tool")),
         "runs": array(run),
     })
+    doc["$defs"] = {"metrics": metrics}
+    return doc
 
 
 def ci_schema() -> dict:
