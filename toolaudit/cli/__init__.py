@@ -40,6 +40,8 @@ class PathOrURL(click.Path):
 
 # the PATH... argument of the commands that read transcripts
 INPUT_PATHS = PathOrURL(exists=True, path_type=Path)
+# scan --records: a file, or a folder (local or URL) for a Parquet dataset
+RECORDS_PATH = PathOrURL(path_type=Path)
 
 
 def refuse_overwriting_inputs(ctx: click.Context) -> None:

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from ..collectors import collectors
 from ..reports import render_report
 from ..tokenizers import get_tokenizer
-from . import BY_CHOICES, INPUT_PATHS, cli, gather, input_options, meta_for, output_options
+from . import BY_CHOICES, INPUT_PATHS, RECORDS_PATH, cli, gather, input_options, meta_for, output_options
 
 SCAN_BY = BY_CHOICES + ("family", "day", "week", "month")
 
@@ -61,8 +59,10 @@ def layout_of(fmt: str, wide: bool, columns: str | None, choices: tuple[str, ...
                    "tool definitions where request logs record them.")
 @click.option("--show-content", is_flag=True,
               help="With --top: show a redacted preview of each call's output. Off by default: outputs hold secrets.")
-@click.option("--records", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="PATH",
-              help="Also write one row per call to PATH (.csv, or .parquet with the `parquet` extra).")
+@click.option("--records", type=RECORDS_PATH, default=None, metavar="PATH",
+              help="Also write one row per call to PATH (.csv, or .parquet with the `parquet` extra), as files "
+                   "are read; a folder or URL without a suffix (s3://bucket/out/) gets a Parquet dataset "
+                   "(part-*.parquet).")
 @click.option("--cost", is_flag=True,
               help="Dollars per tool, session and model from an offline price table (genai-prices).")
 @click.option("--model", metavar="NAME", help="The model, for transcripts that do not name it (pricing).")
@@ -97,6 +97,7 @@ def scan(ctx, paths, source_format, tokenizer, calibration, engine, strict, debu
     from ..audit.periods import parse_when, zone
     from ..audit.summary import Collected, Grouping, summarize
     from ..pipeline import ScanOptions
+    from ..reports.records import RecordsMeta, recording
     from ..reports.scan_data import SCAN_COLUMNS
 
     if source_format:
@@ -108,14 +109,12 @@ def scan(ctx, paths, source_format, tokenizer, calibration, engine, strict, debu
     tok = get_tokenizer(tokenizer, engine, calibration=calibration)  # fail fast, before any worker starts
     options = ScanOptions(tokenizer, engine, source_format, show_content, debug, calibration,
                           previews=bool(top) or records is not None)
-    collected = gather(paths, options, Collected(since=since, until=until),
-                       jobs=jobs, strict=strict, quiet=quiet)
+    collected = Collected(since=since, until=until)
+    about = RecordsMeta(tokenizer, engine if tokenizer != "approx" else "approx", tok.label)
+    with recording(records, collected, about) as sink:
+        gather(paths, options, sink, jobs=jobs, strict=strict, quiet=quiet)
     result = summarize(collected, meta_for(tokenizer, engine, paths, by, tok), by=grouping, top=top, cost=cost,
                        model=model)
-    if records is not None:
-        from ..reports.records import write_records
-
-        write_records(collected.all_rows(), records)
     render_report(result, fmt, output, **layout)
 
 
