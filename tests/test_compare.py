@@ -395,4 +395,4 @@ def test_a_report_is_not_runs(run, conditions, tmp_path):
     # junit is `ci`'s: compare offers the other formats
     result = run("compare", a, b, "-f", "junit", "-q")
     assert result.exit_code == 2 and "'junit' is not one of" in result.output
-    assert "[csv|json|markdown|table]" in run("compare", "--help").stdout
+    assert "[csv|html|json|markdown|table]" in run("compare", "--help").stdout
