@@ -175,12 +175,13 @@ def test_action_yml_is_a_composite_that_passes_every_input_to_the_script():
     assert action["runs"]["using"] == "composite"
     steps = action["runs"]["steps"]
     assert steps[0]["uses"].startswith("actions/setup-python@")
-    assert '"$GITHUB_ACTION_PATH"' in steps[1]["run"]  # installed from the action's own checkout
+    assert '"$GITHUB_ACTION_PATH${EXTRAS:+[$EXTRAS]}"' in steps[1]["run"]  # from the action's own checkout
+    assert steps[1]["env"]["EXTRAS"] == "${{ inputs.extras }}"
     step = next(s for s in steps if s.get("id") == "ci")
     assert "action/ci_action.py" in step["run"] and "${{" not in step["run"]  # inputs never spliced into shell
     script = SCRIPT.read_text(encoding="utf-8")
     for name in action["inputs"]:
-        if name == "python-version":
+        if name in ("python-version", "extras"):  # used by the set-up steps, not the script
             continue
         var = "INPUT_" + name.upper().replace("-", "_")
         assert step["env"][var] == f"${{{{ inputs.{name} }}}}", var
