@@ -29,3 +29,13 @@ class ConfigError(UsageError):
 
 class StrictError(ToolauditError):
     """`--strict` met a skipped line."""
+
+
+def check_strict(result) -> None:
+    """Under --strict: raise StrictError for a file's first non-benign skipped line, or an unreadable
+    or unrecognised file (`result` has `source`, `skipped` and `error`, as every per-file result does)."""
+    bad = next((s for s in result.skipped if not s.benign), None)
+    if bad is not None:
+        raise StrictError(f"{bad} (--strict)", slug="strict")
+    if result.error is not None:
+        raise StrictError(f"{result.source}: {result.error} (--strict)", slug="strict")

@@ -10,6 +10,7 @@ from typing import Iterator
 
 from .audit.measure import measure, measure_menu, with_residency
 from .collectors import discover
+from .errors import check_strict
 from .model import FileResult, SessionEnd, Skipped, ToolCall, ToolMenu, Usage
 from .tokenizers import Tokenizer, get_tokenizer
 
@@ -139,15 +140,9 @@ def run(files: list[Path], options: ScanOptions, sink, *, jobs: int | None = Non
     `on_file(result)` is called after each file (progress); `scheduler`: see scan_files. Under `strict` the first
     non-benign skipped line, or a file that could not be read or recognised, raises StrictError.
     """
-    from .errors import StrictError
-
     for result in scan_files(files, options, jobs, worker, extra, scheduler):
         if strict:
-            bad = next((s for s in result.skipped if not s.benign), None)
-            if bad is not None:
-                raise StrictError(f"{bad} (--strict)", slug="strict")
-            if result.error is not None:  # an unreadable or unrecognised file
-                raise StrictError(f"{result.source}: {result.error} (--strict)", slug="strict")
+            check_strict(result)
         sink.add(result)
         if on_file is not None:
             on_file(result)

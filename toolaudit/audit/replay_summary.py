@@ -17,7 +17,7 @@ from ..tokenizers import Tokenizer
 from .measure import measure, with_residency
 from .redact import preview
 from .simulate import later_used
-from .stats import nearest_rank
+from .stats import Savings, nearest_rank
 
 STATUSES = ("replayed", "kept", "not_translated", "refused", "failed")
 SKIPPED_SHOWN = 20
@@ -25,7 +25,7 @@ LISTED = 20  # new and fixed errors listed by name
 
 
 @dataclass(frozen=True)
-class ReplayRow:
+class ReplayRow(Savings):
     """One recorded tool (or the total): how its calls fared and their sizes before → after."""
 
     tool: str
@@ -50,18 +50,6 @@ class ReplayRow:
     later_used: int = 0  # the new output lacks an item of the recorded one that the model used later
     unrecorded: int = 0  # calls with no recorded output (a calls file): before counts 0
     as_tools: tuple[str, ...] = ()  # what the calls went to (grep, glob, the MCP tool...)
-
-    @property
-    def tokens_saved(self) -> int:
-        return self.tokens_before - self.tokens_after
-
-    @property
-    def saved_pct(self) -> float:
-        return 100.0 * self.tokens_saved / self.tokens_before if self.tokens_before else 0.0
-
-    @property
-    def weighted_saved_pct(self) -> float:
-        return 100.0 * self.weighted_tokens_saved / self.weighted_tokens_before if self.weighted_tokens_before else 0.0
 
 
 @dataclass(frozen=True)

@@ -14,12 +14,13 @@ from typing import Iterable
 
 from ..model import Measurement, ScanMeta, Skipped
 from .simulate import Cut, SimFile
+from .stats import Savings
 
 SKIPPED_SHOWN = 20
 
 
 @dataclass(frozen=True)
-class SimRow:
+class SimRow(Savings):
     """Savings and risk of one tool (or the total) under one policy map."""
 
     tool: str
@@ -40,20 +41,8 @@ class SimRow:
     residency_unknown_calls: int = 0
 
     @property
-    def tokens_saved(self) -> int:
-        return self.tokens_before - self.tokens_after
-
-    @property
-    def saved_pct(self) -> float:
-        return 100.0 * self.tokens_saved / self.tokens_before if self.tokens_before else 0.0
-
-    @property
     def affected_pct(self) -> float:
         return 100.0 * self.affected_calls / self.calls if self.calls else 0.0
-
-    @property
-    def weighted_saved_pct(self) -> float:
-        return 100.0 * self.weighted_tokens_saved / self.weighted_tokens_before if self.weighted_tokens_before else 0.0
 
 
 @dataclass

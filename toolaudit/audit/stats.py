@@ -12,3 +12,19 @@ def nearest_rank(values: Sequence, p: float):
         return 0
     ordered = sorted(values)
     return ordered[max(1, math.ceil(p / 100 * len(ordered))) - 1]
+
+
+class Savings:
+    """Before/after rows (simulate's, replay's): the saving and its shares, worked out from the counts."""
+
+    @property
+    def tokens_saved(self) -> int:
+        return self.tokens_before - self.tokens_after
+
+    @property
+    def saved_pct(self) -> float:
+        return 100.0 * self.tokens_saved / self.tokens_before if self.tokens_before else 0.0
+
+    @property
+    def weighted_saved_pct(self) -> float:
+        return 100.0 * self.weighted_tokens_saved / self.weighted_tokens_before if self.weighted_tokens_before else 0.0

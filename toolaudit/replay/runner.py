@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..collectors import discover
-from ..errors import UsageError
+from ..errors import UsageError, check_strict
 from ..model import ORPHAN, PAIRED, ModelText, SessionEnd, SessionInfo, Skipped, ToolCall, ToolMenu
 from .base import (FAILED, KEPT, NOT_TRANSLATED, REFUSED, Implementation, Mapping, Outcome, ReplayOptions,
                    implementations)
@@ -239,16 +239,10 @@ def replay_files(files: list[Path], runner: Runner, sink, *, forced: str | None 
 
     Under `strict`, the first non-benign skipped line or unreadable or unrecognised file raises StrictError.
     """
-    from ..errors import StrictError
-
     for path in files:
         done = runner.replay_file(path, forced)
         if strict:
-            bad = next((s for s in done.skipped if not s.benign), None)
-            if bad is not None:
-                raise StrictError(f"{bad} (--strict)", slug="strict")
-            if done.error is not None:  # an unreadable or unrecognised file
-                raise StrictError(f"{done.source}: {done.error} (--strict)", slug="strict")
+            check_strict(done)
         sink.add(done)
         if calls_out is not None:
             calls_out.write(done)
