@@ -249,3 +249,16 @@ def test_missing_s3_object_is_a_usage_error(run, s3):
     result = run("scan", f"s3://{BUCKET}/nothing-here/", "-q", "-j", "1")
     assert result.exit_code == 2
     assert result.stderr.strip() == f"error: no such file or directory: s3://{BUCKET}/nothing-here"
+
+
+@pytest.mark.parametrize("name", ["calls.csv", "calls.parquet"])
+def test_records_as_one_object_in_s3(run, tree, s3, tmp_path, name):
+    import pandas as pd
+
+    read = pd.read_csv if name.endswith(".csv") else pd.read_parquet
+    _ok(run("scan", f"{URL}/sample_logs", "-q", "-j", "1", "-o", os.devnull, "--records", f"s3://{BUCKET}/{name}"))
+    _ok(run("scan", tree / "sample_logs", "-q", "-j", "1", "-o", os.devnull, "--records", tmp_path / name))
+    remote, local = read(f"s3://{BUCKET}/{name}"), read(tmp_path / name)
+    local["source"] = local["source"].str.replace(str(tree), URL, regex=False)
+    assert len(remote) > 100
+    pd.testing.assert_frame_equal(remote, local)

@@ -88,6 +88,9 @@ class _Csv:
     def close(self) -> None:
         pass
 
+    def abort(self) -> None:
+        pass
+
 
 class _ParquetFile:
     """One Parquet file, a row group per ROWS_PER_GROUP rows."""
@@ -113,6 +116,14 @@ class _ParquetFile:
             self._flush(self._held)
             self._held = []
         self._writer.close()
+
+    def abort(self) -> None:
+        """Let go of the file without its rows: the temp file is removed by whoever made it."""
+        self._held = []
+        try:
+            self._writer.close()  # else its finalizer writes a footer into a closed file
+        except Exception:  # noqa: BLE001 -- the write that failed may fail again here
+            pass
 
 
 class _Dataset(_ParquetFile):
@@ -191,27 +202,25 @@ def records_writer(target: Path | RemotePath, meta: RecordsMeta) -> Iterator[Any
                          f"not {target.name!r}")
     if suffix != ".csv":
         _need_pyarrow()
-    if suffix == "":
-        writer = _Dataset(target, meta)
-        try:
-            yield writer
-            writer.close()
-        except BaseException:
-            writer.abort()
-            raise
-        return
     with ExitStack() as stack:
-        if isinstance(target, Path):
+        if suffix == "":
+            fh = None
+        elif isinstance(target, Path):
             temp = stack.enter_context(atomic_path(target))
             fh = stack.enter_context(open(temp, "w" if suffix == ".csv" else "wb",
                                           **({"encoding": "utf-8", "newline": ""} if suffix == ".csv" else {})))
         else:
             raw = stack.enter_context(_remote_file(target))
             fh = io.TextIOWrapper(raw, encoding="utf-8", newline="", write_through=True) if suffix == ".csv" else raw
-        writer = _Csv(fh) if suffix == ".csv" else _ParquetFile(fh, meta)
-        yield writer
+        writer = _Dataset(target, meta) if fh is None else _Csv(fh) if suffix == ".csv" else _ParquetFile(fh, meta)
+        try:
+            yield writer
+        except BaseException:
+            writer.abort()
+            raise
         writer.close()
-        fh.flush()
+        if fh is not None:
+            fh.flush()
 
 
 class RecordsSink:
