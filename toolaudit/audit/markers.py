@@ -52,10 +52,48 @@ MARKERS: dict[str, tuple[tuple[str, str], ...]] = {
                   (r"\[toolaudit: output refused", START)),
 }
 
+# Words one of which every marker (but those that open the output) holds, found with a plain
+# substring search: a pattern is only run on a text holding its word, so the regexes see only
+# the few outputs that may carry a marker (one regex per pattern on every output was a third
+# of a scan's per-file work). Each pattern's word is found in its required literal text
+# (_required), so skipping a pattern whose word is absent never changes the answer.
+KEYWORDS = ("truncated", "mitted", "elided", "clipped")
+
+
+def _required(pattern: str) -> list[str]:
+    """Literal runs every match of `pattern` holds: those outside groups, classes and optional atoms."""
+    runs, run, depth, i = [], "", 0, 0
+    while i < len(pattern):
+        c, lit = pattern[i], None
+        i += 1
+        if c == "\\":
+            c, i = pattern[i], i + 1
+            lit = "\n" if c == "n" else None if c.isalnum() else c
+        elif c == "[":
+            i = pattern.index("]", i + 1) + 1
+        elif c in "*?{":  # the atom before may be absent
+            i = pattern.index("}", i) + 1 if c == "{" else i
+            run = run[:-1]
+        elif c in "()":
+            depth += 1 if c == "(" else -1
+        elif c not in "+.|^$":
+            lit = c
+        if lit is None or depth:
+            runs, run = runs + [run] if run else runs, ""
+        else:
+            run += lit
+    return runs + [run] if run else runs
+
+
+def _keyword(pattern: str) -> str | None:
+    """The first KEYWORD that every match of `pattern` holds (None: the pattern runs on every text)."""
+    return next((k for k in KEYWORDS if any(k in run for run in _required(pattern))), None)
+
+
 # One search per pattern, boundaries checked after: Python's re cannot skip ahead to the
 # literal start of a pattern that opens with an alternation (a many-way one was the
 # slowest part of a scan).
-_COMPILED = [(re.compile(p, re.S), where, agent) for agent, ps in MARKERS.items() for p, where in ps]
+_COMPILED = [(re.compile(p, re.S), where, agent, _keyword(p)) for agent, ps in MARKERS.items() for p, where in ps]
 _JSON_START = '{"output":"'
 
 
@@ -74,8 +112,14 @@ def truncated_by(text: str) -> str | None:
     """The agent whose truncation marker `text` carries (the earliest marker wins), or None."""
     if not text:
         return None
+    held = {keyword: keyword in text for keyword in KEYWORDS}
+    return earliest(text, [entry for entry in _COMPILED if entry[3] is None or held[entry[3]]])
+
+
+def earliest(text: str, compiled: list) -> str | None:
+    """The agent of the earliest well-placed marker among `compiled` entries (ties: the first entry), or None."""
     best: tuple[int, str] | None = None
-    for pattern, where, agent in _COMPILED:
+    for pattern, where, agent, _ in compiled:
         if where == START:  # only where the output opens: no scan of the whole text
             at = len(_JSON_START) if text.startswith(_JSON_START) else 0
             if (pattern.match(text) or (at and pattern.match(text, at))) and (best is None or best[0] > 0):
