@@ -173,7 +173,8 @@ def input_options(func):
     func = click.option("-q", "--quiet", is_flag=True, help="No progress bar, no notes on stderr.")(func)
     func = click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")(func)
     func = click.option("--strict", is_flag=True,
-                        help="Fail (exit 1) on the first malformed line instead of skipping it.")(func)
+                        help="Fail (exit 1) on the first malformed line, or an unreadable or unrecognised file, "
+                             "instead of skipping it.")(func)
     func = click.option("--engine", type=click.Choice(ENGINES), default=DEFAULT_ENGINE, show_default=True,
                         help="toktok (offline, exact) or tiktoken (the reference; needs its vocabulary cached).")(func)
     func = click.option("--calibration", type=click.Path(exists=True, dir_okay=False), default=None,
