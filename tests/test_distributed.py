@@ -262,3 +262,36 @@ def test_records_as_one_object_in_s3(run, tree, s3, tmp_path, name):
     local["source"] = local["source"].str.replace(str(tree), URL, regex=False)
     assert len(remote) > 100
     pd.testing.assert_frame_equal(remote, local)
+
+
+@pytest.mark.parametrize("flags, previews", [((), False), (("--top", "3"), True)])
+def test_workers_send_numbers_not_content(run, cluster, monkeypatch, flags, previews):
+    """Without --top/--records/--show-content, no argument or output text comes back from a worker."""
+    from toolaudit import distributed as executor
+
+    real, returned = executor.scan_on_cluster, []
+
+    def watching(*args, **kwargs):
+        for result in real(*args, **kwargs):
+            returned.append(result)
+            yield result
+
+    monkeypatch.setattr(executor, "scan_on_cluster", watching)
+    _ok(run("scan", f"{URL}/sample_logs", "-q", "-o", os.devnull, *flags, "--scheduler", cluster.scheduler.address))
+    rows = [m for result in returned for m in result.measurements]
+    assert len(rows) > 100 and all(m.output_preview is None for m in rows)
+    assert any(m.args_preview for m in rows) is previews
+
+
+def test_relative_paths_mean_the_same_on_the_workers(run, tree, cluster, monkeypatch):
+    """Workers have their own working folder (here the one the cluster started in): a relative PATH is still
+    read where the command ran, and keeps its name in the report."""
+    monkeypatch.chdir(tree)
+    assert Path("packed").is_dir() and not (Path(__file__).parents[1] / "packed").exists()  # not where workers are
+    args = ("packed", "sample_logs/codex", "-f", "json", "-q", "--by", "file")
+    remote = _ok(run("scan", *args, "--scheduler", cluster.scheduler.address))
+    here = _ok(run("scan", *args, "-j", "1"))
+    assert _stable(remote.stdout) == _stable(here.stdout)
+    doc = json.loads(remote.stdout)
+    assert doc["totals"]["files"] == 4 and not doc["errors"]
+    assert {row["file"].split("/")[0] for row in doc["groups"]} == {"packed", "sample_logs"}, doc["groups"]

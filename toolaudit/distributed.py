@@ -10,7 +10,9 @@ is the scheduler's business: it runs the task again elsewhere (see docs/distribu
 from __future__ import annotations
 
 import os
+import threading
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
@@ -69,9 +71,34 @@ def task_bytes(total: int, threads: int) -> int:
     return max(TASK_BYTES_MIN, min(TASK_BYTES_MAX, share))
 
 
-def scan_batch(worker, files: list, options, extra: tuple) -> list:
-    """One task: `worker(path, options, *extra)` for each file, on a cluster worker."""
-    return [worker(path, options, *extra) for path in files]
+_CWD_LOCK = threading.Lock()
+
+
+@contextmanager
+def _working_folder(folder: str | None):
+    """Run in `folder` (the command's working folder) when the task names files by relative path, so they
+    keep their names (and so their reports) and are read where they meant; the worker's own folder after."""
+    if folder is None or os.getcwd() == folder:
+        yield
+        return
+    with _CWD_LOCK:  # the folder is the process's: one such task at a time per worker process
+        here = os.getcwd()
+        os.chdir(folder)
+        try:
+            yield
+        finally:
+            os.chdir(here)
+
+
+def scan_batch(worker, files: list, options, extra: tuple, folder: str | None = None) -> list:
+    """One task: `worker(path, options, *extra)` for each file, on a cluster worker (`folder`: _working_folder)."""
+    with _working_folder(folder):
+        return [worker(path, options, *extra) for path in files]
+
+
+def _relative_to(files: list) -> str | None:
+    """This process's working folder when some of `files` are relative local paths (see _working_folder)."""
+    return os.getcwd() if any(isinstance(p, Path) and not p.is_absolute() for p in files) else None
 
 
 def scan_on_cluster(address: str, files: list, options, worker, extra: tuple = ()) -> Iterator:
@@ -85,8 +112,8 @@ def scan_on_cluster(address: str, files: list, options, worker, extra: tuple = (
         sizes = [size_of(path) for path in files]
         groups = batches(files, sizes, task_bytes(sum(sizes), threads))
         run = uuid.uuid4().hex[:12]
-        futures = [client.submit(scan_batch, worker, group, options, extra, key=f"toolaudit-{run}-{index}",
-                                 pure=False) for index, group in enumerate(groups)]
+        futures = [client.submit(scan_batch, worker, group, options, extra, _relative_to(group),
+                                 key=f"toolaudit-{run}-{index}", pure=False) for index, group in enumerate(groups)]
         for index, future in enumerate(futures):
             results = future.result()
             futures[index] = None  # let the cluster forget what the client has (memory on both sides)
