@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import replace
-
 from ..model import Measurement, MenuMeasurement, SessionEnd, ToolCall, ToolMenu
 from ..tokenizers import Tokenizer, sanitize, sanitized_size
 from .markers import truncated_by
@@ -55,7 +53,7 @@ def measure(call: ToolCall, tokenizer: Tokenizer, *, show_content: bool = False,
 
 
 def with_residency(rows: list[Measurement], ends: list[SessionEnd]) -> list[Measurement]:
-    """Fill each call's residency: how many model requests carried its output.
+    """Fill each call's residency in place: how many model requests carried its output; returns `rows`.
 
     The output is carried from its first request until its context's segment ends
     (the session ends or is compacted), unless the session end says exactly how many
@@ -63,16 +61,16 @@ def with_residency(rows: list[Measurement], ends: list[SessionEnd]) -> list[Meas
     """
     limits = {(end.session, end.agent): end.requests for end in ends}
     exact = {(end.session, end.agent, call_id): n for end in ends for call_id, n in end.carried}
-    out = []
     for row in rows:
         requests = limits.get((row.session, row.agent))
         carried = exact.get((row.session, row.agent, row.call_id)) if exact else None
+        if carried is None and row.request_index is not None and requests and row.segment < len(requests):
+            carried = max(0, requests[row.segment] - row.request_index)
         if carried is not None:
-            row = replace(row, residency=carried)
-        elif row.request_index is not None and requests and row.segment < len(requests):
-            row = replace(row, residency=max(0, requests[row.segment] - row.request_index))
-        out.append(row)
-    return out
+            # in place: the rows were just made by measure() and nobody else holds them yet
+            # (a dataclasses.replace per call cost more than the rest of this loop)
+            object.__setattr__(row, "residency", carried)
+    return rows
 
 
 def measure_menu(menu: ToolMenu, tokenizer: Tokenizer, collector: str) -> MenuMeasurement:
