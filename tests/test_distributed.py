@@ -295,3 +295,11 @@ def test_relative_paths_mean_the_same_on_the_workers(run, tree, cluster, monkeyp
     doc = json.loads(remote.stdout)
     assert doc["totals"]["files"] == 4 and not doc["errors"]
     assert {row["file"].split("/")[0] for row in doc["groups"]} == {"packed", "sample_logs"}, doc["groups"]
+
+
+def test_compare_on_the_cluster(run, tree, cluster):
+    a, b = tree / "sample_logs", tree / ("corpus" if (tree / "corpus").is_dir() else "packed")
+    remote = _ok(run("compare", a, b, "-f", "json", "-q", "--scheduler", cluster.scheduler.address))
+    here = _ok(run("compare", a, b, "-f", "json", "-q", "-j", "1"))
+    assert _stable(remote.stdout) == _stable(here.stdout)
+    assert json.loads(remote.stdout)["sides"]["a"]["runs"] > 10

@@ -13,6 +13,7 @@ import os
 import threading
 import uuid
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
 
@@ -107,6 +108,8 @@ def scan_on_cluster(address: str, files: list, options, worker, extra: tuple = (
         return
     client = client_for(address)
     futures = []
+    if options.calibration:  # read by each worker: named so that it does not depend on the worker's folder
+        options = replace(options, calibration=os.path.abspath(options.calibration))
     try:
         threads = sum(client.nthreads().values()) or 1
         sizes = [size_of(path) for path in files]
