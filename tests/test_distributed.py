@@ -303,3 +303,25 @@ def test_compare_on_the_cluster(run, tree, cluster):
     here = _ok(run("compare", a, b, "-f", "json", "-q", "-j", "1"))
     assert _stable(remote.stdout) == _stable(here.stdout)
     assert json.loads(remote.stdout)["sides"]["a"]["runs"] > 10
+
+
+@pytest.mark.parametrize("url, extra", [("gs://bucket/runs/", "gcs"), ("az://container/runs/", "az")])
+def test_a_store_without_its_backend_names_the_extra(run, url, extra):
+    import importlib.util
+
+    backend = {"gcs": "gcsfs", "az": "adlfs"}[extra]
+    if importlib.util.find_spec(backend) is not None:
+        pytest.skip(f"{backend} is installed here")
+    result = run("scan", url, "-q", "-j", "1")
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (f"error: reading {url.split(':')[0]}:// needs its fsspec backend: "
+                                     f"pip install 'agent-toolaudit[{extra}]'")
+
+
+def test_file_urls_are_local_paths(run):
+    folder = SAMPLES / "codex"
+    by_url = _ok(run("scan", f"file://{folder}", "-f", "json", "-q", "-j", "1"))
+    by_path = _ok(run("scan", folder, "-f", "json", "-q", "-j", "1"))
+    assert _stable(by_url.stdout) == _stable(by_path.stdout) and json.loads(by_url.stdout)["totals"]["calls"] > 0
+    missing = run("scan", f"file://{folder}/nothing.jsonl", "-q")
+    assert missing.exit_code == 2 and "does not exist" in missing.stderr
