@@ -1,15 +1,22 @@
-"""Throughput and peak memory of `toolaudit scan` on a large synthetic corpus, next to a naive baseline.
+"""Issue 10's figures in one run: scan speed against the naive and floor scripts, simulate against scan, peak RSS by size.
 
-    python benchmarks/bench_scan.py             # 200 MB corpus
-    python benchmarks/bench_scan.py --small     # 20 MB, quick
-    python benchmarks/bench_scan.py --keep      # keep (and reuse) the corpus in --out
+    python benchmarks/bench_scan.py              # 100 MB for speed; RSS at 100 MB, 400 MB and 2 GB
+    python benchmarks/bench_scan.py --small      # 20 MB, RSS at 20 and 40 MB: a quick look
+    python benchmarks/bench_scan.py --rss-sizes 100,400 --repeat 5
 
-The corpus (synth_corpus.py) holds Claude Code sessions and Codex rollouts laid out as
-under ~/.claude/projects and ~/.codex/sessions. Every measured command runs inside its
-own wrapper process, so the wrapper's RUSAGE_CHILDREN peak belongs to that command
-alone. The baseline is what a careful script would do: json.loads per line and
-tiktoken (o200k_base, vocabulary read offline from bpe-openai) on each tool result,
-one call at a time. Needs no network.
+Corpora (synth_corpus.py: Claude Code sessions and Codex rollouts laid out as under
+~/.claude/projects and ~/.codex/sessions) are generated once into benchmarks/corpus/c<MB>
+(git-ignored) and reused. Every measured command runs inside its own wrapper process, so
+the wrapper's RUSAGE_CHILDREN peak and CPU time belong to that command alone. Timings are
+interleaved (one round runs every command once; a busy moment hits all alike) and the best
+of --repeat rounds is kept. Compared, on the same files:
+- naive: what a careful script does: json.loads per line and tiktoken (o200k_base,
+  vocabulary read offline from bpe-openai) on each tool result, one call at a time;
+- floor: what is physically needed: read, orjson.loads every line, count each tool
+  result with toktok (its vocabulary build included);
+- toolaudit scan -j 1 and -j 2, and simulate (--preset codex, one flag, a 10-value
+  --sweep) at -j 1, as ratios to scan -j 1.
+Needs no network.
 """
 
 from __future__ import annotations
@@ -113,9 +120,10 @@ def child_measure(cmd: list[str]) -> None:
     wall = time.perf_counter() - start
     done.set()
     sampler.join()
-    maxrss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    kb = maxrss // 1024 if sys.platform == "darwin" else maxrss  # macOS reports bytes, Linux KB
-    print(json.dumps({"rc": proc.returncode, "seconds": wall, "peak_kb": kb, "tree_kb": peak_tree,
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    kb = usage.ru_maxrss // 1024 if sys.platform == "darwin" else usage.ru_maxrss  # macOS reports bytes, Linux KB
+    print(json.dumps({"rc": proc.returncode, "seconds": wall, "cpu": usage.ru_utime + usage.ru_stime,
+                      "peak_kb": kb, "tree_kb": peak_tree,
                       "stdout": out.decode("utf-8", "replace")[-2000:], "stderr": err.decode("utf-8", "replace")[-2000:]}))
 
 
@@ -169,6 +177,24 @@ def child_naive(root: Path) -> None:
     print(json.dumps({"calls": calls, "tokens": tokens, "load_seconds": loaded}))
 
 
+def child_floor(root: Path) -> None:
+    """Floor mode: read, orjson.loads every line, count each tool result with toktok; print totals as JSON."""
+    import orjson
+    import toktok
+
+    start = time.perf_counter()
+    tok = toktok._encoding("o200k_base")
+    loaded = time.perf_counter() - start
+    calls = tokens = 0
+    for path in sorted(root.rglob("*.jsonl")):
+        with open(path, "rb") as fh:
+            for line in fh:
+                for value in _result_texts(orjson.loads(line)):
+                    tokens += tok.count(_as_text(value))
+                    calls += 1
+    print(json.dumps({"calls": calls, "tokens": tokens, "load_seconds": loaded}))
+
+
 # ---- the run ---------------------------------------------------------------------------------------
 
 
@@ -194,65 +220,136 @@ def _scan_totals(path: Path) -> tuple[int, int] | None:
         return None
 
 
+def _machine() -> str:
+    """CPU model, cores, memory and load: what the figures were measured on."""
+    model = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as fh:
+            model = next((line.split(":", 1)[1].strip() for line in fh if line.startswith("model name")), model)
+    except OSError:
+        pass
+    try:
+        load = " · load average %.1f" % os.getloadavg()[0]
+    except OSError:
+        load = ""
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30 if hasattr(os, "sysconf") else 0
+    return f"{model} · {os.cpu_count()} cores · {memory:.0f} GiB · Python {sys.version.split()[0]}{load}"
+
+
+def _toolaudit(args: list[str], home: Path, report: Path | None = None) -> list[str]:
+    return [sys.executable, "-m", "toolaudit", *args, str(home), "-f", "json", "-q", "-o", str(report or os.devnull)]
+
+
+def speed_commands(home: Path, report: Path) -> dict[str, list[str]]:
+    """Label -> command of every timed command (the first is the one ratios are taken to)."""
+    me = str(Path(__file__).resolve())
+    return {
+        "toolaudit scan -j 1": _toolaudit(["scan", "-j", "1"], home, report),
+        "toolaudit scan -j 2": _toolaudit(["scan", "-j", "2"], home),
+        "naive json + tiktoken": [sys.executable, me, "_naive", str(home)],
+        "floor: read + orjson + toktok": [sys.executable, me, "_floor", str(home)],
+        "simulate --preset codex -j 1": _toolaudit(["simulate", "--preset", "codex", "-j", "1"], home),
+        "simulate --max-chars 5000 -j 1": _toolaudit(["simulate", "--max-chars", "5000", "-j", "1"], home),
+        "simulate --sweep (10 values) -j 1": _toolaudit(["simulate", "--sweep", "max_chars=1000:10000:1000", "-j", "1"],
+                                                        home),
+    }
+
+
+def interleaved(commands: dict[str, list[str]], env: dict, repeat: int) -> dict[str, dict]:
+    """Each command's best (fastest) measurement over `repeat` rounds that run every command once."""
+    best: dict[str, dict] = {}
+    for _ in range(repeat):
+        for label, cmd in commands.items():
+            m = measure(cmd, env)
+            if m["rc"] != 0:
+                sys.exit(f"error: {label} failed (exit {m['rc']}): {m['stderr'].strip()[-500:]}")
+            if label not in best or m["seconds"] < best[label]["seconds"]:
+                best[label] = m
+    return best
+
+
+def speed(home: Path, mb: float, env: dict, repeat: int, work: Path) -> None:
+    """MB/s and ratios of scan (-j 1, -j 2), the naive and floor scripts, and simulate, measured interleaved."""
+    report = work / "scan-report.json"
+    best = interleaved(speed_commands(home, report), env, repeat)
+    print(f"{'command (best of %d, interleaved)' % repeat:<38} {'seconds':>8} {'CPU s':>7} {'MB/s':>7} {'peak RSS MB':>12}")
+    for label, m in best.items():
+        print(f"{label:<38} {m['seconds']:>8.2f} {m['cpu']:>7.2f} {mb / m['seconds']:>7.1f} {m['peak_kb'] / 1024:>12.0f}")
+    scan = {j: best[f"toolaudit scan -j {j}"]["seconds"] for j in (1, 2)}
+    naive, floor = best["naive json + tiktoken"]["seconds"], best["floor: read + orjson + toktok"]["seconds"]
+    print()
+    for j in (1, 2):
+        print(f"scan -j {j}: {mb / scan[j]:.1f} MB/s · {naive / scan[j]:.2f}x the naive script (goal >= 4) · "
+              f"{scan[j] / floor:.2f}x the floor (goal <= 1.3)")
+    print(f"floor: {naive / floor:.2f}x the naive script")
+    cpu = {label: m["cpu"] for label, m in best.items()}
+    print(f"in CPU seconds (steadier on a busy machine): scan -j 1 is {cpu['naive json + tiktoken'] / cpu['toolaudit scan -j 1']:.2f}x "
+          f"the naive script and {cpu['toolaudit scan -j 1'] / cpu['floor: read + orjson + toktok']:.2f}x the floor")
+    for label, goal in (("simulate --preset codex -j 1", 1.5), ("simulate --max-chars 5000 -j 1", 1.5),
+                        ("simulate --sweep (10 values) -j 1", 3)):
+        print(f"{label}: {best[label]['seconds'] / scan[1]:.2f}x scan -j 1 (goal <= {goal:g})")
+    counted = [json.loads(best[label]["stdout"]) for label in ("naive json + tiktoken", "floor: read + orjson + toktok")]
+    mine = _scan_totals(report)
+    same = mine == (counted[0]["calls"], counted[0]["tokens"]) == (counted[1]["calls"], counted[1]["tokens"])
+    print(f"calls and o200k tokens: scan {mine}, naive and floor {counted[0]['calls']}, {counted[0]['tokens']:,}: "
+          f"{'the same' if same else 'DIFFERENT'}")
+
+
+def memory(sizes: list[float], args: argparse.Namespace, env: dict) -> None:
+    """Peak RSS of scan -j 1 (one process holds everything) and -j 2 (largest process, all processes) per size."""
+    print(f"\n{'input':>10} {'files':>6} {'calls':>7} {'-j 1 peak MB':>13} {'-j 2 peak MB':>13} {'-j 2 tree MB':>13} "
+          f"{'-j 1 s':>7} {'-j 1 MB/s':>9}")
+    for size in sizes:
+        out = Path(args.out).resolve() / f"c{size:g}"
+        free = shutil.disk_usage(out.parent if out.parent.exists() else REPO).free
+        if not (out / MANIFEST).exists() and free < size * 1_000_000 * 1.5:
+            print(f"{size:>8g} MB  skipped: {free / 1e9:.1f} GB free on the disk, too little to write it")
+            continue
+        info = ensure_corpus(out, size, args.seed, 2)
+        home = out / "home"
+        one = measure(_toolaudit(["scan", "-j", "1"], home), env)
+        two = measure(_toolaudit(["scan", "-j", "2"], home), env)
+        mb = info["bytes"] / 1e6
+        print(f"{mb:>7.0f} MB {info['files']:>6} {info['calls']:>7} {one['peak_kb'] / 1024:>13.0f} "
+              f"{two['peak_kb'] / 1024:>13.0f} {two['tree_kb'] / 1024:>13.0f} {one['seconds']:>7.1f} "
+              f"{mb / one['seconds']:>9.1f}")
+    print("peak: the largest single process (getrusage); tree: all processes together, sampled every 0.1 s.")
+
+
 def run(args: argparse.Namespace) -> None:
     env = _env()
-    out = Path(args.out).resolve()
-    home = out / "home"
-    jobs = args.jobs or os.cpu_count() or 1
-    info = ensure_corpus(out, args.size_mb, args.seed, jobs)
+    problem = scan_available(env)
+    if problem:
+        sys.exit(f"error: `python -m toolaudit scan --help` failed: {problem}")
+    print(f"machine: {_machine()}")
+    out = Path(args.out).resolve() / f"c{args.size_mb:g}"
+    info = ensure_corpus(out, args.size_mb, args.seed, 2)
     mb = info["bytes"] / 1_000_000
     how = "reused" if info["reused"] else f"generated in {info['generate_seconds']} s"
     print(f"corpus: {out} — {info['files']} files, {mb:.1f} MB, {info['calls']} tool calls ({how})\n")
-    rows = []
-    problem = scan_available(env)
-    if problem:
-        print(f"skipping toolaudit: `python -m toolaudit scan --help` failed: {problem}\n")
-    else:
-        # The JSON report is a few KB, so writing it costs what -o /dev/null does, and
-        # its totals let us check toolaudit against the baseline.
-        report = out / "scan-report.json"
-        base = [sys.executable, "-m", "toolaudit", "scan", str(home), "-f", "json", "-o", str(report)]
-        for label, extra in ((f"toolaudit scan -j {args.jobs}" if args.jobs else "toolaudit scan (-j default)",
-                              ["-j", str(args.jobs)] if args.jobs else []), ("toolaudit scan -j 1", ["-j", "1"])):
-            rows.append((label, {**measure(base + extra, env), "totals": _scan_totals(report)}))
-    naive = measure([sys.executable, str(Path(__file__).resolve()), "_naive", str(home)], env)
-    rows.append(("naive json + tiktoken", naive))
-    print(f"{'tool':<30} {'MB':>8} {'seconds':>9} {'MB/s':>8} {'peak RSS MB':>12} {'tree RSS MB':>12}")
-    for label, m in rows:
-        if m["rc"] != 0:
-            print(f"{label:<30} failed (exit {m['rc']}): {m['stderr'].strip().splitlines()[-1:] or ''}")
-            continue
-        print(f"{label:<30} {mb:>8.1f} {m['seconds']:>9.2f} {mb / m['seconds']:>8.1f} "
-              f"{m['peak_kb'] / 1024:>12.0f} {m['tree_kb'] / 1024:>12.0f}")
-    if naive["rc"] == 0:
-        totals = json.loads(naive["stdout"])
-        print(f"\nnaive baseline: {totals['calls']} tool results, {totals['tokens']:,} o200k_base tokens "
-              f"(building the tiktoken Encoding took {totals['load_seconds']:.2f} s of its time)")
-        for label, m in rows[:-1]:
-            if m.get("totals"):
-                calls, tokens = m["totals"]
-                same = (calls, tokens) == (totals["calls"], totals["tokens"])
-                print(f"{label}: {calls} calls, {tokens:,} tokens — {'same as' if same else 'DIFFERENT FROM'} the baseline")
-    print("peak RSS: the largest single process (getrusage); tree RSS: all processes together, sampled every 0.1 s.")
-    if not args.keep and not info["reused"]:
-        shutil.rmtree(out)
+    speed(out / "home", mb, env, args.repeat, out)
+    if args.rss_sizes:
+        memory([float(s) for s in args.rss_sizes.split(",")], args, env)
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point; `_measure` and `_naive` are the internal child modes."""
+    """Entry point; `_measure`, `_naive` and `_floor` are the internal child modes."""
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["_measure"]:
         return child_measure(argv[2:] if argv[1:2] == ["--"] else argv[1:])
-    if argv[:1] == ["_naive"]:
-        return child_naive(Path(argv[1]))
+    if argv[:1] in (["_naive"], ["_floor"]):
+        return (child_naive if argv[0] == "_naive" else child_floor)(Path(argv[1]))
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--size-mb", type=float, default=200, help="corpus size (default 200)")
-    parser.add_argument("--small", action="store_const", const=20, dest="size_mb", help="a 20 MB corpus, for a quick run")
-    parser.add_argument("--out", default=str(HERE / "corpus"), help="corpus folder (default benchmarks/corpus, gitignored)")
-    parser.add_argument("--keep", action="store_true", help="keep the corpus; a kept corpus of the same size and seed is reused")
-    parser.add_argument("--jobs", type=int, default=0, help="-j for the parallel toolaudit run (default: toolaudit's own) and corpus writers")
+    parser.add_argument("--size-mb", type=float, default=100, help="corpus for the speed figures (default 100)")
+    parser.add_argument("--rss-sizes", default="100,400,2000", help="corpus sizes in MB for peak RSS ('' for none)")
+    parser.add_argument("--small", action="store_true", help="quick: 20 MB for speed, RSS at 20 and 40 MB, 1 round")
+    parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds; the best of each is kept (default 3)")
+    parser.add_argument("--out", default=str(HERE / "corpus"), help="where corpora live (default benchmarks/corpus, gitignored)")
     parser.add_argument("--seed", type=int, default=0, help="corpus seed (default 0)")
-    run(parser.parse_args(argv))
+    args = parser.parse_args(argv)
+    if args.small:
+        args.size_mb, args.rss_sizes, args.repeat = 20, "20,40", 1
+    run(args)
 
 
 if __name__ == "__main__":

@@ -112,6 +112,22 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
+# Below this much input, worker processes cost more than they save (starting the pool, shipping
+# results back): at 20 MB, -j 2 took twice as long as -j 1 on a 2-core machine (benchmarks/bench_scan.py).
+FORK_PAYS_BYTES = 32 * 1024 * 1024
+
+
+def auto_jobs(files: list) -> int:
+    """Workers when -j is not given: one for one file or below FORK_PAYS_BYTES of local input, else all cores."""
+    from .distributed import size_of
+
+    if len(files) < 2:
+        return 1
+    # remote inputs are read over the network, where several workers pay at any size
+    local = all(isinstance(path, Path) for path in files)
+    return 1 if local and sum(size_of(path) for path in files) < FORK_PAYS_BYTES else default_jobs()
+
+
 def scan_files(files: list[Path], options: ScanOptions, jobs: int | None = None, worker=scan_file,
                extra: tuple = (), scheduler: str | None = None) -> Iterator:
     """`worker(path, options, *extra)` for each file, in order, in `jobs` processes (1: in this one),
@@ -121,7 +137,7 @@ def scan_files(files: list[Path], options: ScanOptions, jobs: int | None = None,
 
         yield from scan_on_cluster(scheduler, files, options, worker, extra)
         return
-    jobs = default_jobs() if not jobs or jobs < 1 else jobs
+    jobs = auto_jobs(files) if not jobs or jobs < 1 else jobs
     jobs = min(jobs, len(files))
     if jobs <= 1:
         for path in files:
