@@ -14,7 +14,7 @@ import click
 
 from .. import __version__
 from ..collectors import discover
-from ..collectors.remote import is_url, local_or_remote
+from ..storage import is_url, local_or_remote
 from ..config import default_map, find_pyproject, toolaudit_table
 from ..errors import EXIT_ERROR, EXIT_USAGE, StrictError, ToolauditError, UsageError
 from ..reports import reporters

@@ -121,7 +121,7 @@ def open_source(path: Path) -> BinaryIO:
 
     Every collector opens files through here, so `x.jsonl.gz` reads as `x.jsonl` everywhere.
     A compressed stream that ends early raises `EOFError` where it ends (see DECOMPRESS_ERRORS).
-    `path` may be an object-storage RemotePath (collectors.remote), opened once and peeked.
+    `path` may be an object-storage RemotePath (toolaudit.storage), opened once and peeked.
     """
     if not isinstance(path, Path):
         return _decompressed(path.open("rb"))

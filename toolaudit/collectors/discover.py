@@ -11,7 +11,7 @@ from ..errors import UsageError
 from ..model import Skipped
 from . import base, openhands_v1
 from .base import COMPRESSED, Collector, collectors, load_document, loads, open_source
-from .remote import RemotePath
+from ..storage import RemotePath
 
 # Directory walks look at these, compressed or not; a file named explicitly is always tried.
 SUFFIXES = tuple(kind + packed for kind in (".jsonl", ".json", ".traj") for packed in ("", *COMPRESSED))

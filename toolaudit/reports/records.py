@@ -23,7 +23,7 @@ from typing import Any, Iterator
 
 from .. import __version__
 from ..audit.periods import when_of
-from ..collectors.remote import RemotePath, filesystem
+from ..storage import RemotePath, filesystem
 from ..errors import ToolauditError, UsageError
 from ..model import SCHEMA_VERSION, Measurement
 from .files import atomic_path, atomic_write

@@ -1,6 +1,7 @@
-"""Transcripts in object storage (s3://, gs://, az://, ...) named by URL and read through fsspec.
+"""Object storage (s3://, gs://, az://, ...) named by URL, read and written through fsspec.
 
-A `RemotePath` answers the few `pathlib.Path` questions collectors and discovery ask (name,
+Below every layer, as model and errors are: collectors read transcripts through it, reports
+write `--records` through it. A `RemotePath` answers the few `pathlib.Path` questions collectors and discovery ask (name,
 parent, open, is_file, iterdir), so a remote transcript reads like a local one. It holds
 its URL only, so it pickles small and each process (a Dask worker) reaches the store with
 its own credentials, found the usual way for each backend (environment, profiles).
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO, Iterator
 
-from ..errors import UsageError
+from .errors import UsageError
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 # what each scheme needs installed, for the message when it is missing
