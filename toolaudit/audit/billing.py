@@ -143,6 +143,74 @@ class Bill:
     priced: bool = False
 
 
+class BillTally:
+    """The bill built as requests and calls come: Billing sums per group, and per context and per
+    (model, tool) the sums the calls add, so no usage record or call is kept.
+
+    Prices are exact decimals, so a (model, tool)'s tokens summed then priced cost what pricing
+    each call and summing does."""
+
+    def __init__(self, *, by: str, priced: bool, model: str | None, period: Callable[[Usage], str] | None = None):
+        self.priced, self.model, self.period = priced, model, period
+        self.out = Bill(priced=priced)
+        self.group_of = period or {"session": lambda u: u.session, "model": lambda u: u.model or model or "(unknown)",
+                                   "agent": lambda u: u.agent}.get(by)
+        self.groups: dict[str, Billing] = defaultdict(Billing)
+        self.billed: set[tuple] = set()  # (session, agent) with usage records
+        self.contexts: dict[tuple, list[int]] = {}  # (session, agent) -> [calls, with residency, tokens × residency]
+        self.tools: dict[tuple, list[int]] = {}  # (model, tool) -> [calls, tokens, tokens × re-sends]
+
+    def add_usage(self, u: Usage) -> None:
+        """One request: priced as billed (its tiers), added to the total and its group."""
+        name = u.model or self.model
+        cost = request_cost(u, name) if self.priced else None
+        if self.priced and cost is None:
+            self.out.unknown_models.add(name or "(no model named)")
+        self.out.total.add(u, cost, self.priced)
+        if self.group_of is not None:
+            self.groups[self.group_of(u)].add(u, cost, self.priced)
+        self.billed.add((u.session, u.agent))
+
+    def add_call(self, row: Measurement) -> None:
+        """One call that returned an output."""
+        cell = self.contexts.setdefault((row.session, row.agent), [0, 0, 0])
+        cell[0] += 1
+        if row.residency is not None:
+            cell[1] += 1
+            cell[2] += row.tokens * row.residency
+        tool = self.tools.setdefault((row.model, row.tool), [0, 0, 0])
+        tool[0] += 1
+        tool[1] += row.tokens
+        tool[2] += row.tokens * max((row.residency or 1) - 1, 0)
+
+    def finish(self) -> Bill:
+        """The Bill of everything added."""
+        out = self.out
+        out.groups = dict(sorted(self.groups.items(), key=(lambda kv: (kv[0].startswith("("), kv[0])) if self.period
+                                 else (lambda kv: -kv[1].input_total)))
+        for context, (calls, known, carried) in self.contexts.items():
+            if context in self.billed:
+                out.carried += carried
+                out.carried_calls += known
+                out.calls_without_usage += calls - known
+            else:
+                out.calls_without_usage += calls
+        if self.priced:
+            for (model, tool), (calls, tokens, resent) in self.tools.items():
+                name = model or self.model
+                prices = token_prices(name)
+                cost = out.tools.setdefault(tool, ToolCost())
+                if prices is None:
+                    cost.unpriced_calls += calls
+                    out.unknown_models.add(name or "(no model named)")
+                    continue
+                first, again = prices
+                cost.priced_calls += calls
+                cost.first += tokens * first
+                cost.resent += resent * again
+        return out
+
+
 def bill(usage: list[Usage], rows: list[Measurement], *, by: str, priced: bool, model: str | None,
          period: Callable[[Usage], str] | None = None) -> Bill:
     """Usage totals and groups (by session, model or agent, or a request's `period`), and with `priced` the dollars.
@@ -150,38 +218,9 @@ def bill(usage: list[Usage], rows: list[Measurement], *, by: str, priced: bool, 
     `model` stands in for transcripts that do not name the model. Period groups keep their
     given order (the summary sorts them in time); others come largest input first.
     """
-    out = Bill(priced=priced)
-    group_of = period or {"session": lambda u: u.session, "model": lambda u: u.model or model or "(unknown)",
-                          "agent": lambda u: u.agent}.get(by)
-    groups: dict[str, Billing] = defaultdict(Billing)
+    tally = BillTally(by=by, priced=priced, model=model, period=period)
     for u in usage:
-        name = u.model or model
-        cost = request_cost(u, name) if priced else None
-        if priced and cost is None:
-            out.unknown_models.add(name or "(no model named)")
-        out.total.add(u, cost, priced)
-        if group_of is not None:
-            groups[group_of(u)].add(u, cost, priced)
-    out.groups = dict(sorted(groups.items(), key=(lambda kv: (kv[0].startswith("("), kv[0])) if period
-                             else (lambda kv: -kv[1].input_total)))
-    billed = {(u.session, u.agent) for u in usage}
+        tally.add_usage(u)
     for row in rows:
-        if (row.session, row.agent) in billed and row.residency is not None:
-            out.carried += row.tokens * row.residency
-            out.carried_calls += 1
-        else:
-            out.calls_without_usage += 1
-    if priced:
-        for row in rows:
-            name = row.model or model
-            prices = token_prices(name)
-            cost = out.tools.setdefault(row.tool, ToolCost())
-            if prices is None:
-                cost.unpriced_calls += 1
-                out.unknown_models.add(name or "(no model named)")
-                continue
-            first, again = prices
-            cost.priced_calls += 1
-            cost.first += row.tokens * first
-            cost.resent += row.tokens * max((row.residency or 1) - 1, 0) * again
-    return out
+        tally.add_call(row)
+    return tally.finish()

@@ -8,16 +8,19 @@ The menu adds up the tool definitions that requests carried, where transcripts r
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import heapq
+from array import array
+from dataclasses import dataclass, field
 from datetime import datetime, timezone, tzinfo
 from pathlib import PurePath
+from hashlib import blake2b
 from statistics import median
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from ..model import (
     ORPHAN, UNPAIRED, FileResult, GroupRow, Measurement, MenuMeasurement, ScanMeta, ScanResult, Skipped, Usage,
 )
-from .billing import bill
+from .billing import BillTally
 from .families import DEFAULT as DEFAULT_FAMILIES, Families
 from .periods import PERIODS, period_of, when_of as _when
 from .runs import main_files
@@ -38,20 +41,30 @@ SKIPPED_SHOWN = 20
 UNDATED = "(no timestamp)"  # the period of calls without a timestamp (--by day|week|month)
 
 
+def digest(key: tuple) -> bytes:
+    """A dedupe key as 16 bytes: blake2b-128 of its repr, so two keys collide with odds of 2^-128 per pair,
+    far below anything that could change a count; a set of them takes ≈ 90 bytes a key, not the key's strings."""
+    return blake2b(repr(key).encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
 class Collected:
     """Everything gathered from the FileResults, deduplicated by call id across the scan.
 
     With `since`/`until`, only calls and requests timestamped inside the window are
     kept; those without a timestamp are dropped and counted in `undated`. Tool menus carry
     no timestamps: a window leaves them out.
+
+    Without `plan`, every kept call (`rows`) and request (`usage`) is kept, and any summary can be
+    asked for. With `plan` (what the summary will be), each call and request is folded into a Tally
+    as it comes and dropped: memory grows by a few bytes per call, not by its row.
     """
 
     def __init__(self, results: Iterable[FileResult] = (), since: datetime | None = None,
-                 until: datetime | None = None):
+                 until: datetime | None = None, *, plan: "Plan | None" = None):
         self.since, self.until = since, until
         self.undated = 0
         self.usage: list[Usage] = []
-        self._requests: set[tuple] = set()
+        self._requests: set[bytes] = set()
         self.rows: list[Measurement] = []
         self.skipped: list[Skipped] = []
         self.skipped_count = 0
@@ -61,13 +74,15 @@ class Collected:
         self.duplicates = 0
         self.collectors: dict[str, int] = {}
         self._unpaired: dict[tuple, Measurement] = {}
-        self._seen: set[tuple] = set()
+        self._seen: set[bytes] = set()
         self.menus: dict[tuple, MenuMeasurement] = {}
+        self.folded = Tally(plan) if plan is not None else None
         for result in results:
             self.add(result)
 
-    def add(self, result: FileResult) -> None:
-        """Fold one file in; a call id seen before (resumed session, subagent copy) is dropped.
+    def add(self, result: FileResult) -> list[Measurement]:
+        """Fold one file in and return the calls it added; a call id seen before (resumed session,
+        subagent copy) is dropped, and a call whose result never came is held to the end (`unpaired`).
 
         A copy that has its result beats one that lost it (a resumed file may copy a
         call without the result that the original holds), whichever file comes first.
@@ -75,30 +90,42 @@ class Collected:
         if result.error is not None:
             target = self.unrecognised if result.collector is None and "recognises" in result.error else self.errors
             target.append(f"{result.source}: {result.error}")
-            return
+            return []
         self.files += 1
         self.collectors[result.collector] = self.collectors.get(result.collector, 0) + 1
-        seen = self._seen
+        seen, folded = self._seen, self.folded
         for u in result.usage:
-            key = (result.collector, u.request_id) if u.global_id else (result.collector, u.source, u.request_id)
+            key = digest((result.collector, u.request_id) if u.global_id else (result.collector, u.source, u.request_id))
             if key not in self._requests and self._inside(u.ts):
                 self._requests.add(key)
-                self.usage.append(u)
+                if folded is None:
+                    self.usage.append(u)
+                else:
+                    folded.add_usage(u)
+        added = []
         for row in result.measurements:
             if not self._inside(row.ts):
                 continue
             key = row.dedupe_key
             if key is None:
-                self.rows.append(row)
-            elif key in seen or (row.status == UNPAIRED and key in self._unpaired):
-                self.duplicates += 1
+                added.append(row)
             elif row.status == UNPAIRED:
-                self._unpaired[key] = row
+                if digest(key) in seen or key in self._unpaired:
+                    self.duplicates += 1
+                else:
+                    self._unpaired[key] = row
+            elif (hashed := digest(key)) in seen:
+                self.duplicates += 1
             else:
-                seen.add(key)
+                seen.add(hashed)
                 if self._unpaired.pop(key, None) is not None:
                     self.duplicates += 1
-                self.rows.append(row)
+                added.append(row)
+        if folded is None:
+            self.rows.extend(added)
+        else:
+            for row in added:
+                folded.add(row)
         if self.since is None and self.until is None:
             for menu in result.menus:
                 self._add_menu(menu)
@@ -106,6 +133,7 @@ class Collected:
             self.skipped_count += 1
             if len(self.skipped) < SKIPPED_SHOWN:
                 self.skipped.append(skip)
+        return added
 
     def _add_menu(self, menu: MenuMeasurement) -> None:
         """A session's menu once: a copy in another file (same session, same definitions) keeps the
@@ -124,9 +152,28 @@ class Collected:
             return False
         return (self.since is None or when >= self.since) and (self.until is None or when < self.until)
 
+    def unpaired(self) -> list[Measurement]:
+        """The calls whose result never came (no later file held it)."""
+        return list(self._unpaired.values())
+
     def all_rows(self) -> list[Measurement]:
-        """Every kept call: those with outputs, then calls whose result never came."""
-        return self.rows + list(self._unpaired.values())
+        """Every kept call: those with outputs, then calls whose result never came (only without `plan`)."""
+        if self.folded is not None:
+            raise ValueError("a Collected with a plan keeps no rows")
+        return self.rows + self.unpaired()
+
+    def tally(self, plan: "Plan") -> "Tally":
+        """The calls and requests folded for `plan`: as they came (the same plan), or now from the kept rows."""
+        if self.folded is not None:
+            if self.folded.plan != plan:
+                raise ValueError(f"collected for {self.folded.plan}, summarized for {plan}")
+            return self.folded
+        tally = Tally(plan)
+        for row in self.rows:
+            tally.add(row)
+        for u in self.usage:
+            tally.add_usage(u)
+        return tally
 
 
 def frame(rows: list[Measurement]) -> "pd.DataFrame":
@@ -137,22 +184,25 @@ def frame(rows: list[Measurement]) -> "pd.DataFrame":
     return pd.DataFrame([[getattr(r, c) for c in columns] for r in rows], columns=columns)
 
 
-def _group_row(key: str, rows: list[Measurement], total_tokens: int) -> GroupRow:
-    tokens = [r.tokens for r in rows]
+def _group_row(key: str, cells: list["Cell"], total_tokens: int) -> GroupRow:
+    tokens = array("q")
+    for cell in cells:
+        tokens.extend(cell.tokens)
     total = sum(tokens)
+    ordered = sorted(tokens)
     return GroupRow(
         key=key,
-        calls=len(rows),
+        calls=len(tokens),
         tokens=total,
         share=(total / total_tokens) if total_tokens else 0.0,
         tokens_mean=(total / len(tokens)) if tokens else 0.0,
-        tokens_p50=int(nearest_rank(tokens, 50)),
-        tokens_p95=int(nearest_rank(tokens, 95)),
-        tokens_max=max(tokens, default=0),
-        chars=sum(r.chars for r in rows),
-        bytes=sum(r.bytes for r in rows),
-        error_calls=sum(1 for r in rows if r.is_error),
-        agent_truncated_calls=sum(1 for r in rows if r.agent_truncated),
+        tokens_p50=int(nearest_rank(ordered, 50)),
+        tokens_p95=int(nearest_rank(ordered, 95)),
+        tokens_max=ordered[-1] if ordered else 0,
+        chars=sum(c.chars for c in cells),
+        bytes=sum(c.bytes for c in cells),
+        error_calls=sum(c.errors for c in cells),
+        agent_truncated_calls=sum(c.truncated for c in cells),
     )
 
 
@@ -179,50 +229,152 @@ class Grouping:
         return lambda r: "(unknown)" if getattr(r, column) is None else str(getattr(r, column))
 
 
+@dataclass(frozen=True)
+class Plan:
+    """What a summary will be asked for (grouping, --top, pricing), so calls can be folded in as they come."""
+
+    grouping: Grouping = field(default_factory=Grouping)
+    top: int = 0
+    cost: bool = False
+    model: str | None = None
+
+
+@dataclass
+class Cell:
+    """The outputs of one (group, tool): their tokens each (for exact percentiles), and sums."""
+
+    tokens: array = field(default_factory=lambda: array("q"))
+    chars: int = 0
+    bytes: int = 0
+    errors: int = 0
+    truncated: int = 0
+
+
+def _by_size(r: Measurement) -> tuple:
+    return (-r.tokens, r.source, r.line)
+
+
+class Tally:
+    """What a summary needs of the calls, folded in one call at a time: 8 bytes per output (its tokens,
+    in its group's array) and sums per group, day, run and context; the `top` largest rows.
+
+    A call whose result never came is passed to `result` at the end, as a later file may hold it.
+    """
+
+    def __init__(self, plan: Plan):
+        self.plan = plan
+        self.group_of = plan.grouping.key_of()
+        self.tool_of = Grouping("tool").key_of()
+        self.cells: dict[tuple[str, str], Cell] = {}  # (group, tool) -> its outputs
+        self.days: dict[tuple[str, str], list[int]] = {}  # (UTC day, tool) -> [calls, tokens]
+        self.runs: dict[tuple, int] = {}  # (source, session) -> output tokens
+        self.sessions: set[str] = set()
+        self.calls = self.unpaired = self.orphans = self.images = self.image_bytes = 0
+        self.carried = self.known = 0
+        self.largest: list[Measurement] = []  # at most 2 × top rows: the top ones so far, then newer ones
+        self.requests = 0
+        self.billing = BillTally(by=plan.grouping.by, priced=plan.cost, model=plan.model,
+                                 period=_usage_period(plan.grouping))
+
+    def add_usage(self, u: Usage) -> None:
+        """One billed request."""
+        self.requests += 1
+        self.runs.setdefault((u.source, u.session), 0)
+        self.billing.add_usage(u)
+
+    def add(self, r: Measurement) -> None:
+        """One kept call."""
+        self.calls += 1
+        self.images += r.images
+        self.image_bytes += r.image_bytes
+        if r.session is not None:
+            self.sessions.add(r.session)
+        if r.status == UNPAIRED:
+            self.unpaired += 1
+            self.runs.setdefault((r.source, r.session), 0)
+            return
+        self.orphans += r.status == ORPHAN
+        self.runs[r.source, r.session] = self.runs.get((r.source, r.session), 0) + r.tokens
+        key = (self.group_of(r), self.tool_of(r))
+        cell = self.cells.get(key)
+        if cell is None:
+            cell = self.cells[key] = Cell()
+        cell.tokens.append(r.tokens)
+        cell.chars += r.chars
+        cell.bytes += r.bytes
+        cell.errors += r.is_error
+        cell.truncated += r.agent_truncated
+        day = period_of(r.ts, "day", timezone.utc)
+        if day is not None:
+            sums = self.days.setdefault((day, r.tool), [0, 0])
+            sums[0] += 1
+            sums[1] += r.tokens
+        if r.residency is not None:
+            self.carried += r.tokens * r.residency
+            self.known += 1
+        self.billing.add_call(r)
+        top = self.plan.top
+        if top > 0:
+            self.largest.append(r)
+            if len(self.largest) > 2 * top:  # nsmallest is sorted()[:n]: stable, so ties keep arrival order
+                self.largest = heapq.nsmallest(top, self.largest, key=_by_size)
+
+    def _groups(self, name_of: int, total_tokens: int, chronological: bool) -> list[GroupRow]:
+        cells: dict[str, list[Cell]] = {}
+        for key, cell in self.cells.items():
+            cells.setdefault(key[name_of], []).append(cell)
+        rows = [_group_row(key, group, total_tokens) for key, group in cells.items()]
+        if chronological:
+            return sorted(rows, key=lambda r: (r.key == UNDATED, r.key))
+        return sorted(rows, key=lambda r: (-r.tokens, r.key))
+
+    def result(self, collected: Collected, meta: ScanMeta) -> ScanResult:
+        """The ScanResult, with `collected`'s counts and the calls whose result never came."""
+        plan, unpaired = self.plan, collected.unpaired()
+        total_tokens = sum(sum(cell.tokens) for cell in self.cells.values())
+        rows = self._groups(0, total_tokens, plan.grouping.chronological)
+        tools = rows if plan.grouping.by == "tool" else self._groups(1, total_tokens, False)
+        runs = dict(self.runs)
+        for r in unpaired:
+            runs.setdefault((r.source, r.session), 0)
+        return ScanResult(
+            meta=meta,
+            totals=_group_row("TOTAL", list(self.cells.values()), total_tokens),
+            rows=tuple(rows),
+            tools=tuple(tools),
+            files=collected.files,
+            sessions=len(self.sessions | {r.session for r in unpaired if r.session is not None}),
+            duplicates_dropped=collected.duplicates,
+            unpaired_calls=self.unpaired + len(unpaired),
+            orphan_results=self.orphans,
+            images=self.images + sum(r.images for r in unpaired),
+            image_bytes=self.image_bytes + sum(r.image_bytes for r in unpaired),
+            skipped_count=collected.skipped_count,
+            skipped=tuple(collected.skipped),
+            unrecognised=tuple(collected.unrecognised),
+            errors=tuple(collected.errors),
+            collectors=dict(sorted(collected.collectors.items())),
+            top=tuple(heapq.nsmallest(plan.top, self.largest, key=_by_size)) if plan.top > 0 else (),
+            carried_tokens=self.carried,
+            residency_known_calls=self.known,
+            bill=self.billing.finish() if (self.requests or plan.cost) else None,
+            undated=collected.undated,
+            menu=menu_summary(list(collected.menus.values()), plan.top),
+            days=tuple(sorted((DayRow(day, str(tool), n, t) for (day, tool), (n, t) in self.days.items()),
+                              key=lambda r: (r.day, -r.tokens, r.tool))),
+            **(run_stats(runs) if self.calls or unpaired or self.requests else {}),
+        )
+
+
 def summarize(collected: Collected, meta: ScanMeta, by: str | Grouping = "tool", top: int = 0, *,
               cost: bool = False, model: str | None = None) -> ScanResult:
     """Rows per `by` group (sorted by tokens, periods by time), a totals row, the `top` largest calls, and the bill.
 
     `cost` prices usage and tool outputs; `model` stands in where a transcript names none.
+    A Collected with a plan must have been given the same one (the same by, top, cost and model).
     """
     grouping = by if isinstance(by, Grouping) else Grouping(by)
-    every = collected.all_rows()
-    outputs = [r for r in every if r.status != UNPAIRED]
-    total_tokens = sum(r.tokens for r in outputs)
-    rows = _grouped(outputs, grouping, total_tokens)
-    tools = rows if grouping.by == "tool" else _grouped(outputs, Grouping("tool"), total_tokens)
-    known = [r for r in outputs if r.residency is not None]
-    totals = _group_row("TOTAL", outputs, total_tokens)
-    biggest = sorted(
-        (r for r in collected.rows if r.status != UNPAIRED), key=lambda r: (-r.tokens, r.source, r.line)
-    )[:top]
-    return ScanResult(
-        meta=meta,
-        totals=totals,
-        rows=tuple(rows),
-        tools=tuple(tools),
-        files=collected.files,
-        sessions=len({r.session for r in every if r.session is not None}),
-        duplicates_dropped=collected.duplicates,
-        unpaired_calls=len(every) - len(outputs),
-        orphan_results=sum(1 for r in every if r.status == ORPHAN),
-        images=sum(r.images for r in every),
-        image_bytes=sum(r.image_bytes for r in every),
-        skipped_count=collected.skipped_count,
-        skipped=tuple(collected.skipped),
-        unrecognised=tuple(collected.unrecognised),
-        errors=tuple(collected.errors),
-        collectors=dict(sorted(collected.collectors.items())),
-        top=tuple(biggest),
-        carried_tokens=sum(r.tokens * r.residency for r in known),
-        residency_known_calls=len(known),
-        bill=bill(collected.usage, [r for r in collected.rows if r.status != UNPAIRED], by=grouping.by, priced=cost,
-                  model=model, period=_usage_period(grouping)) if (collected.usage or cost) else None,
-        undated=collected.undated,
-        menu=menu_summary(list(collected.menus.values()), top),
-        days=per_day(outputs),
-        **run_stats(every, collected.usage),
-    )
+    return collected.tally(Plan(grouping, top, cost, model)).result(collected, meta)
 
 
 def _usage_period(grouping: Grouping) -> Callable[[Usage], str] | None:
@@ -232,21 +384,18 @@ def _usage_period(grouping: Grouping) -> Callable[[Usage], str] | None:
     return lambda u: period_of(u.ts, grouping.by, grouping.tz) or UNDATED
 
 
-def run_stats(rows: list[Measurement], usage: list[Usage]) -> dict:
-    """runs, and the median and p90 of tool-output tokens per run, runs found by compare's rule.
+def run_stats(tokens_of: dict[tuple, int]) -> dict:
+    """runs, and the median and p90 of tool-output tokens per run, from each (source, session)'s output
+    tokens (0 for one with only calls whose result never came, or only billed requests).
 
-    A run is (session, main file) (audit.runs); one that made only calls whose result never
-    came, or only billed requests, counts with 0 tokens. The median is compare's (the mean of
+    A run is (session, main file) (audit.runs), compare's rule. The median is compare's (the mean of
     the two middle values for an even n); p90 is nearest-rank.
     """
-    if not rows and not usage:
-        return {}
-    pairs = {(r.source, r.session) for r in rows} | {(u.source, u.session) for u in usage}
-    main = main_files(pairs, PurePath)
-    tokens: dict[tuple[str, str], int] = {(session, main[source, session]): 0 for source, session in pairs}
-    for r in rows:
-        if r.status != UNPAIRED:
-            tokens[r.session, main[r.source, r.session]] += r.tokens
+    main = main_files(tokens_of, PurePath)
+    tokens: dict[tuple[str, str], int] = {}
+    for (source, session), n in tokens_of.items():
+        run = (session, main[source, session])
+        tokens[run] = tokens.get(run, 0) + n
     per_run = list(tokens.values())
     return {"runs": len(per_run), "tokens_per_run_median": float(median(per_run)) if per_run else 0.0,
             "tokens_per_run_p90": int(nearest_rank(per_run, 90))}
@@ -260,19 +409,6 @@ class DayRow:
     tool: str
     calls: int
     tokens: int
-
-
-def per_day(outputs: list[Measurement]) -> tuple[DayRow, ...]:
-    """Calls and tokens per UTC day and tool, by day, then largest first; timestamps read as `_when` reads them."""
-    sums: dict[tuple[str, str], list[int]] = {}
-    for r in outputs:
-        day = period_of(r.ts, "day", timezone.utc)
-        if day is not None:
-            cell = sums.setdefault((day, r.tool), [0, 0])
-            cell[0] += 1
-            cell[1] += r.tokens
-    rows = [DayRow(day, str(tool), n, t) for (day, tool), (n, t) in sums.items()]
-    return tuple(sorted(rows, key=lambda r: (r.day, -r.tokens, r.tool)))
 
 
 @dataclass(frozen=True)
@@ -330,15 +466,3 @@ def menu_summary(menus: list[MenuMeasurement], top: int = 0) -> Menu | None:
                 sessions=len({(_where(m), m.session, m.agent) for m in menus}),
                 requests=sum(m.requests for m in menus),
                 carried_tokens=sum(d.carried_tokens for d in definitions), top=top)
-
-
-def _grouped(outputs: list[Measurement], grouping: Grouping, total_tokens: int) -> list[GroupRow]:
-    """One GroupRow per group, largest token count first (periods: in time order, undated last)."""
-    groups: dict[str, list[Measurement]] = {}
-    key_of = grouping.key_of()
-    for r in outputs:
-        groups.setdefault(key_of(r), []).append(r)
-    rows = [_group_row(key, group, total_tokens) for key, group in groups.items()]
-    if grouping.chronological:
-        return sorted(rows, key=lambda r: (r.key == UNDATED, r.key))
-    return sorted(rows, key=lambda r: (-r.tokens, r.key))

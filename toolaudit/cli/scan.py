@@ -95,7 +95,7 @@ def scan(ctx, paths, source_format, tokenizer, calibration, engine, strict, debu
       toolaudit scan runs/ --by family --columns calls,tokens,share,cost
     """
     from ..audit.periods import parse_when, zone
-    from ..audit.summary import Collected, Grouping, summarize
+    from ..audit.summary import Collected, Grouping, Plan, summarize
     from ..pipeline import ScanOptions
     from ..reports.records import RecordsMeta, recording
     from ..reports.scan_data import SCAN_COLUMNS
@@ -109,7 +109,8 @@ def scan(ctx, paths, source_format, tokenizer, calibration, engine, strict, debu
     tok = get_tokenizer(tokenizer, engine, calibration=calibration)  # fail fast, before any worker starts
     options = ScanOptions(tokenizer, engine, source_format, show_content, debug, calibration,
                           previews=bool(top) or records is not None)
-    collected = Collected(since=since, until=until)
+    # folded as files come: no call's row is kept (--records writes each file's rows as it comes)
+    collected = Collected(since=since, until=until, plan=Plan(grouping, top, cost, model))
     about = RecordsMeta(tokenizer, engine if tokenizer != "approx" else "approx", tok.label)
     with recording(records, collected, about) as sink:
         gather(paths, options, sink, jobs=jobs, strict=strict, quiet=quiet)

@@ -228,19 +228,16 @@ class RecordsSink:
 
     def __init__(self, collected, writer):
         self.collected, self.writer = collected, writer
-        self.written = 0
 
     def add(self, result) -> None:
         """Fold one file in, then write the rows it added (a call seen before is not among them)."""
-        self.collected.add(result)
-        rows = self.collected.rows
-        if len(rows) > self.written:
-            self.writer.write(rows[self.written:])
-            self.written = len(rows)
+        added = self.collected.add(result)
+        if added:
+            self.writer.write(added)
 
     def finish(self) -> None:
         """Write the calls whose result never came: kept to the end, as a later file may hold their result."""
-        self.writer.write(self.collected.all_rows()[self.written:])
+        self.writer.write(self.collected.unpaired())
 
     def __getattr__(self, name: str):
         return getattr(self.collected, name)  # errors, unrecognised, ...: what gather reads and extends
