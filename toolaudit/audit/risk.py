@@ -78,6 +78,7 @@ def _confirm(piece: str, at_start: bool, at_end: bool) -> bool:
 def failure_lines(text: str) -> set[str]:
     """The lines of `text` (windows of long lines) that carry a failure signal, stripped."""
     found: set[str] = set()
+    looked: set[tuple[int, int]] = set()
     size = len(text)
     for literal in _LITERALS:
         pos = text.find(literal)
@@ -86,9 +87,11 @@ def failure_lines(text: str) -> set[str]:
             start = text.rfind("\n", low, pos) + 1 or low
             end = text.find("\n", pos, pos + WINDOW)
             end = min(pos + WINDOW, size) if end == -1 else end
-            piece = text[start:end]
-            if _confirm(piece, start == 0 or text[start - 1] == "\n", end == size or text[end] == "\n"):
-                found.add(piece.strip())
+            if (start, end) not in looked:  # another literal on the same line: already looked at
+                looked.add((start, end))
+                piece = text[start:end]
+                if _confirm(piece, start == 0 or text[start - 1] == "\n", end == size or text[end] == "\n"):
+                    found.add(piece.strip())
             # on from the end of what was looked at: each char is looked at a bounded number of times
             pos = text.find(literal, max(end, pos + 1))
     return found
@@ -118,7 +121,7 @@ class Full:
     failure lines, the JSON parse and the evidence lookups of the full text.
     """
 
-    __slots__ = ("text", "_inner", "_failures", "_parses", "_items", "_has")
+    __slots__ = ("text", "_inner", "_failures", "_parses", "_items", "_has", "_runs")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -127,6 +130,7 @@ class Full:
         self._parses: tuple[bool, bool] | None = None
         self._items: set[str] | None = None
         self._has: dict[str, bool] = {}
+        self._runs: str | None = None
 
     @property
     def inner(self) -> str:
@@ -172,9 +176,24 @@ class Full:
 
     def has_item(self, item: str) -> bool:
         """True when `item` is an evidence item of the text, looked up where its text occurs."""
-        if item not in self._has:
-            self._has[item] = _occurs_as_item(self.text, item)
-        return self._has[item]
+        known = self._has.get(item)
+        if known is None:
+            # most items asked for are nowhere in the text: answer those from the distinct runs
+            # between separators, far shorter than the text; an item with no separator in it
+            # occurs in the text exactly when it occurs in one of its runs
+            if _SPLIT.search(item) is None and item not in self.runs:
+                known = False
+            else:
+                known = _occurs_as_item(self.text, item)
+            self._has[item] = known
+        return known
+
+    @property
+    def runs(self) -> str:
+        """The distinct runs of the text between separators (_SPLIT), one a line."""
+        if self._runs is None:
+            self._runs = "\n".join(set(_SPLIT.split(self.text)))
+        return self._runs
 
 
 def errors_cut(full: Full, after: str) -> bool:
@@ -218,27 +237,43 @@ def _basename(path: str) -> str | None:
 
 def items(text: str) -> set[str]:
     """The evidence items of `text` (see the module docstring for the rule)."""
+    # the rule is per token, so each distinct token is classified once (and remembered)
     found: set[str] = set()
-    for token in _SPLIT.split(_GUTTER.sub("", text)):
-        token = token.strip(".:!?")
-        if len(token) < 3 or len(token) > _MAX_TOKEN:
-            continue
-        line = _FILELINE.match(token)
-        if line is not None:
-            found.add(f"{line.group(1)}:{line.group(2)}")
-            token = line.group(1)
-        if "/" in token and len(token) >= 4 and _PATH.fullmatch(token):
-            found.add(token.rstrip("/"))
-            base = _basename(token)
-            if base:
-                found.add(base)  # `checkout.py` names `src/shop/checkout.py`
-        elif _FILE.fullmatch(token):
-            found.add(token)
-        for ident in _IDENT.findall(token):
-            if _CODE_LIKE.search(ident):
-                found.add(ident)
-        found.update(_NUMBER.findall(token))
+    for token in set(_SPLIT.split(_GUTTER.sub("", text))):
+        got = _TOKEN_ITEMS.get(token)
+        if got is None:
+            if len(_TOKEN_ITEMS) >= TOKEN_CACHE:
+                _TOKEN_ITEMS.clear()
+            got = _TOKEN_ITEMS[token] = _token_items(token)
+        if got:
+            found.update(got)
     return found
+
+
+TOKEN_CACHE = 65536  # tokens whose items are remembered, at most (a few MB)
+_TOKEN_ITEMS: dict[str, tuple[str, ...]] = {}
+
+
+def _token_items(token: str) -> tuple[str, ...]:
+    """The items one token (a piece of text between separators) yields."""
+    token = token.strip(".:!?")
+    if len(token) < 3 or len(token) > _MAX_TOKEN:
+        return ()
+    found: list[str] = []
+    line = _FILELINE.match(token)
+    if line is not None:
+        found.append(f"{line.group(1)}:{line.group(2)}")
+        token = line.group(1)
+    if "/" in token and len(token) >= 4 and _PATH.fullmatch(token):
+        found.append(token.rstrip("/"))
+        base = _basename(token)
+        if base:
+            found.append(base)  # `checkout.py` names `src/shop/checkout.py`
+    elif _FILE.fullmatch(token):
+        found.append(token)
+    found.extend(ident for ident in _IDENT.findall(token) if _CODE_LIKE.search(ident))
+    found.extend(_NUMBER.findall(token))
+    return tuple(found)
 
 
 OCCURRENCES = 1000  # places an item's text is looked at, at most, before it is taken as no item

@@ -69,18 +69,30 @@ def clean(record: Any) -> Any:
     nothing needed it. A surrogate in a tool name or session id would otherwise end the run where
     the report is written."""
     changed = {}
-    for item in fields(record):
-        value = getattr(record, item.name)
+    for name in _field_names(type(record)):
+        value = getattr(record, name)
         done = _clean_value(value)
         if done is not value:
-            changed[item.name] = done
+            changed[name] = done
     return replace(record, **changed) if changed else record
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    """The field names of a record class, looked up once per class (dataclasses.fields is slow)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(item.name for item in fields(cls))
+    return names
 
 
 def _clean_value(value: Any) -> Any:
     """`value` cleaned (clean); the very same object when it was clean already."""
     if isinstance(value, str):
-        return sanitize(value)  # the same object when it encodes
+        # ASCII has no surrogates: checked without encoding (a large output's copy) at all
+        return value if value.isascii() else sanitize(value)  # sanitize: the same object when it encodes
     if isinstance(value, tuple):
         items = [_clean_value(v) for v in value]
         return value if all(a is b for a, b in zip(items, value)) else tuple(items)

@@ -1,0 +1,184 @@
+"""simulate's fast risk checks give exactly the answers of the plain ones they replaced.
+
+The plain versions (one regex pass per token, every literal's line confirmed, one `find`
+per item) are kept here as the reference; the checks run on seeded synthetic texts, and
+simulate runs on synthetic transcripts and the samples with each version.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, SAMPLES
+from toolaudit.audit import risk
+from toolaudit.audit.policymap import maps_from_spec
+from toolaudit.audit.risk import (_FILE, _FILELINE, _GUTTER, _IDENT, _MAX_TOKEN, _NUMBER, _PATH, _SPLIT, WINDOW,
+                                  _basename, _CODE_LIKE, _confirm, _occurs_as_item)
+from toolaudit.collectors import discover
+from toolaudit.tokenizers import get_tokenizer
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import synth_corpus  # noqa: E402  (the benchmark's generator: realistic outputs, seeded)
+
+
+def plain_items(text: str) -> set[str]:
+    """risk.items before the per-token memo: every token classified where it stands."""
+    found: set[str] = set()
+    for token in _SPLIT.split(_GUTTER.sub("", text)):
+        token = token.strip(".:!?")
+        if len(token) < 3 or len(token) > _MAX_TOKEN:
+            continue
+        line = _FILELINE.match(token)
+        if line is not None:
+            found.add(f"{line.group(1)}:{line.group(2)}")
+            token = line.group(1)
+        if "/" in token and len(token) >= 4 and _PATH.fullmatch(token):
+            found.add(token.rstrip("/"))
+            base = _basename(token)
+            if base:
+                found.add(base)
+        elif _FILE.fullmatch(token):
+            found.add(token)
+        for ident in _IDENT.findall(token):
+            if _CODE_LIKE.search(ident):
+                found.add(ident)
+        found.update(_NUMBER.findall(token))
+    return found
+
+
+def plain_failure_lines(text: str) -> set[str]:
+    """risk.failure_lines before it skipped a line another literal had already looked at."""
+    found: set[str] = set()
+    size = len(text)
+    for literal in risk._LITERALS:
+        pos = text.find(literal)
+        while pos != -1:
+            low = max(pos - WINDOW, 0)
+            start = text.rfind("\n", low, pos) + 1 or low
+            end = text.find("\n", pos, pos + WINDOW)
+            end = min(pos + WINDOW, size) if end == -1 else end
+            piece = text[start:end]
+            if _confirm(piece, start == 0 or text[start - 1] == "\n", end == size or text[end] == "\n"):
+                found.add(piece.strip())
+            pos = text.find(literal, max(end, pos + 1))
+    return found
+
+
+def plain_has_item(full: risk.Full, item: str) -> bool:
+    """Full.has_item before the runs prefilter: the item's text looked for in the whole output."""
+    return _occurs_as_item(full.text, item)
+
+
+PARTS = ["src/app/main.py", "main.py:42", "main.py:42:7", "/etc/hosts", "package.json", "parse_args", "getUser",
+         "sha256sum", "12345", "999", "0.123", "v1.2.3", "a.b", "x/", "./run.sh", "~/.config/app.toml",
+         "    12→", "  7|", "3\t", "123→foo_bar", "Error: boom", "error: null", "FAILED tests/t.py::x",
+         "Traceback (most recent call last):", "Exit code: 2", "exit code 0", "3 failed", "0 failed",
+         "panic: oh", "npm ERR! x", "E   assert 1", "--- FAIL: TestX", "test result: FAILED", "<returncode>1</returncode>",
+         "java.io.IOException: gone", "ok ... FAILED", "def foo_bar(x):", "error[E0425]: y", "src/lib.rs:12:5: error: z",
+         "\"exit_code\": 1", "....", "!?", ":", "=", "*", "|", "`", "'", "\"", "(", ")", "[", "]", "{", "}", "<", ">",
+         ",", ";", " ", "  ", "\t", "\n", "\n\n", "é", "日本", "\u2028", "main.py.", "main.py!", "x" * 300,
+         "ab/" * 100, "q" * 600, "w_1" * 200, "4" * 520, "f.py:" + "9" * 600]
+
+
+def mixed_text(rng: random.Random) -> str:
+    """A text mixing items, failure lines, gutters, separators and long tokens, glued or spaced."""
+    glue = ("", " ", "\n", "/", ".", "_", ":")
+    return "".join(rng.choice(PARTS) + rng.choice(glue) for _ in range(rng.randint(1, 60)))
+
+
+def texts(count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    out = [mixed_text(rng) for _ in range(count)]
+    # long lines and long texts: windows cut mid-line, items repeated past OCCURRENCES
+    out += ["".join(mixed_text(rng).replace("\n", " ") for _ in range(40)) for _ in range(30)]
+    out += [("src/app/main.py " * 1200) + "main.py:9 getUser", ("1234 " * 1500) + "\n    1234→x"]
+    return out
+
+
+def test_items_are_the_plain_items():
+    sample = texts(4000, 1)
+    found = [risk.items(t) for t in sample]
+    assert found == [plain_items(t) for t in sample]
+    assert sum(map(len, found)) > 20_000  # the texts are full of items
+
+
+def test_items_stay_exact_when_the_token_memo_is_cleared(monkeypatch):
+    monkeypatch.setattr(risk, "TOKEN_CACHE", 5)
+    risk._TOKEN_ITEMS.clear()
+    sample = texts(300, 2)
+    assert [risk.items(t) for t in sample] == [plain_items(t) for t in sample]
+    assert len(risk._TOKEN_ITEMS) <= 5
+
+
+def test_failure_lines_are_the_plain_ones():
+    sample = texts(3000, 3)
+    found = [risk.failure_lines(t) for t in sample]
+    assert found == [plain_failure_lines(t) for t in sample]
+    assert sum(1 for f in found if f) > 1000
+
+
+def test_has_item_is_the_plain_lookup():
+    rng = random.Random(4)
+    sample = texts(1500, 4)
+    asked = hits = 0
+    for text in sample:
+        full = risk.Full(text)
+        other = sorted(plain_items(rng.choice(sample)))
+        # items of this and other texts, pieces of items, items with separators, and nothing
+        wanted = sorted(plain_items(text)) + rng.sample(other, min(len(other), 20))
+        wanted += [w[1:] for w in wanted[:10]] + ["main.py x", "a;b", "", "\n", "sha256sum", "x" * 600]
+        for item in wanted:
+            got = full.has_item(item)
+            assert got == plain_has_item(risk.Full(text), item), (text[:200], item)
+            asked, hits = asked + 1, hits + got
+    assert hits > 1000 and asked - hits > 1000  # both answers were exercised
+
+
+def _synthetic(tmp_path: Path) -> list[Path]:
+    """A few small Claude Code and Codex transcripts from the benchmark's generator."""
+    files = []
+    for index in range(4):
+        claude = tmp_path / "-home-dev-shop" / f"session-{index}.jsonl"
+        claude.parent.mkdir(exist_ok=True)
+        synth_corpus.write_claude(claude, 5, index, 400_000)
+        codex = tmp_path / f"rollout-{index}.jsonl"
+        synth_corpus.write_codex(codex, 5, index, 400_000, dt.datetime(2026, 1, 2, tzinfo=dt.timezone.utc), f"s{index}")
+        files += [claude, codex]
+    return files + sorted(p for p in SAMPLES.rglob("*") if p.is_file() and p.suffix in (".jsonl", ".json"))
+
+
+def _simulate(files: list[Path], maps: list, explain: bool) -> list:
+    from toolaudit.audit.simulate import simulate_records
+
+    out, tokenizer = [], get_tokenizer("o200k_base", "toktok")
+    for path in files:
+        cls, doc = discover.detect(path, None)
+        if cls is not None:
+            out.append(simulate_records(cls().records(path, doc), maps, tokenizer, explain=explain)[1])
+    return out
+
+
+@pytest.mark.parametrize("spec, sweep, explain", [
+    ({"preset": "codex"}, None, False),
+    ({"preset": "codex"}, None, True),
+    ({"flags": {"max_lines": 40}}, "max_chars=1000:10000:3000", False),
+    ({"flags": {"head_ratio": 0.2}}, "max_chars=500:20000:6500", False),
+])
+def test_simulate_gives_the_plain_answers(tmp_path, monkeypatch, spec, sweep, explain):
+    maps, _ = maps_from_spec(spec, sweep)
+    files = _synthetic(tmp_path)
+    fast = _simulate(files, maps, explain)
+    monkeypatch.setattr(risk, "items", plain_items)
+    monkeypatch.setattr(risk, "failure_lines", plain_failure_lines)
+    monkeypatch.setattr(risk.Full, "has_item", plain_has_item)
+    plain = _simulate(files, maps, explain)
+    assert fast == plain  # every Cut: sizes, errors_cut, json_broken, later_used, used_at, hidden items
+    cuts = [cut for per_file in fast for per_map in per_file for cut in per_map]
+    # the checks were exercised: cuts that hid failures and items the model used later
+    assert sum(c.affected for c in cuts) > 10 and sum(c.later_used for c in cuts) > 2
+    assert sum(c.errors_cut for c in cuts) > 2 and sum(c.json_broken for c in cuts) > 0
