@@ -58,6 +58,7 @@ _ANYWHERE = re.compile(r"""
   | <returncode>-?[1-9]\d*</returncode> | "exit_code":\ ?-?[1-9]\d*
   | \bpanicked\ at\b | (?<![\w.])[1-9]\d*\ failed\b | test\ result:\ FAILED
 """, re.X)
+_ANYWHERE_LITERALS = ("xit", "Traceback", "<returncode>", "panicked at", " failed", "test result: FAILED")
 _ENDS_FAILED = re.compile(r"\ \.\.\.\ (?:FAILED|FAIL|ERROR)[ \t]*$")
 # what follows `error:` in source code: a value, a type, or nothing (a YAML or object key)
 _CODE_VALUE = re.compile(r"""\s*(?:null|None|nil|undefined|true|false|True|False|-?\d[\d.]*|""|''|\{\}|\[\]
@@ -66,7 +67,10 @@ _CODE_VALUE = re.compile(r"""\s*(?:null|None|nil|undefined|true|false|True|False
 
 def _confirm(piece: str, at_start: bool, at_end: bool) -> bool:
     """True when `piece` (a line, or a window of a long one) carries a failure signal."""
-    if _ANYWHERE.search(piece) or (at_end and _ENDS_FAILED.search(piece)):
+    # every _ANYWHERE match holds one of these literals: most pieces skip the regex
+    if any(literal in piece for literal in _ANYWHERE_LITERALS) and _ANYWHERE.search(piece):
+        return True
+    if at_end and " ... " in piece and _ENDS_FAILED.search(piece):
         return True
     found = _AT_START.match(piece) if at_start else None
     if found is None:
@@ -75,10 +79,15 @@ def _confirm(piece: str, at_start: bool, at_end: bool) -> bool:
     return msg is None or not _CODE_VALUE.fullmatch(msg)
 
 
-def failure_lines(text: str) -> set[str]:
-    """The lines of `text` (windows of long lines) that carry a failure signal, stripped."""
+def failure_lines(text: str, memo: dict | None = None) -> set[str]:
+    """The lines of `text` (windows of long lines) that carry a failure signal, stripped.
+
+    `memo` remembers each piece's answer across calls (a cut output's lines are its full
+    output's): a line repeated in a log is confirmed once.
+    """
     found: set[str] = set()
     looked: set[tuple[int, int]] = set()
+    memo = {} if memo is None else memo
     size = len(text)
     for literal in _LITERALS:
         pos = text.find(literal)
@@ -90,7 +99,11 @@ def failure_lines(text: str) -> set[str]:
             if (start, end) not in looked:  # another literal on the same line: already looked at
                 looked.add((start, end))
                 piece = text[start:end]
-                if _confirm(piece, start == 0 or text[start - 1] == "\n", end == size or text[end] == "\n"):
+                key = (piece, start == 0 or text[start - 1] == "\n", end == size or text[end] == "\n")
+                failed = memo.get(key)
+                if failed is None:
+                    failed = memo[key] = _confirm(*key)
+                if failed:
                     found.add(piece.strip())
             # on from the end of what was looked at: each char is looked at a bounded number of times
             pos = text.find(literal, max(end, pos + 1))
@@ -121,7 +134,7 @@ class Full:
     failure lines, the JSON parse and the evidence lookups of the full text.
     """
 
-    __slots__ = ("text", "_inner", "_failures", "_parses", "_items", "_has", "_runs")
+    __slots__ = ("text", "_inner", "_failures", "_parses", "_items", "_has", "_lines", "confirmed")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -130,7 +143,8 @@ class Full:
         self._parses: tuple[bool, bool] | None = None
         self._items: set[str] | None = None
         self._has: dict[str, bool] = {}
-        self._runs: str | None = None
+        self._lines: str | None = None
+        self.confirmed: dict = {}  # failure_lines' answer per piece, for the full and each cut of it
 
     @property
     def inner(self) -> str:
@@ -143,7 +157,7 @@ class Full:
     def failures(self) -> set[str]:
         """failure_lines of the inner text."""
         if self._failures is None:
-            self._failures = failure_lines(self.inner)
+            self._failures = failure_lines(self.inner, self.confirmed)
         return self._failures
 
     @property
@@ -163,25 +177,20 @@ class Full:
 
     def removed_among(self, after: str, wanted: set[str]) -> set[str]:
         """The items of `wanted` that are items of the full text and not of `after`."""
-        found, after_items = set(), None
-        for item in wanted:
-            if not self.has_item(item):
-                continue
-            if item in after:  # as text: is it an item there too?
-                after_items = items(after) if after_items is None else after_items
-                if item in after_items:
-                    continue
-            found.add(item)
-        return found
+        return missing_from(after, self.among(wanted))
+
+    def among(self, wanted: set[str]) -> set[str]:
+        """The items of `wanted` that are items of the text (the same for every cut of it)."""
+        return {item for item in wanted if self.has_item(item)}
 
     def has_item(self, item: str) -> bool:
         """True when `item` is an evidence item of the text, looked up where its text occurs."""
         known = self._has.get(item)
         if known is None:
-            # most items asked for are nowhere in the text: answer those from the distinct runs
-            # between separators, far shorter than the text; an item with no separator in it
-            # occurs in the text exactly when it occurs in one of its runs
-            if _SPLIT.search(item) is None and item not in self.runs:
+            # most items asked for are nowhere in the text: after a few, those are answered from
+            # the text's distinct lines, often far shorter (an item without a line break occurs
+            # in the text exactly when it occurs in one of its lines)
+            if len(self._has) >= LINES_AFTER and "\n" not in item and item not in self.lines:
                 known = False
             else:
                 known = _occurs_as_item(self.text, item)
@@ -189,16 +198,32 @@ class Full:
         return known
 
     @property
-    def runs(self) -> str:
-        """The distinct runs of the text between separators (_SPLIT), one a line."""
-        if self._runs is None:
-            self._runs = "\n".join(set(_SPLIT.split(self.text)))
-        return self._runs
+    def lines(self) -> str:
+        """The text's distinct lines, one a line (the text itself when that is not much shorter)."""
+        if self._lines is None:
+            distinct = "\n".join(set(self.text.split("\n")))
+            self._lines = distinct if len(distinct) < len(self.text) * 0.75 else self.text
+        return self._lines
+
+
+LINES_AFTER = 8  # items looked up in the whole text before its distinct lines are worked out
+
+
+def missing_from(after: str, present: set[str]) -> set[str]:
+    """The items of `present` that are not items of `after`."""
+    found, after_items = set(), None
+    for item in present:
+        if item in after:  # as text: is it an item there too?
+            after_items = items(after) if after_items is None else after_items
+            if item in after_items:
+                continue
+        found.add(item)
+    return found
 
 
 def errors_cut(full: Full, after: str) -> bool:
     """True when a failure signal line of the full output is missing from the capped one."""
-    return bool(full.failures) and not full.failures <= failure_lines(inner(after))
+    return bool(full.failures) and not full.failures <= failure_lines(inner(after), full.confirmed)
 
 
 def json_broken(full: Full, after: str) -> bool:

@@ -99,6 +99,7 @@ def simulate_records(records: Iterable, maps: list, tokenizer: Tokenizer, *,
     # when some map cuts it (most outputs are never cut)
     said = [risk.items(sanitize(r.text if isinstance(r, ModelText) else r.args)) for r in stream]
     fulls: dict[int, risk.Full] = {}  # per cut output, shared by every map: each check runs once
+    present: dict[int, set[str]] = {}  # per cut output: the items the model writes later that it holds
     firsts = None
     all_cuts = []
     for policy_map in maps:
@@ -115,8 +116,10 @@ def simulate_records(records: Iterable, maps: list, tokenizer: Tokenizer, *,
             if explain:  # every hidden item, to show
                 removed.append(full.items - risk.items(after))
             else:  # only what the model writes first after the output can be hidden and used
-                firsts = firsts or _first_said(stream, said, calls)
-                removed.append(full.removed_among(after, firsts(i)))
+                if i not in present:
+                    firsts = firsts or _first_said(stream, said, calls)
+                    present[i] = full.among(firsts(i))
+                removed.append(risk.missing_from(after, present[i]))
         all_cuts.append(_trace(stream, said, calls, texts, cuts, removed, explain))
     recorded: dict[str, bool] = {}
     for call, cap in zip(calls, caps):
