@@ -184,3 +184,17 @@ def test_simulate_gives_the_plain_answers(tmp_path, monkeypatch, spec, sweep, ex
     # the checks were exercised: cuts that hid failures and items the model used later
     assert sum(c.affected for c in cuts) > 10 and sum(c.later_used for c in cuts) > 2
     assert sum(c.errors_cut for c in cuts) > 2 and sum(c.json_broken for c in cuts) > 0
+
+
+def test_missing_from_is_the_plain_difference():
+    """risk.missing_from reads only the tokens holding an item; the plain way classifies every token."""
+    rng = random.Random(6)
+    sample = texts(1500, 6) + ["x" * 3000 + "main.py main.py", "a" * 2500 + "/main.py", "  12→main.py\n3\tgetUser"]
+    kept = dropped = 0
+    for after in sample:
+        present = sorted(plain_items(after) | plain_items(rng.choice(sample)))
+        present += [p[1:] for p in present[:15]] + [p + "x" for p in present[:5]] + ["", "a b", "main.py", "12"]
+        got = risk.missing_from(after, set(present))
+        assert got == {p for p in present if p not in plain_items(after)}, after[:200]
+        kept, dropped = kept + len(present) - len(got), dropped + len(got)
+    assert kept > 5000 and dropped > 5000

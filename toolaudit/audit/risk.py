@@ -211,14 +211,37 @@ LINES_AFTER = 8  # items looked up in the whole text before its distinct lines a
 
 def missing_from(after: str, present: set[str]) -> set[str]:
     """The items of `present` that are not items of `after`."""
-    found, after_items = set(), None
+    found, stripped = set(), None
     for item in present:
         if item in after:  # as text: is it an item there too?
-            after_items = items(after) if after_items is None else after_items
-            if item in after_items:
+            stripped = _GUTTER.sub("", after) if stripped is None else stripped
+            if _is_item(after, stripped, item):
                 continue
         found.add(item)
     return found
+
+
+def _is_item(text: str, stripped: str, item: str) -> bool:
+    """`item in items(text)`, `stripped` being `text` without its gutters, from only the tokens
+    that hold the item's text: items are per token, and a token holds every item it yields."""
+    if not item or _SPLIT.search(item):
+        return False  # a token holds no separator: no item has one
+    pos = stripped.find(item)
+    while pos != -1:
+        low = max(pos - _LOOK_BACK, 0)
+        before = _LAST_SPLIT.search(stripped, low, pos)
+        if before is None and low > 0:  # a token longer than looked back at: classify them all
+            return item in items(text)
+        start = before.start() + 1 if before else 0
+        end = _SPLIT.search(stripped, pos)
+        token = stripped[start:end.start() if end else len(stripped)]
+        got = _TOKEN_ITEMS.get(token)
+        if got is None:
+            got = _token_items(token)
+        if item in got:
+            return True
+        pos = stripped.find(item, (end.end() if end else len(stripped)))  # on to the next token
+    return False
 
 
 def errors_cut(full: Full, after: str) -> bool:
@@ -253,6 +276,8 @@ _CODE_LIKE = re.compile(r"_|\d|[a-z][A-Z]")
 # line-number gutters of file reads (`    12→`, `  12|`, `12\t`): numbering, not content
 _GUTTER = re.compile(r"(?m)^[ \t]*\d+(?:→|\||\t)")
 _MAX_TOKEN = 512  # longer tokens are blobs (base64, hex), not evidence
+_LOOK_BACK = 4 * _MAX_TOKEN  # how far back _is_item looks for a token's start
+_LAST_SPLIT = re.compile(r"[\s\"'`()\[\]{}<>,;|=*][^\s\"'`()\[\]{}<>,;|=*]*\Z")  # before the end
 
 
 def _basename(path: str) -> str | None:
