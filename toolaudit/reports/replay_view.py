@@ -84,7 +84,8 @@ def _summary(result: ReplayResult) -> list[str]:
         f"kept as recorded {t.kept:,} · not translated {t.not_translated:,} · refused {t.refused:,} · "
         f"failed {t.failed:,} · errors {t.errors_before:,} → {t.errors_after:,} "
         f"({result.new_errors} new, {result.fixed_errors} fixed)",
-        f"risk: {t.later_used:,} new outputs lack something of the recorded one that the agent used later",
+        f"risk: later_used {t.later_used:,} (replayed outputs that lack something of the recorded one "
+        "the agent used later)",
     ]
     if t.unrecorded:
         lines.append(f"{t.unrecorded:,} calls had no recorded output (a calls file): their before counts 0")
