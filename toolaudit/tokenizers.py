@@ -24,6 +24,7 @@ import os
 import re
 import threading
 from dataclasses import dataclass
+from hashlib import blake2b
 from pathlib import Path
 from typing import Callable
 
@@ -73,7 +74,7 @@ class Tokenizer:
     _factor: Callable[[str | None], float] | None = None
 
     def __post_init__(self) -> None:
-        self._cache: dict[tuple[int, int], int] = {}
+        self._cache: dict[str | bytes, int] = {}
 
     @property
     def label(self) -> str:
@@ -98,9 +99,12 @@ class Tokenizer:
         """The engine's count; the same file read twice is counted once."""
         if not text:
             return 0
-        # Why a hash key: the same file is read many times in real sessions, and
-        # keeping the texts themselves as keys would hold them all in memory.
-        key = (hash(text), len(text))
+        # Why a digest key: the same file is read many times in real sessions, and keeping
+        # the texts themselves as keys would hold them all in memory. A 128-bit digest, not
+        # hash(): a 64-bit collision could give a wrong count, and counts are exact.
+        key: str | bytes = text
+        if len(text) > 64:
+            key = blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
         hit = self._cache.get(key)
         if hit is None:
             if len(self._cache) >= _CACHE_MAX:
