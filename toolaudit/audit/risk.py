@@ -134,7 +134,7 @@ class Full:
     failure lines, the JSON parse and the evidence lookups of the full text.
     """
 
-    __slots__ = ("text", "_inner", "_failures", "_parses", "_items", "_has", "_lines", "confirmed")
+    __slots__ = ("text", "_inner", "_failures", "_parses", "_items", "_has", "confirmed")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -143,7 +143,6 @@ class Full:
         self._parses: tuple[bool, bool] | None = None
         self._items: set[str] | None = None
         self._has: dict[str, bool] = {}
-        self._lines: str | None = None
         self.confirmed: dict = {}  # failure_lines' answer per piece, for the full and each cut of it
 
     @property
@@ -187,26 +186,8 @@ class Full:
         """True when `item` is an evidence item of the text, looked up where its text occurs."""
         known = self._has.get(item)
         if known is None:
-            # most items asked for are nowhere in the text: after a few, those are answered from
-            # the text's distinct lines, often far shorter (an item without a line break occurs
-            # in the text exactly when it occurs in one of its lines)
-            if len(self._has) >= LINES_AFTER and "\n" not in item and item not in self.lines:
-                known = False
-            else:
-                known = _occurs_as_item(self.text, item)
-            self._has[item] = known
+            known = self._has[item] = _occurs_as_item(self.text, item)
         return known
-
-    @property
-    def lines(self) -> str:
-        """The text's distinct lines, one a line (the text itself when that is not much shorter)."""
-        if self._lines is None:
-            distinct = "\n".join(set(self.text.split("\n")))
-            self._lines = distinct if len(distinct) < len(self.text) * 0.75 else self.text
-        return self._lines
-
-
-LINES_AFTER = 8  # items looked up in the whole text before its distinct lines are worked out
 
 
 def missing_from(after: str, present: set[str]) -> set[str]:
