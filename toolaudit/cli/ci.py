@@ -49,10 +49,11 @@ class Measure:
 
 
 def _scan(m: Measure):
-    from ..audit.summary import Collected, summarize
+    from ..audit.summary import Collected, Plan, summarize
 
     meta = m.meta()
-    return summarize(m.gather(Collected()), meta)
+    # the plan summarize will be asked for (per tool, no --top): calls are folded as files come
+    return summarize(m.gather(Collected(plan=Plan())), meta)
 
 
 def _simulate(m: Measure):
