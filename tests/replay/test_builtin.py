@@ -200,6 +200,20 @@ def test_glob_caps_with_the_notice(search_repo: Path) -> None:
     assert got.output == "\n".join(paths[:3]) + "\n" + NOTICE.format(len(paths) - 3)
 
 
+def test_glob_honours_head_limit_and_offset_like_grep(search_repo: Path) -> None:
+    # `find . -name '*.py' | head -2` translates to {"pattern": "**/*.py", "path": ".", "head_limit": 2}
+    paths = walk(search_repo, (".py",))
+    assert len(paths) > 3
+    got = tool("glob", search_repo).call("glob", {"pattern": "**/*.py", "path": ".", "head_limit": 2}, search_repo)
+    assert got.output.split("\n") == paths[:2]
+    got = tool("glob", search_repo).call("Glob", {"pattern": "*.py", "limit": 2, "offset": 1}, search_repo)
+    assert got.output.split("\n") == paths[1:3]
+    got = tool("glob?max_matches=1", search_repo).call("glob", {"pattern": "*.py", "head_limit": 3}, search_repo)
+    assert got.output == paths[0] + "\n" + NOTICE.format(2)
+    bad = tool("glob", search_repo).call("glob", {"pattern": "*.py", "head_limit": -1}, search_repo)
+    assert bad.is_error and "head_limit" in bad.output
+
+
 def test_glob_no_file_is_a_normal_empty_result(search_repo: Path) -> None:
     got = tool("glob", search_repo).call("Glob", {"pattern": "*.rs"}, search_repo)
     assert (got.output, got.is_error, got.status) == ("No files found", False, REPLAYED)

@@ -102,6 +102,13 @@ def target(workspace: Path, args: Mapping[str, Any], names: tuple[str, ...] = PA
     return path, raw
 
 
+def window(args: Mapping[str, Any], entries: list[str]) -> list[str]:
+    """`entries` after the recorded `offset` (lines skipped first) and `head_limit` (alias limit: lines kept)."""
+    offset = as_count(pick(args, ("offset",), 0), "offset")
+    head = as_count(pick(args, ("head_limit", "limit")), "head_limit")
+    return entries[offset:] if head is None else entries[offset : offset + head]
+
+
 def error(message: str) -> Outcome:
     """An error result the new tool returns to the model (it ran: REPLAYED)."""
     return Outcome(output=message, is_error=True)

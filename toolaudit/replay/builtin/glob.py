@@ -4,8 +4,9 @@ Spec parameters: `builtin:glob?max_matches=100&max_bytes=10000` (the defaults).
 
 Canonical arguments (what `--translate shell-search` produces from `find -name/-path`,
 `rg --files -g`): {"pattern": str, "path": str = "."}. Recorded aliases: pattern = glob,
-file_pattern, name; path = dir, directory, file_path, absolute_path. Other arguments are
-ignored.
+file_pattern, name; path = dir, directory, file_path, absolute_path. A `| head -N` after
+the search is `head_limit: N` (alias limit: at most N paths), `offset` skips paths first,
+both as builtin:grep reads them, before the caps. Other arguments are ignored.
 
 The glob is ripgrep's `--glob`: without a `/` it matches a file's name at any depth
 (`*.py`), with one it matches the path below `path` (`src/**/*.py`). Runs
@@ -25,7 +26,7 @@ from typing import Any, Mapping
 from ...audit.policies import Chain
 from ..base import Outcome, Sandbox
 from ..sandbox import relative
-from .common import search_caps, required, target
+from .common import required, search_caps, target, window
 from .ripgrep import finish, run_rg
 
 NEEDS_RG = True
@@ -57,4 +58,4 @@ def call(params: Params, args: Mapping[str, Any], workspace: Path, sandbox: Sand
     if result.capped:
         names.pop()  # cut by the output cap (a complete name ends with NUL)
     paths = [posixpath.normpath(name.decode("utf-8", "replace")) for name in names if name]
-    return finish(result, paths, len(paths), NO_FILES, params.chain(), sandbox)
+    return finish(result, window(args, paths), len(paths), NO_FILES, params.chain(), sandbox)

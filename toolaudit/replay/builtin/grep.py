@@ -38,7 +38,7 @@ import orjson
 from ...audit.policies import Chain
 from ..base import Outcome, Sandbox
 from ..sandbox import relative
-from .common import BadArgument, as_bool, as_count, as_globs, as_text, search_caps, pick, required, target
+from .common import BadArgument, as_bool, as_count, as_globs, as_text, search_caps, pick, required, target, window
 from .ripgrep import finish, run_rg
 
 NEEDS_RG = True
@@ -77,10 +77,7 @@ def search(args: Mapping[str, Any], workspace: Path, sandbox: Sandbox, chain: Ch
     flags, context = _flags(args)
     result = run_rg(sandbox, workspace, flags, [pattern, relative(workspace, path)])
     entries, matches = _render(result.stdout, context, mode)
-    offset = as_count(pick(args, ("offset",), 0), "offset")
-    head = as_count(pick(args, ("head_limit", "limit")), "head_limit")
-    entries = entries[offset:] if head is None else entries[offset : offset + head]
-    return finish(result, entries, matches, NO_MATCHES, chain, sandbox)
+    return finish(result, window(args, entries), matches, NO_MATCHES, chain, sandbox)
 
 def _flags(args: Mapping[str, Any]) -> tuple[list[str], bool]:
     """rg flags for the recorded options, and whether context lines were asked for."""
