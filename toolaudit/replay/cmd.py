@@ -42,6 +42,17 @@ def capped(text: str, cap: int, cut: bool = False) -> tuple[str, str]:
     return cut_bytes(text, cap), f"output capped at {cap} bytes"
 
 
+def split_argv(spec: str, key: str, example: str, slug: str) -> list[str]:
+    """The program and arguments of a `KEY:COMMAND ARGS...` spec, split like a shell (never run by one)."""
+    try:
+        argv = shlex.split(spec)
+    except ValueError as exc:
+        raise UsageError(f"{key}:{spec}: {exc}", slug=slug) from exc
+    if not argv:
+        raise UsageError(f"{key}: needs a command, e.g. {key}:{example}", slug=slug)
+    return argv
+
+
 def run_tool(sandbox: Sandbox, argv: Sequence[str], tool: str, args: dict[str, Any], workspace: Path,
              where: str, extra_bytes: int = 0) -> RunResult:
     """Run one call's program in `workspace`: the arguments as JSON on stdin, the tool's name in the
@@ -64,12 +75,7 @@ class Command(Implementation):
 
     def __init__(self, spec: str, sandbox: Sandbox) -> None:
         super().__init__(spec, sandbox)
-        try:
-            self.argv = shlex.split(spec)
-        except ValueError as exc:
-            raise UsageError(f"cmd:{spec}: {exc}", slug="bad-cmd") from exc
-        if not self.argv:
-            raise UsageError("cmd: needs a command, e.g. cmd:python3 /path/to/my_tool.py", slug="bad-cmd")
+        self.argv = split_argv(spec, self.key, "python3 /path/to/my_tool.py", "bad-cmd")
 
     def call(self, tool: str, args: dict[str, Any], workspace: Path) -> Outcome:
         """Run the program once for this call (module docstring)."""

@@ -38,7 +38,6 @@ background thread, so `call()` is synchronous for the runner. Decisions, in one 
 from __future__ import annotations
 
 import json
-import shlex
 import tempfile
 import threading
 from contextlib import asynccontextmanager
@@ -47,9 +46,8 @@ from typing import Any, Iterable, Mapping
 
 from ..audit.redact import redact
 from ..collectors.base import Content, flatten
-from ..errors import UsageError
 from .base import REPLAYED, Implementation, Outcome, Sandbox, ToolDef, implementations
-from .cmd import capped, failed
+from .cmd import capped, failed, split_argv
 from .menu import definition_json, resolve_tool_name
 from .sandbox import scrubbed_env
 
@@ -73,12 +71,7 @@ class McpServer(Implementation):
     def __init__(self, spec: str, sandbox: Sandbox, *,
                  tool_names: Mapping[str, str] | Iterable[tuple[str, str]] = ()) -> None:
         super().__init__(spec, sandbox)
-        try:
-            self.argv = shlex.split(spec)
-        except ValueError as exc:
-            raise UsageError(f"mcp:{spec}: {exc}", slug="bad-mcp-command") from exc
-        if not self.argv:
-            raise UsageError("mcp: needs a command, e.g. mcp:npx -y @scope/server", slug="bad-mcp-command")
+        self.argv = split_argv(spec, self.key, "npx -y @scope/server", "bad-mcp-command")
         self.tool_names = dict(tool_names)
         self._lock = threading.Lock()
         self._portal_cm: Any = None
