@@ -250,12 +250,18 @@ def raw_lines(path: Path) -> Iterator[bytes]:
             return
 
 
-def pretty_document(path: Path) -> bool:
-    """True when the first non-blank line opens a pretty-printed JSON document."""
+def pretty_document(path: Path, doc: Any = None) -> Any:
+    """`doc`, else the file's document when its first non-blank line opens a pretty-printed one
+    (a Skipped when that document cannot be read), else None: the file is read as lines.
+
+    For formats read as JSONL only when forced: a broken document is one problem, not one per line.
+    """
+    if doc is not None:
+        return doc
     for raw in raw_lines(path):
         if raw.strip():
-            return raw.strip() in (b"{", b"[")
-    return False
+            return read_document(path, None) if raw.strip() in (b"{", b"[") else None
+    return None
 
 
 def _parse_line(path: Path, number: int, raw: bytes) -> Any:

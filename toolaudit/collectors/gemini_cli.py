@@ -35,7 +35,7 @@ from ..model import (MAIN_AGENT, PAIRED, SCAN_SCOPE, UNKNOWN_TOOL, UNPAIRED, Mod
                      Usage)
 from ._gemini_content import KEY, is_contents, read_checkpoint, result_parts, token_usage, words
 from . import base
-from .base import (Collector, Record, collectors, dump_args, flatten, each_line, read_document,
+from .base import (Collector, Record, collectors, dump_args, flatten, each_line,
                    pretty_document, shape_problem, file_stem)
 
 _MODEL_TYPES = ("gemini", "model")  # `model` with `parts`: a third-party fixture's spelling
@@ -233,12 +233,10 @@ class GeminiCLICollector(Collector):
     def collect(self, path: Path, doc: Any = None) -> Iterator[Record]:
         """Records of a JSON document (`doc`) or, when `doc` is None, of a JSONL session."""
         source = str(path)
-        if doc is None and pretty_document(path):
-            # read as JSONL only when forced: a broken document is one problem, not one per line
-            doc = read_document(path, None)
-            if isinstance(doc, Skipped):
-                yield doc
-                return
+        doc = pretty_document(path, doc)
+        if isinstance(doc, Skipped):
+            yield doc
+            return
         if doc is None:
             yield from self._lines(path)
             return

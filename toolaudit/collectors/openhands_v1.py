@@ -409,12 +409,10 @@ class OpenHandsV1Collector(Collector):
             yield from self._folder(path.parent)
             return
         source = str(path)
-        if doc is None and pretty_document(path):
-            # read as JSONL only when forced: a broken document is one problem, not one per line
-            doc = read_document(path, None)
-            if isinstance(doc, Skipped):
-                yield doc
-                return
+        doc = pretty_document(path, doc)
+        if isinstance(doc, Skipped):
+            yield doc
+            return
         if doc is not None:
             events = _listed(doc) or (doc if isinstance(doc, list) else [doc])
             condensations = Condensations()
