@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..model import GroupRow, ScanResult
-from .view import Lines, Section, View, num, register, tokenizer_text
+from .view import Lines, Section, View, num, pick, register, tokenizer_text
 
 # tools[] fields: a contract that CI gates and other tools read (README: JSON schema)
 TOOL_FIELDS = (
@@ -16,20 +16,7 @@ TOOL_FIELDS = (
 
 def row_dict(row: GroupRow, key_name: str) -> dict[str, Any]:
     """A GroupRow as a dict whose first field is named after the grouping (`tool`, `session`...)."""
-    return {
-        key_name: row.key,
-        "calls": row.calls,
-        "tokens": row.tokens,
-        "share": round(row.share, 6),
-        "tokens_mean": round(row.tokens_mean, 2),
-        "tokens_p50": row.tokens_p50,
-        "tokens_p95": row.tokens_p95,
-        "tokens_max": row.tokens_max,
-        "chars": row.chars,
-        "bytes": row.bytes,
-        "error_calls": row.error_calls,
-        "agent_truncated_calls": row.agent_truncated_calls,
-    }
+    return {key_name: row.key, **pick(row, TOOL_FIELDS[1:], {"share": 6, "tokens_mean": 2})}
 
 
 def scan_dict(result: ScanResult) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..audit.simsummary import SimResult, SimRow
-from .view import Lines, Section, View, num, register, tokenizer_text
+from .view import Lines, Section, View, num, pick, register, tokenizer_text
 
 # tools[] fields of `simulate -f json`: a contract, like scan's
 SIM_FIELDS = (
@@ -17,7 +17,7 @@ SIM_FIELDS = (
 
 def sim_row(row: SimRow) -> dict[str, Any]:
     """A SimRow with exactly the contract's fields."""
-    return {f: (round(getattr(row, f), 2) if f == "saved_pct" else getattr(row, f)) for f in SIM_FIELDS}
+    return pick(row, SIM_FIELDS, {"saved_pct": 2})
 
 
 def sim_totals(row: SimRow) -> dict[str, Any]:

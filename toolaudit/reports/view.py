@@ -63,6 +63,16 @@ def num(value: float) -> str:
     return f"{value:,.0f}" if isinstance(value, (int, float)) else str(value)
 
 
+def pick(row: Any, names: tuple[str, ...], digits: dict[str, int] | None = None) -> dict[str, Any]:
+    """The attributes `names` of a record, in that order; those in `digits` rounded to that many places.
+
+    How a view turns a summary row into its JSON contract's fields (scan's TOOL_FIELDS,
+    simulate's SIM_FIELDS, replay's REPLAY_FIELDS), so each field list is written once.
+    """
+    digits = digits or {}
+    return {n: round(getattr(row, n), digits[n]) if n in digits else getattr(row, n) for n in names}
+
+
 def tokenizer_text(meta) -> str:
     """How the summary names the tokenizer: exact with its engine, or estimated and how."""
     if meta.tokenizer == "approx":
