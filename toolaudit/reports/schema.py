@@ -278,8 +278,10 @@ def main(argv: list[str]) -> int:
     for command in COMMANDS:
         path, text = schema_path(command), schema_text(command)
         if "--write" in argv:
+            from .files import atomic_write
+
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+            atomic_write(path, text)
         elif not path.is_file() or path.read_text(encoding="utf-8") != text:
             stale.append(str(path))
     for path in stale:
