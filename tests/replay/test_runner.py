@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -150,3 +151,18 @@ def test_table_and_markdown_show_the_verdict(calls, tmp_path):
         assert "Say" in out
     code, out = _run("replay", str(calls), "--workspace", str(tmp_path), "--tool", "Say=test-shout:1")
     assert "verdict:" in out and "kept as recorded 1" in out
+
+
+def test_strict_fails_on_a_file_it_cannot_read_in_a_folder(calls, tmp_path):
+    # as scan --strict: a FIFO named *.jsonl is passed over, and --strict says so
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    calls.rename(folder / "calls.jsonl")
+    os.mkfifo(folder / "pipe.jsonl")
+    args = ("replay", str(folder), "--workspace", str(tmp_path), "--tool", "Say=test-shout:1", "-f", "json", "-q")
+    code, out = _run(*args)
+    assert code == 0, out
+    assert any("pipe.jsonl: not a regular file" in e for e in json.loads(out)["errors"])
+    code, out = _run(*args, "--strict")
+    assert code == 1, out
+    assert "pipe.jsonl: not a regular file" in out and "--strict" in out

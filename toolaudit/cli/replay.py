@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from pathlib import Path
 
 import click
 
-from ..errors import UsageError
+from ..errors import StrictError, UsageError
 from ..reports import render_report
 from ..tokenizers import get_tokenizer
 from . import cli, input_options, meta_for, output_options, progress_for, report_notes
@@ -67,17 +68,16 @@ def run_replay(paths, options, spec, *, tokenizer, engine, calibration, source_f
     tok = get_tokenizer(tokenizer, engine, calibration=calibration)
     problems: list[str] = []
     files = list(discover.iter_files(resolve_paths(paths, quiet), problems))
+    if strict and problems:  # as gather: an unreadable folder or a FIFO fails --strict
+        raise StrictError(f"{problems[0]} (--strict)", slug="strict")
     sink = ReplayCollected(tok, explain=explain)
     writer = CallsWriter(calls_out) if calls_out is not None else None
-    progress, advance = progress_for(len(files), quiet)
+    progress, advance = progress_for(len(files), quiet)  # without a bar, advance does nothing
     try:
         with Runner(options) as runner:
-            if progress is not None:
-                with progress:
-                    replay_files(files, runner, sink, forced=source_format, strict=strict, on_file=advance,
-                                 calls_out=writer)
-            else:
-                replay_files(files, runner, sink, forced=source_format, strict=strict, calls_out=writer)
+            with progress or nullcontext():
+                replay_files(files, runner, sink, forced=source_format, strict=strict, on_file=advance,
+                             calls_out=writer)
             renames = dict(options.tool_names)
             menus = []
             for mapping, impl in runner.started().items():
