@@ -10,13 +10,9 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from ..model import SCAN_SCOPE, UNKNOWN_TOOL, ModelText, SessionEnd
-from .base import Pairing, Record, dump_args, guarded
+from .base import Pairing, Record, count, dump_args, guarded
 
 KEY = "gemini-cli"
-
-
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def words(content: Any) -> str:
@@ -57,8 +53,8 @@ def token_usage(tokens: Any) -> tuple[int, int, int, int, int] | None:
     """
     if not isinstance(tokens, dict):
         return None
-    prompt, cached, thoughts = _count(tokens.get("input")), _count(tokens.get("cached")), _count(tokens.get("thoughts"))
-    out, tool = _count(tokens.get("output")), _count(tokens.get("tool"))
+    prompt, cached, thoughts = count(tokens.get("input")), count(tokens.get("cached")), count(tokens.get("thoughts"))
+    out, tool = count(tokens.get("output")), count(tokens.get("tool"))
     if not (prompt or cached or thoughts or out or tool):
         return None
     return max(prompt - cached, 0) + tool, 0, cached, out + thoughts, thoughts

@@ -496,7 +496,8 @@ class Pairing:
         self.pending.clear()
 
 
-def _int(value: Any) -> int:
+def count(value: Any) -> int:
+    """A token count as recorded: a positive int, else 0 (missing, null, a bool, a string...)."""
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
@@ -505,8 +506,8 @@ def anthropic_parts(usage: dict) -> tuple[int, int, int, int]:
 
     Anthropic's `input_tokens` already excludes cache reads and writes.
     """
-    return (_int(usage.get("input_tokens")), _int(usage.get("cache_creation_input_tokens")),
-            _int(usage.get("cache_read_input_tokens")), _int(usage.get("output_tokens")))
+    return (count(usage.get("input_tokens")), count(usage.get("cache_creation_input_tokens")),
+            count(usage.get("cache_read_input_tokens")), count(usage.get("output_tokens")))
 
 
 def openai_parts(usage: dict) -> tuple[int, int, int, int]:
@@ -516,10 +517,10 @@ def openai_parts(usage: dict) -> tuple[int, int, int, int]:
     `input_tokens_details.cached_tokens`, Codex `cached_input_tokens`); litellm's
     `cache_creation_input_tokens` for Anthropic models is a cache write.
     """
-    total = _int(usage.get("prompt_tokens")) or _int(usage.get("input_tokens"))
+    total = count(usage.get("prompt_tokens")) or count(usage.get("input_tokens"))
     details = usage.get("prompt_tokens_details") or usage.get("input_tokens_details") or {}
-    cached = _int(details.get("cached_tokens")) if isinstance(details, dict) else 0
-    cached = cached or _int(usage.get("cached_input_tokens")) or _int(usage.get("cache_read_input_tokens"))
-    write = _int(usage.get("cache_creation_input_tokens"))
-    output = _int(usage.get("completion_tokens")) or _int(usage.get("output_tokens"))
+    cached = count(details.get("cached_tokens")) if isinstance(details, dict) else 0
+    cached = cached or count(usage.get("cached_input_tokens")) or count(usage.get("cache_read_input_tokens"))
+    write = count(usage.get("cache_creation_input_tokens"))
+    output = count(usage.get("completion_tokens")) or count(usage.get("output_tokens"))
     return max(total - cached - write, 0), write, cached, output

@@ -32,7 +32,7 @@ from typing import Any, Iterator
 
 from ..model import (MAIN_AGENT, SCAN_SCOPE, UNKNOWN_TOOL, ModelText, OutputCap, SessionEnd, SessionInfo, Skipped,
                      Usage)
-from .base import (Collector, Pairing, Record, collectors, dump_args, flatten, guarded, openai_parts, read_lines,
+from .base import (Collector, Pairing, Record, collectors, count, dump_args, flatten, guarded, openai_parts, read_lines,
                    file_stem)
 
 # RolloutItem types; newer builds add the last two, which hold no tool data
@@ -162,7 +162,7 @@ def _usage(state: _Session, info: dict, number: int, ts: Any) -> Iterator[Usage]
     index = state.requests.by_usage - 1
     yield Usage(state.source, number, CodexCollector.key, state.session, f"{state.session}#{index}", state.model,
                 uncached, write, read, output, agent=state.agent, ts=ts if isinstance(ts, str) else None,
-                request_index=index, reasoning=_count(last.get("reasoning_output_tokens")), global_id=True)
+                request_index=index, reasoning=count(last.get("reasoning_output_tokens")), global_id=True)
 
 
 def _cap(policy: Any) -> tuple[str, int] | None:
@@ -182,10 +182,6 @@ def _session_info(state: _Session, payload: dict) -> Iterator[SessionInfo]:
     commit = commit if isinstance(commit, str) and commit else None
     if cwd or commit:
         yield SessionInfo(state.source, state.session, cwd, commit, agent=state.agent)
-
-
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def _kind(obj: dict) -> str | None:

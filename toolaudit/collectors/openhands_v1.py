@@ -50,7 +50,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
 
 from ..model import ModelText, SessionEnd, Skipped, ToolMenu, Usage
-from .base import (Collector, Pairing, Record, collectors, dump_args, each_line, guarded, loads, openai_parts,
+from .base import (Collector, Pairing, Record, collectors, count, dump_args, each_line, guarded, loads, openai_parts,
                    pretty_document, raw_lines, read_bytes, read_document, file_stem)
 
 KEY = "openhands-v1"
@@ -377,11 +377,9 @@ def _usage(state: Any, source: str, session: str, responses: dict[str, int]) -> 
                                   "cached_input_tokens": usage.get("cache_read_tokens"),
                                   "cache_creation_input_tokens": usage.get("cache_write_tokens"),
                                   "completion_tokens": usage.get("completion_tokens")})
-            reasoning = usage.get("reasoning_tokens")
             yield Usage(source, 0, KEY, session, rid, _str(usage.get("model")), *parts,
                         request_index=responses.get(rid), global_id=True,
-                        reasoning=reasoning if isinstance(reasoning, int) and not isinstance(reasoning, bool)
-                        and reasoning > 0 else 0)
+                        reasoning=count(usage.get("reasoning_tokens")))
 
 
 @collectors.register
