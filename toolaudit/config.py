@@ -64,8 +64,6 @@ def default_map(group: click.Group, path: Path | None, table: dict[str, Any]) ->
                 if (key, sub_name) in SUB_TABLES and isinstance(sub_value, dict):
                     continue  # read by the command itself
                 if sub_name not in commands.get(key, set()):
-                    if (key, sub_name) in SUB_TABLES and isinstance(sub_value, dict):
-                        continue  # read by the command itself
                     suggestions = set(commands.get(key, ())) | {s for c, s in SUB_TABLES if c == key}
                     raise ConfigError(
                         f"{path}: unknown key {sub_key!r} in [tool.toolaudit.{key}]"
