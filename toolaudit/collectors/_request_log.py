@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterator
 import orjson
 
 from ..model import MAIN_AGENT, ToolMenu
+from .base import dump_args
 
 MAX_HISTORIES = 65_536  # request digests remembered per file (16 bytes each)
 MAX_OPEN = 1024  # conversations open per file; beyond, the least recently used one is ended
@@ -103,11 +104,6 @@ def tool_name(defn: dict) -> str:
     return "(unnamed)"
 
 
-def compact(defn: Any) -> str:
-    """A definition as the compact JSON a client sends, exactly as recorded."""
-    return json.dumps(defn, separators=(",", ":"), ensure_ascii=False)
-
-
 class Menus:
     """The distinct tool menus one session sent and how many requests carried each."""
 
@@ -121,7 +117,7 @@ class Menus:
         key = digest(tools)
         entry = self._menus.get(key)
         if entry is None:
-            defs = tuple((tool_name(t), compact(t)) for t in tools if isinstance(t, dict))
+            defs = tuple((tool_name(t), dump_args(t)) for t in tools if isinstance(t, dict))
             entry = self._menus[key] = [defs, 0]
         entry[1] += requests
 
