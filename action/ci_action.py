@@ -22,6 +22,11 @@ MARKER = "<!-- toolaudit -->"  # finds the comment this action wrote before, so 
 PAGE = 100
 
 
+def report_path(env: dict[str, str]) -> str:
+    """Where `toolaudit ci -o` writes the report (action.yml's `output`, the same default without it)."""
+    return env.get("INPUT_OUTPUT") or "toolaudit-report"
+
+
 def ci_command(env: dict[str, str]) -> list[str]:
     """`toolaudit ci` with the inputs: paths and checks split on white space, as a shell would (quotes kept)."""
     paths = shlex.split(env.get("INPUT_PATHS", ""))
@@ -29,7 +34,7 @@ def ci_command(env: dict[str, str]) -> list[str]:
         raise SystemExit("toolaudit action: the `paths` input is empty")
     cmd = [sys.executable, "-m", "toolaudit", "ci", *paths, "--baseline", env.get("INPUT_BASELINE") or
            "toolaudit-baseline.json", "-f", env.get("INPUT_FORMAT") or "markdown",
-           "-o", env.get("INPUT_OUTPUT") or "toolaudit-report"]
+           "-o", report_path(env)]
     for check in shlex.split(env.get("INPUT_FAIL_ON", "")):
         cmd += ["--fail-on", check]
     return cmd + shlex.split(env.get("INPUT_ARGS", ""))
@@ -98,7 +103,7 @@ def main(env: dict[str, str] | None = None) -> int:
             fh.write(markdown)
     if env.get("GITHUB_OUTPUT"):
         with open(env["GITHUB_OUTPUT"], "a", encoding="utf-8") as fh:
-            fh.write(f"exit-code={code}\nreport={env.get('INPUT_OUTPUT') or 'toolaudit-report'}\n")
+            fh.write(f"exit-code={code}\nreport={report_path(env)}\n")
     token, number = env.get("INPUT_TOKEN", ""), pr_number(env.get("GITHUB_EVENT_PATH"))
     if token and markdown and number is not None:
         github = GitHub(env.get("GITHUB_API_URL") or "https://api.github.com", env.get("GITHUB_REPOSITORY", ""), token)
