@@ -82,10 +82,10 @@ class ToolauditJsonlCollector(Collector):
 
     def collect(self, path: Path, doc: Any = None) -> Iterator[Record]:
         """One ToolCall per valid line, then a SessionEnd per session."""
-        source = str(path)
+        source, stem = str(path), file_stem(path)
         calls: dict[str, int] = {}  # calls per session, for call_index
         last: dict[tuple[str, str], int] = {}  # highest request index per (session, agent)
-        yield from each_line(path, lambda obj, line: _call(obj, line, source, file_stem(path), calls, last))
+        yield from each_line(path, lambda obj, line: _call(obj, line, source, stem, calls, last))
         for (session, agent), top in last.items():
             # without request indices nothing is known of the session's requests
             yield SessionEnd(source, session, (top + 1,) if top >= 0 else (), agent=agent)
