@@ -13,13 +13,14 @@ from typing import Any, BinaryIO, Callable, ClassVar, Generator, Iterable, Itera
 import orjson
 import zstandard
 
-from ..model import (FILE_SCOPE, MAIN_AGENT, ORPHAN, PAIRED, UNKNOWN_TOOL, UNPAIRED, ModelText, SessionEnd, Skipped,
-                     ToolCall, Usage)
+from ..model import (FILE_SCOPE, MAIN_AGENT, ORPHAN, PAIRED, UNKNOWN_TOOL, UNPAIRED, ModelText, OutputCap, SessionEnd,
+                     SessionInfo, Skipped, ToolCall, ToolMenu, Usage)
 from ..registry import Registry
 from ..tokenizers import sanitize
 
-# ModelText and Usage are optional: collectors yield them where the transcript has them
-Record = ToolCall | Skipped | SessionEnd | ModelText | Usage
+# ModelText, Usage, OutputCap, SessionInfo and ToolMenu are optional: collectors yield them where
+# the transcript has them
+Record = ToolCall | Skipped | SessionEnd | ModelText | Usage | OutputCap | SessionInfo | ToolMenu
 
 # Whole-file JSON formats are parsed in one go; bigger documents are refused, not risked.
 MAX_DOCUMENT_BYTES = 512 * 1024 * 1024
