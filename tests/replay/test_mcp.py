@@ -19,7 +19,8 @@ from toolaudit.errors import UsageError  # noqa: E402
 from toolaudit.model import Skipped, ToolCall  # noqa: E402
 from toolaudit.replay.base import FAILED, REPLAYED, Sandbox, implementations  # noqa: E402
 from toolaudit.replay.mcp import McpServer, result_content  # noqa: E402
-from toolaudit.replay.menu import compare_menus, menu_cost, menu_tokens  # noqa: E402
+from toolaudit.model import ToolMenu  # noqa: E402
+from toolaudit.replay.menu import compare_menus, menu_cost, menu_of, menu_tokens  # noqa: E402
 from toolaudit.tokenizers import get_tokenizer  # noqa: E402
 
 SERVERS = Path(__file__).resolve().parent / "mcp_servers"
@@ -198,6 +199,18 @@ def test_menu_lists_both_tools_and_counts_like_an_independent_count(start, count
     assert tokens == [count(anthropic_definition(t)) for t in raw]
     assert total == sum(count(anthropic_definition(t)) for t in raw) > 50
     assert menu_cost(total, len(recorded())) == total * 8  # it rode along on the session's 8 requests
+
+
+def test_menu_of_counts_the_new_menu_and_the_recorded_tools_it_replaces(start, count):
+    menu = start("kanban_v1.py").menu()
+    recorded = ToolMenu("s.jsonl", "s", (("mcp__kanban__list_tasks", '{"a":1}'), ("Read", '{"b":2}')), 4)
+    got = menu_of("mcp__kanban__*=mcp:x", menu, count, 8, [recorded])
+    assert [(t.name, t.tokens) for t in got.tools] == [(d.name, count(d.definition)) for d in menu]
+    assert (got.tokens, got.requests) == (sum(count(d.definition) for d in menu), 8)
+    # Claude Code's mcp__SERVER__ prefix is the server's tool; Read is not replaced
+    assert [(t.name, t.tokens) for t in got.before_tools] == [("mcp__kanban__list_tasks", count('{"a":1}'))]
+    assert got.before_tokens == count('{"a":1}')
+    assert menu_of("m", menu, count, 8, [ToolMenu("s.jsonl", "s", (("Read", "{}"),), 1)]).before_tokens is None
 
 
 def test_compare_menus_pairs_recorded_names_with_the_new_ones(start, count):
