@@ -22,7 +22,6 @@ from ..tokenizers import DEFAULT_ENGINE, DEFAULT_TOKENIZER, ENGINES, TOKENIZERS
 
 BY_CHOICES = ("tool", "session", "file", "collector", "agent", "model")
 WRITTEN = ("output", "records", "save")  # options naming a file the command writes
-SCHEDULER = "toolaudit.scheduler"  # ctx.meta key: --scheduler, read by gather (every command that reads through it)
 
 
 class PathOrURL(click.Path):
@@ -149,17 +148,10 @@ def output_options(func):
     return func
 
 
-def _remember_scheduler(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    ctx.meta[SCHEDULER] = value or None
-    return value
-
-
 def scheduler_option(func):
     """--scheduler ADDRESS (TOOLAUDIT_SCHEDULER, `scheduler` in [tool.toolaudit]): the per-file work on a Dask
-    cluster. Not passed to the command: gather reads it from the context, as every reading command goes
-    through gather."""
-    return click.option("--scheduler", metavar="ADDRESS", envvar="TOOLAUDIT_SCHEDULER", expose_value=False,
-                        callback=_remember_scheduler,
+    cluster; the command hands it to gather."""
+    return click.option("--scheduler", metavar="ADDRESS", envvar="TOOLAUDIT_SCHEDULER", default=None,
                         help="Run the per-file work on this dask.distributed scheduler (tcp://HOST:8786) instead "
                              "of local worker processes; needs the `dask` extra. See docs/distributed.md.")(func)
 
@@ -226,16 +218,14 @@ def report_notes(unrecognised, errors, quiet: bool) -> None:
         click.echo(f"warning: {line}", err=True)
 
 
-def gather(paths, options, sink, *, jobs: int, strict: bool, quiet: bool, worker=None, extra: tuple = ()):
+def gather(paths, options, sink, *, jobs: int, strict: bool, quiet: bool, worker=None, extra: tuple = (),
+           scheduler: str | None = None):
     """Find the files under `paths`, run them through the pipeline into `sink`, report notes; returns `sink`.
 
     Files and folders that cannot be listed go into `sink.errors` (and fail `strict`). With
-    `--scheduler` (scheduler_option) the files are scanned on that Dask cluster.
+    `scheduler` (--scheduler, scheduler_option) the files are scanned on that Dask cluster.
     """
     from ..pipeline import run, scan_file
-
-    here = click.get_current_context(silent=True)
-    scheduler = here.meta.get(SCHEDULER) if here is not None else None
 
     problems: list[str] = []
     files = list(discover.iter_files(resolve_paths(paths, quiet), problems))
@@ -244,7 +234,7 @@ def gather(paths, options, sink, *, jobs: int, strict: bool, quiet: bool, worker
     sink.errors.extend(problems)  # unreadable folders belong in the result's errors, not only on stderr
     progress, advance = progress_for(len(files), quiet)
     kwargs = dict(jobs=jobs, strict=strict, on_file=advance, worker=worker or scan_file, extra=extra,
-                  scheduler=scheduler)
+                  scheduler=scheduler or None)
     if progress is not None:
         with progress:
             run(files, options, sink, **kwargs)

@@ -31,6 +31,7 @@ class Measure:
     quiet: bool
     jobs: int
     workspace: Path | None = None  # a replay baseline: where to replay (default: the one it names)
+    scheduler: str | None = None  # --scheduler: a Dask cluster for the per-file work (not replay's)
 
     def options(self):
         from ..pipeline import ScanOptions
@@ -45,7 +46,8 @@ class Measure:
         return meta_for(self.tokenizer, self.engine, self.paths, tok=tok)
 
     def gather(self, sink, **kwargs):
-        return gather(self.paths, self.options(), sink, jobs=self.jobs, strict=self.strict, quiet=self.quiet, **kwargs)
+        return gather(self.paths, self.options(), sink, jobs=self.jobs, strict=self.strict, quiet=self.quiet,
+                      scheduler=self.scheduler, **kwargs)
 
 
 def _scan(m: Measure):
@@ -205,7 +207,7 @@ class Percent(click.ParamType):
 @click.option("-o", "--output", default="-", metavar="PATH|-", help="Write the report here; `-` is stdout.")
 @click.pass_context
 def ci(ctx, paths, baseline, workspace, fail_on, min_calls, max_vanished, update_baseline, source_format, tokenizer, engine,
-       calibration, strict, debug, quiet, jobs, fmt, output):
+       calibration, strict, debug, quiet, jobs, scheduler, fmt, output):
     """Fail the build when tool outputs grew against a baseline.
 
     Measures PATH... again the way the baseline was measured (the same tokenizer,
@@ -237,7 +239,7 @@ def ci(ctx, paths, baseline, workspace, fail_on, min_calls, max_vanished, update
         min_calls = 0  # deterministic: one call that grew is a real change
     current = _measure(Measure(tuple(paths), base, source_format, tokenizer or meta.get("tokenizer") or "o200k_base",
                                engine or meta.get("engine") or "toktok", calibration, strict, debug, quiet, jobs,
-                               workspace))
+                               workspace, scheduler))
     if update_baseline:
         atomic_write(baseline, json.dumps(current, indent=2, ensure_ascii=False) + "\n")
         totals = current.get("totals", {})

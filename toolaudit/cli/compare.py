@@ -12,7 +12,7 @@ from ..tokenizers import get_tokenizer
 from . import cli, gather, input_options, meta_for, output_options
 
 
-def _side(path: Path, options, *, jobs: int, strict: bool, quiet: bool):
+def _side(path: Path, options, *, jobs: int, strict: bool, quiet: bool, scheduler: str | None):
     """One condition: a `scan --records` file as it is, else the transcripts under `path` scanned."""
     from ..audit.compare import records_side, side_from_scan
     from ..audit.summary import Collected
@@ -20,7 +20,8 @@ def _side(path: Path, options, *, jobs: int, strict: bool, quiet: bool):
     side = records_side(path)
     if side is not None:
         return side
-    return side_from_scan(path, gather((path,), options, Collected(), jobs=jobs, strict=strict, quiet=quiet))
+    return side_from_scan(path, gather((path,), options, Collected(), jobs=jobs, strict=strict, quiet=quiet,
+                                       scheduler=scheduler))
 
 
 @cli.command()
@@ -34,7 +35,8 @@ def _side(path: Path, options, *, jobs: int, strict: bool, quiet: bool):
                    "B, else 0.")
 @input_options
 @output_options
-def compare(a, b, group_by, source_format, tokenizer, calibration, engine, strict, debug, quiet, jobs, fmt, output):
+def compare(a, b, group_by, source_format, tokenizer, calibration, engine, strict, debug, quiet, jobs, scheduler, fmt,
+            output):
     """Compare condition A (baseline) with B (variant): tool output per run, by task and tool.
 
     A and B are folders of transcripts (or one transcript file each), or per-call
@@ -73,6 +75,6 @@ def compare(a, b, group_by, source_format, tokenizer, calibration, engine, stric
         collectors.get(source_format)
     tok = get_tokenizer(tokenizer, engine, calibration=calibration)  # fail fast, before any worker starts
     options = ScanOptions(tokenizer, engine, source_format, False, debug, calibration, previews=False)
-    sides = [_side(p, options, jobs=jobs, strict=strict, quiet=quiet) for p in (a, b)]
+    sides = [_side(p, options, jobs=jobs, strict=strict, quiet=quiet, scheduler=scheduler) for p in (a, b)]
     result = compare_sides(*sides, grouping, meta_for(tokenizer, engine, (a, b), tok=tok))
     render_report(result, fmt, output)

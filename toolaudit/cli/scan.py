@@ -75,7 +75,7 @@ def layout_of(fmt: str, wide: bool, columns: str | None, choices: tuple[str, ...
 @table_options("calls, tokens, share, bar, mean, p50, p95, max, chars, bytes, errors, agent-cut, cost")
 @click.pass_context
 def scan(ctx, paths, source_format, tokenizer, calibration, engine, strict, debug, quiet, jobs, fmt, output, by,
-         top, show_content, records, cost, model, since, until, tz, wide, columns):
+         top, show_content, records, cost, model, since, until, tz, wide, columns, scheduler):
     """Count every tool's output in the transcripts under PATH... (files or folders).
 
     Without PATH, scans the agents' default folders that exist: ~/.claude/projects
@@ -113,7 +113,7 @@ def scan(ctx, paths, source_format, tokenizer, calibration, engine, strict, debu
     collected = Collected(since=since, until=until, plan=Plan(grouping, top, cost, model))
     about = RecordsMeta(tokenizer, engine if tokenizer != "approx" else "approx", tok.label)
     with recording(records, collected, about) as sink:
-        gather(paths, options, sink, jobs=jobs, strict=strict, quiet=quiet)
+        gather(paths, options, sink, jobs=jobs, strict=strict, quiet=quiet, scheduler=scheduler)
     result = summarize(collected, meta_for(tokenizer, engine, paths, by, tok), by=grouping, top=top, cost=cost,
                        model=model)
     render_report(result, fmt, output, **layout)

@@ -65,7 +65,7 @@ def _rules_table(policy_file: Path | None) -> tuple[dict | None, str]:
 def simulate(ctx, paths, preview_chars, include_content, max_chars, max_bytes, head_ratio, max_lines, tail_lines,
              head_lines, max_matches, no_body, body_chars, body_fields, tools, preset, policy_file, sweep,
              explain, source_format, tokenizer, calibration, engine, strict, debug, quiet, jobs, fmt, output, wide,
-             columns):
+             columns, scheduler):
     """What would caps on tool outputs have saved, and what would they have hidden?
 
     Runs every recorded output under PATH... through the policies you give (flags,
@@ -106,6 +106,7 @@ def simulate(ctx, paths, preview_chars, include_content, max_chars, max_bytes, h
     options = ScanOptions(tokenizer, engine, source_format, False, debug, calibration)
     sink = simsummary.SimCollected([m.label for m in maps], [tuple(m.describe()) for m in maps], explain,
                                    follows_session=any(m.follows_session for m in maps))
-    gather(paths, options, sink, jobs=jobs, strict=strict, quiet=quiet, worker=simulate_file, extra=(maps, explain > 0))
+    gather(paths, options, sink, jobs=jobs, strict=strict, quiet=quiet, worker=simulate_file, extra=(maps, explain > 0),
+           scheduler=scheduler)
     result = simsummary.result(sink, meta_for(tokenizer, engine, paths, tok=tok), preset=preset, sweep=swept, spec=spec)
     render_report(result, fmt, output, **layout)
