@@ -25,23 +25,16 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import ModelText, SessionEnd, Skipped, Usage
-from .base import Collector, Pairing, Record, collectors, guarded, openai_parts, file_stem
+from .base import (Collector, Pairing, Record, collectors, dict_or_empty, guarded, openai_parts, file_stem,
+                   str_or_none)
 
 KEY = "atif"
-
-
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 def _usage(metrics: dict, source: str, line: int, session: str, step: Any, model: str | None,
            ts: str | None, index: int) -> Iterator[Usage]:
     """The step's metrics as one request's usage, when it reports tokens."""
-    extra = _dict(metrics.get("extra"))
+    extra = dict_or_empty(metrics.get("extra"))
     parts = openai_parts({
         "prompt_tokens": metrics.get("prompt_tokens"), "completion_tokens": metrics.get("completion_tokens"),
         "prompt_tokens_details": {"cached_tokens": metrics.get("cached_tokens")},
@@ -74,8 +67,8 @@ class AtifCollector(Collector):
         if not isinstance(doc, dict) or not isinstance(doc.get("steps"), list):
             yield Skipped(source, 1, "not an ATIF trajectory: no steps list")
             return
-        session = _str(doc.get("session_id")) or file_stem(path)
-        trajectory = _Trajectory(source, session, _str(_dict(doc.get("agent")).get("model_name")))
+        session = str_or_none(doc.get("session_id")) or file_stem(path)
+        trajectory = _Trajectory(source, session, str_or_none(dict_or_empty(doc.get("agent")).get("model_name")))
         for line, step in enumerate(doc["steps"], 1):
             yield from guarded(trajectory.step(step, line), source, line)
         yield from trajectory.pairing.unpaired()
@@ -96,26 +89,26 @@ class _Trajectory:
         if not isinstance(step, dict):
             yield Skipped(source, line, f"expected a step object, got {type(step).__name__}")
             return
-        ts, model = _str(step.get("timestamp")), _str(step.get("model_name")) or self.model
+        ts, model = str_or_none(step.get("timestamp")), str_or_none(step.get("model_name")) or self.model
         opened: list[str] = []  # this step's calls, for results without a source_call_id
         if step.get("source") == "agent":
             said = "\n".join(s for s in (step.get("reasoning_content"), step.get("message"))
                              if isinstance(s, str) and s.strip())
             if said:
                 yield ModelText(source, line, session, said)
-            yield from _usage(_dict(step.get("metrics")), source, line, session, step.get("step_id", line),
+            yield from _usage(dict_or_empty(step.get("metrics")), source, line, session, step.get("step_id", line),
                               model, ts, self.requests)
             self.requests += 1
             calls = step.get("tool_calls") or []
             for call in calls if isinstance(calls, list) else [None]:
-                call = _dict(call)
-                call_id, name = _str(call.get("tool_call_id")), _str(call.get("function_name"))
+                call = dict_or_empty(call)
+                call_id, name = str_or_none(call.get("tool_call_id")), str_or_none(call.get("function_name"))
                 if call_id is None or name is None:
                     yield Skipped(source, line, "tool call without a tool_call_id or function_name")
                     continue
                 pairing.call(call_id, name, call.get("arguments"), line, ts=ts, model=model)
                 opened.append(call_id)
-        results = _dict(step.get("observation")).get("results") or []
+        results = dict_or_empty(step.get("observation")).get("results") or []
         if not isinstance(results, list):
             yield Skipped(source, line, "observation results is not a list")
             return
@@ -123,7 +116,7 @@ class _Trajectory:
             if not isinstance(result, dict):
                 yield Skipped(source, line, "observation result is not an object")
                 continue
-            key = _str(result.get("source_call_id"))
+            key = str_or_none(result.get("source_call_id"))
             if key is None:  # the step's next unanswered call, else an orphan
                 key = next((k for k in opened if k in pairing.pending), "")
             yield pairing.result(key, result.get("content"), line, is_error=result.get("is_error") is True,

@@ -357,6 +357,21 @@ def each_line(path: Path, handle: Callable[[Any, int], Iterable[Record]]) -> Gen
     return empty
 
 
+def dict_or_empty(value: Any) -> dict:
+    """`value` when it is a dict, else {} (a missing or odd-typed object reads as an empty one)."""
+    return value if isinstance(value, dict) else {}
+
+
+def list_or_empty(value: Any) -> list:
+    """`value` when it is a list, else []."""
+    return value if isinstance(value, list) else []
+
+
+def str_or_none(value: Any) -> str | None:
+    """`value` when it is a non-empty string, else None."""
+    return value if isinstance(value, str) and value else None
+
+
 def dump_args(args: Any) -> str:
     """Arguments as the model wrote them: strings as-is, objects as compact JSON."""
     if args is None:

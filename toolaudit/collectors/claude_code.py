@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import MAIN_AGENT, SCAN_SCOPE, UNKNOWN_TOOL, ModelText, SessionEnd, SessionInfo, Skipped, Usage
-from .base import Collector, Pairing, Record, anthropic_parts, collectors, guarded, read_lines, file_stem
+from .base import (Collector, Pairing, Record, anthropic_parts, collectors, guarded, read_lines, file_stem,
+                   str_or_none)
 
 LINE_TYPES = {
     "user", "assistant", "summary", "system", "file-history-snapshot",
@@ -60,10 +61,6 @@ class _Context:
 
     def compact(self) -> None:
         self.segments.append(self.requests)
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 @collectors.register
@@ -121,7 +118,7 @@ class ClaudeCodeCollector(Collector):
             if not (isinstance(data, dict) and data.get("type") == "agent_progress"):
                 return
             # a copy of the subagent's own file, when there is one: the scan keeps one copy
-            agent = _str(data.get("agentId")) or _str(obj.get("parentToolUseID")) or "subagent"
+            agent = str_or_none(data.get("agentId")) or str_or_none(obj.get("parentToolUseID")) or "subagent"
             inner = data.get("message")
             if isinstance(inner, dict):
                 yield from self._message(inner, number, agent, pairing, contexts, source)
@@ -167,7 +164,7 @@ class ClaudeCodeCollector(Collector):
                     if not isinstance(call_id, str):
                         yield Skipped(source, number, "tool_use block without an id")
                         continue
-                    pairing.call(call_id, _str(block.get("name")) or UNKNOWN_TOOL, block.get("input"),
+                    pairing.call(call_id, str_or_none(block.get("name")) or UNKNOWN_TOOL, block.get("input"),
                                  number, agent=agent, ts=ts, model=model)
             return
         if not isinstance(content, list):

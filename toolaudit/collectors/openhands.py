@@ -40,7 +40,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import ModelText, SessionEnd, Skipped, Usage
-from .base import Collector, Pairing, Record, collectors, guarded, openai_parts, each_line, file_stem
+from .base import (Collector, Pairing, Record, collectors, dict_or_empty, guarded, list_or_empty, openai_parts,
+                   each_line, file_stem, str_or_none)
 
 KEY = "openhands"
 # actions no tool answers; the first group are not model requests either
@@ -51,18 +52,6 @@ _NOT_OUTPUTS = frozenset({"agent_state_changed", "null", "recall", "condense", "
 # keys of an old inline action that are bookkeeping, not arguments
 _ENVELOPE = frozenset({"action", "thought", "keep_prompt", "is_confirmed", "action_risk", "security_risk",
                        "kernel_init_code", "blocking", "hidden", "confirmation_state"})
-
-
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list:
-    return value if isinstance(value, list) else []
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 def _ident(value: Any) -> str | int | None:
@@ -87,11 +76,11 @@ def _is_output(obj: Any) -> bool:
 
 def _model_args(response: dict, call_id: str | None) -> str | None:
     """The arguments string the model wrote for `call_id`, from the litellm response."""
-    for choice in _list(response.get("choices")):
-        for call in _list(_dict(_dict(choice).get("message")).get("tool_calls")):
-            call = _dict(call)
+    for choice in list_or_empty(response.get("choices")):
+        for call in list_or_empty(dict_or_empty(dict_or_empty(choice).get("message")).get("tool_calls")):
+            call = dict_or_empty(call)
             if call_id and call.get("id") == call_id:
-                return _str(_dict(call.get("function")).get("arguments"))
+                return str_or_none(dict_or_empty(call.get("function")).get("arguments"))
     return None
 
 
@@ -123,9 +112,9 @@ class _Session:
             yield Skipped(self.source, line, "action type is not a string")
             return
         args = event["args"] if isinstance(event.get("args"), dict) else event  # old: inline
-        meta = _dict(event.get("tool_call_metadata"))
-        response = _dict(meta.get("model_response"))
-        ts, model = _str(event.get("timestamp")), _str(response.get("model")) or self.model
+        meta = dict_or_empty(event.get("tool_call_metadata"))
+        response = dict_or_empty(meta.get("model_response"))
+        ts, model = str_or_none(event.get("timestamp")), str_or_none(response.get("model")) or self.model
         source = event.get("source")
         # old dicts have no source: only the agent's messages wait for an answer
         from_agent = source == "agent" if source is not None else (kind != "message" or args.get("wait_for_response"))
@@ -138,20 +127,20 @@ class _Session:
                 yield ModelText(self.source, line, self.session, text)
         if kind in _NOT_CALLS:
             return
-        call_id = _str(meta.get("tool_call_id"))
+        call_id = str_or_none(meta.get("tool_call_id"))
         ident = _ident(event.get("id"))
         key = call_id or (str(ident) if ident is not None else f"#{self.pairing.calls + 1}")
         written = _model_args(response, call_id)
         if written is None:  # no response kept: the action's args, less OpenHands' own keys
             written = {k: v for k, v in args.items() if k not in _ENVELOPE}
-        tool = _str(meta.get("function_name")) or kind
+        tool = str_or_none(meta.get("function_name")) or kind
         self.pairing.call(key, tool, written, line, ts=ts, model=model)
         if ident is not None:
             self.by_action[str(ident)] = key
 
     def _request(self, response: dict, line: int, ts: str | None, model: str | None) -> Iterator[Record]:
         """Count a model request once per response id, and read its usage then."""
-        rid = _str(response.get("id"))
+        rid = str_or_none(response.get("id"))
         if rid is None:
             self.requests += 1
             return
@@ -160,7 +149,7 @@ class _Session:
         self.responses.add(rid)
         usage = response.get("usage")
         if isinstance(usage, dict):
-            reasoning = _dict(usage.get("completion_tokens_details")).get("reasoning_tokens")
+            reasoning = dict_or_empty(usage.get("completion_tokens_details")).get("reasoning_tokens")
             reasoning = reasoning if isinstance(reasoning, int) and not isinstance(reasoning, bool) else 0
             yield Usage(self.source, line, KEY, self.session, rid, model, *openai_parts(usage), ts=ts,
                         request_index=self.requests, reasoning=reasoning, global_id=True)
@@ -173,8 +162,8 @@ class _Session:
             return
         if kind in _NOT_OUTPUTS:
             return
-        meta = _dict(event.get("tool_call_metadata"))
-        call_id, cause = _str(meta.get("tool_call_id")), _ident(event.get("cause"))
+        meta = dict_or_empty(event.get("tool_call_metadata"))
+        call_id, cause = str_or_none(meta.get("tool_call_id")), _ident(event.get("cause"))
         pending = self.pairing.pending
         key = self.by_action.get(str(cause)) if cause is not None else None
         if key is None and call_id in pending:
@@ -185,7 +174,7 @@ class _Session:
             key = call_id or (str(cause) if cause is not None else "")  # an orphan
         is_error = kind == "error" or event.get("success") is False
         yield self.pairing.result(key, event.get("content"), line, is_error=is_error,
-                                  request_index=self.requests, ts=_str(event.get("timestamp")))
+                                  request_index=self.requests, ts=str_or_none(event.get("timestamp")))
 
     def end(self) -> Iterator[Record]:
         """Actions never answered, then the session's request count."""
@@ -195,10 +184,10 @@ class _Session:
 
 def _name(obj: dict, stem: str, line: int, used: set[str]) -> str:
     """instance_id, `<owner>/<repo>#<number>` for a resolver issue, else `<stem>#<line>`."""
-    issue = _dict(obj.get("issue"))
-    if _str(obj.get("instance_id")):
+    issue = dict_or_empty(obj.get("issue"))
+    if str_or_none(obj.get("instance_id")):
         name = obj["instance_id"]
-    elif isinstance(issue.get("number"), int) and _str(issue.get("owner")) and _str(issue.get("repo")):
+    elif isinstance(issue.get("number"), int) and str_or_none(issue.get("owner")) and str_or_none(issue.get("repo")):
         name = f"{issue['owner']}/{issue['repo']}#{issue['number']}"
     else:
         name = f"{stem}#{line}"
@@ -249,7 +238,7 @@ class OpenHandsCollector(Collector):
         if not isinstance(obj, dict) or not isinstance(obj.get("history"), list):
             yield Skipped(source, line, "not an OpenHands output with a history list")
             return
-        model = _str(_dict(_dict(obj.get("metadata")).get("llm_config")).get("model"))
+        model = str_or_none(dict_or_empty(dict_or_empty(obj.get("metadata")).get("llm_config")).get("model"))
         state = _Session(source, _name(obj, stem, line, used), model)
         for event in obj["history"]:
             yield from guarded(state.feed(event, line), source, line)

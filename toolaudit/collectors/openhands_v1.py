@@ -50,8 +50,9 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
 
 from ..model import ModelText, SessionEnd, Skipped, ToolMenu, Usage
-from .base import (Collector, Pairing, Record, collectors, count, dump_args, each_line, guarded, loads, openai_parts,
-                   pretty_document, raw_lines, read_bytes, read_document, file_stem)
+from .base import (Collector, Pairing, Record, collectors, count, dict_or_empty, dump_args, each_line, guarded,
+                   list_or_empty, loads, openai_parts, pretty_document, raw_lines, read_bytes, read_document,
+                   file_stem, str_or_none)
 
 KEY = "openhands-v1"
 EVENTS_DIR = "events"
@@ -79,18 +80,6 @@ NOTICE_SAVED = ("<response clipped><NOTE>Due to the max output limit, only part 
                 "response has been shown to you. The complete output has been saved to "
                 "{file_path} - you can use other tools to view the full content (truncated "
                 "part starts around line {line_num}).</NOTE>")
-
-
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list:
-    return value if isinstance(value, list) else []
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 def _int(value: Any, default: int) -> int:
@@ -161,7 +150,7 @@ def _parts(content: Any) -> list:
     if isinstance(content, str):
         return [content]
     out = []
-    for part in _list(content):
+    for part in list_or_empty(content):
         if isinstance(part, dict) and part.get("type") == "image" and isinstance(part.get("image_urls"), list):
             out.extend({"type": "image_url", "image_url": {"url": url}} for url in part["image_urls"])
         else:
@@ -173,34 +162,34 @@ def _text(content: Any) -> str:
     """Observation.text: the text parts joined with nothing."""
     if isinstance(content, str):
         return content
-    return "".join(p["text"] for p in _list(content) if isinstance(p, dict) and isinstance(p.get("text"), str))
+    return "".join(p["text"] for p in list_or_empty(content) if isinstance(p, dict) and isinstance(p.get("text"), str))
 
 
 def exit_code(obs: dict) -> int:
     """The terminal exit code the SDK renders (metadata), else the observation's; -1 when unknown."""
-    meta = _dict(obs.get("metadata"))
+    meta = dict_or_empty(obs.get("metadata"))
     return _int(meta.get("exit_code"), _int(obs.get("exit_code"), -1))
 
 
 def _terminal(obs: dict, body: Any) -> list:
     """TerminalObservation.to_llm_content: one text with the metadata lines, cut at 30,000 chars."""
-    meta = _dict(obs.get("metadata"))
+    meta = dict_or_empty(obs.get("metadata"))
     text = f"{meta.get('prefix') or ''}{_text(body)}{meta.get('suffix') or ''}"
-    if _str(meta.get("working_dir")):
+    if str_or_none(meta.get("working_dir")):
         text += f"\n[Current working directory: {meta['working_dir']}]"
-    if _str(meta.get("py_interpreter_path")):
+    if str_or_none(meta.get("py_interpreter_path")):
         text += f"\n[Python interpreter: {meta['py_interpreter_path']}]"
     code = _int(meta.get("exit_code"), -1)
     if code != -1:
         text += f"\n[Command finished with exit code {code}]"
     if obs.get("error") is True:  # the pre-Nov 2025 flag, inside the one text
         text = OLD_ERROR + text
-    return [clip(text, MAX_CMD_OUTPUT_SIZE, _str(obs.get("full_output_save_dir")), "terminal")]
+    return [clip(text, MAX_CMD_OUTPUT_SIZE, str_or_none(obs.get("full_output_save_dir")), "terminal")]
 
 
 def observation_seen(event: dict) -> tuple[list, bool]:
     """(content parts the model got, is_error) for an ObservationEvent."""
-    obs = _dict(event.get("observation"))
+    obs = dict_or_empty(event.get("observation"))
     body = obs["content"] if "content" in obs else obs.get("output")  # `output`: before Nov 2025
     header = [ERROR_HEADER] if obs.get("is_error") is True else []
     kind = _kind(obs)
@@ -225,13 +214,13 @@ def result_seen(event: dict) -> tuple[Any, bool]:
 def tool_entry(tool: Any) -> tuple[str, str] | None:
     """(name, compact JSON definition) of one stored tool: the current ToolDefinition dump
     (`title`, `description`, MCP `mcp_tool.inputSchema`) or the older OpenAI function shape."""
-    tool = _dict(tool)
-    function = _dict(tool.get("function"))
-    if _str(function.get("name")):
+    tool = dict_or_empty(tool)
+    function = dict_or_empty(tool.get("function"))
+    if str_or_none(function.get("name")):
         name, description, schema = function["name"], function.get("description"), function.get("parameters")
     else:
-        mcp = _dict(tool.get("mcp_tool"))
-        name = _str(tool.get("title")) or _str(tool.get("name")) or _str(mcp.get("name"))
+        mcp = dict_or_empty(tool.get("mcp_tool"))
+        name = str_or_none(tool.get("title")) or str_or_none(tool.get("name")) or str_or_none(mcp.get("name"))
         if name is None:
             return None
         description = tool.get("description", mcp.get("description"))
@@ -255,7 +244,7 @@ class Condensations:
     def add(self, event: Any) -> None:
         """Note one event (only a Condensation matters)."""
         if isinstance(event, dict) and event.get("kind") == "Condensation":
-            for ident in _list(event.get("forgotten_event_ids")):
+            for ident in list_or_empty(event.get("forgotten_event_ids")):
                 if isinstance(ident, str):
                     self.forgets.setdefault(ident, self.count)
             self.count += 1
@@ -285,7 +274,7 @@ class _Session:
         if kind not in KINDS:
             yield Skipped(self.source, line, "not an OpenHands V1 event (no known `kind`)")
         elif kind == "SystemPromptEvent":
-            entries = [tool_entry(t) for t in _list(event.get("tools"))]
+            entries = [tool_entry(t) for t in list_or_empty(event.get("tools"))]
             self.menu = tuple(e for e in entries if e is not None)
             self.menus.setdefault(self.menu, 0)
         elif kind == "Condensation":
@@ -296,13 +285,13 @@ class _Session:
             self._call(event, line)
         elif kind == "MessageEvent" and event.get("source") == "agent":
             self._request(event)
-            yield from self._said(_dict(event.get("llm_message")).get("content"), None, line)
+            yield from self._said(dict_or_empty(event.get("llm_message")).get("content"), None, line)
         elif kind in RESULTS:
             yield self._result(event, line)
 
     def _request(self, event: dict) -> None:
         """Count the model request that wrote `event`, once per response id."""
-        rid = _str(event.get("llm_response_id"))
+        rid = str_or_none(event.get("llm_response_id"))
         if rid is not None:
             if rid in self.responses:
                 return
@@ -318,14 +307,14 @@ class _Session:
             yield ModelText(self.source, line, self.session, said)
 
     def _call(self, event: dict, line: int) -> None:
-        call = _dict(event.get("tool_call"))
-        call_id = _str(event.get("tool_call_id")) or _str(call.get("id"))
-        tool = _str(event.get("tool_name")) or _str(call.get("name")) or "unknown"
+        call = dict_or_empty(event.get("tool_call"))
+        call_id = str_or_none(event.get("tool_call_id")) or str_or_none(call.get("id"))
+        tool = str_or_none(event.get("tool_name")) or str_or_none(call.get("name")) or "unknown"
         written = call.get("arguments")
         if not isinstance(written, str):  # no tool_call kept: the parsed action, less its class tag
-            written = {k: v for k, v in _dict(event.get("action")).items() if k != "kind"}
+            written = {k: v for k, v in dict_or_empty(event.get("action")).items() if k != "kind"}
         self.pairing.call(call_id or f"#{self.pairing.calls + 1}", tool, written, line,
-                          ts=_str(event.get("timestamp")), model=self.model)
+                          ts=str_or_none(event.get("timestamp")), model=self.model)
 
     def _result(self, event: dict, line: int) -> Record:
         seen, is_error = result_seen(event)
@@ -333,8 +322,8 @@ class _Session:
         segment = self.condensations.forgets.get(ident, self.condensations.count) if isinstance(ident, str) \
             else self.condensations.count
         return self.pairing.result(
-            _str(event.get("tool_call_id")) or "", seen, line, is_error=is_error, request_index=self.requests,
-            segment=segment, ts=_str(event.get("timestamp")), model=self.model)
+            str_or_none(event.get("tool_call_id")) or "", seen, line, is_error=is_error, request_index=self.requests,
+            segment=segment, ts=str_or_none(event.get("timestamp")), model=self.model)
 
     def end(self) -> Iterator[Record]:
         """Calls never answered, the request count at each condensation and at the end, the menus."""
@@ -350,7 +339,7 @@ def _texts(content: Any) -> list[str]:
     """The text parts of a message content (a string, or TextContent parts)."""
     if isinstance(content, str):
         return [content]
-    return [p["text"] for p in _list(content) if isinstance(p, dict) and isinstance(p.get("text"), str)]
+    return [p["text"] for p in list_or_empty(content) if isinstance(p, dict) and isinstance(p.get("text"), str)]
 
 
 def _maybe_condensation(raw: bytes) -> Any:
@@ -366,10 +355,10 @@ def _maybe_condensation(raw: bytes) -> Any:
 def _usage(state: Any, source: str, session: str, responses: dict[str, int]) -> Iterator[Usage]:
     """Usage per request from base_state.json's stats, once per response id."""
     seen: set[str] = set()
-    for metrics in _dict(_dict(_dict(state).get("stats")).get("usage_to_metrics")).values():
-        for usage in _list(_dict(metrics).get("token_usages")):
-            usage = _dict(usage)
-            rid = _str(usage.get("response_id"))
+    for metrics in dict_or_empty(dict_or_empty(dict_or_empty(state).get("stats")).get("usage_to_metrics")).values():
+        for usage in list_or_empty(dict_or_empty(metrics).get("token_usages")):
+            usage = dict_or_empty(usage)
+            rid = str_or_none(usage.get("response_id"))
             if rid is None or rid in seen:
                 continue
             seen.add(rid)
@@ -377,7 +366,7 @@ def _usage(state: Any, source: str, session: str, responses: dict[str, int]) -> 
                                   "cached_input_tokens": usage.get("cache_read_tokens"),
                                   "cache_creation_input_tokens": usage.get("cache_write_tokens"),
                                   "completion_tokens": usage.get("completion_tokens")})
-            yield Usage(source, 0, KEY, session, rid, _str(usage.get("model")), *parts,
+            yield Usage(source, 0, KEY, session, rid, str_or_none(usage.get("model")), *parts,
                         request_index=responses.get(rid), global_id=True,
                         reasoning=count(usage.get("reasoning_tokens")))
 
@@ -443,7 +432,7 @@ class OpenHandsV1Collector(Collector):
         if isinstance(state_doc, Skipped):
             yield state_doc
             state_doc = None
-        model = _str(_dict(_dict(_dict(state_doc).get("agent")).get("llm")).get("model"))
+        model = str_or_none(dict_or_empty(dict_or_empty(dict_or_empty(state_doc).get("agent")).get("llm")).get("model"))
         state = _Session(source, conversation.name, condensations, model, global_id=True)
         for position, file in enumerate(files, 1):
             try:
