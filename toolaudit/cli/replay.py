@@ -57,7 +57,7 @@ def spec_of(options, workspace) -> dict:
 
 
 def run_replay(paths, options, spec, *, tokenizer, engine, calibration, source_format, strict, quiet,
-               calls_out=None, explain=0):
+               calls_out=None):
     """Replay PATHS under `options` and return the ReplayResult (the core entry point of replay and ci)."""
     from ..audit.replay_summary import ReplayCollected, result
     from ..collectors import discover
@@ -71,7 +71,7 @@ def run_replay(paths, options, spec, *, tokenizer, engine, calibration, source_f
     files = list(discover.iter_files(resolve_paths(paths, quiet), problems))
     if strict and problems:  # as gather: an unreadable folder or a FIFO fails --strict
         raise StrictError(f"{problems[0]} (--strict)", slug="strict")
-    sink = ReplayCollected(tok, explain=explain)
+    sink = ReplayCollected(tok, explain=options.explain)
     writer = CallsWriter(calls_out) if calls_out is not None else None
     progress, advance = progress_for(len(files), quiet)  # without a bar, advance does nothing
     try:
@@ -162,8 +162,7 @@ def replay(paths, workspace, tools, translate, tool_names, path_maps, timeout, m
                             timeout, max_output_bytes, env, explain)
     spec = spec_of(options, workspace)
     result = run_replay(paths, options, spec, tokenizer=tokenizer, engine=engine, calibration=calibration,
-                        source_format=source_format, strict=strict, quiet=quiet, calls_out=calls_out,
-                        explain=explain)
+                        source_format=source_format, strict=strict, quiet=quiet, calls_out=calls_out)
     render_report(result, fmt, output)
 
 

@@ -8,7 +8,7 @@ cannot be replayed: a path outside the workspace is `REFUSED`, a crash or a time
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -107,5 +107,4 @@ class ReplayOptions:
     translate: tuple[str, ...] = ()  # e.g. ("shell-search",)
     tool_names: tuple[tuple[str, str], ...] = ()  # --tool-name OLD=NEW
     path_map: tuple[tuple[str, str], ...] = ()  # --path-map FROM=TO
-    explain: int = 0
-    extra: dict = field(default_factory=dict)
+    explain: int = 0  # --explain N: replayed calls shown with previews
