@@ -14,6 +14,8 @@ from typing import Any, Callable
 import altair as alt
 import vl_convert
 
+from .view import amount
+
 TOP = 12  # tools or tasks shown by name; the rest add up to one "others" row
 STACKED = 8  # tools named in the stacked chart over time
 MAX_BUCKETS = 62  # more days than this: weeks, then months, so a long corpus stays small
@@ -42,10 +44,6 @@ class Chart:
 def svg(spec: dict) -> str:
     """The chart as an SVG document (vl-convert: offline, no script in the result, no data URL allowed)."""
     return vl_convert.vegalite_to_svg(spec, allowed_base_urls=[])
-
-
-def _n(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
 
 
 def _pct(value: float | None) -> str:
@@ -94,7 +92,7 @@ def tools_chart(doc: dict) -> Chart:
     spec = _spec(_bars(rows, "tokens", "tool", "tool-output tokens"))
     return Chart("Tokens per tool", spec, "Tool-output tokens per tool, largest first",
                  ("tool", "calls", "tokens", "share"),
-                 tuple((r["tool"], _n(r["calls"]), _n(r["tokens"]), f"{r['share']:.1%}") for r in rows))
+                 tuple((r["tool"], amount(r["calls"]), amount(r["tokens"]), f"{r['share']:.1%}") for r in rows))
 
 
 def distribution_chart(doc: dict) -> Chart:
@@ -117,7 +115,7 @@ def distribution_chart(doc: dict) -> Chart:
     spec = _spec(alt.layer(spread, points).properties(width=WIDTH, height=alt.Step(STEP + 4)))
     return Chart("Tokens per call", spec, f"p50, p95 and max tokens per call of the {len(tools)} largest tools",
                  ("tool", "calls", "p50", "p95", "max"),
-                 tuple((t["tool"], _n(t["calls"]), _n(t["tokens_p50"]), _n(t["tokens_p95"]), _n(t["tokens_max"]))
+                 tuple((t["tool"], amount(t["calls"]), amount(t["tokens_p50"]), amount(t["tokens_p95"]), amount(t["tokens_max"]))
                        for t in tools))
 
 
@@ -163,7 +161,7 @@ def time_chart(doc: dict) -> Chart | None:
         order=alt.Order("rank:Q"),
         tooltip=[f"{unit}:O", "tool:N", alt.Tooltip("tokens:Q", format=",")],
     ).properties(width=max(WIDTH, 14 * len(buckets)), height=220)
-    rows = tuple((b, *(_n(sums.get((b, g), 0)) for g in groups), _n(sum(sums.get((b, g), 0) for g in groups)))
+    rows = tuple((b, *(amount(sums.get((b, g), 0)) for g in groups), amount(sum(sums.get((b, g), 0) for g in groups)))
                  for b in buckets)
     undated = doc["totals"]["tokens"] - sum(d["tokens"] for d in days)
     note = f"{undated:,} tokens of calls without a timestamp are not shown" if undated else ""
@@ -190,9 +188,9 @@ def bill_chart(doc: dict) -> Chart | None:
                   color=alt.Color("part:N", sort=names, scale=alt.Scale(
                       domain=names, range=["#4c78a8", "#f58518", "#9ecae9", "#e45756"]), title=None),
                   order=alt.Order("order:Q")).properties(height=alt.Step(28))
-    rows = [(p, _n(v), f"{v / total:.1%}") for p, v in parts]
+    rows = [(p, amount(v), f"{v / total:.1%}") for p, v in parts]
     if share is not None:
-        rows.append(("tool outputs (estimated)", _n(round(share * total)), f"{share:.1%}"))
+        rows.append(("tool outputs (estimated)", amount(round(share * total)), f"{share:.1%}"))
     return Chart("The bill: billed input", _spec(chart),
                  f"Billed input tokens over {usage['requests']:,} requests, and the tool outputs' share",
                  ("part", "tokens", "of billed input"), tuple(rows),
@@ -214,7 +212,7 @@ def before_after_chart(tools: list[dict], what: str) -> Chart:
     """Tokens before and after per tool (largest before first), the rest as one row."""
     rows = _others(list(tools), "tool", ("tokens_before", "tokens_after"))
     spec = _spec(_paired(rows, "tool", ("tokens_before", "tokens_after"), BEFORE_AFTER, "tool-output tokens"))
-    table = tuple((r["tool"], _n(r["tokens_before"]), _n(r["tokens_after"]),
+    table = tuple((r["tool"], amount(r["tokens_before"]), amount(r["tokens_after"]),
                    _pct(100.0 * (r["tokens_before"] - r["tokens_after"]) / r["tokens_before"]
                         if r["tokens_before"] else None)) for r in rows)
     return Chart("Before and after, per tool", spec, f"Tool-output tokens before and after {what}, per tool",
@@ -241,8 +239,8 @@ def sweep_chart(doc: dict) -> Chart:
     chart = alt.layer(layer(saved, "saved %", [1, 0], ["#4c78a8", "#9ecae9"]),
                       layer(risk, "calls (later_used, errors_cut)", [5, 3], ["#e45756", "#f58518"])
                       ).resolve_scale(y="independent", color="independent").properties(width=WIDTH, height=240)
-    rows = tuple((str(v["value"]), _pct(v["saved_pct"]), _pct(v["weighted_saved_pct"]), _n(v["later_used"]),
-                  _n(v["errors_cut"]), _pct(v["affected_pct"])) for v in sweep)
+    rows = tuple((str(v["value"]), _pct(v["saved_pct"]), _pct(v["weighted_saved_pct"]), amount(v["later_used"]),
+                  amount(v["errors_cut"]), _pct(v["affected_pct"])) for v in sweep)
     return Chart(f"Sweep of {name}", _spec(chart), f"What each value of {name} saves, and what it risks",
                  (name, "saved %", "weighted saved %", "later_used", "errors_cut", "affected %"), rows,
                  "solid: tokens saved (left axis); dashed: cut calls that hid something used later or a "
@@ -268,8 +266,8 @@ def menu_chart(doc: dict) -> Chart | None:
     chart = _bars(values, "tokens", "tool", "definition tokens per request",
                   color=alt.Color("series:N", sort=labels, scale=alt.Scale(domain=labels, range=["#9ecae9", "#4c78a8"]),
                                   title=None), yOffset=alt.YOffset("series:N", sort=labels))
-    rows = tuple((v["series"], v["tool"], _n(v["tokens"])) for v in values)
-    per = "; ".join(f"{m['mapping']}: {_n(m['before_tokens_per_request'])} → {_n(m['tokens_per_request'])} tokens "
+    rows = tuple((v["series"], v["tool"], amount(v["tokens"])) for v in values)
+    per = "; ".join(f"{m['mapping']}: {amount(m['before_tokens_per_request'])} → {amount(m['tokens_per_request'])} tokens "
                     f"per request × {m['requests']:,} requests" for m in doc["menu"])
     return Chart("Tool menu", _spec(chart), "Tool definition tokens per request, recorded and replayed",
                  ("menu", "tool", "tokens"), rows, per)
@@ -306,7 +304,7 @@ def compare_charts(doc: dict) -> list[Chart]:
     note = f"A = {a}; B = {b}" + (f"; the {len(shown)} largest of {len(rows)} tasks" if len(rows) > len(shown) else "")
     return [Chart("Per task: median output tokens, A against B", spec, "Median tool-output tokens per run, per task",
                   ("task", "A median", "B median", "change"),
-                  tuple((r["task"], _n(r["a"]), _n(r["b"]), _pct(r["pct"])) for r in shown), note)]
+                  tuple((r["task"], amount(r["a"]), amount(r["b"]), _pct(r["pct"])) for r in shown), note)]
 
 
 FAILED = ("fail", "vanished")
@@ -326,7 +324,7 @@ def checks_chart(doc: dict) -> Chart | None:
     chart = _bars(values, "change", "check", "change against the baseline (%)",
                   color=alt.Color("status:N", sort=statuses, scale=alt.Scale(
                       domain=statuses, range=[palette.get(s, "#bab0ac") for s in statuses]), title=None))
-    rows = tuple((c["status"], c["scope"], c["metric"], _n(c["baseline"]), _n(c["current"]), _pct(c["change_pct"]),
+    rows = tuple((c["status"], c["scope"], c["metric"], amount(c["baseline"]), amount(c["current"]), _pct(c["change_pct"]),
                   c["limit"]) for c in shown)
     failed = sum(c["status"] in FAILED for c in checks)
     note = f"{failed} of {len(checks)} checks failed" + (
@@ -344,7 +342,7 @@ def ci_charts(doc: dict) -> list[Chart]:
                              "tool-output tokens"))
         found.append(Chart("Per tool: baseline against now", spec, "Tool-output tokens per tool, baseline and now",
                            ("tool", "baseline", "now"),
-                           tuple((r["tool"], _n(r["baseline_tokens"]), _n(r["current_tokens"])) for r in rows)))
+                           tuple((r["tool"], amount(r["baseline_tokens"]), amount(r["current_tokens"])) for r in rows)))
     return [c for c in found if c is not None]
 
 

@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from ..audit.compare import METRICS, CompareResult, Delta, Row, SideSummary, Stat
-from .view import Lines, Section, View, register, tokenizer_text
+from .view import Lines, Section, View, amount, register, tokenizer_text
 
 LABELS = {"tokens": "output tokens", "bytes": "output bytes", "calls": "calls", "billed_input": "billed input"}
 CSV_FIELDS = ("scope", "key", "metric", "a_n", "a_median", "a_min", "a_max", "b_n", "b_median", "b_min",
@@ -71,14 +71,8 @@ def compare_dict(result: CompareResult) -> dict[str, Any]:
     }
 
 
-def _num(v: float | None) -> str:
-    if v is None:
-        return "n/a"
-    return f"{v:,.0f}" if float(v).is_integer() else f"{v:,.1f}"
-
-
 def _change(v: float | None) -> str:
-    return "n/a" if v is None else ("+" if v > 0 else "") + _num(v)
+    return "n/a" if v is None else ("+" if v > 0 else "") + amount(v)
 
 
 def _pct(d: Delta) -> str:
@@ -92,7 +86,7 @@ def _pct(d: Delta) -> str:
 
 
 def _range(s: Stat | None) -> str:
-    return "" if s is None else f"{_num(s.min)}–{_num(s.max)}"
+    return "" if s is None else f"{amount(s.min)}–{amount(s.max)}"
 
 
 HEADERS = ["metric", "n A", "n B", "A median", "B median", "change", "% change", "A min–max", "B min–max"]
@@ -100,8 +94,8 @@ HEADERS = ["metric", "n A", "n B", "A median", "B median", "change", "% change",
 
 def _cells(d: Delta, estimated: bool) -> list[str]:
     label = LABELS[d.metric] + (" (est.)" if estimated and d.metric == "tokens" else "")
-    return [label, str(d.a.n if d.a else 0), str(d.b.n if d.b else 0), _num(d.a and d.a.median),
-            _num(d.b and d.b.median), _change(d.change), _pct(d), _range(d.a), _range(d.b)]
+    return [label, str(d.a.n if d.a else 0), str(d.b.n if d.b else 0), amount(d.a and d.a.median),
+            amount(d.b and d.b.median), _change(d.change), _pct(d), _range(d.a), _range(d.b)]
 
 
 def _shown(row: Row, billed: bool) -> list[Delta]:
@@ -147,7 +141,7 @@ def notes(result: CompareResult) -> list[str]:
     if t.a is not None and t.b is not None:
         tasks = f"{t.a.n} task{'s' if t.a.n != 1 else ''}"
         out.append(f"median of per-task medians ({tasks} on both sides): output tokens "
-                   f"{_num(t.a.median)} → {_num(t.b.median)} ({_pct(t)})")
+                   f"{amount(t.a.median)} → {amount(t.b.median)} ({_pct(t)})")
     out.append(f"median per run: the middle value, the mean of the two middle ones for an even n · "
                f"tokenizer: {tokenizer_text(result.meta)}")
     return out

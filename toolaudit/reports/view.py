@@ -63,6 +63,11 @@ def num(value: float) -> str:
     return f"{value:,.0f}" if isinstance(value, (int, float)) else str(value)
 
 
+def amount(value: float | None) -> str:
+    """A median or other measured number: n/a when missing, no decimals when whole, else one."""
+    return "n/a" if value is None else f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
+
+
 def pick(row: Any, names: tuple[str, ...], digits: dict[str, int] | None = None) -> dict[str, Any]:
     """The attributes `names` of a record, in that order; those in `digits` rounded to that many places.
 
