@@ -51,6 +51,18 @@ class Collector:
         """True when a whole-file JSON document is in this format."""
         return False
 
+    @classmethod
+    def owns_path(cls, path: Path) -> bool:
+        """True when `path`'s place and name alone make it this format's (one piece of a layout the
+        collector reads whole): detection then gives it this collector without reading it."""
+        return False
+
+    @classmethod
+    def walked(cls, files: list[Path]) -> list[Path]:
+        """The files a folder walk found, less those this format reads through another one (a
+        conversation's other pieces) or that hold no transcript of it."""
+        return files
+
     def collect(self, path: Path, doc: Any = None) -> Iterator[Record]:
         """Yield the records of `path` (`doc`: the parsed document, when sniffing had it)."""
         raise NotImplementedError

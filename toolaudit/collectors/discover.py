@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterator
 
 from ..errors import UsageError
 from ..model import Skipped
-from . import base, openhands_v1
+from . import base
 from .base import COMPRESSED, Collector, collectors, load_document, loads, open_source
 from ..storage import RemotePath
 
@@ -58,7 +58,7 @@ def iter_files(paths: list[Path | RemotePath], problems: list[str] | None = None
                 found.extend(Path(root) / name for name in files if name.endswith(SUFFIXES))
             # a subagent's own file before its parent's, so its records win over the copies
             # the parent carries in progress lines (the scan keeps the first copy of a call)
-            for file in sorted(_one_per_conversation(found), key=_order):
+            for file in sorted(_walked(found), key=_order):
                 if remote or file.is_file():  # a FIFO or socket named *.jsonl would block the read
                     yield file
                 elif problems is not None:
@@ -69,19 +69,11 @@ def iter_files(paths: list[Path | RemotePath], problems: list[str] | None = None
             problems.append(f"{path}: not a regular file, passed over")
 
 
-def _one_per_conversation(found: list[Path]) -> list[Path]:
-    """OpenHands V1 keeps a conversation as one file per event: its first event file stands for
-    the folder (the collector reads the others), and the folder's state files are no transcripts."""
-    firsts: dict[Path, Path] = {}
-    rest = []
-    for file in found:
-        if openhands_v1.event_file(file):
-            known = firsts.get(file.parent)
-            firsts[file.parent] = file if known is None else min(known, file, key=openhands_v1.event_order)
-        else:
-            rest.append(file)
-    state = {events.parent / name for events in firsts for name in openhands_v1.STATE_FILES}
-    return [file for file in rest if file not in state] + list(firsts.values())
+def _walked(found: list[Path]) -> list[Path]:
+    """The files of a folder walk that are read as files of their own (Collector.walked)."""
+    for cls in collectors.all().values():
+        found = cls.walked(found)
+    return found
 
 
 def _order(path: Path) -> tuple:
@@ -178,8 +170,10 @@ def detect(path: Path, forced: str | None = None) -> tuple[type[Collector] | Non
     (formats.md §0). An empty or blank file is `EmptyFile`'s; (None, None) when nothing fits.
     A collector may read both shapes (a JSON list of runs, or one run per line).
     """
-    if forced is None and openhands_v1.event_file(path):
-        return collectors.get(openhands_v1.KEY), None  # it stands for its conversation folder
+    if forced is None:
+        for cls in collectors.all().values():
+            if cls.owns_path(path):
+                return cls, None  # a piece of a layout the collector reads whole
     sniff = _sniff(path)
     if forced:
         cls = collectors.get(forced)

@@ -381,6 +381,26 @@ class OpenHandsV1Collector(Collector):
     document = True
 
     @classmethod
+    def owns_path(cls, path: Path) -> bool:
+        """An event file of a conversation folder: it stands for the folder."""
+        return event_file(path)
+
+    @classmethod
+    def walked(cls, files: list[Path]) -> list[Path]:
+        """A conversation's first event file stands for its folder (`collect` reads the others);
+        the folder's state files are no transcripts."""
+        firsts: dict[Path, Path] = {}
+        rest = []
+        for file in files:
+            if event_file(file):
+                known = firsts.get(file.parent)
+                firsts[file.parent] = file if known is None else min(known, file, key=event_order)
+            else:
+                rest.append(file)
+        state = {events.parent / name for events in firsts for name in STATE_FILES}
+        return [file for file in rest if file not in state] + list(firsts.values())
+
+    @classmethod
     def sniff_line(cls, first: Any) -> bool:
         """One event per line (or a per-event file's one event)."""
         return is_event(first)
