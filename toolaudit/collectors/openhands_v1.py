@@ -328,8 +328,8 @@ class _Session:
     def end(self) -> Iterator[Record]:
         """Calls never answered, the request count at each condensation and at the end, the menus."""
         yield from self.pairing.unpaired()
-        count = self.condensations.count
-        ends = (self.condensed + [self.requests] * count)[:count] + [self.requests]
+        cuts = self.condensations.count
+        ends = (self.condensed + [self.requests] * cuts)[:cuts] + [self.requests]
         yield SessionEnd(self.source, self.session, tuple(ends))
         for menu, requests in self.menus.items():
             yield ToolMenu(self.source, self.session, menu, requests, global_id=self.global_id)
