@@ -33,7 +33,7 @@ class Replayed:
     status: str
     reason: str = ""
     as_tool: str = ""  # the tool the call went to (after translation)
-    mapping: str = ""  # the --tool mapping that answered it
+    mapping: Mapping | None = None  # the --tool mapping that answers it
     args: dict | None = None  # the arguments sent (after translation and path mapping)
 
 
@@ -212,16 +212,15 @@ class Runner:
                 args = None
             if not isinstance(args, dict):
                 return Replayed(call, None, FAILED, "recorded arguments are not a JSON object", as_tool=tool,
-                                mapping=mapping.text)
-        return Replayed(call, None, "", as_tool=tool, mapping=mapping.text, args=args)
+                                mapping=mapping)
+        return Replayed(call, None, "", as_tool=tool, mapping=mapping, args=args)
 
     def _run(self, item: Replayed, root: Path, info: SessionInfo | None) -> Replayed:
         from . import workspace as ws
 
-        mapping = next(m for m in self.options.mappings if m.text == item.mapping)
         args = ws.map_paths(item.args, info.cwd if info else None, self.options.path_map, root)
         try:
-            outcome = self.implementation(mapping).call(item.as_tool, args, root)
+            outcome = self.implementation(item.mapping).call(item.as_tool, args, root)
         except UsageError:
             raise  # a bad spec (unknown builtin, missing module): the whole run is wrong
         except Exception as exc:  # an implementation bug must not end the run: this call failed
