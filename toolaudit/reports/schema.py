@@ -149,12 +149,11 @@ def scan_schema() -> dict:
 def simulate_schema() -> dict:
     """`simulate -f json` (a sweep has sweep[] and variants[] where a single run has totals and tools[])."""
     from ..audit.simsummary import Explained, SimRow
-    from .sim_data import SIM_FIELDS
+    from .sim_data import SIM_FIELDS, SIM_TOTALS
 
     row = fields(SimRow, SIM_FIELDS)
     totals = {k: v for k, v in row.items() if k != "tool"}
-    totals.update(fields(SimRow, ("affected_pct", "weighted_tokens_before", "weighted_saved_pct",
-                                  "residency_unknown_calls")))
+    totals.update(fields(SimRow, SIM_TOTALS))
     return _document("simulate", "toolaudit simulate -f json", {
         "meta": _meta("simulate", {"preset": nullable(STR), "policies": array(STR), "sweep": nullable(STR),
                                    "policy_spec": ANY_OBJECT,

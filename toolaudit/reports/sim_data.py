@@ -13,6 +13,8 @@ SIM_FIELDS = (
     "chars_before", "chars_after", "bytes_before", "bytes_after", "weighted_tokens_saved",
     "agent_truncated_calls", "errors_cut", "json_broken", "later_used",
 )
+# what totals add to them (and lack: "tool")
+SIM_TOTALS = ("affected_pct", "weighted_tokens_before", "weighted_saved_pct", "residency_unknown_calls")
 
 
 def sim_row(row: SimRow) -> dict[str, Any]:
@@ -24,9 +26,7 @@ def sim_totals(row: SimRow) -> dict[str, Any]:
     """Totals: the contract's fields plus the percentages and the residency note."""
     doc = sim_row(row)
     del doc["tool"]
-    doc.update(affected_pct=round(row.affected_pct, 2), weighted_tokens_before=row.weighted_tokens_before,
-               weighted_saved_pct=round(row.weighted_saved_pct, 2),
-               residency_unknown_calls=row.residency_unknown_calls)
+    doc.update(pick(row, SIM_TOTALS, {"affected_pct": 2, "weighted_saved_pct": 2}))
     return doc
 
 
