@@ -184,10 +184,10 @@ class ReplayCollected:
         self.duplicates += len(replay_file.calls) - len(kept_items)
         tok = self.tokenizer
         before = with_residency([measure(r.before, tok, previews=False) for r in kept_items], replay_file.ends)
-        after_calls = [r.after or r.before for r in kept_items]
         used = _later_used(replay_file, kept_items)
-        for item, b, after_call in zip(kept_items, before, after_calls):
-            a = b if item.after is None else measure(after_call, tok, previews=False)
+        for item, b in zip(kept_items, before):
+            after_call = item.after or item.before
+            a = b if item.after is None else measure(after_call, tok, previews=False)  # nothing re-run: after = before
             unrecorded = item.before.status == "unpaired"
             used_at = used.get(id(item.before))
             self._tools.setdefault(item.before.tool, _Acc()).add(item.status, b, a, unrecorded, item.as_tool, used_at)
@@ -199,8 +199,7 @@ class ReplayCollected:
                 self.explained.append(ExplainedCall(
                     item.before.tool, item.as_tool, f"{item.before.source}:{item.before.line}", item.status,
                     b.tokens, a.tokens, b.bytes, a.bytes, preview(after_call.args, 100),
-                    preview(item.before.output, 160), preview(after_call.output, 160), item.reason,
-                    used.get(id(item.before))))
+                    preview(item.before.output, 160), preview(after_call.output, 160), item.reason, used_at))
 
     def _note_errors(self, item, b: Measurement, a: Measurement) -> None:
         if b.is_error == a.is_error or item.after is None:
