@@ -12,6 +12,11 @@ TOOL_FIELDS = (
     "tool", "calls", "tokens", "share", "tokens_mean", "tokens_p50", "tokens_p95",
     "tokens_max", "chars", "bytes", "error_calls", "agent_truncated_calls",
 )
+# what totals add to them (read from the ScanResult; they lack "tool" and "share")
+SCAN_TOTALS = (
+    "files", "sessions", "duplicates_dropped", "unpaired_calls", "orphan_results", "images", "image_bytes",
+    "carried_tokens", "residency_known_calls", "runs", "tokens_per_run_median", "tokens_per_run_p90",
+)
 
 
 def row_dict(row: GroupRow, key_name: str) -> dict[str, Any]:
@@ -24,20 +29,7 @@ def scan_dict(result: ScanResult) -> dict[str, Any]:
     meta = result.meta
     totals = row_dict(result.totals, "tool")
     del totals["tool"], totals["share"]
-    totals.update(
-        files=result.files,
-        sessions=result.sessions,
-        duplicates_dropped=result.duplicates_dropped,
-        unpaired_calls=result.unpaired_calls,
-        orphan_results=result.orphan_results,
-        images=result.images,
-        image_bytes=result.image_bytes,
-        carried_tokens=result.carried_tokens,
-        residency_known_calls=result.residency_known_calls,
-        runs=result.runs,
-        tokens_per_run_median=round(result.tokens_per_run_median, 2),
-        tokens_per_run_p90=result.tokens_per_run_p90,
-    )
+    totals.update(pick(result, SCAN_TOTALS, {"tokens_per_run_median": 2}))
     doc: dict[str, Any] = {
         "schema_version": meta.schema_version,
         "meta": {

@@ -108,14 +108,12 @@ def _document(command: str, title: str, props: dict[str, dict], optional: tuple[
 def scan_schema() -> dict:
     """`scan -f json`."""
     from ..audit.summary import DayRow, Definition
-    from ..model import GroupRow
-    from .scan_data import TOOL_FIELDS
+    from ..model import GroupRow, ScanResult
+    from .scan_data import SCAN_TOTALS, TOOL_FIELDS
 
     row = fields(GroupRow, TOOL_FIELDS, {"tool": "key"})
     totals = {k: v for k, v in row.items() if k not in ("tool", "share")}
-    totals.update({k: INT for k in ("files", "sessions", "duplicates_dropped", "unpaired_calls", "orphan_results",
-                                    "images", "image_bytes", "carried_tokens", "residency_known_calls", "runs",
-                                    "tokens_per_run_p90")}, tokens_per_run_median=NUM)
+    totals.update(fields(ScanResult, SCAN_TOTALS))
     billing = {k: INT for k in ("requests", "input_uncached", "cache_write", "cache_read", "output", "input_total")}
     priced = {"cost_usd": NUM, "unpriced_requests": INT}  # only when --cost priced something
     usage = obj({**billing, **priced, "tool_output_share": nullable(NUM), "tool_output_share_estimated": BOOL,
