@@ -50,12 +50,13 @@ def iter_files(paths: list[Path | RemotePath], problems: list[str] | None = None
     for path in paths:
         remote = isinstance(path, RemotePath)
         if path.is_dir():
-            found = []
             if remote:
                 found = [file for file in path.walk_files() if file.name.endswith(SUFFIXES)]
-            for root, dirs, files in ([] if remote else os.walk(path, onerror=unreadable)):
-                dirs.sort()
-                found.extend(Path(root) / name for name in files if name.endswith(SUFFIXES))
+            else:
+                found = []
+                for root, dirs, files in os.walk(path, onerror=unreadable):
+                    dirs.sort()
+                    found.extend(Path(root) / name for name in files if name.endswith(SUFFIXES))
             # a subagent's own file before its parent's, so its records win over the copies
             # the parent carries in progress lines (the scan keeps the first copy of a call)
             for file in sorted(_walked(found), key=_order):
