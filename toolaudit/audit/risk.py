@@ -246,8 +246,8 @@ def json_broken(full: Full, after: str) -> bool:
 # Items are classified token by token: patterns anchored on short tokens cannot backtrack
 # across a long run of word characters (a hex or base64 blob) the way one text-wide
 # alternation did.
-_SPLIT = re.compile(r"[\s\"'`()\[\]{}<>,;|=*]+")
-_SPLIT_LAST = re.compile(r"[\s\"'`()\[\]{}<>,;|=*][^\s\"'`()\[\]{}<>,;|=*]*$")
+_SEPARATOR = r"\s\"'`()\[\]{}<>,;|=*"  # what items never hold: tokens lie between runs of these
+_SPLIT = re.compile(f"[{_SEPARATOR}]+")
 _FILELINE = re.compile(r"([\w./@~+-]*\w\.\w{1,8}):(\d+)(?::\d+)?")
 _PATH = re.compile(r"[\w.@~+-]*(?:/[\w.@~+-]+)+/?")
 _FILE = re.compile(r"\w[\w-]+\.[A-Za-z][A-Za-z0-9]{0,7}")
@@ -258,7 +258,7 @@ _CODE_LIKE = re.compile(r"_|\d|[a-z][A-Z]")
 _GUTTER = re.compile(r"(?m)^[ \t]*\d+(?:→|\||\t)")
 _MAX_TOKEN = 512  # longer tokens are blobs (base64, hex), not evidence
 _LOOK_BACK = 4 * _MAX_TOKEN  # how far back _is_item looks for a token's start
-_LAST_SPLIT = re.compile(r"[\s\"'`()\[\]{}<>,;|=*][^\s\"'`()\[\]{}<>,;|=*]*\Z")  # before the end
+_LAST_SPLIT = re.compile(f"[{_SEPARATOR}][^{_SEPARATOR}]*\\Z")  # the last separator before the end
 
 
 def _basename(path: str) -> str | None:
@@ -323,7 +323,7 @@ def _occurs_as_item(text: str, item: str) -> bool:
             cut = _SPLIT.search(piece, 0, pos - start)
             piece = " " + piece[cut.end():] if cut else ""  # no boundary: a blob's token, never an item
         if end < len(text) and text[end] != "\n":  # the same at the end
-            cut = _SPLIT_LAST.search(piece, len(piece) - (end - pos - len(item)))
+            cut = _LAST_SPLIT.search(piece, len(piece) - (end - pos - len(item)))
             piece = piece[:cut.start()] if cut else piece
         if item in items(piece):
             return True
