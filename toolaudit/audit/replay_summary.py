@@ -268,3 +268,29 @@ def result(collected: ReplayCollected, meta: ScanMeta, menus: tuple[Menu, ...] =
         skipped=tuple(collected.skipped), unrecognised=tuple(collected.unrecognised),
         errors=tuple(collected.errors), notes=tuple(collected.notes), spec=spec,
     )
+
+
+def menu_of(mapping: str, defs, count, requests: int, recorded: list[ToolMenu] = (),
+            renames: dict[str, str] | None = None) -> Menu:
+    """A Menu from an implementation's ToolDefs, compared with the recorded definitions it replaces.
+
+    `count` counts tokens of a definition's JSON. The recorded menu's tools whose name (or
+    old name, through `renames`) the new menu offers are its "before".
+    """
+    tools = tuple(MenuTool(d.name, count(d.definition)) for d in defs)
+    names = {t.name for t in tools}
+    old_names = {old for old, new in (renames or {}).items() if new in names} | names
+    before: dict[str, int] = {}
+    for menu in recorded:
+        for name, definition in menu.tools:
+            if name in old_names or _bare(name) in old_names:
+                before.setdefault(name, count(definition))
+    before_tools = tuple(MenuTool(n, t) for n, t in sorted(before.items()))
+    return Menu(mapping, tools, sum(t.tokens for t in tools), requests,
+                sum(before.values()) if before else None, before_tools)
+
+
+def _bare(name: str) -> str:
+    """`mcp__server__tool` → `tool` (Claude Code's name for an MCP server's tool)."""
+    parts = name.split("__", 2)
+    return parts[2] if len(parts) == 3 and parts[0] == "mcp" else name

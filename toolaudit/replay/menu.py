@@ -9,12 +9,10 @@ menus (Anthropic/OpenAI request logs, OpenHands `SystemPromptEvent.tools`) and a
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..audit.replay_summary import Menu, MenuTool
-from ..model import ToolMenu
 from .base import ToolDef
 
 Count = Callable[[str], int]
@@ -102,24 +100,3 @@ def compare_menus(before: Mapping[str, str], after: Mapping[str, str],
     changes += [MenuChange("", new, 0, count(d)) for new, d in after.items() if new not in paired]
     return MenuComparison(tuple(changes), sum(c.tokens_before for c in changes),
                           sum(c.tokens_after for c in changes))
-
-
-def menu_of(mapping: str, defs: list[ToolDef], count: Count, requests: int, recorded: Sequence[ToolMenu] = (),
-            renames: Mapping[str, str] | None = None) -> Menu:
-    """The replay report's Menu of an implementation's ToolDefs, with the recorded definitions it replaces.
-
-    `count` counts tokens of a definition's JSON. The recorded menu's tools whose name (or
-    old name, through `renames`, or the name without its `mcp__SERVER__` prefix) the new
-    menu offers are its "before".
-    """
-    tokens, total = menu_tokens(defs, count)
-    tools = tuple(MenuTool(d.name, n) for d, n in zip(defs, tokens))
-    names = {t.name for t in tools}
-    old_names = {old for old, new in (renames or {}).items() if new in names} | names
-    before: dict[str, int] = {}
-    for menu in recorded:
-        for name, definition in menu.tools:
-            if name in old_names or strip_mcp_prefix(name) in old_names:
-                before.setdefault(name, count(definition))
-    before_tools = tuple(MenuTool(n, t) for n, t in sorted(before.items()))
-    return Menu(mapping, tools, total, requests, sum(before.values()) if before else None, before_tools)
