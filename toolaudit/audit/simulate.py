@@ -97,7 +97,7 @@ def simulate_records(records: Iterable, maps: list, tokenizer: Tokenizer, *,
                            for c, (text, size) in zip(calls, sized)], ends)
     # evidence the model wrote, once for every policy map; an output's own items only
     # when some map cuts it (most outputs are never cut)
-    said = [risk.items(sanitize(r.text if isinstance(r, ModelText) else r.args)) for r in stream]
+    said = _said(stream)
     fulls: dict[int, risk.Full] = {}  # per cut output, shared by every map: each check runs once
     present: dict[int, set[str]] = {}  # per cut output: the items the model writes later that it holds
     firsts = None
@@ -125,6 +125,11 @@ def simulate_records(records: Iterable, maps: list, tokenizer: Tokenizer, *,
     for call, cap in zip(calls, caps):
         recorded[call.session] = recorded.get(call.session, False) or cap is not None
     return base, all_cuts, skipped, tuple(sorted(recorded.items()))
+
+
+def _said(stream: list) -> list[set[str]]:
+    """The evidence items of each record of `stream`: what the model wrote (a call's arguments, its text)."""
+    return [risk.items(sanitize(r.text if isinstance(r, ModelText) else r.args)) for r in stream]
 
 
 def _first_said(stream: list, said: list[set[str]], calls: list[ToolCall]):
@@ -216,7 +221,7 @@ def later_used(stream: list, afters: list[str | None]) -> list[str | None]:
     simulate asks it of its cuts: items the model wrote before the output came do not count.
     """
     calls = [r for r in stream if isinstance(r, ToolCall)]
-    said = [risk.items(sanitize(r.text if isinstance(r, ModelText) else r.args)) for r in stream]
+    said = _said(stream)
     texts = [sanitize(c.output) for c in calls]
     firsts = None
     cuts, removed = [], []
