@@ -125,10 +125,9 @@ class Side:
 
 def side_from_scan(path: Path, collected) -> Side:
     """A side scanned from transcripts: an audit.summary.Collected of the files under `path`."""
-    from .summary import frame
-
-    rows = frame(collected.all_rows())
-    calls = rows[list(CALL_COLUMNS)] if len(rows) else _empty_calls()
+    rows = collected.all_rows()
+    calls = (pd.DataFrame([[getattr(r, c) for c in CALL_COLUMNS] for r in rows], columns=list(CALL_COLUMNS))
+             if rows else _empty_calls())
     return Side(str(path), str(path if path.is_dir() else path.parent), calls, usage_frame(collected.usage),
                 files=collected.files, skipped=collected.skipped_count)
 

@@ -15,7 +15,7 @@ from datetime import datetime, timezone, tzinfo
 from pathlib import PurePath
 from hashlib import blake2b
 from statistics import median
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import Callable, Iterable
 
 from ..model import (
     ORPHAN, UNPAIRED, FileResult, GroupRow, Measurement, MenuMeasurement, ScanMeta, ScanResult, Skipped, Usage,
@@ -25,9 +25,6 @@ from .families import DEFAULT as DEFAULT_FAMILIES, Families
 from .periods import PERIODS, period_of, when_of as _when
 from .runs import main_files
 from .stats import nearest_rank
-
-if TYPE_CHECKING:  # pandas is imported only where a frame is asked for (records, compare)
-    import pandas as pd
 
 BY_COLUMNS = {
     "tool": "tool",
@@ -174,14 +171,6 @@ class Collected:
         for u in self.usage:
             tally.add_usage(u)
         return tally
-
-
-def frame(rows: list[Measurement]) -> "pd.DataFrame":
-    """One row per call, the columns of Measurement (what `--records` writes)."""
-    import pandas as pd
-
-    columns = list(Measurement.__dataclass_fields__)
-    return pd.DataFrame([[getattr(r, c) for c in columns] for r in rows], columns=columns)
 
 
 def _group_row(key: str, cells: list["Cell"], total_tokens: int) -> GroupRow:
