@@ -23,3 +23,14 @@ def test_all_cores_once_forking_pays(tmp_path, monkeypatch):
         files.append(tmp_path / name)
     assert pipeline.auto_jobs(files) == 7
     assert pipeline.auto_jobs(files[:1]) == 1
+
+
+def test_sizes_are_read_only_until_forking_pays(tmp_path, monkeypatch):
+    from toolaudit import distributed
+
+    monkeypatch.setattr(pipeline, "default_jobs", lambda: 7)
+    asked = []
+    monkeypatch.setattr(distributed, "size_of", lambda path: asked.append(path) or pipeline.FORK_PAYS_BYTES // 2)
+    files = [tmp_path / f"{i}.jsonl" for i in range(10)]
+    assert pipeline.auto_jobs(files) == 7
+    assert asked == files[:2]  # the first two already reach the threshold

@@ -124,8 +124,14 @@ def auto_jobs(files: list) -> int:
     if len(files) < 2:
         return 1
     # remote inputs are read over the network, where several workers pay at any size
-    local = all(isinstance(path, Path) for path in files)
-    return 1 if local and sum(size_of(path) for path in files) < FORK_PAYS_BYTES else default_jobs()
+    if not all(isinstance(path, Path) for path in files):
+        return default_jobs()
+    total = 0
+    for path in files:  # stat only until the input is big enough: a large tree need not be stat'ed whole
+        total += size_of(path)
+        if total >= FORK_PAYS_BYTES:
+            return default_jobs()
+    return 1
 
 
 def scan_files(files: list[Path], options: ScanOptions, jobs: int | None = None, worker=scan_file,
