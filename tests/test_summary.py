@@ -19,6 +19,15 @@ def test_nearest_rank():
     assert nearest_rank(np.arange(1, 101), 95) == 95
 
 
+def test_ranked_reads_a_sorted_list_as_nearest_rank_does():
+    from toolaudit.audit.stats import ranked
+
+    values = [40, 15, 50, 35, 20]
+    for p in (5, 50, 95, 100):
+        assert ranked(sorted(values), p) == nearest_rank(values, p)
+    assert ranked([], 50) == 0
+
+
 def _call(call_id, text, *, source="a.jsonl", tool="Read", request=None, segment=0, id_scope=SCAN_SCOPE):
     return ToolCall(source=source, line=1, collector="x", session="s", tool=tool, output=text,
                     call_id=call_id, request_index=request, segment=segment, id_scope=id_scope)

@@ -8,9 +8,13 @@ from typing import Sequence
 
 def nearest_rank(values: Sequence, p: float):
     """The p-th percentile of `values` by nearest rank: the value at rank ceil(p/100 × n) (0 for none)."""
-    if len(values) == 0:
+    return ranked(sorted(values), p)
+
+
+def ranked(ordered: Sequence, p: float):
+    """nearest_rank of values already sorted (several percentiles of one list sort it once)."""
+    if len(ordered) == 0:
         return 0
-    ordered = sorted(values)
     return ordered[max(1, math.ceil(p / 100 * len(ordered))) - 1]
 
 

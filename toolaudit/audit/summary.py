@@ -24,7 +24,7 @@ from .billing import BillTally
 from .families import DEFAULT as DEFAULT_FAMILIES, Families
 from .periods import PERIODS, period_of, when_of as _when
 from .runs import main_files
-from .stats import nearest_rank
+from .stats import nearest_rank, ranked
 
 BY_COLUMNS = {
     "tool": "tool",
@@ -185,8 +185,8 @@ def _group_row(key: str, cells: list["Cell"], total_tokens: int) -> GroupRow:
         tokens=total,
         share=(total / total_tokens) if total_tokens else 0.0,
         tokens_mean=(total / len(tokens)) if tokens else 0.0,
-        tokens_p50=int(nearest_rank(ordered, 50)),
-        tokens_p95=int(nearest_rank(ordered, 95)),
+        tokens_p50=int(ranked(ordered, 50)),
+        tokens_p95=int(ranked(ordered, 95)),
         tokens_max=ordered[-1] if ordered else 0,
         chars=sum(c.chars for c in cells),
         bytes=sum(c.bytes for c in cells),
