@@ -113,7 +113,7 @@ def test_a_block_begun_before_the_cut_is_masked_in_the_removed_text():
 def test_the_detector_sees_only_the_window_and_nothing_without_a_hint(monkeypatch):
     seen: list[int] = []
     real = redact_module._values
-    monkeypatch.setattr(redact_module, "_values", lambda text, worded: seen.append(len(text)) or real(text, worded))
+    monkeypatch.setattr(redact_module, "_values", lambda text, worded, *shaped: seen.append(len(text)) or real(text, worded, *shaped))
     huge = ("token=" + "x" * 40 + " ") * 200_000  # 9 MB, hints everywhere
     assert preview(huge, 60).startswith("token=" + MASK)
     assert seen and max(seen) <= 60 * 4 + 4096 + 1

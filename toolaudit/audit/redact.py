@@ -116,8 +116,8 @@ def _token_like(text: str) -> bool:
     return any(any(c.isdigit() for c in run) for run in _LONG.findall(text))
 
 
-def _values(text: str, worded: bool) -> set[str]:
-    """The secret values our patterns and detect-secrets' plugins find in `text`."""
+def _values(text: str, worded: bool, shaped: bool | None = None) -> set[str]:
+    """The secret values our patterns and detect-secrets' plugins find in `text` (`shaped`: _token_like(text), if known)."""
     by_word, by_shape, by_entropy = _plugins()
     found = {m.group(1) for pattern in _CONTEXT for m in pattern.finditer(text)}
     found.update(_VENDOR.findall(text))
@@ -135,7 +135,7 @@ def _values(text: str, worded: bool) -> set[str]:
                     # several assignments on a line (`env`, `A=x B=y cmd`) are several values
                     found.update(_NEXT_ASSIGNMENT.split(value, 1)[0]
                                  for value in keyword.analyze_string(line, denylist_regex_to_group=regexes))
-    if _token_like(text):
+    if _token_like(text) if shaped is None else shaped:
         for plugin in by_shape:
             found.update(plugin.analyze_string(text))
         for plugin in by_entropy:
@@ -165,10 +165,11 @@ def _line_spans(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
     window = text[lo:hi]
     lower = window.lower()
     worded = any(hint in lower for hint in _HINTS)
-    if not worded and not _token_like(window):
+    shaped = _token_like(window)
+    if not worded and not shaped:
         return []
     spans = [(lo + a, lo + b) for a, b in _assigned(window)] if worded else []
-    values = _values(window, worded)
+    values = _values(window, worded, shaped)
     if "\\" in window:  # JSON-escaped text (`\\"`, `\\n`): detect on an unescaped copy too
         values |= _values(_ESCAPED.sub(lambda m: m.group(1) or " ", window), worded)
     for value in values:
