@@ -210,17 +210,3 @@ class BillTally:
                 cost.resent += resent * again
         return out
 
-
-def bill(usage: list[Usage], rows: list[Measurement], *, by: str, priced: bool, model: str | None,
-         period: Callable[[Usage], str] | None = None) -> Bill:
-    """Usage totals and groups (by session, model or agent, or a request's `period`), and with `priced` the dollars.
-
-    `model` stands in for transcripts that do not name the model. Period groups keep their
-    given order (the summary sorts them in time); others come largest input first.
-    """
-    tally = BillTally(by=by, priced=priced, model=model, period=period)
-    for u in usage:
-        tally.add_usage(u)
-    for row in rows:
-        tally.add_call(row)
-    return tally.finish()
