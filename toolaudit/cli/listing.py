@@ -34,12 +34,12 @@ def list_replay() -> None:
     from dataclasses import fields
 
     from ..replay.base import implementations
-    from ..replay.runner import _MISSING, _load_kinds
+    from ..replay.runner import load_kinds
 
-    _load_kinds()
+    missing = load_kinds()
     for key, cls in implementations.all().items():
         click.echo(f"{key:10} {cls.summary}")
-    for key, reason in _MISSING.items():
+    for key, reason in missing.items():
         click.echo(f"{key:10} (not available: {reason})")
     from ..replay.builtin import BUILTINS
 

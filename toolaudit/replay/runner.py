@@ -52,15 +52,17 @@ class ReplayFile:
     stream: tuple = ()  # the file's ToolCalls and ModelTexts in order: what the model later wrote
 
 
-def _load_kinds() -> None:
-    """Register the built-in implementations (each module registers itself on import)."""
+def load_kinds() -> dict[str, str]:
+    """Register the built-in implementations (each registers itself on import); returns the kinds
+    that cannot load, with why (the mcp SDK is an extra: said only when a mapping or a listing asks)."""
     from importlib import import_module
 
     for name in ("builtin", "python", "cmd", "mcp"):
         try:
             import_module(f"{__package__}.{name}")
-        except ImportError as exc:  # the mcp SDK is an extra: say so only when a mapping needs it
+        except ImportError as exc:
             _MISSING[name] = str(exc)
+    return dict(_MISSING)
 
 
 _MISSING: dict[str, str] = {}
@@ -74,9 +76,9 @@ def parse_mapping(text: str) -> Mapping:
         raise UsageError(f"cannot read the mapping {text!r}: the form is GLOB=KIND:SPEC, e.g. "
                          "'Grep=builtin:grep?max_matches=100' or 'mcp__kanban__*=mcp:python server.py'",
                          slug="bad-mapping")
-    _load_kinds()
-    if kind not in implementations.all() and kind in _MISSING:
-        raise UsageError(f"--tool {text!r}: the {kind} implementation cannot load ({_MISSING[kind]}); "
+    missing = load_kinds()
+    if kind not in implementations.all() and kind in missing:
+        raise UsageError(f"--tool {text!r}: the {kind} implementation cannot load ({missing[kind]}); "
                          "install it with: pip install 'agent-toolaudit[mcp]'", slug="missing-extra")
     implementations.get(kind)  # unknown kinds: a usage error with "did you mean"
     return Mapping(glob.strip(), kind, spec.strip())

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..audit.replay_summary import Menu, ReplayResult, ReplayRow
-from .view import Lines, Section, View, num, register, tokenizer_text
+from .view import Lines, Section, View, num, pick, register, tokenizer_text
 
 # tools[] fields of `replay -f json`: a contract, like scan's and simulate's
 REPLAY_FIELDS = (
@@ -17,7 +17,7 @@ REPLAY_FIELDS = (
 
 def replay_row(row: ReplayRow) -> dict[str, Any]:
     """A ReplayRow with exactly the contract's fields, plus where the calls went."""
-    doc = {f: (round(getattr(row, f), 2) if f == "saved_pct" else getattr(row, f)) for f in REPLAY_FIELDS}
+    doc = pick(row, REPLAY_FIELDS, {"saved_pct": 2})
     doc["as"] = list(row.as_tools)
     return doc
 
