@@ -123,3 +123,14 @@ def test_the_capped_grep_hides_the_file_the_agent_then_read(tmp_path):
     line = int(explained["used_at"].rsplit(":", 1)[1])
     read_call = json.loads(SESSION.read_text().splitlines()[line - 1])
     assert read_call["message"]["content"][0]["name"] == "Read"
+
+
+def test_a_saving_made_of_new_errors_is_called_out(tmp_path):
+    """Replayed against the wrong folder, every search fails short: the verdict must not sell that as a saving."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = CliRunner().invoke(cli, ["replay", str(SESSION), "--workspace", str(empty), "--tool",
+                                      "Read=builtin:read_file"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    verdict = next(line for line in result.output.splitlines() if line.startswith("verdict:"))
+    assert "1 replayed calls became errors" in verdict and "--workspace" in verdict

@@ -102,16 +102,20 @@ def _summary(result: ReplayResult) -> list[str]:
     lines.append(f"files: {result.files} · duplicates dropped: {result.duplicates_dropped} · skipped lines: "
                  f"{result.skipped_count} · tokenizer: {tokenizer_text(result.meta)}")
     lines += [f"skipped {s}" for s in result.skipped[:5]]
-    lines.append(_verdict(t))
+    lines.append(_verdict(t, result.new_errors))
     return lines
 
 
-def _verdict(t: ReplayRow) -> str:
+def _verdict(t: ReplayRow, new_errors: int) -> str:
     if not t.replayed:
         return "verdict: nothing was replayed; check the --tool mappings against the tools listed above"
     change = "smaller" if t.tokens_saved > 0 else "larger" if t.tokens_saved < 0 else "the same size"
-    return (f"verdict: the new tools' outputs are {change} "
-            f"({abs(t.saved_pct):.1f}% {'fewer' if t.tokens_saved >= 0 else 'more'} tokens over every call)")
+    verdict = (f"verdict: the new tools' outputs are {change} "
+               f"({abs(t.saved_pct):.1f}% {'fewer' if t.tokens_saved >= 0 else 'more'} tokens over every call)")
+    if new_errors:  # an error message is short: a saving made of errors is no saving
+        verdict += (f", but {new_errors:,} replayed calls became errors: check --workspace (the repository "
+                    "the sessions worked in) before trusting the saving")
+    return verdict
 
 
 def _explain(result: ReplayResult) -> list[str]:
