@@ -34,7 +34,9 @@ DEFAULT_CHECKS = {
     # a replay has no model in the loop: the same calls give the same outputs, so any growth is real
     "replay": ("tokens.total:+0", "*:tokens.total:+0"),
 }
-DEFAULT_MIN_CALLS = 5
+# below this many calls a per-tool check is reported, not judged; a replay is deterministic, so
+# one call that grew is a real change
+DEFAULT_MIN_CALLS = {"scan": 5, "simulate": 5, "replay": 0}
 DEFAULT_MAX_VANISHED = 50.0  # percent of the baseline's calls
 TOO_FEW = "too few calls"
 NOT_IN_BASELINE = "not in baseline"
@@ -258,8 +260,13 @@ class GateResult:
 
 
 def gate(baseline_path: str, baseline: dict, current: dict, checks: list[Check], *,
-         min_calls: int = DEFAULT_MIN_CALLS, max_vanished: float = DEFAULT_MAX_VANISHED) -> GateResult:
-    """Compare `current` with `baseline` under `checks` (a pure function: no I/O)."""
+         min_calls: int | None = None, max_vanished: float = DEFAULT_MAX_VANISHED) -> GateResult:
+    """Compare `current` with `baseline` under `checks` (a pure function: no I/O).
+
+    `min_calls` None: the default for the baseline's command (DEFAULT_MIN_CALLS).
+    """
+    if min_calls is None:
+        min_calls = DEFAULT_MIN_CALLS.get(baseline.get("meta", {}).get("command"), DEFAULT_MIN_CALLS["scan"])
     reason = incomparable(baseline, current)
     base_tools = [t["tool"] for t in baseline.get("tools", [])]
     now_tools = [t["tool"] for t in current.get("tools", [])]

@@ -185,8 +185,8 @@ class Percent(click.ParamType):
               help="[TOOL:]METRIC:+LIMIT[%], repeatable: tokens.total:+5%, tokens_per_run.median:+10%, "
                    "'*:tokens.p95:+10%', Grep:tokens.mean:+500, calls:+20%, later_used:+0. Default: "
                    "tokens.total:+20% and tokens_per_run.median:+20% (simulate: tokens.total:+5% and later_used:+0).")
-@click.option("--min-calls", type=click.IntRange(min=0), default=5, show_default=True, metavar="N",
-              help="A per-tool check on a tool with fewer calls (baseline or now) says `too few calls` "
+@click.option("--min-calls", type=click.IntRange(min=0), default=None, show_default="5; 0 for a replay baseline",
+              metavar="N", help="A per-tool check on a tool with fewer calls (baseline or now) says `too few calls` "
                    "instead of judging.")
 @click.option("--max-vanished", type=Percent(), default=50.0, show_default="50%", metavar="PCT",
               help="Exit 1 (nothing measured) when more than PCT of the baseline's calls are gone.")
@@ -235,8 +235,6 @@ def ci(ctx, paths, baseline, workspace, fail_on, min_calls, max_vanished, update
     base = _read_baseline(baseline, update_baseline)
     meta = base["meta"]
     checks = [Check.parse(text) for text in (fail_on or DEFAULT_CHECKS[meta["command"]])]
-    if meta["command"] == "replay" and ctx.get_parameter_source("min_calls") == click.core.ParameterSource.DEFAULT:
-        min_calls = 0  # deterministic: one call that grew is a real change
     current = _measure(Measure(tuple(paths), base, source_format, tokenizer or meta.get("tokenizer") or "o200k_base",
                                engine or meta.get("engine") or "toktok", calibration, strict, debug, quiet, jobs,
                                workspace, scheduler))
