@@ -12,6 +12,14 @@ UNPAIRED = "unpaired"  # a call whose result never came (interrupt, end of file)
 ORPHAN = "orphan"  # a result whose call is not in the transcript; tool is "unknown"
 
 UNKNOWN_TOOL = "unknown"
+
+
+def mcp_name(tool: str) -> tuple[str, str] | None:
+    """(SERVER, TOOL) of a Claude Code MCP tool name `mcp__SERVER__TOOL`, else None."""
+    if not tool.startswith("mcp__"):
+        return None
+    server, sep, name = tool[len("mcp__"):].partition("__")
+    return (server, name) if sep else None
 MAIN_AGENT = "main"
 
 # How far a call id names one call (ToolCall.id_scope), hence which copies a scan counts once:

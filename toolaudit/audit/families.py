@@ -22,6 +22,7 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from ..errors import ConfigError, UsageError
+from ..model import mcp_name
 from ..registry import did_you_mean
 
 OTHER = "other"
@@ -46,8 +47,8 @@ SHELL = BUILTIN["shell"]
 
 def mcp_server(tool: str) -> str | None:
     """The SERVER of a Claude Code MCP tool name `mcp__SERVER__tool`, else None."""
-    parts = tool.split("__", 2)
-    return parts[1] if len(parts) == 3 and parts[0] == "mcp" and parts[1] else None
+    parts = mcp_name(tool)
+    return parts[0] if parts and parts[0] else None
 
 
 @dataclass(frozen=True)

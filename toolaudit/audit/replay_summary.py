@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..model import Measurement, ScanMeta, Skipped, ToolCall, ToolMenu
+from ..model import Measurement, ScanMeta, Skipped, ToolCall, ToolMenu, mcp_name
 from ..tokenizers import Tokenizer
 from .measure import measure, with_residency
 from .redact import preview
@@ -283,14 +283,10 @@ def menu_of(mapping: str, defs, count, requests: int, recorded: list[ToolMenu] =
     before: dict[str, int] = {}
     for menu in recorded:
         for name, definition in menu.tools:
-            if name in old_names or _bare(name) in old_names:
+            parts = mcp_name(name)
+            if name in old_names or (parts and parts[1] in old_names):
                 before.setdefault(name, count(definition))
     before_tools = tuple(MenuTool(n, t) for n, t in sorted(before.items()))
     return Menu(mapping, tools, sum(t.tokens for t in tools), requests,
                 sum(before.values()) if before else None, before_tools)
 
-
-def _bare(name: str) -> str:
-    """`mcp__server__tool` → `tool` (Claude Code's name for an MCP server's tool)."""
-    parts = name.split("__", 2)
-    return parts[2] if len(parts) == 3 and parts[0] == "mcp" else name

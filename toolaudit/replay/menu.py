@@ -13,12 +13,11 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..model import mcp_name
 from .base import ToolDef
 
 Count = Callable[[str], int]
 
-# Claude Code names an MCP tool `mcp__SERVER__TOOL`; the server itself knows it as TOOL.
-MCP_PREFIX = "mcp__"
 
 
 def definition_json(name: str, description: str | None, input_schema: Any) -> str:
@@ -28,11 +27,9 @@ def definition_json(name: str, description: str | None, input_schema: Any) -> st
 
 
 def strip_mcp_prefix(name: str) -> str:
-    """`mcp__SERVER__TOOL` -> `TOOL`; any other name as it is."""
-    if not name.startswith(MCP_PREFIX):
-        return name
-    _, sep, tool = name[len(MCP_PREFIX):].partition("__")
-    return tool if sep and tool else name
+    """`mcp__SERVER__TOOL` (Claude Code's name) -> `TOOL`, the server's own; any other name as it is."""
+    parts = mcp_name(name)
+    return parts[1] if parts and parts[1] else name
 
 
 def resolve_tool_name(recorded: str, available: Collection[str], renames: Mapping[str, str]) -> str:
