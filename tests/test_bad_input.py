@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -82,3 +83,50 @@ def test_clean_replaces_lone_surrogates_in_every_text_field_and_tuple():
     menu = base.clean(ToolMenu("f", "s", (("t\ud800", '{"name": "t\ud800"}'),), 2))
     assert menu.tools == (("t\ufffd", '{"name": "t\ufffd"}'),)
     assert base.clean(ToolCall("f", 1, "x", "s", "t", "a pair \ud83d\ude00 joined")).output == "a pair \U0001F600 joined"
+
+
+@pytest.fixture
+def fresh_lenient(monkeypatch):
+    """A process where no lenient parse has happened yet (earlier tests set the flag for good)."""
+    monkeypatch.setattr(base, "_LENIENT", __import__("threading").Event())
+
+
+def _texts(records):
+    values = (getattr(r, f.name) for r in records for f in dataclasses.fields(r))
+    return [v for v in values if isinstance(v, str)]
+
+
+def test_records_are_cleaned_once_the_lenient_parser_ran(fresh_lenient, tmp_path):
+    path = tmp_path / "calls.jsonl"
+    plain = json.dumps({"session": "s", "call_id": "c1", "tool": "Read", "output": "ok"})
+    path.write_text(plain + "\n" + json.dumps({"session": "s", "call_id": "c2", "tool": "T", "output": "x"})
+                    .replace('"T"', f'"T{LONE}"') + "\n")
+    records = list(base.collectors.get("toolaudit-jsonl")().records(path))
+    assert base._LENIENT.is_set()
+    assert "T\ufffd" in _texts(records)
+    for text in _texts(records):
+        text.encode("utf-8")
+
+
+def test_a_file_name_that_is_not_utf8_is_cleaned(fresh_lenient, tmp_path):
+    path = tmp_path / "s\udcff.jsonl"  # os.fsdecode of the byte 0xff: a lone surrogate in the name
+    try:
+        path.write_text(json.dumps({"session": "s", "call_id": "c1", "tool": "Read", "output": "ok"}) + "\n")
+    except (OSError, UnicodeEncodeError):
+        pytest.skip("this file system refuses names that are not UTF-8")
+    records = list(base.collectors.get("toolaudit-jsonl")().records(path))
+    assert records
+    for text in _texts(records):
+        text.encode("utf-8")  # raises on a lone surrogate
+    assert any("\ufffd" in t for t in _texts(records))
+
+
+def test_hermes_texts_parsed_by_the_standard_library_are_cleaned(fresh_lenient, tmp_path):
+    call = '<tool_call>{"name": "gr' + LONE + 'ep", "arguments": {}}</tool_call>'
+    turns = [{"from": "human", "value": "find"}, {"from": "gpt", "value": call},
+             {"from": "tool", "value": "<tool_response>hits</tool_response>"}]
+    path = tmp_path / "trajectory.jsonl"
+    path.write_text(json.dumps({"conversations": turns}) + "\n")
+    records = list(base.collectors.get("hermes")().records(path))
+    assert not base._LENIENT.is_set()  # orjson read every line: only hermes' own parse let the surrogate in
+    assert "gr\ufffdep" in _texts(records)

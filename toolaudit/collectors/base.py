@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import threading
 import json
 import zlib
 from dataclasses import dataclass, field, fields, replace
@@ -40,6 +41,9 @@ class Collector:
     # which shapes it reads: JSON lines (sniffed by the first line), one JSON document
     jsonl: ClassVar[bool] = True
     document: ClassVar[bool] = False
+    # True for a format whose texts are parsed again with the standard library (it lets lone
+    # surrogates in, orjson does not): its records are always cleaned (see records)
+    lenient_text: ClassVar[bool] = False
 
     @classmethod
     def sniff_line(cls, first: Any) -> bool:
@@ -69,8 +73,13 @@ class Collector:
 
     def records(self, path: Path, doc: Any = None) -> Iterator[Record]:
         """`collect`'s records as they leave the collector: every text in them cleaned (see clean)."""
+        name = str(path)
+        if not name.isascii() and sanitize(name) is not name:  # a file name that is not UTF-8
+            _LENIENT.set()
         for record in self.collect(path, doc):
-            yield clean(record)
+            # Why only then: cleaning every field of every record was a tenth of a scan, and
+            # until the lenient parser has run no text can hold a lone surrogate (see loads).
+            yield clean(record) if self.lenient_text or _LENIENT.is_set() else record
 
 
 collectors: Registry[type[Collector]] = Registry("collector", "toolaudit.collectors")
@@ -112,6 +121,12 @@ def _clean_value(value: Any) -> Any:
     return value
 
 
+# Set (for good, in this process) once a text may hold a lone surrogate: orjson refuses them, so
+# only the standard library's lenient parse (loads' fallback) or a file name that is not UTF-8
+# can let one in. A flag seen set by one thread only makes another clean more than it must.
+_LENIENT = threading.Event()
+
+
 class TooDeep(ValueError):
     """JSON nested deeper than the parsers go (orjson stops at 1024 levels, the standard
     library at the interpreter's recursion limit): valid, perhaps, but not readable here."""
@@ -129,6 +144,7 @@ def loads(raw: bytes | str) -> Any:
     except orjson.JSONDecodeError:
         if isinstance(raw, bytes):
             raw = raw.decode("utf-8", "replace")  # invalid UTF-8: decoded with replacement
+        _LENIENT.set()
         try:
             return json.loads(raw)
         except RecursionError:

@@ -216,6 +216,7 @@ class HermesCollector(Collector):
     description = "hermes-agent ShareGPT trajectories (<tool_call>/<tool_response>) and session logs"
     jsonl = True
     document = True
+    lenient_text = True  # the JSON inside <tool_call> and <tool_response> is read by the standard library
 
     @classmethod
     def sniff_line(cls, first: Any) -> bool:
