@@ -220,9 +220,36 @@ def test_hypothesis_text(name, text):
     assert toktok_tok.count(text) == tiktoken_tok.count(text)
 
 
+# Code points Unicode 17 (2025) assigned, letters and marks mostly: toktok's pre-tokenizer classes
+# them with Unicode 17's tables, tiktoken's regex with older ones that leave them unassigned, so a
+# text holding one can count a token apart (found by sweeping every code point as "x{c}/A": the
+# engines differ on these only; the last four ranges only under o200k_base).
+UNICODE_17 = ((0x88F, 0x88F), (0xC5C, 0xC5C), (0xCDC, 0xCDC), (0xA7CE, 0xA7CF), (0xA7D2, 0xA7D2),
+              (0xA7D4, 0xA7D4), (0xA7F1, 0xA7F1), (0x10940, 0x10959), (0x10EC5, 0x10EC7), (0x11DB0, 0x11DDB),
+              (0x11DE0, 0x11DE9), (0x16EA0, 0x16EB8), (0x16EBB, 0x16ED3), (0x16FF2, 0x16FF6), (0x187F8, 0x187FF),
+              (0x18D09, 0x18D1E), (0x18D80, 0x18DF2), (0x1E6C0, 0x1E6F5), (0x1E6FE, 0x1E6FF), (0x2B73A, 0x2B73F),
+              (0x2CEA2, 0x2CEAD), (0x323B0, 0x33479), (0x1ACF, 0x1ADD), (0x1AE0, 0x1AEB), (0x10EFA, 0x10EFB),
+              (0x11B60, 0x11B67))
+
+
+def _older_unicode(c: str) -> bool:
+    return not any(lo <= ord(c) <= hi for lo, hi in UNICODE_17)
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+@pytest.mark.parametrize("point", [0x323B0, 0x11DB0, 0x1E6C0, 0x10940])
+def test_unicode_17_letters_are_where_the_engines_part(name, point):
+    # the documented exception (docs/scan.md): when this fails, the engines agree again; drop UNICODE_17
+    toktok_tok, tiktoken_tok = pair(name)
+    text = f"x{chr(point)}/A"
+    assert toktok_tok.count(text) != tiktoken_tok.count(text)
+    assert toktok_tok.count(f"x{chr(point - 1)}/A") == tiktoken_tok.count(f"x{chr(point - 1)}/A")
+
+
 @pytest.mark.parametrize("name", ENCODINGS)
 @_HYPO
-@given(text=st.text(st.characters(codec=None, exclude_categories=()) | st.sampled_from(_HALVES), max_size=200))
+@given(text=st.text(st.characters(codec=None, exclude_categories=()).filter(_older_unicode) | st.sampled_from(_HALVES),
+                    max_size=200))
 def test_hypothesis_any_code_point(name, text):
     # Surrogates included: the measuring path sanitizes, tiktoken repairs on its own.
     toktok_tok, tiktoken_tok = pair(name)
