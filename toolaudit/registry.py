@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+from functools import cache
 from importlib.metadata import entry_points
 from typing import Generic, TypeVar
 
@@ -15,6 +16,12 @@ def did_you_mean(name: str, choices) -> str:
     """A ` (did you mean 'x'?)` suffix when a close choice exists, else ``."""
     close = difflib.get_close_matches(name, list(choices), n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+@cache
+def _entry_points():
+    """Every installed entry point, read once (each read walks all installed packages)."""
+    return entry_points()
 
 
 class Registry(Generic[T]):
@@ -36,7 +43,7 @@ class Registry(Generic[T]):
         if self._plugins_loaded:
             return
         self._plugins_loaded = True
-        for ep in entry_points(group=self.group):
+        for ep in _entry_points().select(group=self.group):
             self.register(ep.load())
 
     def all(self) -> dict[str, T]:
