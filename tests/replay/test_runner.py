@@ -166,3 +166,31 @@ def test_strict_fails_on_a_file_it_cannot_read_in_a_folder(calls, tmp_path):
     code, out = _run(*args, "--strict")
     assert code == 1, out
     assert "pipe.jsonl: not a regular file" in out and "--strict" in out
+
+
+def _claude_grep_session(path: Path, grep_input: dict) -> Path:
+    """A Claude Code session with one Grep call (its recorded result: Claude Code's file list)."""
+    envelope = {"sessionId": "s1", "cwd": "/home/dev/app", "timestamp": "2026-11-30T10:00:00Z"}
+    return _lines(path, [
+        {**envelope, "type": "assistant", "uuid": "a1", "message": {
+            "id": "m1", "model": "claude-sonnet-4-5", "role": "assistant",
+            "content": [{"type": "tool_use", "id": "toolu_1", "name": "Grep", "input": grep_input}]}},
+        {**envelope, "type": "user", "uuid": "u1", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "Found 1 file\nsrc/delivery/webhook.py"}]}},
+    ])
+
+
+@pytest.mark.parametrize("grep_input, lists_files", [
+    ({"pattern": "RETRY_LIMIT", "path": "src"}, True),  # Claude Code's default: files_with_matches
+    ({"pattern": "RETRY_LIMIT", "path": "src", "output_mode": "content"}, False),
+])
+def test_claude_code_grep_without_output_mode_is_replayed_as_claude_code_reads_it(tmp_path, grep_input, lists_files):
+    repo = Path(__file__).parent.parent / "fixtures" / "search_repo"
+    session = _claude_grep_session(tmp_path / "s1.jsonl", grep_input)
+    code, out = _run("replay", str(session), "--workspace", str(repo), "--tool", "Grep=builtin:grep",
+                     "--calls-out", str(tmp_path / "after.jsonl"), "-f", "json", "-q")
+    assert code == 0, out
+    after = [json.loads(line) for line in (tmp_path / "after.jsonl").read_text().splitlines()]
+    output = next(r["output"] for r in after if r.get("tool") == "Grep")
+    assert "src/delivery/webhook.py" in output
+    assert (":" not in output.replace("src/delivery/webhook.py", "")) is lists_files  # no path:line:text rows

@@ -24,6 +24,13 @@ from .base import (FAILED, KEPT, NOT_TRANSLATED, REFUSED, Implementation, Mappin
                    implementations)
 
 
+# What the recording harness assumed for an argument the model left out, where a builtin's default
+# differs: Claude Code's Grep lists the matching files unless `output_mode` says otherwise (builtin:grep,
+# like `grep -rn`, prints the matching lines). Only builtins get them: a user's own tool (python:, cmd:,
+# mcp:) gets the arguments as the model wrote them, and its schema may refuse extra ones.
+RECORDED_DEFAULTS: dict[tuple[str, str], dict] = {("claude-code", "Grep"): {"output_mode": "files_with_matches"}}
+
+
 @dataclass(frozen=True)
 class Replayed:
     """One recorded call and what replay made of it; `after` is None when nothing was re-run."""
@@ -215,6 +222,8 @@ class Runner:
             if not isinstance(args, dict):
                 return Replayed(call, None, FAILED, "recorded arguments are not a JSON object", as_tool=tool,
                                 mapping=mapping)
+            if mapping.kind == "builtin":
+                args = {**RECORDED_DEFAULTS.get((call.collector, call.tool), {}), **args}
         return Replayed(call, None, "", as_tool=tool, mapping=mapping, args=args)
 
     def _run(self, item: Replayed, root: Path, info: SessionInfo | None) -> Replayed:

@@ -14,7 +14,8 @@ Recorded aliases also read: pattern = query, regex; path = dir, directory, file_
 absolute_path; include = glob, file_pattern, file_glob; ignore_case = `-i`,
 case_insensitive; fixed_strings = literal; Claude Code Grep's `type` (rg --type),
 `-A`/`-B`/`-C`/context, `multiline`, `output_mode` (content | files_with_matches | count;
-default here: content), `head_limit` (alias limit) and `offset` (output lines skipped
+default here: content; a recorded Claude Code Grep call without it arrives as files_with_matches,
+runner.RECORDED_DEFAULTS), `head_limit` (alias limit) and `offset` (output lines skipped
 first). `-n` is accepted and ignored: line numbers are always shown, so results stay
 countable. Other arguments are ignored.
 
