@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, SAMPLES
-from toolaudit.audit import risk
+from toolaudit.audit import risk, simulate
 from toolaudit.audit.policymap import maps_from_spec
 from toolaudit.audit.risk import (_FILE, _FILELINE, _GUTTER, _IDENT, _MAX_TOKEN, _NUMBER, _PATH, _SPLIT, WINDOW,
                                   _basename, _CODE_LIKE, _confirm, _occurs_as_item)
@@ -141,6 +141,11 @@ def test_has_item_is_the_plain_lookup():
     assert hits > 1000 and asked - hits > 1000  # both answers were exercised
 
 
+def plain_first_hidden(full: risk.Full, after: str, later: list[list[str]]) -> set[str]:
+    """simulate._first_hidden before it stopped at the earliest place: every hidden item the model writes later."""
+    return risk.missing_from(after, {item for group in later for item in group if plain_has_item(full, item)})
+
+
 def _synthetic(tmp_path: Path) -> list[Path]:
     """A few small Claude Code and Codex transcripts from the benchmark's generator."""
     files = []
@@ -155,13 +160,11 @@ def _synthetic(tmp_path: Path) -> list[Path]:
 
 
 def _simulate(files: list[Path], maps: list, explain: bool) -> list:
-    from toolaudit.audit.simulate import simulate_records
-
     out, tokenizer = [], get_tokenizer("o200k_base", "toktok")
     for path in files:
         cls, doc = discover.detect(path, None)
         if cls is not None:
-            out.append(simulate_records(cls().records(path, doc), maps, tokenizer, explain=explain)[1])
+            out.append(simulate.simulate_records(cls().records(path, doc), maps, tokenizer, explain=explain)[1])
     return out
 
 
@@ -178,6 +181,7 @@ def test_simulate_gives_the_plain_answers(tmp_path, monkeypatch, spec, sweep, ex
     monkeypatch.setattr(risk, "items", plain_items)
     monkeypatch.setattr(risk, "failure_lines", plain_failure_lines)
     monkeypatch.setattr(risk.Full, "has_item", plain_has_item)
+    monkeypatch.setattr(simulate, "_first_hidden", plain_first_hidden)
     plain = _simulate(files, maps, explain)
     assert fast == plain  # every Cut: sizes, errors_cut, json_broken, later_used, used_at, hidden items
     cuts = [cut for per_file in fast for per_map in per_file for cut in per_map]

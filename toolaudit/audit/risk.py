@@ -30,7 +30,8 @@ arguments earlier in the same context (session and agent). A call counts as
 model's text or in a later call's arguments.
 Only the items the model writes later can make a call `later_used`, so simulate looks
 those up in a cut output (`Full.has_item`: where their text occurs) rather than
-extracting every item of it; `--explain`, which lists hidden items, extracts them all.
+extracting every item of it, earliest written first, and stops at the first place one is
+hidden (simulate._first_hidden); `--explain`, which lists hidden items, extracts them all.
 """
 
 from __future__ import annotations
@@ -173,14 +174,6 @@ class Full:
         if self._items is None:
             self._items = items(self.text)
         return self._items
-
-    def removed_among(self, after: str, wanted: set[str]) -> set[str]:
-        """The items of `wanted` that are items of the full text and not of `after`."""
-        return missing_from(after, self.among(wanted))
-
-    def among(self, wanted: set[str]) -> set[str]:
-        """The items of `wanted` that are items of the text (the same for every cut of it)."""
-        return {item for item in wanted if self.has_item(item)}
 
     def has_item(self, item: str) -> bool:
         """True when `item` is an evidence item of the text, looked up where its text occurs."""

@@ -99,7 +99,7 @@ def simulate_records(records: Iterable, maps: list, tokenizer: Tokenizer, *,
     # when some map cuts it (most outputs are never cut)
     said = _said(stream)
     fulls: dict[int, risk.Full] = {}  # per cut output, shared by every map: each check runs once
-    present: dict[int, set[str]] = {}  # per cut output: the items the model writes later that it holds
+    later: dict[int, list[list[str]]] = {}  # per cut output: the items the model writes later, earliest first
     firsts = None
     all_cuts = []
     for policy_map in maps:
@@ -116,15 +116,38 @@ def simulate_records(records: Iterable, maps: list, tokenizer: Tokenizer, *,
             if explain:  # every hidden item, to show
                 removed.append(full.items - risk.items(after))
             else:  # only what the model writes first after the output can be hidden and used
-                if i not in present:
+                if i not in later:
                     firsts = firsts or _first_said(stream, said, calls)
-                    present[i] = full.among(firsts(i))
-                removed.append(risk.missing_from(after, present[i]))
+                    later[i] = _by_position(firsts(i))
+                removed.append(_first_hidden(full, after, later[i]))
         all_cuts.append(_trace(stream, said, calls, texts, cuts, removed, explain))
     recorded: dict[str, bool] = {}
     for call, cap in zip(calls, caps):
         recorded[call.session] = recorded.get(call.session, False) or cap is not None
     return base, all_cuts, skipped, tuple(sorted(recorded.items()))
+
+
+def _by_position(firsts: dict[str, int]) -> list[list[str]]:
+    """The items of `firsts` (item -> where the model first writes it, in that order) grouped by place."""
+    groups: dict[int, list[str]] = {}
+    for item, at in firsts.items():
+        groups.setdefault(at, []).append(item)
+    return list(groups.values())
+
+
+def _first_hidden(full: risk.Full, after: str, later: list[list[str]]) -> set[str]:
+    """The hidden items of a cut that the model writes first after the output, or none.
+
+    Without --explain only whether a hidden item is used later, and where first, is
+    reported: that is the earliest place the model writes one of them, so the items of
+    later places need not be looked up in the full output (most of the lookups).
+    """
+    for group in later:
+        held = {item for item in group if full.has_item(item)}
+        gone = risk.missing_from(after, held) if held else held
+        if gone:
+            return gone
+    return set()
 
 
 def _said(stream: list) -> list[set[str]]:
@@ -133,7 +156,8 @@ def _said(stream: list) -> list[set[str]]:
 
 
 def _first_said(stream: list, said: list[set[str]], calls: list[ToolCall]):
-    """`firsts(i)`: the items the model writes for the first time after call i's output, in its context."""
+    """`firsts(i)`: the items the model writes for the first time after call i's output, in its
+    context, each with the place it first does (in that order)."""
     first: dict[tuple, dict[str, int]] = {}
     where: dict[int, tuple[tuple, int]] = {}
     index = {id(c): i for i, c in enumerate(calls)}
@@ -146,9 +170,9 @@ def _first_said(stream: list, said: list[set[str]], calls: list[ToolCall]):
         for item in items:
             known.setdefault(item, position)
 
-    def firsts(i: int) -> set[str]:
+    def firsts(i: int) -> dict[str, int]:
         ctx, position = where[i]
-        return {item for item, at in first.get(ctx, {}).items() if at > position}
+        return {item: at for item, at in first.get(ctx, {}).items() if at > position}
 
     return firsts
 
@@ -232,5 +256,5 @@ def later_used(stream: list, afters: list[str | None]) -> list[str | None]:
             continue
         firsts = firsts or _first_said(stream, said, calls)
         cuts.append(Cut(0, 0, 0, True))
-        removed.append(risk.Full(text).removed_among(sanitize(after), firsts(i)))
+        removed.append(_first_hidden(risk.Full(text), sanitize(after), _by_position(firsts(i))))
     return [cut.used_at if cut.later_used else None for cut in _trace(stream, said, calls, texts, cuts, removed, False)]
