@@ -69,6 +69,14 @@ def plain_failure_lines(text: str, memo: dict | None = None) -> set[str]:
     return found
 
 
+# lines that hold a signal's literal but (mostly) no needle, and the signals they come close to
+NEAR = ["error handling", "errors", "Errors in", "ERRORS", "fatalism", "FATALITY", "xceptional", "FAILS", "FAILURE",
+        "ERR!x", "npm ERR", "E  x", "panicky", "Tracebacks", "exit", "exits 0", "returncodes", "failed",
+        "unfailed", "Error", "error TS", "error ts1:", "error TS2304:", "ERROR X1:", "fatal E12:", "Caused by:x",
+        "Caused by: y", "Exception in", "Exception in thread x", "IOException", "java.io.IOException: x", " ... ERROR", " ... OK", "FAIL",
+        "panic: x", "panicked at", "1 failed", "Exit code: 3", "test result: FAILED", "x" * 300, "\n", "\n", " "]
+
+
 def plain_has_item(full: risk.Full, item: str) -> bool:
     """Full.has_item before the runs prefilter: the item's text looked for in the whole output."""
     return _occurs_as_item(full.text, item)
@@ -122,6 +130,17 @@ def test_failure_lines_are_the_plain_ones():
     memo: dict = {}  # one memo for every text, as a full output shares its own with its cuts
     assert [risk.failure_lines(t, memo) for t in sample] == found
     assert sum(1 for f in found if f) > 1000
+
+
+def test_failure_lines_skip_no_line_that_carries_a_signal():
+    """failure_lines looks only at lines holding a needle: lines holding a literal without one are skipped."""
+    rng = random.Random(7)
+    sample = ["".join(rng.choice(NEAR) + rng.choice(("", " ", "\n", ":", " ...", "\t")) for _ in range(rng.randint(1, 40)))
+              for _ in range(4000)]
+    sample += ["".join(rng.choice(NEAR) + " " for _ in range(200)) for _ in range(20)]  # long lines: windows
+    found = [risk.failure_lines(t) for t in sample]
+    assert found == [plain_failure_lines(t) for t in sample]
+    assert sum(1 for f in found if f) > 1000 and sum(1 for f in found if not f) > 200
 
 
 def test_has_item_is_the_plain_lookup():

@@ -80,18 +80,67 @@ def _confirm(piece: str, at_start: bool, at_end: bool) -> bool:
     return msg is None or not _CODE_VALUE.fullmatch(msg)
 
 
+# What a piece must hold to carry a signal, by the literal each needle holds (a needle can be
+# in the text only when its literal is): every _ANYWHERE match holds one of _ANYWHERE_LITERALS,
+# every _ENDS_FAILED match `FAIL` or ` ... ERROR`, every _AT_START match one of the rest.
+_NEEDLES = {
+    "rror": ("rror:", "rror["), "RROR": ("RROR:", "RROR[", " ... ERROR"), "fatal": ("fatal:", "fatal["),
+    "FATAL": ("FATAL:", "FATAL["), "xception": ("xception:", "Exception in thread"), "FAIL": ("FAIL",),
+    "ERR!": ("npm ERR!",), "E   ": ("E   ",), "panic": ("panic: ", "panicked at"), "Traceback": ("Traceback",),
+    "xit": ("xit",), "returncode": ("<returncode>",), "failed": (" failed",),
+}
+_SPACED = {literal: re.compile(literal + r" [A-Z]+\d+:") for literal in ("rror", "RROR", "fatal", "FATAL")}  # error TS2304:
+_ANY_NEEDLES = ("Caused by: ",)  # holds no literal: its line is looked at when any literal is in the text
+
+
 def failure_lines(text: str, memo: dict | None = None) -> set[str]:
     """The lines of `text` (windows of long lines) that carry a failure signal, stripped.
 
-    `memo` remembers each piece's answer across calls (a cut output's lines are its full
-    output's): a line repeated in a log is confirmed once.
+    Only the lines holding a needle (_NEEDLES) are looked at: a piece lies within one line,
+    and one without a needle cannot carry a signal. `memo` remembers each piece's answer
+    across calls (a cut output's lines are its full output's): a line repeated in a log is
+    confirmed once.
     """
     found: set[str] = set()
+    present = [literal for literal in _LITERALS if literal in text]
+    if not present:
+        return found
+    starts: set[int] = set()
+    for literal in present:
+        for needle in _NEEDLES[literal]:
+            _line_starts(text, lambda at, n=needle: text.find(n, at), starts)
+        if literal in _SPACED:
+            _line_starts(text, lambda at, rx=_SPACED[literal]: (m.start() if (m := rx.search(text, at)) else -1), starts)
+    for needle in _ANY_NEEDLES:
+        _line_starts(text, lambda at, n=needle: text.find(n, at), starts)
     looked: set[tuple[int, int]] = set()
     memo = {} if memo is None else memo
+    for start in starts:
+        stop = text.find("\n", start)
+        _look(text, present, start, len(text) if stop == -1 else stop, found, looked, memo)
+    return found
+
+
+def _line_starts(text: str, find, starts: set[int]) -> None:
+    """Add to `starts` where each line holding a hit of `find(at)` (-1: no more) begins."""
+    pos = find(0)
+    while pos != -1:
+        starts.add(text.rfind("\n", 0, pos) + 1)
+        stop = text.find("\n", pos)
+        if stop == -1:
+            return
+        pos = find(stop)  # on to the next line: each line is added once
+
+
+def _look(text: str, literals: list[str], line: int, stop: int, found: set[str], looked: set, memo: dict) -> None:
+    """Confirm the pieces of the line text[line:stop] around each of its `literals`, into `found`.
+
+    A piece never crosses a newline, so a line's pieces are those the scan of the whole
+    text would meet in it.
+    """
     size = len(text)
-    for literal in _LITERALS:
-        pos = text.find(literal)
+    for literal in literals:
+        pos = text.find(literal, line, stop)
         while pos != -1:
             low = max(pos - WINDOW, 0)
             start = text.rfind("\n", low, pos) + 1 or low
@@ -107,8 +156,7 @@ def failure_lines(text: str, memo: dict | None = None) -> set[str]:
                 if failed:
                     found.add(piece.strip())
             # on from the end of what was looked at: each char is looked at a bounded number of times
-            pos = text.find(literal, max(end, pos + 1))
-    return found
+            pos = text.find(literal, max(end, pos + 1), stop)
 
 
 def inner(text: str) -> str:
