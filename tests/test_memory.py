@@ -84,3 +84,35 @@ def test_a_summary_other_than_the_plan_is_refused(folder):
         summarize(collected, meta, top=3)
     with pytest.raises(ValueError):
         collected.all_rows()
+
+
+def test_freed_heap_is_handed_back_only_past_the_threshold(monkeypatch):
+    from toolaudit import pipeline
+
+    trims = []
+
+    class FakeLibc:
+        free = 0
+
+        def mallinfo2(self):
+            return types.SimpleNamespace(fordblks=self.free)
+
+        def malloc_trim(self, pad):
+            trims.append(pad)
+
+    libc = FakeLibc()
+    monkeypatch.setattr(pipeline, "_LIBC", libc)
+    libc.free = pipeline.TRIM_ABOVE_BYTES
+    pipeline.release_freed()
+    assert trims == []  # at the threshold: kept for the next file to reuse
+    libc.free = pipeline.TRIM_ABOVE_BYTES + 1
+    pipeline.release_freed()
+    assert trims == [0]
+
+
+def test_release_freed_runs_on_this_libc(monkeypatch):
+    from toolaudit import pipeline
+
+    monkeypatch.setattr(pipeline, "_LIBC", None)  # looked up again, as a fresh process does
+    pipeline.release_freed()
+    assert pipeline._LIBC is False or pipeline._LIBC.mallinfo2().arena > 0
