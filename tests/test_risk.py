@@ -132,3 +132,16 @@ def test_an_item_is_looked_up_where_its_text_occurs():
     # a blob's inside is never an item, even past the window
     blob = "a" * 3000 + "token_inside" + "b" * 3000
     assert not risk.Full(blob).has_item("token_inside") and "token_inside" not in risk.items(blob)
+
+
+def test_codex_inner_answers_each_text_asked_in_turn():
+    """codex_inner keeps the last text's answer: asking of another text, or of an equal copy, is answered afresh."""
+    from toolaudit.audit.policies.agents import codex_inner
+
+    wrapped = json.dumps({"output": "Exit code: 1\nboom", "metadata": {"exit_code": 1}})
+    other = json.dumps({"output": "fine", "metadata": {"exit_code": 0}})
+    plain = "just text"
+    for text in (wrapped, wrapped, plain, other, "".join([wrapped[:5], wrapped[5:]]), plain, other):
+        found = codex_inner(text)
+        expected = json.loads(text)["output"] if text != plain else None
+        assert (found[1] if found else None) == expected

@@ -160,7 +160,7 @@ def test_has_item_is_the_plain_lookup():
     assert hits > 1000 and asked - hits > 1000  # both answers were exercised
 
 
-def plain_first_hidden(full: risk.Full, after: str, later: list[list[str]]) -> set[str]:
+def plain_first_hidden(full: risk.Full, after: str, later: list[list[str]], held: list) -> set[str]:
     """simulate._first_hidden before it stopped at the earliest place: every hidden item the model writes later."""
     return risk.missing_from(after, {item for group in later for item in group if plain_has_item(full, item)})
 

@@ -97,30 +97,31 @@ def simulate_records(records: Iterable, maps: list, tokenizer: Tokenizer, *,
                            for c, (text, size) in zip(calls, sized)], ends)
     # evidence the model wrote, once for every policy map; an output's own items only
     # when some map cuts it (most outputs are never cut)
-    said = _said(stream)
-    fulls: dict[int, risk.Full] = {}  # per cut output, shared by every map: each check runs once
-    later: dict[int, list[list[str]]] = {}  # per cut output: the items the model writes later, earliest first
+    events = _events(stream, _said(stream))
     firsts = None
-    all_cuts = []
-    for policy_map in maps:
-        cuts, removed = [], []
-        for i, (call, text, row) in enumerate(zip(calls, texts, base)):
+    cuts: list[list[Cut]] = [[] for _ in maps]
+    removed: list[list[set[str]]] = [[] for _ in maps]
+    # call by call, every map in turn: what the checks work out of a full output (risk.Full)
+    # serves each map's cut of it, and is dropped before the next call's
+    for i, (call, text, row) in enumerate(zip(calls, texts, base)):
+        full, later, held = None, None, []
+        for m, policy_map in enumerate(maps):
             policy = None if row.agent_truncated else policy_map.policy_for(call.tool, call.model, caps[i])
             after = text if policy is None else policy.apply(text, lambda t, m=call.model: tokenizer.count_for(t, m))
             if after is text:  # untouched: the numbers measured once stand
-                cuts.append(Cut(row.tokens, row.chars, row.bytes, False))
-                removed.append(set())
+                cuts[m].append(Cut(row.tokens, row.chars, row.bytes, False))
+                removed[m].append(set())
                 continue
-            full = fulls.get(i) or fulls.setdefault(i, risk.Full(text))
-            cuts.append(_cut(full, after, row, tokenizer, explain))
+            full = full or risk.Full(text)
+            cuts[m].append(_cut(full, after, row, tokenizer, explain))
             if explain:  # every hidden item, to show
-                removed.append(full.items - risk.items(after))
+                removed[m].append(full.items - risk.items(after))
             else:  # only what the model writes first after the output can be hidden and used
-                if i not in later:
-                    firsts = firsts or _first_said(stream, said, calls)
-                    later[i] = _by_position(firsts(i))
-                removed.append(_first_hidden(full, after, later[i]))
-        all_cuts.append(_trace(stream, said, calls, texts, cuts, removed, explain))
+                if later is None:
+                    firsts = firsts or _first_said(events, calls)
+                    later = _by_position(firsts(i))
+                removed[m].append(_first_hidden(full, after, later, held))
+    all_cuts = [_trace(events, calls, texts, cuts[m], removed[m], explain) for m in range(len(maps))]
     recorded: dict[str, bool] = {}
     for call, cap in zip(calls, caps):
         recorded[call.session] = recorded.get(call.session, False) or cap is not None
@@ -135,16 +136,18 @@ def _by_position(firsts: dict[str, int]) -> list[list[str]]:
     return list(groups.values())
 
 
-def _first_hidden(full: risk.Full, after: str, later: list[list[str]]) -> set[str]:
+def _first_hidden(full: risk.Full, after: str, later: list[list[str]], held: list[set[str]]) -> set[str]:
     """The hidden items of a cut that the model writes first after the output, or none.
 
     Without --explain only whether a hidden item is used later, and where first, is
     reported: that is the earliest place the model writes one of them, so the items of
-    later places need not be looked up in the full output (most of the lookups).
+    later places need not be looked up in the full output (most of the lookups). `held`
+    keeps, group by group of `later`, those the full output holds, for the next cut of it.
     """
-    for group in later:
-        held = {item for item in group if full.has_item(item)}
-        gone = risk.missing_from(after, held) if held else held
+    for k, group in enumerate(later):
+        if k == len(held):
+            held.append({item for item in group if full.has_item(item)})
+        gone = risk.missing_from(after, held[k]) if held[k] else held[k]
         if gone:
             return gone
     return set()
@@ -155,13 +158,13 @@ def _said(stream: list) -> list[set[str]]:
     return [risk.items(sanitize(r.text if isinstance(r, ModelText) else r.args)) for r in stream]
 
 
-def _first_said(stream: list, said: list[set[str]], calls: list[ToolCall]):
+def _first_said(events: list, calls: list[ToolCall]):
     """`firsts(i)`: the items the model writes for the first time after call i's output, in its
     context, each with the place it first does (in that order)."""
     first: dict[tuple, dict[str, int]] = {}
     where: dict[int, tuple[tuple, int]] = {}
     index = {id(c): i for i, c in enumerate(calls)}
-    for position, (_, _, kind, record, items) in enumerate(_events(stream, said)):
+    for position, (_, _, kind, record, items) in enumerate(events):
         ctx = (record.session, record.agent)
         if kind == "output":
             where[index[id(record)]] = (ctx, position)
@@ -195,7 +198,7 @@ def _events(stream: list, said: list[set[str]]) -> list[tuple[int, int, str, obj
     return sorted(events, key=lambda e: (e[0], e[2] == "output", e[1]))
 
 
-def _trace(stream: list, said: list[set[str]], calls: list[ToolCall], texts: list[str], cuts: list[Cut],
+def _trace(events: list, calls: list[ToolCall], texts: list[str], cuts: list[Cut],
            removed: list[set[str]], explain: bool) -> list[Cut]:
     """Mark the cuts whose hidden items the model used later in the same context.
 
@@ -208,15 +211,17 @@ def _trace(stream: list, said: list[set[str]], calls: list[ToolCall], texts: lis
     used: dict[int, str] = {}
     hidden_of: dict[int, tuple[str, ...]] = {}
     index = {id(c): i for i, c in enumerate(calls)}
-    for line, _, kind, record, items in _events(stream, said):
+    for line, _, kind, record, items in events:
         ctx = (record.session, record.agent)
         waiting = pending.setdefault(ctx, {})
         seen = known.setdefault(ctx, set())
         if kind != "output":
-            for item in items & waiting.keys():
-                for i in waiting.pop(item):
-                    used.setdefault(i, f"{record.source}:{line}")
-            seen |= items
+            if waiting:
+                for item in items & waiting.keys():
+                    for i in waiting.pop(item):
+                        used.setdefault(i, f"{record.source}:{line}")
+            if explain:  # without it, removed items are written first after their output: none is seen
+                seen |= items
             continue
         i = index[id(record)]
         hidden = removed[i] - seen
@@ -245,7 +250,7 @@ def later_used(stream: list, afters: list[str | None]) -> list[str | None]:
     simulate asks it of its cuts: items the model wrote before the output came do not count.
     """
     calls = [r for r in stream if isinstance(r, ToolCall)]
-    said = _said(stream)
+    events = _events(stream, _said(stream))
     texts = [sanitize(c.output) for c in calls]
     firsts = None
     cuts, removed = [], []
@@ -254,7 +259,7 @@ def later_used(stream: list, afters: list[str | None]) -> list[str | None]:
             cuts.append(Cut(0, 0, 0, False))
             removed.append(set())
             continue
-        firsts = firsts or _first_said(stream, said, calls)
+        firsts = firsts or _first_said(events, calls)
         cuts.append(Cut(0, 0, 0, True))
-        removed.append(_first_hidden(risk.Full(text), sanitize(after), _by_position(firsts(i))))
-    return [cut.used_at if cut.later_used else None for cut in _trace(stream, said, calls, texts, cuts, removed, False)]
+        removed.append(_first_hidden(risk.Full(text), sanitize(after), _by_position(firsts(i)), []))
+    return [cut.used_at if cut.later_used else None for cut in _trace(events, calls, texts, cuts, removed, False)]

@@ -169,7 +169,24 @@ _WRAPPER_END = re.compile(r'"metadata":\s*\{[^{}]*\}\s*\}\s*$')
 
 
 def codex_inner(text: str) -> tuple[dict[str, Any], str] | None:
-    """(the parsed wrapper, its output text) when `text` is a Codex 0.5x JSON-wrapped output, else None."""
+    """(the parsed wrapper, its output text) when `text` is a Codex 0.5x JSON-wrapped output, else None.
+
+    The answer for the last text asked about is kept (callers do not change it): simulate
+    asks of one output under every policy map of a sweep, then its risk checks ask again.
+    """
+    global _last
+    last, found = _last
+    if text is last:
+        return found
+    found = _parse_wrapper(text)
+    _last = (text, found)
+    return found
+
+
+_last: tuple = (None, None)
+
+
+def _parse_wrapper(text: str) -> tuple[dict[str, Any], str] | None:
     if not text.startswith('{"output":') or not _WRAPPER_END.search(text[-200:]):
         return None  # literal checks first: most outputs are never parsed
     try:

@@ -98,10 +98,14 @@ class HeadTail(Policy):
         unit = self._size_unit
         size_of = len if unit == "chars" else nbytes
         limit = self.max_chars if unit == "chars" else self.max_bytes
-        n_lines = text.count("\n") + (0 if text.endswith("\n") and not self.count_empty_last_line else 1)
         split = self._line_split()
-        over_lines = split is not None and self._over(n_lines, sum(split))
         over_size = unit is not None and self._over(size_of(text), limit)
+        if split is None and not over_size:  # within a size-only cap: no need to count lines
+            return text
+        n_lines = None
+        if split is not None or "total_lines" in self.header + self.marker + self.footer:
+            n_lines = text.count("\n") + (0 if text.endswith("\n") and not self.count_empty_last_line else 1)
+        over_lines = split is not None and self._over(n_lines, sum(split))
         if not (over_lines or over_size):
             return text
 
@@ -111,7 +115,7 @@ class HeadTail(Policy):
             segments = self._segments(text)
             head = "".join(segments[:h])
             tail = "".join(segments[n_lines - t :]) if t else ""
-        fields = dict(total_lines=n_lines)
+        fields = dict(total_lines=n_lines)  # counted only when a line limit or a template needs it
         if unit is not None and (over_size or size_of(head) + size_of(tail) > limit):
             if not over_lines:
                 head = tail = text  # both ends come from the whole text
