@@ -12,8 +12,8 @@ ONE_FILE = ROOT / "sample_logs" / "claude-code" / "-home-dev-shop" / "9a0b7c6d-1
 HEAVY = ("pandas", "numpy", "pyarrow", "genai_prices", "altair", "vl_convert", "toktok", "tiktoken")
 
 
-def _imported_after(args: list[str]) -> set[str]:
-    """The HEAVY modules loaded in a fresh interpreter after `toolaudit ARGS` (an empty list: only the import)."""
+def _imported_after(args: list[str], watch: tuple[str, ...] = HEAVY) -> set[str]:
+    """The `watch` (HEAVY) modules loaded in a fresh interpreter after `toolaudit ARGS` (an empty list: only the import)."""
     code = (
         "import io, json, sys, contextlib\n"
         "from toolaudit.cli import cli\n"
@@ -24,7 +24,7 @@ def _imported_after(args: list[str]) -> set[str]:
         "            cli.main(args)\n"
         "        except SystemExit as exc:\n"
         "            assert exc.code == 0, exc.code\n"
-        f"print(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)))\n"
+        f"print(json.dumps(sorted(m for m in {watch!r} if m in sys.modules)))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
@@ -49,3 +49,11 @@ def test_the_check_sees_a_heavy_import():
     # the probe must notice what a command does import: --cost prices with genai-prices
     assert "genai_prices" in _imported_after(["scan", str(ONE_FILE), "-q", "-j", "1", "--cost",
                                               "--tokenizer", "approx"])
+
+
+def test_a_json_report_imports_no_other_report_module():
+    # rich's console and tables are the table report's; html and xml the HTML report's (40 ms at start-up)
+    others = ("rich.console", "rich.table", "html", "xml.etree.ElementTree", "toolaudit.reports.table_report")
+    assert _imported_after(["scan", str(ONE_FILE), "-q", "-j", "1", "--tokenizer", "approx", "-f", "json"],
+                           others) == set()
+    assert "rich.table" in _imported_after(["scan", str(ONE_FILE), "-q", "-j", "1", "--tokenizer", "approx"], others)

@@ -19,7 +19,7 @@ def did_you_mean(name: str, choices) -> str:
 
 
 @cache
-def _entry_points():
+def installed_entry_points():
     """Every installed entry point, read once (each read walks all installed packages)."""
     return entry_points()
 
@@ -43,7 +43,7 @@ class Registry(Generic[T]):
         if self._plugins_loaded:
             return
         self._plugins_loaded = True
-        for ep in _entry_points().select(group=self.group):
+        for ep in installed_entry_points().select(group=self.group):
             self.register(ep.load())
 
     def all(self) -> dict[str, T]:

@@ -6,11 +6,10 @@ import os
 import shutil
 import sys
 from importlib import import_module
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ..registry import Registry
+from ..registry import Registry, installed_entry_points
 from .files import atomic_write
 
 
@@ -41,7 +40,18 @@ class Reporters(Registry):
 
     def keys(self) -> list[str]:
         """Every format's key without importing any format module (plugins by entry-point name)."""
-        return list(BUILTIN) + [ep.name for ep in entry_points(group=self.group) if ep.name not in BUILTIN]
+        return list(BUILTIN) + [ep.name for ep in self._plugins() if ep.name not in BUILTIN]
+
+    def get(self, key: str):
+        """The reporter for `key`, importing only its own module when it is a built-in no plugin replaces
+        (a JSON report need not import rich's tables, nor the HTML report's modules)."""
+        if key in BUILTIN and all(ep.name != key for ep in self._plugins()):
+            import_module(f"{__package__}.{BUILTIN[key]}")  # it registers itself
+            return self._items[key]
+        return super().get(key)
+
+    def _plugins(self):
+        return installed_entry_points().select(group=self.group)
 
 
 reporters: Reporters = Reporters("report", "toolaudit.reports")
