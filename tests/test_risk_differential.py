@@ -209,6 +209,25 @@ def test_simulate_gives_the_plain_answers(tmp_path, monkeypatch, spec, sweep, ex
     assert sum(c.errors_cut for c in cuts) > 2 and sum(c.json_broken for c in cuts) > 0
 
 
+def test_held_is_the_plain_lookup_of_each_item(monkeypatch):
+    """Full.held skips an item holding the text of one nowhere in the text; the answer is each item's plain lookup."""
+    rng = random.Random(8)
+    sample = texts(1500, 8)
+    asked = []
+    lookup = risk.Full.has_item
+    monkeypatch.setattr(risk.Full, "has_item", lambda full, item: asked.append(item) or lookup(full, item))
+    wanted_in_all = skipped = 0
+    for text in sample:
+        # what one place of the model's writing yields: a path, its file name, identifiers, numbers
+        group = sorted(plain_items(rng.choice(sample)) | set(rng.sample(sorted(plain_items(text)) or [""], 1)))
+        group += [g + "x" for g in group[:3]] + ["zz_" + g for g in group[:3]] + ["main.py x"]
+        asked.clear()
+        got = risk.Full(text).held(group)
+        assert got == {item for item in group if plain_has_item(risk.Full(text), item)}, (text[:200], group)
+        wanted_in_all, skipped = wanted_in_all + len(group), skipped + len(group) - len(asked)
+    assert skipped > 2000 and wanted_in_all - skipped > 5000  # items were skipped, and items were looked up
+
+
 def test_missing_from_is_the_plain_difference():
     """risk.missing_from reads only the tokens holding an item; the plain way classifies every token."""
     rng = random.Random(6)

@@ -183,7 +183,7 @@ class Full:
     failure lines, the JSON parse and the evidence lookups of the full text.
     """
 
-    __slots__ = ("text", "_inner", "_failures", "_parses", "_items", "_has", "confirmed")
+    __slots__ = ("text", "_inner", "_failures", "_parses", "_items", "_has", "_nowhere", "confirmed")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -192,6 +192,7 @@ class Full:
         self._parses: tuple[bool, bool] | None = None
         self._items: set[str] | None = None
         self._has: dict[str, bool] = {}
+        self._nowhere: set[str] = set()  # items looked up whose text is nowhere in the text
         self.confirmed: dict = {}  # failure_lines' answer per piece, for the full and each cut of it
 
     @property
@@ -227,8 +228,29 @@ class Full:
         """True when `item` is an evidence item of the text, looked up where its text occurs."""
         known = self._has.get(item)
         if known is None:
-            known = self._has[item] = _occurs_as_item(self.text, item)
+            pos = self.text.find(item)
+            if pos == -1:
+                self._nowhere.add(item)
+            known = self._has[item] = pos != -1 and _occurs_as_item(self.text, item, pos)
         return known
+
+    def held(self, items: list[str]) -> set[str]:
+        """The `items` that are items of the text (has_item).
+
+        Shortest first: an item holding the text of one that is nowhere in the text is
+        nowhere either, so it is not looked up (the items the model writes at one place come
+        together: a path, its file name, an identifier in it).
+        """
+        found: set[str] = set()
+        nowhere: list[str] = []
+        for item in sorted(items, key=len):
+            if any(gone in item for gone in nowhere):
+                continue
+            if self.has_item(item):
+                found.add(item)
+            elif item in self._nowhere:
+                nowhere.append(item)
+        return found
 
 
 def missing_from(after: str, present: set[str]) -> set[str]:
@@ -351,9 +373,12 @@ def _token_items(token: str) -> tuple[str, ...]:
 OCCURRENCES = 1000  # places an item's text is looked at, at most, before it is taken as no item
 
 
-def _occurs_as_item(text: str, item: str) -> bool:
-    """True when `item` is an item of `text`: some occurrence's surroundings yield it."""
-    pos, seen = text.find(item), 0
+def _occurs_as_item(text: str, item: str, pos: int | None = None) -> bool:
+    """True when `item` is an item of `text`: some occurrence's surroundings yield it.
+
+    `pos`: where its text first occurs, when already found.
+    """
+    pos, seen = text.find(item) if pos is None else pos, 0
     while pos != -1 and seen < OCCURRENCES:
         # the line around the occurrence, at most a token's length either side: items are per token
         start = max(text.rfind("\n", max(pos - _MAX_TOKEN, 0), pos) + 1, pos - _MAX_TOKEN, 0)
