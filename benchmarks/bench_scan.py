@@ -240,7 +240,7 @@ def _toolaudit(args: list[str], home: Path, report: Path | None = None) -> list[
     return [sys.executable, "-m", "toolaudit", *args, str(home), "-f", "json", "-q", "-o", str(report or os.devnull)]
 
 
-def speed_commands(home: Path, report: Path) -> dict[str, list[str]]:
+def speed_commands(home: Path, report: Path, empty: Path) -> dict[str, list[str]]:
     """Label -> command of every timed command (the first is the one ratios are taken to)."""
     me = str(Path(__file__).resolve())
     return {
@@ -252,6 +252,7 @@ def speed_commands(home: Path, report: Path) -> dict[str, list[str]]:
         "simulate --max-chars 5000 -j 1": _toolaudit(["simulate", "--max-chars", "5000", "-j", "1"], home),
         "simulate --sweep (10 values) -j 1": _toolaudit(["simulate", "--sweep", "max_chars=1000:10000:1000", "-j", "1"],
                                                         home),
+        "toolaudit scan, an empty folder": _toolaudit(["scan", "-j", "1"], empty),
     }
 
 
@@ -271,7 +272,9 @@ def interleaved(commands: dict[str, list[str]], env: dict, repeat: int) -> dict[
 def speed(home: Path, mb: float, env: dict, repeat: int, work: Path) -> None:
     """MB/s and ratios of scan (-j 1, -j 2), the naive and floor scripts, and simulate, measured interleaved."""
     report = work / "scan-report.json"
-    best = interleaved(speed_commands(home, report), env, repeat)
+    empty = work / "empty"
+    empty.mkdir(exist_ok=True)
+    best = interleaved(speed_commands(home, report, empty), env, repeat)
     print(f"{'command (best of %d, interleaved)' % repeat:<38} {'seconds':>8} {'CPU s':>7} {'MB/s':>7} {'peak RSS MB':>12}")
     for label, m in best.items():
         print(f"{label:<38} {m['seconds']:>8.2f} {m['cpu']:>7.2f} {mb / m['seconds']:>7.1f} {m['peak_kb'] / 1024:>12.0f}")
@@ -282,6 +285,11 @@ def speed(home: Path, mb: float, env: dict, repeat: int, work: Path) -> None:
         print(f"scan -j {j}: {mb / scan[j]:.1f} MB/s · {naive / scan[j]:.2f}x the naive script (goal >= 4) · "
               f"{scan[j] / floor:.2f}x the floor (goal <= 1.3)")
     print(f"floor: {naive / floor:.2f}x the naive script")
+    start = best["toolaudit scan, an empty folder"]["seconds"]
+    vocab = json.loads(best["floor: read + orjson + toktok"]["stdout"])["load_seconds"]
+    print(f"fixed costs: scan of an empty folder {start:.2f} s (start-up and the o200k vocabulary); the floor's "
+          f"vocabulary {vocab:.2f} s; so per MB scan -j 1 spends {(scan[1] - start) / mb * 1000:.1f} ms, "
+          f"the floor {(floor - vocab) / mb * 1000:.1f} ms")
     cpu = {label: m["cpu"] for label, m in best.items()}
     print(f"in CPU seconds (steadier on a busy machine): scan -j 1 is {cpu['naive json + tiktoken'] / cpu['toolaudit scan -j 1']:.2f}x "
           f"the naive script and {cpu['toolaudit scan -j 1'] / cpu['floor: read + orjson + toktok']:.2f}x the floor")

@@ -22,7 +22,6 @@ import json
 import math
 import os
 import re
-import threading
 from dataclasses import dataclass
 from hashlib import sha256
 from pathlib import Path
@@ -116,35 +115,13 @@ class Tokenizer:
         return hit
 
 
-_LOADING: dict[str, threading.Thread] = {}
-
-
-def _finish_loading() -> None:
-    """Wait for vocabularies still being built, so a forked worker inherits them whole."""
-    for thread in list(_LOADING.values()):
-        thread.join()
-
-
 def _toktok_counter(encoding: str) -> Callable[[str], int]:
     import toktok
 
-    # Why a thread: building the vocabulary takes 0.3-0.9 s and releases the GIL, so it runs
-    # on another core while the command imports, lists files and parses the first lines.
-    if encoding not in _LOADING:
-        if not _LOADING and hasattr(os, "register_at_fork"):  # not on Windows, where workers spawn
-            os.register_at_fork(before=_finish_loading)
-        _LOADING[encoding] = threading.Thread(target=toktok._encoding, args=(encoding,), daemon=True)
-        _LOADING[encoding].start()
-    loading, tok = _LOADING[encoding], None
-
-    def count(text: str) -> int:
-        nonlocal tok
-        if tok is None:
-            loading.join()
-            tok = toktok._encoding(encoding)  # built by the thread, cached by toktok
-        return tok.count(text)
-
-    return count
+    # Built now, in this thread: toktok holds the GIL while it builds its vocabulary (0.3 s), so
+    # a background thread overlapped nothing (it measured 0.03 s slower). Built before any
+    # worker forks, it is shared by them all instead of built once per worker.
+    return toktok._encoding(encoding).count
 
 
 def _count_ordinary(enc) -> Callable[[str], int]:
