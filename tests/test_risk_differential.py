@@ -138,6 +138,9 @@ def test_failure_lines_skip_no_line_that_carries_a_signal():
     sample = ["".join(rng.choice(NEAR) + rng.choice(("", " ", "\n", ":", " ...", "\t")) for _ in range(rng.randint(1, 40)))
               for _ in range(4000)]
     sample += ["".join(rng.choice(NEAR) + " " for _ in range(200)) for _ in range(20)]  # long lines: windows
+    # lines about a window long, a signal at either end: one piece, or windows of it
+    sample += [head + "y" * (size - len(head) - len(tail)) + tail + end for size in range(WINDOW - 3, WINDOW + 4)
+               for head, tail in (("FAIL: x", ""), ("", "E   x"), ("ok", " ... FAILED")) for end in ("", "\nz")]
     found = [risk.failure_lines(t) for t in sample]
     assert found == [plain_failure_lines(t) for t in sample]
     assert sum(1 for f in found if f) > 1000 and sum(1 for f in found if not f) > 200

@@ -117,7 +117,13 @@ def failure_lines(text: str, memo: dict | None = None) -> set[str]:
     memo = {} if memo is None else memo
     for start in starts:
         stop = text.find("\n", start)
-        _look(text, present, start, len(text) if stop == -1 else stop, found, looked, memo)
+        stop = len(text) if stop == -1 else stop
+        if stop - start <= WINDOW:  # a short line is one piece, whichever literal meets it
+            piece = text[start:stop]
+            if any(literal in piece for literal in present):
+                _check((piece, True, True), found, memo)
+        else:
+            _look(text, present, start, stop, found, looked, memo)
     return found
 
 
@@ -157,15 +163,20 @@ def _look(text: str, literals: list[str], line: int, stop: int, found: set[str],
             end = min(pos + WINDOW, size) if end == -1 else end
             if (start, end) not in looked:  # another literal on the same line: already looked at
                 looked.add((start, end))
-                piece = text[start:end]
-                key = (piece, start == 0 or text[start - 1] == "\n", end == size or text[end] == "\n")
-                failed = memo.get(key)
-                if failed is None:
-                    failed = memo[key] = _confirm(*key)
-                if failed:
-                    found.add(piece.strip())
+                _check((text[start:end], start == 0 or text[start - 1] == "\n", end == size or text[end] == "\n"),
+                       found, memo)
             # on from the end of what was looked at: each char is looked at a bounded number of times
             pos = text.find(literal, max(end, pos + 1), stop)
+
+
+def _check(key: tuple[str, bool, bool], found: set[str], memo: dict) -> None:
+    """Add the piece of `key` (piece, at line start, at line end), stripped, to `found` when it
+    carries a signal; `memo` keeps the answer."""
+    failed = memo.get(key)
+    if failed is None:
+        failed = memo[key] = _confirm(*key)
+    if failed:
+        found.add(key[0].strip())
 
 
 def inner(text: str) -> str:
