@@ -20,7 +20,7 @@ Skipped record, `unexpected shape: ...`; the lines after it are read as usual.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -52,12 +52,6 @@ class _Context:
         if message_id is not None:
             self.message_ids[message_id] = self.requests - 1
         return self.requests - 1
-
-    def record_usage(self, usage: Usage) -> None:
-        """Keep one usage per message id: every split line repeats it, output_tokens growing."""
-        seen = self.usage.get(usage.request_id)
-        if seen is None or usage.output > seen.output:
-            self.usage[usage.request_id] = usage if seen is None else replace(usage, line=seen.line, ts=seen.ts)
 
     def compact(self) -> None:
         self.segments.append(self.requests)
@@ -145,10 +139,15 @@ class ClaudeCodeCollector(Collector):
             message_id = message.get("id") if isinstance(message.get("id"), str) else None
             index = ctx.request(message_id)
             if message_id is not None and isinstance(message.get("usage"), dict):
-                ctx.record_usage(Usage(
-                    source, number, self.key, pairing.session, message_id,
-                    model, *anthropic_parts(message["usage"]),
-                    agent=agent, ts=ts, request_index=index, global_id=True))
+                # one usage per message id: every split line repeats it, output_tokens growing, so the
+                # largest output's numbers are kept at the first line's place (built only when kept)
+                parts = anthropic_parts(message["usage"])
+                seen = ctx.usage.get(message_id)
+                if seen is None or parts[3] > seen.output:
+                    line, first_ts = (number, ts) if seen is None else (seen.line, seen.ts)
+                    ctx.usage[message_id] = Usage(source, line, self.key, pairing.session, message_id, model,
+                                                  *parts, agent=agent, ts=first_ts, request_index=index,
+                                                  global_id=True)
             if isinstance(content, str) and content:
                 yield ModelText(source, number, pairing.session, content, agent)
             if not isinstance(content, list):
