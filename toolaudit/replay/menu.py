@@ -1,23 +1,19 @@
-"""The tool menu: each definition's tokens, the menu's cost over requests, before/after menus compared.
+"""The tool menu: each definition as the JSON a client sends for it, and a recorded tool's name on a server.
 
 A definition is counted as the JSON a client sends to the model for it, in Anthropic's shape:
 `{"name", "description", "input_schema"}`, compact, non-ASCII kept (`definition_json`). Recorded
 menus (Anthropic/OpenAI request logs, OpenHands `SystemPromptEvent.tools`) and an MCP server's
-`tools/list` are both turned into that one shape, so before and after count the same way.
+`tools/list` are both turned into that one shape, so before and after count the same way
+(audit.replay_summary.menu_of counts them).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from ..model import mcp_name
-from .base import ToolDef
-
-Count = Callable[[str], int]
-
 
 
 def definition_json(name: str, description: str | None, input_schema: Any) -> str:
@@ -46,54 +42,3 @@ def resolve_tool_name(recorded: str, available: Collection[str], renames: Mappin
         return recorded
     bare = strip_mcp_prefix(recorded)
     return renames.get(bare, bare)
-
-
-def menu_tokens(defs: list[ToolDef], count: Count) -> tuple[list[int], int]:
-    """Tokens of each definition, in menu order, and their total."""
-    tokens = [count(d.definition) for d in defs]
-    return tokens, sum(tokens)
-
-
-def menu_cost(total_tokens: int, requests: int) -> int:
-    """What a menu costs over a run: it rides along on every model request that carried it."""
-    return total_tokens * requests
-
-
-@dataclass(frozen=True)
-class MenuChange:
-    """One tool in a before/after comparison; a name is "" when the tool is on one side only."""
-
-    before: str
-    after: str
-    tokens_before: int
-    tokens_after: int
-
-
-@dataclass(frozen=True)
-class MenuComparison:
-    """Per-tool changes (recorded order, then tools new in `after`) and the two menus' totals."""
-
-    changes: tuple[MenuChange, ...]
-    tokens_before: int
-    tokens_after: int
-
-
-def compare_menus(before: Mapping[str, str], after: Mapping[str, str],
-                  renames: Mapping[str, str], count: Count) -> MenuComparison:
-    """Pair the recorded definitions (name -> definition JSON) with the new ones and count both.
-
-    Names are paired the way calls are (`resolve_tool_name`); a recorded tool with no new
-    counterpart is removed (after = 0), a new tool nobody recorded is added (before = 0).
-    """
-    changes: list[MenuChange] = []
-    paired: set[str] = set()
-    for old, definition in before.items():
-        new = resolve_tool_name(old, after, renames)
-        if new in after and new not in paired:
-            paired.add(new)
-            changes.append(MenuChange(old, new, count(definition), count(after[new])))
-        else:
-            changes.append(MenuChange(old, "", count(definition), 0))
-    changes += [MenuChange("", new, 0, count(d)) for new, d in after.items() if new not in paired]
-    return MenuComparison(tuple(changes), sum(c.tokens_before for c in changes),
-                          sum(c.tokens_after for c in changes))
