@@ -146,6 +146,20 @@ def test_failure_lines_skip_no_line_that_carries_a_signal():
     assert sum(1 for f in found if f) > 1000 and sum(1 for f in found if not f) > 200
 
 
+def test_failure_lines_where_needles_overlap_or_follow_wide_characters():
+    """One Aho-Corasick pass finds every needle: one that overlaps another (`error failed`: the probe
+    `rror ` and ` failed`; ` ... ERROR:`), after characters outside ASCII, many on one long line."""
+    cases = ["error failed", "error 3 failed", "x ... ERROR: y", "é日本 ok\nerror TS2304: nope\nok", "日本語 FAIL: x",
+             "2 failed, 1 passed ... ERROR", "Caused by: error: boom", "Caused by: nothing here",
+             "🙂" * 300 + " Exit code: 2 " + "ü" * 300, ("error: a " * 100 + "\n") * 3, "fatal fatal: x\r\nE   y"]
+    rng = random.Random(11)
+    cases += ["".join(rng.choice(NEAR + ["é", "日本", "🙂", " "]) for _ in range(rng.randint(1, 60))) for _ in range(2000)]
+    found = [risk.failure_lines(t) for t in cases]
+    assert found == [plain_failure_lines(t) for t in cases]
+    assert found[:2] == [set(), {"error 3 failed"}] and found[3] == {"error TS2304: nope"}
+    assert found[6:8] == [{"Caused by: error: boom"}, set()] and sum(1 for f in found if f) > 300
+
+
 def test_has_item_is_the_plain_lookup():
     rng = random.Random(4)
     sample = texts(1500, 4)
