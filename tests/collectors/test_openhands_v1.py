@@ -373,3 +373,26 @@ def test_scan_never_fails_a_broken_conversation(copy):
     result = scan_file(_files(copy)[0], ScanOptions())
     assert result.error is None and result.collector == "openhands-v1"
     assert len(result.skipped) == 14
+
+
+@pytest.mark.parametrize("compress", ["gz", "zst"])
+def test_an_archived_conversation_is_still_one_conversation(copy, compress):
+    """Event files and base_state.json compressed one by one (`gzip -r`, `zstd --rm -r`): one conversation,
+    the same calls, tokens and usage as the plain folder, and no state file read as a transcript."""
+    import gzip
+
+    import zstandard
+
+    plain = scan_file(_files(copy)[0], ScanOptions())
+    for path in [*_files(copy), copy.parent / "base_state.json"]:
+        data = path.read_bytes()
+        packed = gzip.compress(data) if compress == "gz" else zstandard.ZstdCompressor().compress(data)
+        path.with_name(f"{path.name}.{compress}").write_bytes(packed)
+        path.unlink()
+    files = list(discover.iter_files([copy.parent.parent]))
+    assert [f.name for f in files] == [f"{_files(copy)[0].name}"]  # the first event stands for the folder
+    archived = scan_file(files[0], ScanOptions())
+    assert archived.error is None and archived.skipped == ()
+    assert [(m.tool, m.tokens, m.call_id) for m in archived.measurements] == \
+        [(m.tool, m.tokens, m.call_id) for m in plain.measurements]
+    assert archived.usage == plain.usage and len(plain.usage) > 0

@@ -51,8 +51,8 @@ from typing import Any, Iterator
 
 from ..model import ModelText, SessionEnd, Skipped, ToolMenu, Usage
 from .base import (Collector, Pairing, Record, collectors, count, dict_or_empty, dump_args, each_line, guarded,
-                   list_or_empty, loads, openai_parts, pretty_document, raw_lines, read_bytes, read_document,
-                   file_stem, str_or_none)
+                   list_or_empty, loads, openai_parts, plain_name, pretty_document, raw_lines, read_bytes,
+                   read_document, file_stem, str_or_none, COMPRESSED)
 
 KEY = "openhands-v1"
 EVENTS_DIR = "events"
@@ -98,19 +98,28 @@ def is_event(obj: Any) -> bool:
 
 
 def event_file(path: Path) -> bool:
-    """One file of a conversation's per-event layout: `events/event-<index>-<id>.json`."""
-    return path.parent.name == EVENTS_DIR and EVENT_NAME.match(path.name) is not None
+    """One file of a conversation's per-event layout: `events/event-<index>-<id>.json` (or .json.gz, .json.zst:
+    an archived conversation is still one conversation)."""
+    return path.parent.name == EVENTS_DIR and EVENT_NAME.match(plain_name(path)) is not None
 
 
 def event_order(path: Path) -> tuple[int, str]:
     """Where an event file stands in its conversation: its index, then its name."""
-    match = EVENT_NAME.match(path.name)
-    return (int(match.group(1)) if match else -1, path.name)
+    match = EVENT_NAME.match(plain_name(path))
+    return (int(match.group(1)) if match else -1, plain_name(path))
 
 
 def event_files(folder: Path) -> list[Path]:
     """The event files of an `events/` folder, in index order (names only: nothing is read)."""
-    return sorted((child for child in folder.iterdir() if EVENT_NAME.match(child.name)), key=event_order)
+    return sorted((child for child in folder.iterdir() if EVENT_NAME.match(plain_name(child))), key=event_order)
+
+
+def _state_path(conversation: Path) -> Path:
+    """The folder's base_state.json, or its compressed copy (an archived conversation)."""
+    for suffix in ("",) + COMPRESSED:
+        if (conversation / (BASE_STATE + suffix)).is_file():
+            return conversation / (BASE_STATE + suffix)
+    return conversation / BASE_STATE
 
 
 def _listed(doc: Any) -> list | None:
@@ -398,7 +407,7 @@ class OpenHandsV1Collector(Collector):
             else:
                 rest.append(file)
         state = {events.parent / name for events in firsts for name in STATE_FILES}
-        return [file for file in rest if file not in state] + list(firsts.values())
+        return [file for file in rest if file.parent / plain_name(file) not in state] + list(firsts.values())
 
     @classmethod
     def sniff_line(cls, first: Any) -> bool:
@@ -448,7 +457,7 @@ class OpenHandsV1Collector(Collector):
                 condensations.add(_maybe_condensation(read_bytes(file)))
             except (OSError, ValueError):
                 pass  # reported when the event is read
-        state_doc = self._state(conversation / BASE_STATE)
+        state_doc = self._state(_state_path(conversation))
         if isinstance(state_doc, Skipped):
             yield state_doc
             state_doc = None
