@@ -5,22 +5,24 @@ from __future__ import annotations
 from toolaudit import pipeline
 
 
+def _two_files(folder, size: int) -> list:
+    """Two transcripts of `size` bytes each (sparse: the size counts, not the bytes written)."""
+    files = [folder / name for name in ("a.jsonl", "b.jsonl")]
+    for path in files:
+        with open(path, "wb") as fh:
+            fh.truncate(size)
+    return files
+
+
 def test_one_worker_for_small_input_or_one_file(tmp_path):
-    files = []
-    for name in ("a.jsonl", "b.jsonl"):
-        (tmp_path / name).write_text("{}\n")
-        files.append(tmp_path / name)
+    files = _two_files(tmp_path, 3)
     assert pipeline.auto_jobs(files) == 1
     assert pipeline.auto_jobs(files[:1]) == 1
 
 
 def test_all_cores_once_forking_pays(tmp_path, monkeypatch):
     monkeypatch.setattr(pipeline, "default_jobs", lambda: 7)
-    files = []
-    for name in ("a.jsonl", "b.jsonl"):
-        with open(tmp_path / name, "wb") as fh:  # sparse: the size counts, not the bytes written
-            fh.truncate(pipeline.FORK_PAYS_BYTES // 2 + 1)
-        files.append(tmp_path / name)
+    files = _two_files(tmp_path, pipeline.FORK_PAYS_BYTES // 2 + 1)
     assert pipeline.auto_jobs(files) == 7
     assert pipeline.auto_jobs(files[:1]) == 1
 
@@ -34,3 +36,4 @@ def test_sizes_are_read_only_until_forking_pays(tmp_path, monkeypatch):
     files = [tmp_path / f"{i}.jsonl" for i in range(10)]
     assert pipeline.auto_jobs(files) == 7
     assert asked == files[:2]  # the first two already reach the threshold
+

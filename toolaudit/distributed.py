@@ -72,33 +72,52 @@ def task_bytes(total: int, threads: int) -> int:
     return max(TASK_BYTES_MIN, min(TASK_BYTES_MAX, share))
 
 
-_CWD_LOCK = threading.Lock()
+class _Folder:
+    """The worker process's working folder, shared by the tasks that need it: tasks of one folder
+    run together, a task of another folder waits until they are all done."""
 
+    def __init__(self) -> None:
+        self.changed = threading.Condition()
+        self.folder: str | None = None
+        self.tasks = 0
+        self.home = ""
 
-@contextmanager
-def _working_folder(folder: str | None):
-    """Run in `folder` (the command's working folder) when the task names files by relative path, so they
-    keep their names (and so their reports) and are read where they meant; the worker's own folder after."""
-    if folder is None or os.getcwd() == folder:
-        yield
-        return
-    with _CWD_LOCK:  # the folder is the process's: one such task at a time per worker process
-        here = os.getcwd()
-        os.chdir(folder)
+    @contextmanager
+    def inside(self, folder: str | None):
+        """Run in `folder` (the command's working folder) when the task names files by relative path, so they
+        keep their names (and so their reports) and are read where they meant; the worker's own folder after."""
+        if folder is None:
+            yield
+            return
+        with self.changed:
+            while self.tasks and self.folder != folder:
+                self.changed.wait()
+            if not self.tasks:
+                self.folder, self.home = folder, os.getcwd()
+                os.chdir(folder)
+            self.tasks += 1
         try:
             yield
         finally:
-            os.chdir(here)
+            with self.changed:
+                self.tasks -= 1
+                if not self.tasks:  # the last one out: back where the worker was
+                    os.chdir(self.home)
+                    self.changed.notify_all()
+
+
+# Why one for the process: the working folder is the process's, and a worker runs several tasks in threads.
+_FOLDER = _Folder()
 
 
 def scan_batch(worker, files: list, options, extra: tuple, folder: str | None = None) -> list:
-    """One task: `worker(path, options, *extra)` for each file, on a cluster worker (`folder`: _working_folder)."""
-    with _working_folder(folder):
+    """One task: `worker(path, options, *extra)` for each file, on a cluster worker (`folder`: _Folder.inside)."""
+    with _FOLDER.inside(folder):
         return [worker(path, options, *extra) for path in files]
 
 
 def _relative_to(files: list) -> str | None:
-    """This process's working folder when some of `files` are relative local paths (see _working_folder)."""
+    """This process's working folder when some of `files` are relative local paths (see _Folder.inside)."""
     return os.getcwd() if any(isinstance(p, Path) and not p.is_absolute() for p in files) else None
 
 
