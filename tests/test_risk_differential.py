@@ -17,8 +17,7 @@ import pytest
 from conftest import ROOT, SAMPLES
 from toolaudit.audit import risk, simulate
 from toolaudit.audit.policymap import maps_from_spec
-from toolaudit.audit.risk import (_FILE, _FILELINE, _GUTTER, _IDENT, _MAX_TOKEN, _NUMBER, _PATH, _SPLIT, WINDOW,
-                                  _basename, _CODE_LIKE, _confirm, _occurs_as_item)
+from toolaudit.audit.risk import _GUTTER, _SPLIT, WINDOW, _confirm, _occurs_as_item
 from toolaudit.collectors import discover
 from toolaudit.tokenizers import get_tokenizer
 
@@ -27,27 +26,10 @@ import synth_corpus  # noqa: E402  (the benchmark's generator: realistic outputs
 
 
 def plain_items(text: str) -> set[str]:
-    """risk.items before the per-token memo: every token classified where it stands."""
+    """risk.items before the per-token memo: every token classified where it stands, none remembered."""
     found: set[str] = set()
     for token in _SPLIT.split(_GUTTER.sub("", text)):
-        token = token.strip(".:!?")
-        if len(token) < 3 or len(token) > _MAX_TOKEN:
-            continue
-        line = _FILELINE.match(token)
-        if line is not None:
-            found.add(f"{line.group(1)}:{line.group(2)}")
-            token = line.group(1)
-        if "/" in token and len(token) >= 4 and _PATH.fullmatch(token):
-            found.add(token.rstrip("/"))
-            base = _basename(token)
-            if base:
-                found.add(base)
-        elif _FILE.fullmatch(token):
-            found.add(token)
-        for ident in _IDENT.findall(token):
-            if _CODE_LIKE.search(ident):
-                found.add(ident)
-        found.update(_NUMBER.findall(token))
+        found.update(risk._token_items(token))
     return found
 
 
