@@ -46,3 +46,10 @@ def test_prefilter_gives_the_answer_of_every_pattern():
     found = [truncated_by(t) for t in texts]
     assert found == [every_pattern(t) for t in texts]
     assert len({f for f in found if f}) >= 7  # the mixes did hit most agents' markers
+
+
+def test_an_alternation_at_the_top_requires_no_keyword():
+    # `a|b` matches either side alone: no literal of one side is in every match, so no prefilter
+    assert markers._required("foo truncated|bar") == []
+    assert markers._keyword("foo truncated|bar") is None
+    assert markers._keyword(r"… (tokens|chars) truncated…") == "truncated"  # inside a group: still required

@@ -76,6 +76,8 @@ def _required(pattern: str) -> list[str]:
             run = run[:-1]
         elif c in "()":
             depth += 1 if c == "(" else -1
+        elif c == "|" and not depth:  # an alternation at the top: no run is in every match
+            return []
         elif c not in "+.|^$":
             lit = c
         if lit is None or depth:
