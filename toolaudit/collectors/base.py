@@ -164,15 +164,7 @@ def open_source(path: Path) -> BinaryIO:
     A compressed stream that ends early raises `EOFError` where it ends (see DECOMPRESS_ERRORS).
     `path` may be an object-storage RemotePath (toolaudit.storage), opened once and peeked.
     """
-    if not isinstance(path, Path):
-        return _decompressed(path.open("rb"))
-    with open(path, "rb") as probe:
-        magic = probe.read(4)
-    if magic.startswith(GZIP_MAGIC):
-        return gzip.open(path, "rb")  # type: ignore[return-value]
-    if magic == ZSTD_MAGIC:
-        return io.BufferedReader(_Zstd(open(path, "rb")), buffer_size=1 << 20)  # type: ignore[return-value]
-    return open(path, "rb")
+    return _decompressed(path.open("rb") if not isinstance(path, Path) else open(path, "rb"))
 
 
 def _decompressed(fh: BinaryIO) -> BinaryIO:
