@@ -85,11 +85,6 @@ class RemotePath:
         return PurePosixPath(self._split[1]).name
 
     @property
-    def stem(self) -> str:
-        """The last segment without its last suffix."""
-        return PurePosixPath(self._split[1]).stem
-
-    @property
     def suffix(self) -> str:
         """The last segment's last suffix."""
         return PurePosixPath(self._split[1]).suffix

@@ -45,9 +45,6 @@ from .policies.agents import codex_inner
 
 WINDOW = 240  # chars looked at on each side of a signal's literal in a long line
 
-# the literals every signal contains: one substring search each finds every candidate
-_LITERALS = ("rror", "RROR", "fatal", "FATAL", "xception", "FAIL", "ERR!", "E   ", "panic", "Traceback", "xit",
-             "returncode", "failed")
 _AT_START = re.compile(r"""
     (?:[\w./\\-]+(?::\d+){1,2}:\ ?|[\w./\\-]+\(\d+,\d+\):\ )?           # file:line:col: of a compiler
     (?:error|Error|ERROR|fatal|FATAL)(?:\[\w+\]|\ [A-Z]+\d+)?:(?P<msg>.*)    # error: m, error[E0425]:, error TS2304:
@@ -91,6 +88,7 @@ _NEEDLES = {
     "ERR!": ("npm ERR!",), "E   ": ("E   ",), "panic": ("panic: ", "panicked at"), "Traceback": ("Traceback",),
     "xit": ("xit",), "returncode": ("<returncode>",), "failed": (" failed",),
 }
+_LITERALS = tuple(_NEEDLES)  # the literals every signal contains
 _SPACED = {literal: re.compile(literal + r" [A-Z]+\d+:") for literal in ("rror", "RROR", "fatal", "FATAL")}  # error TS2304:
 _ANY_NEEDLES = ("Caused by: ",)  # holds no literal: its line is looked at when any literal is in the text
 # every needle, each `literal ` of _SPACED (a probe its regex confirms), in one automaton
@@ -135,18 +133,18 @@ def failure_lines(text: str, memo: dict | None = None) -> set[str]:
             if any(literal in piece for literal in _LITERALS):
                 _check((piece, True, True), found, memo)
         else:
-            _look(text, _LITERALS, lo, hi, found, looked, memo)
+            _look(text, lo, hi, found, looked, memo)
     return found
 
 
-def _look(text: str, literals: list[str], line: int, stop: int, found: set[str], looked: set, memo: dict) -> None:
-    """Confirm the pieces of the line text[line:stop] around each of its `literals`, into `found`.
+def _look(text: str, line: int, stop: int, found: set[str], looked: set, memo: dict) -> None:
+    """Confirm the pieces of the line text[line:stop] around each literal (_LITERALS) in it, into `found`.
 
     A piece never crosses a newline, so a line's pieces are those the scan of the whole
     text would meet in it.
     """
     size = len(text)
-    for literal in literals:
+    for literal in _LITERALS:
         pos = text.find(literal, line, stop)
         while pos != -1:
             low = max(pos - WINDOW, 0)
