@@ -17,7 +17,7 @@ one, and the families written there are tried before the built-in ones:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
@@ -56,9 +56,17 @@ class Families:
     """A family table: (family, globs) in the order they are tried."""
 
     table: tuple[tuple[str, tuple[str, ...]], ...] = tuple(BUILTIN.items())
+    # each tool name's family, worked out once: a run names few tools, and `of` is asked per call
+    _known: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     def of(self, tool: str) -> str:
         """The family of a tool name: the first family with a matching glob, else mcp:SERVER, else `other`."""
+        family = self._known.get(tool)
+        if family is None:
+            family = self._known[tool] = self._match(tool)
+        return family
+
+    def _match(self, tool: str) -> str:
         name = tool.lower()
         for family, globs in self.table:
             if any(fnmatchcase(name, glob) for glob in globs):
