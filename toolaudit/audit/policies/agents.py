@@ -171,19 +171,21 @@ _WRAPPER_END = re.compile(r'"metadata":\s*\{[^{}]*\}\s*\}\s*$')
 def codex_inner(text: str) -> tuple[dict[str, Any], str] | None:
     """(the parsed wrapper, its output text) when `text` is a Codex 0.5x JSON-wrapped output, else None.
 
-    The answer for the last text asked about is kept (callers do not change it): simulate
-    asks of one output under every policy map of a sweep, then its risk checks ask again.
+    The answers for the last few texts asked about are kept (callers do not change a text): simulate
+    asks of one output under every policy map of a sweep, and each map's risk checks ask of its cut
+    in between, so one slot was taken by the cut before the next map asked of the output again.
     """
-    global _last
-    last, found = _last
-    if text is last:
-        return found
+    for seen, found in _RECENT:
+        if seen is text:
+            return found
     found = _parse_wrapper(text)
-    _last = (text, found)
+    _RECENT.append((text, found))
+    del _RECENT[:-_KEEP]
     return found
 
 
-_last: tuple = (None, None)
+_KEEP = 4  # the full output, a cut of it, and room for both of the next call
+_RECENT: list[tuple[str, Any]] = []
 
 
 def _parse_wrapper(text: str) -> tuple[dict[str, Any], str] | None:
