@@ -159,6 +159,12 @@ class Collected:
             raise ValueError("a Collected with a plan keeps no rows")
         return self.rows + self.unpaired()
 
+    def result(self, meta: ScanMeta) -> ScanResult:
+        """The summary of calls folded as they came, for the plan they were folded for."""
+        if self.folded is None:
+            raise ValueError("a Collected without a plan is summarized by summarize(collected, meta, by, top, ...)")
+        return self.folded.result(self, meta)
+
     def tally(self, plan: "Plan") -> "Tally":
         """The calls and requests folded for `plan`: as they came (the same plan), or now from the kept rows."""
         if self.folded is not None:

@@ -51,11 +51,11 @@ class Measure:
 
 
 def _scan(m: Measure):
-    from ..audit.summary import Collected, Plan, summarize
+    from ..audit.summary import Collected, Plan
 
     meta = m.meta()
-    # the plan summarize will be asked for (per tool, no --top): calls are folded as files come
-    return summarize(m.gather(Collected(plan=Plan())), meta)
+    # per tool, no --top: calls are folded as files come
+    return m.gather(Collected(plan=Plan())).result(meta)
 
 
 def _simulate(m: Measure):

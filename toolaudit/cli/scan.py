@@ -95,7 +95,7 @@ def scan(ctx, paths, source_format, tokenizer, calibration, engine, strict, debu
       toolaudit scan runs/ --by family --columns calls,tokens,share,cost
     """
     from ..audit.periods import parse_when, zone
-    from ..audit.summary import Collected, Grouping, Plan, summarize
+    from ..audit.summary import Collected, Grouping, Plan
     from ..pipeline import ScanOptions
     from ..reports.records import RecordsMeta, recording
     from ..reports.scan_data import SCAN_COLUMNS
@@ -114,8 +114,7 @@ def scan(ctx, paths, source_format, tokenizer, calibration, engine, strict, debu
     about = RecordsMeta(tokenizer, engine if tokenizer != "approx" else "approx", tok.label)
     with recording(records, collected, about) as sink:
         gather(paths, options, sink, jobs=jobs, strict=strict, quiet=quiet, scheduler=scheduler)
-    result = summarize(collected, meta_for(tokenizer, engine, paths, by, tok), by=grouping, top=top, cost=cost,
-                       model=model)
+    result = collected.result(meta_for(tokenizer, engine, paths, by, tok))
     render_report(result, fmt, output, **layout)
 
 
