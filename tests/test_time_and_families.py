@@ -148,3 +148,13 @@ def test_simulate_tool_at_family_selects_every_shell(run, tmp_path):
     assert tools["Read"]["affected_calls"] == 0
     bad = run("simulate", path, "--max-chars", "1000", "--tool", "@shel", "-q")
     assert bad.exit_code == 2 and "did you mean 'shell'" in bad.stderr
+
+
+def test_periods_are_formatted_the_same_on_every_platform():
+    from datetime import timezone
+
+    from toolaudit.audit.periods import period_of
+
+    # Go's zero time (year 1) is in real logs: written unpadded, as glibc's strftime did
+    assert [period_of("0001-01-01T00:00:00Z", unit, timezone.utc) for unit in ("day", "month")] == ["1-01-01", "1-01"]
+    assert period_of("2026-03-01T23:59:59-05:00", "day", timezone.utc) == "2026-03-02"

@@ -79,4 +79,7 @@ def period_of(ts: str | None, unit: str, tz: tzinfo | None = None) -> str | None
     if unit == "week":
         year, week, _ = local.isocalendar()
         return f"{year}-W{week:02d}"
-    return local.strftime("%Y-%m" if unit == "month" else "%Y-%m-%d")
+    # formatted by hand: strftime was most of the time of this call, made once per call of a scan,
+    # and pads a year below 1000 differently on other platforms (Go's zero time is year 1)
+    month = f"{local.year}-{local.month:02d}"
+    return month if unit == "month" else f"{month}-{local.day:02d}"
