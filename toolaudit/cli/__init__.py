@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 
 import click
@@ -227,21 +228,24 @@ def gather(paths, options, sink, *, jobs: int, strict: bool, quiet: bool, worker
     """
     from ..pipeline import run, scan_file
 
+    files, problems = input_files(paths, strict, quiet)
+    sink.errors.extend(problems)  # unreadable folders belong in the result's errors, not only on stderr
+    progress, advance = progress_for(len(files), quiet)
+    with progress or nullcontext():
+        run(files, options, sink, jobs=jobs, strict=strict, on_file=advance, worker=worker or scan_file, extra=extra,
+            scheduler=scheduler or None)
+    report_notes(sink.unrecognised, sink.errors, quiet)
+    return sink
+
+
+def input_files(paths, strict: bool, quiet: bool) -> tuple[list, list[str]]:
+    """The transcript files under `paths` (the agents' folders without PATH), and the entries that could not
+    be listed; under `strict` the first of those is a StrictError."""
     problems: list[str] = []
     files = list(discover.iter_files(resolve_paths(paths, quiet), problems))
     if strict and problems:
         raise StrictError(f"{problems[0]} (--strict)", slug="strict")
-    sink.errors.extend(problems)  # unreadable folders belong in the result's errors, not only on stderr
-    progress, advance = progress_for(len(files), quiet)
-    kwargs = dict(jobs=jobs, strict=strict, on_file=advance, worker=worker or scan_file, extra=extra,
-                  scheduler=scheduler or None)
-    if progress is not None:
-        with progress:
-            run(files, options, sink, **kwargs)
-    else:
-        run(files, options, sink, **kwargs)
-    report_notes(sink.unrecognised, sink.errors, quiet)
-    return sink
+    return files, problems
 
 
 def progress_for(total: int, quiet: bool):

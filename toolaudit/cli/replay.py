@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..errors import StrictError, UsageError
+from ..errors import UsageError
 from ..reports import render_report
 from ..tokenizers import get_tokenizer
 from . import cli, input_options, meta_for, output_options, progress_for, report_notes
@@ -60,16 +60,12 @@ def run_replay(paths, options, spec, *, tokenizer, engine, calibration, source_f
                calls_out=None):
     """Replay PATHS under `options` and return the ReplayResult (the core entry point of replay and ci)."""
     from ..audit.replay_summary import ReplayCollected, menu_of, result
-    from ..collectors import discover
     from ..replay.calls_out import CallsWriter
     from ..replay.runner import Runner, replay_files
-    from . import resolve_paths
+    from . import input_files
 
     tok = get_tokenizer(tokenizer, engine, calibration=calibration)
-    problems: list[str] = []
-    files = list(discover.iter_files(resolve_paths(paths, quiet), problems))
-    if strict and problems:  # as gather: an unreadable folder or a FIFO fails --strict
-        raise StrictError(f"{problems[0]} (--strict)", slug="strict")
+    files, problems = input_files(paths, strict, quiet)  # as gather's: an unreadable folder fails --strict
     sink = ReplayCollected(tok, explain=options.explain)
     writer = CallsWriter(calls_out) if calls_out is not None else None
     progress, advance = progress_for(len(files), quiet)  # without a bar, advance does nothing
