@@ -20,6 +20,12 @@ def mcp_name(tool: str) -> tuple[str, str] | None:
         return None
     server, sep, name = tool[len("mcp__"):].partition("__")
     return (server, name) if sep else None
+
+
+def strip_mcp_prefix(tool: str) -> str:
+    """`mcp__SERVER__TOOL` (Claude Code's name) -> `TOOL`, the server's own; any other name as it is."""
+    parts = mcp_name(tool)
+    return parts[1] if parts and parts[1] else tool
 MAIN_AGENT = "main"
 
 # How far a call id names one call (ToolCall.id_scope), hence which copies a scan counts once:

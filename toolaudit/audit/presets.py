@@ -15,7 +15,7 @@ from fnmatch import fnmatchcase
 from typing import Callable
 
 from ..errors import UsageError
-from ..model import OutputCap
+from ..model import OutputCap, strip_mcp_prefix
 from ..registry import did_you_mean
 from .families import SHELL
 from .policies import (Chain, CodexLegacy, CodexMiddle, FirstOf, HeadTail, LineClip, OpenCodeCut, Refusal,
@@ -45,19 +45,13 @@ class Preset:
         name = tool.lower()
         for glob, chain in self.rules:
             if fnmatchcase(name, glob):
-                chain = chain.bind_tool(_mcp_name(tool))
+                chain = chain.bind_tool(strip_mcp_prefix(tool))  # Claude Code's error names only the tool
                 return chain.override(cap) if cap is not None else chain
         return Chain()
 
     def apply(self, tool: str, text: str, count_tokens: CountTokens | None = None) -> str:
         """What the model would have seen from `tool` under this preset."""
         return self.chain_for(tool).apply(text, count_tokens)
-
-
-def _mcp_name(tool: str) -> str:
-    # Claude Code names MCP tools mcp__<server>__<tool>; its error message names only <tool>.
-    parts = tool.split("__", 2)
-    return parts[2] if len(parts) == 3 and parts[0] == "mcp" else tool
 
 
 def _preset(key: str, description: str, rules: dict, notes: str = "", cap_for=None) -> Preset:

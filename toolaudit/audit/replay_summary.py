@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..model import Measurement, ScanMeta, Skipped, ToolCall, ToolMenu, mcp_name
+from ..model import Measurement, ScanMeta, Skipped, ToolCall, ToolMenu, strip_mcp_prefix
 from ..tokenizers import Tokenizer
 from .measure import measure, with_residency
 from .redact import preview
@@ -283,8 +283,7 @@ def menu_of(mapping: str, defs, count, requests: int, recorded: list[ToolMenu] =
     before: dict[str, int] = {}
     for menu in recorded:
         for name, definition in menu.tools:
-            parts = mcp_name(name)
-            if name in old_names or (parts and parts[1] in old_names):
+            if name in old_names or strip_mcp_prefix(name) in old_names:
                 before.setdefault(name, count(definition))
     before_tools = tuple(MenuTool(n, t) for n, t in sorted(before.items()))
     return Menu(mapping, tools, sum(t.tokens for t in tools), requests,

@@ -13,19 +13,13 @@ import json
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from ..model import mcp_name
+from ..model import strip_mcp_prefix
 
 
 def definition_json(name: str, description: str | None, input_schema: Any) -> str:
     """The compact JSON a client sends for one tool; a missing description counts as ""."""
     body = {"name": name, "description": description or "", "input_schema": input_schema}
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
-
-
-def strip_mcp_prefix(name: str) -> str:
-    """`mcp__SERVER__TOOL` (Claude Code's name) -> `TOOL`, the server's own; any other name as it is."""
-    parts = mcp_name(name)
-    return parts[1] if parts and parts[1] else name
 
 
 def resolve_tool_name(recorded: str, available: Collection[str], renames: Mapping[str, str]) -> str:
