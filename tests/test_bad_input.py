@@ -87,8 +87,8 @@ def test_clean_replaces_lone_surrogates_in_every_text_field_and_tuple():
 
 @pytest.fixture
 def fresh_lenient(monkeypatch):
-    """A process where no lenient parse has happened yet (earlier tests set the flag for good)."""
-    monkeypatch.setattr(base, "_LENIENT", __import__("threading").Event())
+    """A process where no lenient parse has happened yet (earlier tests moved the count for good)."""
+    monkeypatch.setattr(base, "_LENIENT", [0])
 
 
 def _texts(records):
@@ -102,10 +102,23 @@ def test_records_are_cleaned_once_the_lenient_parser_ran(fresh_lenient, tmp_path
     path.write_text(plain + "\n" + json.dumps({"session": "s", "call_id": "c2", "tool": "T", "output": "x"})
                     .replace('"T"', f'"T{LONE}"') + "\n")
     records = list(base.collectors.get("toolaudit-jsonl")().records(path))
-    assert base._LENIENT.is_set()
+    assert base._LENIENT == [1]
     assert "T\ufffd" in _texts(records)
     for text in _texts(records):
         text.encode("utf-8")
+
+
+def test_a_lenient_parse_in_one_file_does_not_clean_the_next(fresh_lenient, tmp_path, monkeypatch):
+    bad, good = tmp_path / "bad.jsonl", tmp_path / "good.jsonl"
+    bad.write_text(json.dumps({"session": "s", "call_id": "c1", "tool": "T", "output": "x"})
+                   .replace('"T"', f'"T{LONE}"') + "\n")
+    good.write_text(json.dumps({"session": "s", "call_id": "c2", "tool": "Read", "output": "ok"}) + "\n")
+    cls = base.collectors.get("toolaudit-jsonl")
+    assert "T\ufffd" in _texts(list(cls().records(bad)))
+    cleaned = []
+    monkeypatch.setattr(base, "clean", lambda record: cleaned.append(record) or record)
+    assert list(cls().records(good)) and cleaned == []  # orjson read all of it: nothing to clean
+    assert list(cls().records(good, doc={"any": "document"})) and cleaned  # parsed before: may be lenient
 
 
 def test_a_file_name_that_is_not_utf8_is_cleaned(fresh_lenient, tmp_path):
@@ -128,5 +141,5 @@ def test_hermes_texts_parsed_by_the_standard_library_are_cleaned(fresh_lenient, 
     path = tmp_path / "trajectory.jsonl"
     path.write_text(json.dumps({"conversations": turns}) + "\n")
     records = list(base.collectors.get("hermes")().records(path))
-    assert not base._LENIENT.is_set()  # orjson read every line: only hermes' own parse let the surrogate in
+    assert base._LENIENT == [0]  # orjson read every line: only hermes' own parse let the surrogate in
     assert "gr\ufffdep" in _texts(records)

@@ -74,12 +74,16 @@ class Collector:
     def records(self, path: Path, doc: Any = None) -> Iterator[Record]:
         """`collect`'s records as they leave the collector: every text in them cleaned (see clean)."""
         name = str(path)
-        if not name.isascii() and sanitize(name) is not name:  # a file name that is not UTF-8
-            _LENIENT.set()
+        # A document parsed before this call (sniffing's) may have been parsed leniently.
+        dirty = self.lenient_text or (doc is not None and _LENIENT[0] > 0)
+        dirty = dirty or (not name.isascii() and sanitize(name) is not name)  # a file name that is not UTF-8
+        runs = _LENIENT[0]
         for record in self.collect(path, doc):
-            # Why only then: cleaning every field of every record was a tenth of a scan, and
-            # until the lenient parser has run no text can hold a lone surrogate (see loads).
-            yield clean(record) if self.lenient_text or _LENIENT.is_set() else record
+            # Why only then: cleaning every field of every record was a tenth of a scan, and no
+            # text can hold a lone surrogate until the lenient parser has run (see loads). A record
+            # is built before it is yielded, so a parse behind it has counted by now; a count
+            # moved by another thread only cleans more than needed.
+            yield clean(record) if dirty or _LENIENT[0] != runs else record
 
 
 collectors: Registry[type[Collector]] = Registry("collector", "toolaudit.collectors")
@@ -121,10 +125,11 @@ def _clean_value(value: Any) -> Any:
     return value
 
 
-# Set (for good, in this process) once a text may hold a lone surrogate: orjson refuses them, so
-# only the standard library's lenient parse (loads' fallback) or a file name that is not UTF-8
-# can let one in. A flag seen set by one thread only makes another clean more than it must.
-_LENIENT = threading.Event()
+# How many lenient parses this process has made: orjson refuses lone surrogates, so only the
+# standard library's parse (loads' fallback) can let one into a text. Only ever grows (the lock:
+# two threads' `+= 1` could otherwise move it back to a value a reader took before).
+_LENIENT = [0]
+_LENIENT_LOCK = threading.Lock()
 
 
 class TooDeep(ValueError):
@@ -144,7 +149,8 @@ def loads(raw: bytes | str) -> Any:
     except orjson.JSONDecodeError:
         if isinstance(raw, bytes):
             raw = raw.decode("utf-8", "replace")  # invalid UTF-8: decoded with replacement
-        _LENIENT.set()
+        with _LENIENT_LOCK:
+            _LENIENT[0] += 1
         try:
             return json.loads(raw)
         except RecursionError:
