@@ -263,7 +263,7 @@ def read_lines(path: Path) -> Iterator[tuple[int, Any]]:
                 yield number + 1, Skipped(str(path), number + 1, f"cannot decompress: {_short(exc)}")
                 return
             number += 1
-            if not raw.strip():
+            if raw.isspace():  # not strip(): that copies every line to look at its first byte
                 continue
             yield number, _parse_line(path, number, raw)
 
@@ -329,7 +329,7 @@ def read_document(path: Path, doc: Any) -> Any:
         return doc
     try:
         raw = read_bytes(path)
-        if not raw.strip():
+        if not raw or raw.isspace():
             return Skipped(str(path), 0, "empty file", benign=True)
         return loads(raw)
     except ValueError as exc:
