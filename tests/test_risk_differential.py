@@ -19,6 +19,7 @@ from toolaudit.audit import risk, simulate
 from toolaudit.audit.policymap import maps_from_spec
 from toolaudit.audit.risk import _GUTTER, _SPLIT, WINDOW, _confirm, _occurs_as_item
 from toolaudit.collectors import discover
+from toolaudit.model import UNPAIRED, ModelText, ToolCall
 from toolaudit.tokenizers import get_tokenizer
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -164,6 +165,31 @@ def plain_first_hidden(full: risk.Full, after: str, later: list[list[str]], held
     return risk.missing_from(after, {item for group in later for item in group if plain_has_item(full, item)})
 
 
+def plain_first_said(events: list, calls: list):
+    """simulate._first_said before its places were listed once per context: every call's items
+    gathered anew from a map of every item to where it is first written, then grouped by place."""
+    first: dict[tuple, dict[str, int]] = {}
+    where: dict[int, tuple[tuple, int]] = {}
+    index = {id(c): i for i, c in enumerate(calls)}
+    for position, (_, _, kind, record, items) in enumerate(events):
+        ctx = (record.session, record.agent)
+        if kind == "output":
+            where[index[id(record)]] = (ctx, position)
+            continue
+        for item in items:
+            first.setdefault(ctx, {}).setdefault(item, position)
+
+    def firsts(i: int) -> list[list[str]]:
+        ctx, position = where[i]
+        groups: dict[int, list[str]] = {}
+        for item, at in first.get(ctx, {}).items():
+            if at > position:
+                groups.setdefault(at, []).append(item)
+        return [groups[at] for at in sorted(groups)]
+
+    return firsts
+
+
 def _synthetic(tmp_path: Path) -> list[Path]:
     """A few small Claude Code and Codex transcripts from the benchmark's generator."""
     files = []
@@ -200,6 +226,7 @@ def test_simulate_gives_the_plain_answers(tmp_path, monkeypatch, spec, sweep, ex
     monkeypatch.setattr(risk, "failure_lines", plain_failure_lines)
     monkeypatch.setattr(risk.Full, "has_item", plain_has_item)
     monkeypatch.setattr(simulate, "_first_hidden", plain_first_hidden)
+    monkeypatch.setattr(simulate, "_first_said", plain_first_said)
     plain = _simulate(files, maps, explain)
     assert fast == plain  # every Cut: sizes, errors_cut, json_broken, later_used, used_at, hidden items
     cuts = [cut for per_file in fast for per_map in per_file for cut in per_map]
@@ -239,3 +266,22 @@ def test_missing_from_is_the_plain_difference():
         assert got == {p for p in present if p not in plain_items(after)}, after[:200]
         kept, dropped = kept + len(present) - len(got), dropped + len(got)
     assert kept > 5000 and dropped > 5000
+
+
+def test_first_said_is_the_plain_grouping(tmp_path):
+    """simulate._first_said: per call, the same places in the same order, holding the same items."""
+    compared = nonempty = 0
+    for path in _synthetic(tmp_path):
+        cls, doc = discover.detect(path, None)
+        if cls is None:
+            continue
+        stream = [r for r in cls().records(path, doc) if isinstance(r, (ToolCall, ModelText))
+                  and not (isinstance(r, ToolCall) and r.status == UNPAIRED)]
+        calls = [r for r in stream if isinstance(r, ToolCall)]
+        events = simulate._events(stream, simulate._said(stream))
+        fast, plain = simulate._first_said(events, calls), plain_first_said(events, calls)
+        for i in range(len(calls)):
+            got, want = fast(i), plain(i)
+            assert [sorted(g) for g in got] == [sorted(g) for g in want], (path, i)
+            compared, nonempty = compared + 1, nonempty + bool(want)
+    assert compared > 50 and nonempty > 20 and compared - nonempty > 5

@@ -7,6 +7,7 @@ marker is re-cut into nonsense. Calls whose result never came are left out.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, replace
 from itertools import islice
 from typing import Iterable
@@ -119,21 +120,13 @@ def simulate_records(records: Iterable, maps: list, tokenizer: Tokenizer, *,
             else:  # only what the model writes first after the output can be hidden and used
                 if later is None:
                     firsts = firsts or _first_said(events, calls)
-                    later = _by_position(firsts(i))
+                    later = firsts(i)
                 removed[m].append(_first_hidden(full, after, later, held))
     all_cuts = [_trace(events, calls, texts, cuts[m], removed[m], explain) for m in range(len(maps))]
     recorded: dict[str, bool] = {}
     for call, cap in zip(calls, caps):
         recorded[call.session] = recorded.get(call.session, False) or cap is not None
     return base, all_cuts, skipped, tuple(sorted(recorded.items()))
-
-
-def _by_position(firsts: dict[str, int]) -> list[list[str]]:
-    """The items of `firsts` (item -> where the model first writes it, in that order) grouped by place."""
-    groups: dict[int, list[str]] = {}
-    for item, at in firsts.items():
-        groups.setdefault(at, []).append(item)
-    return list(groups.values())
 
 
 def _first_hidden(full: risk.Full, after: str, later: list[list[str]], held: list[set[str]]) -> set[str]:
@@ -160,8 +153,14 @@ def _said(stream: list) -> list[set[str]]:
 
 def _first_said(events: list, calls: list[ToolCall]):
     """`firsts(i)`: the items the model writes for the first time after call i's output, in its
-    context, each with the place it first does (in that order)."""
-    first: dict[tuple, dict[str, int]] = {}
+    context, grouped by the place it first writes them, earliest place first.
+
+    A context's places are listed once, in order; each call's answer is the tail of that list
+    after its output (a slice found by bisection), not a new mapping of every item per call.
+    """
+    places: dict[tuple, list[list[str]]] = {}  # per context: the items first written at each place
+    starts: dict[tuple, list[int]] = {}  # per context: where each of those places is
+    known: dict[tuple, set[str]] = {}
     where: dict[int, tuple[tuple, int]] = {}
     index = {id(c): i for i, c in enumerate(calls)}
     for position, (_, _, kind, record, items) in enumerate(events):
@@ -169,13 +168,16 @@ def _first_said(events: list, calls: list[ToolCall]):
         if kind == "output":
             where[index[id(record)]] = (ctx, position)
             continue
-        known = first.setdefault(ctx, {})
-        for item in items:
-            known.setdefault(item, position)
+        seen = known.setdefault(ctx, set())
+        new = [item for item in items if item not in seen]
+        if new:
+            seen.update(new)
+            places.setdefault(ctx, []).append(new)
+            starts.setdefault(ctx, []).append(position)
 
-    def firsts(i: int) -> dict[str, int]:
+    def firsts(i: int) -> list[list[str]]:
         ctx, position = where[i]
-        return {item: at for item, at in first.get(ctx, {}).items() if at > position}
+        return places.get(ctx, [])[bisect_right(starts.get(ctx, ()), position):]
 
     return firsts
 
@@ -261,5 +263,5 @@ def later_used(stream: list, afters: list[str | None]) -> list[str | None]:
             continue
         firsts = firsts or _first_said(events, calls)
         cuts.append(Cut(0, 0, 0, True))
-        removed.append(_first_hidden(risk.Full(text), sanitize(after), _by_position(firsts(i)), []))
+        removed.append(_first_hidden(risk.Full(text), sanitize(after), firsts(i), []))
     return [cut.used_at if cut.later_used else None for cut in _trace(events, calls, texts, cuts, removed, False)]
