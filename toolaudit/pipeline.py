@@ -26,7 +26,7 @@ class ScanOptions:
     show_content: bool = False
     debug: bool = False
     calibration: str | None = None  # --tokenizer claude: a `calibrate --save` file
-    previews: bool = True  # the redacted argument preview of each call (--top, --records)
+    previews: bool = True  # each call's redacted argument preview and line count (--top, --records)
 
 
 _TOKENIZER: Tokenizer | None = None

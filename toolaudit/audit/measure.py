@@ -16,7 +16,8 @@ def measure(call: ToolCall, tokenizer: Tokenizer, *, show_content: bool = False,
             text: str | None = None, size: int | None = None) -> Measurement:
     """The numbers of one call. chars = code points, bytes = UTF-8 length.
 
-    `previews` computes the redacted argument preview (only `--top` and `--records` show it);
+    `previews` computes what only `--top` and `--records` show: the redacted argument preview, and the
+    line count (None without: a pass over every output that nothing else reads);
     `text` and `size` pass an output already sanitized and sized (sanitized_size).
     """
     if text is None or size is None:
@@ -37,7 +38,7 @@ def measure(call: ToolCall, tokenizer: Tokenizer, *, show_content: bool = False,
         agent_truncated=cut_by is not None,
         chars=len(text),
         bytes=size,
-        lines=text.count("\n") + 1 if text else 0,
+        lines=(text.count("\n") + 1 if text else 0) if previews else None,
         tokens=tokenizer.count_for(text, call.model),
         images=call.images,
         image_bytes=call.image_bytes,
