@@ -212,16 +212,27 @@ def _simulate(files: list[Path], maps: list, explain: bool) -> list:
     return out
 
 
-@pytest.mark.parametrize("spec, sweep, explain", [
-    ({"preset": "codex"}, None, False),
-    ({"preset": "codex"}, None, True),
-    ({"flags": {"max_lines": 40}}, "max_chars=1000:10000:3000", False),
-    ({"flags": {"head_ratio": 0.2}}, "max_chars=500:20000:6500", False),
+@pytest.mark.parametrize("spec, sweep, explain, locate", [
+    ({"preset": "codex"}, None, False, False),
+    ({"preset": "codex"}, None, False, True),
+    ({"preset": "codex"}, None, True, False),
+    ({"flags": {"max_lines": 40}}, "max_chars=1000:10000:3000", False, True),
+    ({"flags": {"head_ratio": 0.2}}, "max_chars=500:20000:6500", False, False),
 ])
-def test_simulate_gives_the_plain_answers(tmp_path, monkeypatch, spec, sweep, explain):
+def test_simulate_gives_the_plain_answers(tmp_path, monkeypatch, spec, sweep, explain, locate):
+    """`locate`: Full.locate_ahead's automaton serves from the first lookup of any text (these
+    outputs are shorter than it waits for), in chunks whose ends places cross."""
     maps, _ = maps_from_spec(spec, sweep)
     files = _synthetic(tmp_path)
+    located = []
+    if locate:
+        for name, value in (("LOCATE_AFTER", 0), ("LOCATE_TEXT", 0), ("LOCATE_ITEMS", 1), ("LOCATE_CHUNK", 500)):
+            monkeypatch.setattr(risk, name, value)
+        lookahead = risk.Full.locate_ahead
+        monkeypatch.setattr(risk.Full, "locate_ahead",
+                            lambda full, groups: lookahead(full, groups) or located.append(bool(full._located)))
     fast = _simulate(files, maps, explain)
+    assert sum(located) > 20 or not locate
     monkeypatch.setattr(risk, "items", plain_items)
     monkeypatch.setattr(risk, "failure_lines", plain_failure_lines)
     monkeypatch.setattr(risk.Full, "has_item", plain_has_item)
@@ -285,3 +296,33 @@ def test_first_said_is_the_plain_grouping(tmp_path):
             assert [sorted(g) for g in got] == [sorted(g) for g in want], (path, i)
             compared, nonempty = compared + 1, nonempty + bool(want)
     assert compared > 50 and nonempty > 20 and compared - nonempty > 5
+
+
+@pytest.mark.parametrize("chunk", [3, 64, 1 << 16])
+def test_located_items_are_the_plain_lookup(monkeypatch, chunk):
+    """Full.locate_ahead finds the items to come in one automaton pass, chunk by chunk (the chunk
+    made small here, so places cross its end): has_item answers as the plain lookup does."""
+    monkeypatch.setattr(risk, "LOCATE_CHUNK", chunk)
+    monkeypatch.setattr(risk, "LOCATE_TEXT", 0)
+    monkeypatch.setattr(risk, "LOCATE_ITEMS", 1)
+    monkeypatch.setattr(risk, "LOCATE_AFTER", 2)
+    rng = random.Random(9)
+    sample = texts(100, 9)[:100] + ["é日本 main.py 🙂 src/app/main.py:12 " * 50, "ab" * 40 + "getUser"]
+    located = hits = 0
+    for number, text in enumerate(sample):
+        # half the time only the text's own items: every one is found, and the pass stops early
+        wanted = sorted(plain_items(text) | (plain_items(rng.choice(sample)) if number % 2 else set()))
+        wanted = rng.sample(wanted, min(len(wanted), 20))
+        if number % 2:
+            wanted += [w[:-1] for w in wanted[:4]] + [w + "é" for w in wanted[:4]] + ["main.py x", "", "🙂 src"]
+        rng.shuffle(wanted)
+        full = risk.Full(text)
+        for item in wanted[:risk.LOCATE_AFTER]:  # the finds before the automaton pays
+            full.has_item(item)
+        full.locate_ahead([wanted[i:i + 5] for i in range(0, len(wanted), 5)])
+        located += bool(full._located)
+        for item in wanted:
+            got = full.has_item(item)
+            assert got == plain_has_item(full, item), (text[:200], item)
+            hits += got
+    assert located > 0.85 * len(sample) and hits > 500 and hits < len(sample) * 25

@@ -139,6 +139,7 @@ def _first_hidden(full: risk.Full, after: str, later: list[list[str]], held: lis
     """
     for k, group in enumerate(later):
         if k == len(held):
+            full.locate_ahead(later[k:])
             held.append(full.held(group))
         gone = risk.missing_from(after, held[k]) if held[k] else held[k]
         if gone:
