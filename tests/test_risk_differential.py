@@ -8,6 +8,7 @@ simulate runs on synthetic transcripts and the samples with each version.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import random
 import sys
 from pathlib import Path
@@ -326,3 +327,39 @@ def test_located_items_are_the_plain_lookup(monkeypatch, chunk):
             assert got == plain_has_item(full, item), (text[:200], item)
             hits += got
     assert located > 0.85 * len(sample) and hits > 500 and hits < len(sample) * 25
+
+
+def plain_parses(text: str) -> bool:
+    """risk._parses before orjson tried first: json.loads alone."""
+    if text.lstrip()[:1] not in ("{", "["):
+        return False
+    try:
+        json.loads(text)
+        return True
+    except ValueError:
+        return False
+
+
+JSON_PARTS = ['{', '}', '[', ']', ',', ':', '"a"', '"\\u00e9"', '"\\ud800"', '"\\ud83d\\ude00"', '"\ud800"', '"é🙂"',
+              '1', '-0', '01', '1.', '1.5e3', '1e400', '-1E-2', str(2**64), str(-2**63 - 1), '1' * 30, 'NaN',
+              'Infinity', '-Infinity', 'true', 'false', 'null', 'nul', '"\\x"', '"\\/"', '"a\tb"', '"a\nb"', '"\x00"',
+              '"\x7f"', ' ', '\t', '\n', '\r', '\x0c', '\x0b', '\u00a0', '\u3000', '\ufeff', '//', '/*', '#', "'a'"]
+
+
+def test_parses_is_json_loads():
+    """risk._parses asks orjson first: it says what json.loads says, on JSON and near-JSON texts."""
+    rng = random.Random(12)
+    sample = [json.dumps(value) for value in ({"a": [1, 2.5, None, True]}, [], {}, ["é", "🙂", "\ud800"], {"k": 10**30},
+                                              [float("nan")], [[[[]]]], {"a": {"b": {"c": "x" * 100}}})]
+    for _ in range(6000):
+        parts = [rng.choice(JSON_PARTS) for _ in range(rng.randint(1, 12))]
+        shape = rng.choice(('{"k": %s}', '[%s]', '%s', ' [%s] ', '{"k": [%s], "j": %s}'))
+        sample.append(shape % ((" ".join(parts),) * shape.count("%s")))
+    # valid documents with one character changed, dropped or added
+    for _ in range(3000):
+        text = rng.choice(sample[:8])
+        at = rng.randrange(len(text) + 1)
+        sample.append(text[:at] + rng.choice(JSON_PARTS + [""]) + text[at + rng.randint(0, 1):])
+    got = [risk._parses(text) for text in sample]
+    assert got == [plain_parses(text) for text in sample]
+    assert sum(got) > 500 and len(got) - sum(got) > 5000

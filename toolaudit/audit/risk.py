@@ -41,6 +41,7 @@ from __future__ import annotations
 import json
 import re
 
+import orjson
 from ahocorasick_rs import AhoCorasick
 
 from .policies.agents import codex_inner
@@ -178,9 +179,20 @@ def inner(text: str) -> str:
 
 
 def _parses(text: str) -> bool:
+    """True when `text` is a JSON object or array, as `json.loads` reads JSON.
+
+    orjson, ~5x as fast, tries first: what it accepts json.loads accepts too (it is the
+    stricter: no NaN, no lone surrogate, 64-bit numbers); only what it refuses is asked of
+    json.loads.
+    """
     head = text.lstrip()[:1]
     if head not in ("{", "["):
         return False
+    try:
+        orjson.loads(text)
+        return True
+    except ValueError:
+        pass
     try:
         json.loads(text)
         return True
