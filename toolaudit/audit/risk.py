@@ -42,7 +42,7 @@ import json
 import re
 
 import orjson
-from ahocorasick_rs import AhoCorasick
+from ahocorasick_rs import AhoCorasick, BytesAhoCorasick
 
 from .policies.agents import codex_inner
 
@@ -99,6 +99,18 @@ _NEEDLE_LIST = sorted({n for needles in _NEEDLES.values() for n in needles} | se
     [literal + " " for literal in _SPACED]
 _PROBES = [None] * (len(_NEEDLE_LIST) - len(_SPACED)) + list(_SPACED.values())
 _NEEDLE_SEARCH = AhoCorasick(_NEEDLE_LIST)
+_NEEDLE_BYTES = BytesAhoCorasick([needle.encode() for needle in _NEEDLE_LIST])  # for ASCII texts
+
+
+def _places(search: AhoCorasick, in_bytes: BytesAhoCorasick | None, text: str) -> list[tuple[int, int, int]]:
+    """Every place of every pattern of `search` in `text`, overlapping: (pattern, start, end), in chars.
+
+    An ASCII text, whose char and byte offsets agree, is read as bytes by `in_bytes` (the same
+    patterns, UTF-8): ~1.6x as fast as the automaton over a str.
+    """
+    if in_bytes is not None and text.isascii():
+        return in_bytes.find_matches_as_indexes(text.encode(), overlapping=True)
+    return search.find_matches_as_indexes(text, overlapping=True)
 
 
 def failure_lines(text: str, memo: dict | None = None) -> set[str]:
@@ -112,7 +124,7 @@ def failure_lines(text: str, memo: dict | None = None) -> set[str]:
     is confirmed once.
     """
     found: set[str] = set()
-    hits = _NEEDLE_SEARCH.find_matches_as_indexes(text, overlapping=True)  # overlapping: none hides another
+    hits = _places(_NEEDLE_SEARCH, _NEEDLE_BYTES, text)  # overlapping: no needle hides another
     if not hits:
         return found
     memo = {} if memo is None else memo
@@ -275,10 +287,15 @@ class Full:
         if len(wanted) < LOCATE_ITEMS:
             return
         self._located.update(wanted)
-        search, reach, first = AhoCorasick(wanted), max(map(len, wanted)) - 1, self._first
-        for start in range(0, len(self.text), LOCATE_CHUNK):
+        if self.text.isascii():  # read as bytes, as _places does; an item outside ASCII is in no such text
+            text, patterns = self.text.encode(), [item.encode("utf-8", "surrogatepass") for item in wanted]
+            search: AhoCorasick | BytesAhoCorasick = BytesAhoCorasick(patterns)
+        else:
+            text, patterns, search = self.text, wanted, AhoCorasick(wanted)
+        reach, first = max(map(len, patterns)) - 1, self._first
+        for start in range(0, len(text), LOCATE_CHUNK):
             # a chunk runs on by the longest item less one: a place across its end is found whole
-            for index, pos, _ in search.find_matches_as_indexes(self.text[start:start + LOCATE_CHUNK + reach],
+            for index, pos, _ in search.find_matches_as_indexes(text[start:start + LOCATE_CHUNK + reach],
                                                                  overlapping=True):
                 item = wanted[index]
                 if first.get(item, pos + start + 1) > pos + start:  # matches come by end, not start
