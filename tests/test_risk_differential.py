@@ -363,3 +363,20 @@ def test_parses_is_json_loads():
     got = [risk._parses(text) for text in sample]
     assert got == [plain_parses(text) for text in sample]
     assert sum(got) > 500 and len(got) - sum(got) > 5000
+
+
+def test_items_drop_each_kind_of_gutter_alone():
+    """items and missing_from skip the gutter regex on a text without `→`, `|` or a tab: texts
+    holding one kind of gutter only, or none."""
+    rng = random.Random(13)
+    sample = []
+    for _ in range(600):
+        ends = rng.choice((("→",), ("|",), ("\t",), (" ",), (":",), ("→", "|", "\t")))
+        lines = (rng.choice(("", " ", "  ", "\t")) + str(rng.randint(0, 99999)) + rng.choice(ends)
+                 + rng.choice(("", "main.py", "12345", "x = parse_args()", "  src/app.py:3")) for _ in range(rng.randint(1, 8)))
+        sample.append("\n".join(lines))
+    found = [risk.items(text) for text in sample]
+    assert found == [plain_items(text) for text in sample]
+    assert [risk.missing_from(text, {"12345", "main.py"}) for text in sample] == \
+        [{item for item in ("12345", "main.py") if item not in plain_items(text)} for text in sample]
+    assert sum(1 for f in found if f) > 300

@@ -219,7 +219,7 @@ class Full:
     failure lines, the JSON parse and the evidence lookups of the full text.
     """
 
-    __slots__ = ("text", "_inner", "_failures", "_parses", "_items", "_has", "_nowhere", "_located", "_first",
+    __slots__ = ("text", "_inner", "_failures", "_parses", "_items", "_has", "_nowhere", "_ahead", "_located", "_first",
                  "confirmed")
 
     def __init__(self, text: str) -> None:
@@ -230,6 +230,7 @@ class Full:
         self._items: set[str] | None = None
         self._has: dict[str, bool] = {}
         self._nowhere: set[str] = set()  # items looked up whose text is nowhere in the text
+        self._ahead = False  # whether locate_ahead has decided
         self._located: set[str] = set()  # items locate_ahead looked for: their first place is in _first, or they are nowhere
         self._first: dict[str, int] = {}
         self.confirmed: dict = {}  # failure_lines' answer per piece, for the full and each cut of it
@@ -281,8 +282,9 @@ class Full:
         LOCATE_CHUNK chars at a time (overlapping matches: one item's place never hides
         another's), stopping once every item is found. Only once per text.
         """
-        if self._located or len(self._has) < LOCATE_AFTER or len(self.text) < LOCATE_TEXT:
+        if self._ahead or len(self._has) < LOCATE_AFTER or len(self.text) < LOCATE_TEXT:
             return
+        self._ahead = True  # fewer items than pay now: fewer still later (and every map asks again)
         wanted = list({item for group in groups for item in group if item and item not in self._has})
         if len(wanted) < LOCATE_ITEMS:
             return
@@ -334,7 +336,7 @@ def missing_from(after: str, present: set[str]) -> set[str]:
     found, stripped = set(), None
     for item in present:
         if item in after:  # as text: is it an item there too?
-            stripped = _GUTTER.sub("", after) if stripped is None else stripped
+            stripped = _ungutter(after) if stripped is None else stripped
             if _is_item(after, stripped, item):
                 continue
         found.add(item)
@@ -349,7 +351,8 @@ def _is_item(text: str, stripped: str, item: str) -> bool:
     pos = stripped.find(item)
     while pos != -1:
         low = max(pos - _LOOK_BACK, 0)
-        before = _LAST_SPLIT.search(stripped, low, pos)
+        # the last separator before it is most often near: the regex reads every char it is given
+        before = _LAST_SPLIT.search(stripped, max(pos - _NEAR, low), pos) or _LAST_SPLIT.search(stripped, low, pos)
         if before is None and low > 0:  # a token longer than looked back at: classify them all
             return item in items(text)
         start = before.start() + 1 if before else 0
@@ -397,6 +400,7 @@ _CODE_LIKE = re.compile(r"_|\d|[a-z][A-Z]")
 _GUTTER = re.compile(r"(?m)^[ \t]*\d+(?:→|\||\t)")
 _MAX_TOKEN = 512  # longer tokens are blobs (base64, hex), not evidence
 _LOOK_BACK = 4 * _MAX_TOKEN  # how far back _is_item looks for a token's start
+_NEAR = 64  # where _is_item looks for it first
 _LAST_SPLIT = re.compile(f"[{_SEPARATOR}][^{_SEPARATOR}]*\\Z")  # the last separator before the end
 
 
@@ -405,11 +409,18 @@ def _basename(path: str) -> str | None:
     return name if "." in name.strip(".") else None
 
 
+def _ungutter(text: str) -> str:
+    """`text` without its line-number gutters; no regex pass over a text that holds none of their ends."""
+    if "\t" in text or "|" in text or "→" in text:
+        return _GUTTER.sub("", text)
+    return text
+
+
 def items(text: str) -> set[str]:
     """The evidence items of `text` (see the module docstring for the rule)."""
     # the rule is per token, so each distinct token is classified once (and remembered)
     found: set[str] = set()
-    for token in set(_SPLIT.split(_GUTTER.sub("", text))):
+    for token in set(_SPLIT.split(_ungutter(text))):
         got = _TOKEN_ITEMS.get(token)
         if got is None:
             if len(_TOKEN_ITEMS) >= TOKEN_CACHE:
