@@ -120,3 +120,37 @@ def test_the_detector_sees_only_the_window_and_nothing_without_a_hint(monkeypatc
     seen.clear()
     assert preview("ls -la src && cat README.md | head", 60) == "ls -la src && cat README.md | head"
     assert seen == []  # no hint word, no token-long run: the detectors never ran
+
+
+def _reach_cases():
+    """Texts whose secrets sit where a prefix could change the preview: at the window's edge, in a token
+    running past it, in a key block whose END line lies beyond the prefix."""
+    from toolaudit.audit.redact import _LOOKAHEAD
+
+    key = fake("ghp_", 36)
+    block = "-----BEGIN RSA PRIVATE KEY-----\n" + "A" * 64 + "\n"
+    end = "-----END RSA PRIVATE KEY-----"
+    for width in (60, 200):
+        edge = 4 * width
+        for at, pad in ((at, pad) for at in (0, edge - 40, edge - 10, edge - 5, edge, edge + 3)
+                        for pad in ("x " * (at // 2), " " * at)):  # spaces fold: the window's end shows
+            yield width, pad + f"token={key} rest"
+            yield width, pad + "ghp_" + key + " done"
+            yield width, pad + "Authorization: Bearer " + "Z" * (2 * _LOOKAHEAD + 50)
+            yield width, pad + "k=" + "q" * (_LOOKAHEAD - 10) + key + "w" * (_LOOKAHEAD + 30)
+            yield width, pad + block + "B" * (3 * _LOOKAHEAD) + "\n" + end + " after"
+            yield width, pad + block + ("C" * 70 + "\n") * 300 + end
+            yield width, pad + '{"password": "' + "p" * 30 + '"}' + "y" * 9000
+            for planted in PLANTED:  # every kind the end-to-end test plants, at every place
+                yield width, pad + planted.text + "\n" + "z" * 5000
+
+
+def test_a_prefix_as_long_as_preview_reach_gives_the_same_preview():
+    from toolaudit.audit.redact import preview_reach
+
+    cases = list(_reach_cases())
+    for width, text in cases:
+        reach = preview_reach(width)
+        assert preview(text[:reach], width) == preview(text, width), (width, len(text))
+    # the reach is needed: a shorter prefix changes some of these previews
+    assert any(preview(text[:4 * width + 8], width) != preview(text, width) for width, text in cases)

@@ -304,3 +304,25 @@ def test_no_planted_secret_is_printed_or_written(command: Run, corpus, run, tmp_
     assert leaks(texts) == []
     assert command.shows in "".join(texts.values())
     assert all(f"{name}#0" in texts for name in command.writes), sorted(texts)
+
+
+CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+
+
+@pytest.mark.parametrize("where", ["planted", "sample_logs", "shared"])
+def test_top_previews_made_late_are_the_ones_every_worker_made(where, corpus, run, tmp_path):
+    """`scan --top` alone previews only the rows it shows, from the heads workers send (FileResult.heads);
+    with --records every worker previews every call. The shown rows are the same, secrets masked alike."""
+    path = {"planted": corpus, "sample_logs": Path(__file__).resolve().parents[1] / "sample_logs",
+            "shared": CORPUS}[where]
+    if not path.is_dir():
+        pytest.skip(f"{path} is absent (../shared/corpus: the real transcripts)")
+    args = ("scan", path, "--top", "60", "--show-content", "-f", "json", "-q")
+    late = run(*args, "-j", "2")
+    eager = run(*args, "-j", "1", "--records", tmp_path / "rows.csv")
+    assert late.exit_code == 0 and eager.exit_code == 0, late.output + eager.output
+    top, also = json.loads(late.stdout)["top"], json.loads(eager.stdout)["top"]
+    assert len(top) == 60 and top == also
+    assert sum(bool(row["args_preview"]) for row in top) > 30 and all("output_preview" in row for row in top)
+    if where == "planted":
+        assert leaks({"late": late.stdout}) == [] and "[REDACTED]" in late.stdout

@@ -224,6 +224,10 @@ class FileResult:
     error: str | None = None  # unreadable, or no collector recognised it
     usage: tuple[Usage, ...] = ()
     menus: tuple["MenuMeasurement", ...] = ()
+    # With late previews (ScanOptions.late_previews), per measurement: the first chars of its sanitized
+    # arguments and output (None without --show-content) that its previews read. Unredacted: never
+    # shown, and never sent off this machine (see audit.measure.previewed).
+    heads: tuple[tuple[str, str | None], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

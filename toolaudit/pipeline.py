@@ -9,11 +9,11 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Iterator
 
-from .audit.measure import measure, measure_menu, with_residency
+from .audit.measure import head_of, measure, measure_menu, with_residency
 from .collectors import discover
 from .errors import check_strict
 from .model import FileResult, SessionEnd, Skipped, ToolCall, ToolMenu, Usage
-from .tokenizers import Tokenizer, get_tokenizer
+from .tokenizers import Tokenizer, get_tokenizer, sanitized_size
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,9 @@ class ScanOptions:
     debug: bool = False
     calibration: str | None = None  # --tokenizer claude: a `calibrate --save` file
     previews: bool = True  # each call's redacted argument preview and line count (--top, --records)
+    # previews made by the command for the rows it keeps (--top), from heads the workers send, not by
+    # a worker for every call; local runs only (the heads are unredacted: see FileResult.heads)
+    late_previews: bool = False
 
 
 _TOKENIZER: Tokenizer | None = None
@@ -66,9 +69,14 @@ def scan_file(path: Path, options: ScanOptions) -> FileResult:
         if cls is None:
             return FileResult(source, None, error="no collector recognises this file")
         tokenizer = _tokenizer(options)
-        rows, skipped, ends, usage, menus = [], [], [], [], []
+        rows, skipped, ends, usage, menus, heads = [], [], [], [], [], []
+        late = options.previews and options.late_previews
         for record in cls().records(path, doc):
-            if isinstance(record, ToolCall):
+            if isinstance(record, ToolCall) and late:
+                text, size = sanitized_size(record.output)
+                rows.append(measure(record, tokenizer, previews=False, text=text, size=size))
+                heads.append(head_of(record, text, options.show_content))
+            elif isinstance(record, ToolCall):
                 rows.append(measure(record, tokenizer, show_content=options.show_content, previews=options.previews))
             elif isinstance(record, Skipped):
                 skipped.append(record)
@@ -79,7 +87,7 @@ def scan_file(path: Path, options: ScanOptions) -> FileResult:
             elif isinstance(record, ToolMenu):
                 menus.append(measure_menu(record, tokenizer, cls.key))
         return FileResult(source, cls.key, tuple(with_residency(rows, ends)), tuple(skipped),
-                          usage=tuple(usage), menus=tuple(menus))
+                          usage=tuple(usage), menus=tuple(menus), heads=tuple(heads))
 
     return _guarded(options, lambda reason: FileResult(source, None, error=reason), work)
 
@@ -140,8 +148,12 @@ def scan_files(files: list[Path], options: ScanOptions, jobs: int | None = None,
     """`worker(path, options, *extra)` for each file, in order, in `jobs` processes (1: in this one),
     or on the Dask cluster at `scheduler` (toolaudit.distributed)."""
     if scheduler:
+        from dataclasses import replace
+
         from .distributed import scan_on_cluster
 
+        # heads are unredacted text: over a cluster every worker redacts its own previews
+        options = replace(options, late_previews=False) if getattr(options, "late_previews", False) else options
         yield from scan_on_cluster(scheduler, files, options, worker, extra)
         return
     jobs = auto_jobs(files) if not jobs or jobs < 1 else jobs

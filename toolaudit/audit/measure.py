@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
+
 from ..model import Measurement, MenuMeasurement, SessionEnd, ToolCall, ToolMenu
 from ..tokenizers import Tokenizer, sanitize, sanitized_size
 from .markers import truncated_by
-from .redact import preview
+from .redact import preview, preview_reach
 
 ARGS_PREVIEW = 60
 CONTENT_PREVIEW = 200
+ARGS_REACH, CONTENT_REACH = preview_reach(ARGS_PREVIEW), preview_reach(CONTENT_PREVIEW)
 
 
 def measure(call: ToolCall, tokenizer: Tokenizer, *, show_content: bool = False, previews: bool = True,
@@ -51,6 +54,19 @@ def measure(call: ToolCall, tokenizer: Tokenizer, *, show_content: bool = False,
         id_scope=call.id_scope,
         truncated_by=cut_by,
     )
+
+
+def head_of(call: ToolCall, text: str, show_content: bool) -> tuple[str, str | None]:
+    """What `call`'s previews read (FileResult.heads): its sanitized arguments' and output's (`text`, sanitized)
+    first chars; the output's only with `show_content`."""
+    return sanitize(call.args)[:ARGS_REACH], text[:CONTENT_REACH] if show_content else None
+
+
+def previewed(row: Measurement, head: tuple[str, str | None]) -> Measurement:
+    """`row` with the previews measure() would have made, made from its head (see head_of)."""
+    args, output = head
+    return replace(row, args_preview=preview(args, ARGS_PREVIEW),
+                   output_preview=None if output is None else preview(output, CONTENT_PREVIEW))
 
 
 def with_residency(rows: list[Measurement], ends: list[SessionEnd]) -> list[Measurement]:

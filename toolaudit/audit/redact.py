@@ -249,6 +249,13 @@ def preview(text: str, width: int, start: int = 0, stop: int | None = None) -> s
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
+def preview_reach(width: int) -> int:
+    """How much of a text `preview(text, width)` reads: its first preview_reach(width) chars give the same
+    preview (the window of 4 × width, the token running past it, then the tail of a secret in that token;
+    a key block's END line further on only moves an end that is past the window either way)."""
+    return 4 * width + 2 * _LOOKAHEAD + 64
+
+
 def in_secret(text: str, part: str, tries: int = 8) -> bool:
     """True when `part` is a secret or lies in one of `text` (checked where it first occurs).
 

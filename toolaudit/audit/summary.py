@@ -22,6 +22,7 @@ from ..model import (
 )
 from .billing import BillTally
 from .families import DEFAULT as DEFAULT_FAMILIES, Families
+from .measure import previewed
 from .periods import PERIODS, period_of, when_of as _when
 from .runs import main_files
 from .stats import nearest_rank, ranked
@@ -100,6 +101,7 @@ class Collected:
                 else:
                     folded.add_usage(u)
         added = []
+        heads = dict(zip(map(id, result.measurements), result.heads)) if result.heads else None
         for row in result.measurements:
             if not self._inside(row.ts):
                 continue
@@ -119,10 +121,10 @@ class Collected:
                     self.duplicates += 1
                 added.append(row)
         if folded is None:
-            self.rows.extend(added)
+            self.rows.extend(added if heads is None else [previewed(row, heads[id(row)]) for row in added])
         else:
             for row in added:
-                folded.add(row)
+                folded.add(row, None if heads is None else heads[id(row)])
         if self.since is None and self.until is None:
             for menu in result.menus:
                 self._add_menu(menu)
@@ -267,6 +269,7 @@ class Tally:
         self.calls = self.unpaired = self.orphans = self.images = self.image_bytes = 0
         self.carried = self.known = 0
         self.largest: list[Measurement] = []  # at most 2 × top rows: the top ones so far, then newer ones
+        self.heads: dict[int, tuple] = {}  # id of a row in `largest` -> its head, with late previews
         self.requests = 0
         self.billing = BillTally(by=plan.grouping.by, priced=plan.cost, model=plan.model,
                                  period=_usage_period(plan.grouping))
@@ -277,8 +280,8 @@ class Tally:
         self.runs.setdefault((u.source, u.session), 0)
         self.billing.add_usage(u)
 
-    def add(self, r: Measurement) -> None:
-        """One kept call."""
+    def add(self, r: Measurement, head: tuple | None = None) -> None:
+        """One kept call (`head`: what its previews read, when they are made late: FileResult.heads)."""
         self.calls += 1
         self.images += r.images
         self.image_bytes += r.image_bytes
@@ -311,8 +314,12 @@ class Tally:
         top = self.plan.top
         if top > 0:
             self.largest.append(r)
+            if head is not None:
+                self.heads[id(r)] = head
             if len(self.largest) > 2 * top:  # nsmallest is sorted()[:n]: stable, so ties keep arrival order
                 self.largest = heapq.nsmallest(top, self.largest, key=_by_size)
+                if self.heads:  # only rows still held: an id is unique while its row lives
+                    self.heads = {id(k): self.heads[id(k)] for k in self.largest if id(k) in self.heads}
 
     def _groups(self, name_of: int, total_tokens: int, chronological: bool) -> list[GroupRow]:
         cells: dict[str, list[Cell]] = {}
@@ -349,7 +356,8 @@ class Tally:
             unrecognised=tuple(collected.unrecognised),
             errors=tuple(collected.errors),
             collectors=dict(sorted(collected.collectors.items())),
-            top=tuple(heapq.nsmallest(plan.top, self.largest, key=_by_size)) if plan.top > 0 else (),
+            top=tuple(previewed(r, self.heads[id(r)]) if id(r) in self.heads else r
+                      for r in heapq.nsmallest(plan.top, self.largest, key=_by_size)) if plan.top > 0 else (),
             carried_tokens=self.carried,
             residency_known_calls=self.known,
             bill=self.billing.finish() if (self.requests or plan.cost) else None,

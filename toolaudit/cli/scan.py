@@ -107,8 +107,9 @@ def scan(ctx, paths, source_format, tokenizer, calibration, engine, strict, debu
     since, until = (parse_when(w, where) if w else None for w in (since, until))
     grouping = Grouping(by, families(ctx) if by == "family" else Grouping().families, where)
     tok = get_tokenizer(tokenizer, engine, calibration=calibration)  # fail fast, before any worker starts
+    # --top alone: previews only for the rows shown, made here (redacting every call's was a third of the scan)
     options = ScanOptions(tokenizer, engine, source_format, show_content, debug, calibration,
-                          previews=bool(top) or records is not None)
+                          previews=bool(top) or records is not None, late_previews=records is None)
     # folded as files come: no call's row is kept (--records writes each file's rows as it comes)
     collected = Collected(since=since, until=until, plan=Plan(grouping, top, cost, model))
     about = RecordsMeta(tokenizer, engine if tokenizer != "approx" else "approx", tok.label)
