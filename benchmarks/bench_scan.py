@@ -26,6 +26,7 @@ import json
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import threading
@@ -256,17 +257,28 @@ def speed_commands(home: Path, report: Path, empty: Path) -> dict[str, list[str]
     }
 
 
-def interleaved(commands: dict[str, list[str]], env: dict, repeat: int) -> dict[str, dict]:
-    """Each command's best (fastest) measurement over `repeat` rounds that run every command once."""
+def interleaved(commands: dict[str, list[str]], env: dict, repeat: int) -> tuple[dict[str, dict], list[dict]]:
+    """Each command's best (fastest) measurement over `repeat` rounds that run every command once, and
+    every round's seconds per command."""
     best: dict[str, dict] = {}
+    rounds: list[dict[str, float]] = []
     for _ in range(repeat):
+        rounds.append({})
         for label, cmd in commands.items():
             m = measure(cmd, env)
             if m["rc"] != 0:
                 sys.exit(f"error: {label} failed (exit {m['rc']}): {m['stderr'].strip()[-500:]}")
+            rounds[-1][label] = m["seconds"]
             if label not in best or m["seconds"] < best[label]["seconds"]:
                 best[label] = m
-    return best
+    return best, rounds
+
+
+def round_ratios(rounds: list[dict[str, float]], top: str, bottom: str) -> str:
+    """`top`'s time over `bottom`'s in each round (run seconds apart, so a busy moment slows both), as
+    `median (min–max)`."""
+    ratios = sorted(r[top] / r[bottom] for r in rounds)
+    return f"{statistics.median(ratios):.2f}x ({ratios[0]:.2f}–{ratios[-1]:.2f})"
 
 
 def speed(home: Path, mb: float, env: dict, repeat: int, work: Path) -> None:
@@ -274,7 +286,7 @@ def speed(home: Path, mb: float, env: dict, repeat: int, work: Path) -> None:
     report = work / "scan-report.json"
     empty = work / "empty"
     empty.mkdir(exist_ok=True)
-    best = interleaved(speed_commands(home, report, empty), env, repeat)
+    best, rounds = interleaved(speed_commands(home, report, empty), env, repeat)
     print(f"{'command (best of %d, interleaved)' % repeat:<38} {'seconds':>8} {'CPU s':>7} {'MB/s':>7} {'peak RSS MB':>12}")
     for label, m in best.items():
         print(f"{label:<38} {m['seconds']:>8.2f} {m['cpu']:>7.2f} {mb / m['seconds']:>7.1f} {m['peak_kb'] / 1024:>12.0f}")
@@ -296,6 +308,15 @@ def speed(home: Path, mb: float, env: dict, repeat: int, work: Path) -> None:
     for label, goal in (("simulate --preset codex -j 1", 1.5), ("simulate --max-chars 5000 -j 1", 1.5),
                         ("simulate --sweep (10 values) -j 1", 3)):
         print(f"{label}: {best[label]['seconds'] / scan[1]:.2f}x scan -j 1 (goal <= {goal:g})")
+    if len(rounds) > 1:
+        naive_l, floor_l = "naive json + tiktoken", "floor: read + orjson + toktok"
+        print(f"per round, the median (and range) of {len(rounds)} ratios, each of commands run seconds apart:")
+        for j in (1, 2):
+            scan_l = f"toolaudit scan -j {j}"
+            print(f"  scan -j {j}: {round_ratios(rounds, naive_l, scan_l)} as fast as the naive script; "
+                  f"{round_ratios(rounds, scan_l, floor_l)} the floor's time")
+        for label in ("simulate --preset codex -j 1", "simulate --max-chars 5000 -j 1", "simulate --sweep (10 values) -j 1"):
+            print(f"  {label}: {round_ratios(rounds, label, 'toolaudit scan -j 1')} scan -j 1")
     counted = [json.loads(best[label]["stdout"]) for label in ("naive json + tiktoken", "floor: read + orjson + toktok")]
     mine = _scan_totals(report)
     same = mine == (counted[0]["calls"], counted[0]["tokens"]) == (counted[1]["calls"], counted[1]["tokens"])
