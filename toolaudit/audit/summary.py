@@ -9,6 +9,7 @@ The menu adds up the tool definitions that requests carried, where transcripts r
 from __future__ import annotations
 
 import heapq
+from itertools import repeat
 from array import array
 from dataclasses import dataclass, field
 from datetime import datetime, timezone, tzinfo
@@ -100,14 +101,13 @@ class Collected:
                     self.usage.append(u)
                 else:
                     folded.add_usage(u)
-        added = []
-        heads = dict(zip(map(id, result.measurements), result.heads)) if result.heads else None
-        for row in result.measurements:
+        added: list[tuple[Measurement, tuple | None]] = []  # each kept call, with its head (late previews)
+        for row, head in zip(result.measurements, result.heads or repeat(None)):
             if not self._inside(row.ts):
                 continue
             key = row.dedupe_key
             if key is None:
-                added.append(row)
+                added.append((row, head))
             elif row.status == UNPAIRED:
                 if digest(key) in seen or key in self._unpaired:
                     self.duplicates += 1
@@ -119,12 +119,12 @@ class Collected:
                 seen.add(hashed)
                 if self._unpaired.pop(key, None) is not None:
                     self.duplicates += 1
-                added.append(row)
+                added.append((row, head))
         if folded is None:
-            self.rows.extend(added if heads is None else [previewed(row, heads[id(row)]) for row in added])
+            self.rows.extend(row if head is None else previewed(row, head) for row, head in added)
         else:
-            for row in added:
-                folded.add(row, None if heads is None else heads[id(row)])
+            for row, head in added:
+                folded.add(row, head)
         if self.since is None and self.until is None:
             for menu in result.menus:
                 self._add_menu(menu)
@@ -132,7 +132,7 @@ class Collected:
             self.skipped_count += 1
             if len(self.skipped) < SKIPPED_SHOWN:
                 self.skipped.append(skip)
-        return added
+        return [row for row, _ in added]
 
     def _add_menu(self, menu: MenuMeasurement) -> None:
         """A session's menu once: a copy in another file (same session, same definitions) keeps the
@@ -247,7 +247,9 @@ class Cell:
     truncated: int = 0
 
 
-def _by_size(r: Measurement) -> tuple:
+def _by_size(pair: tuple) -> tuple:
+    """The order of --top: largest first, then by place (a `largest` entry: the row and its head)."""
+    r = pair[0]
     return (-r.tokens, r.source, r.line)
 
 
@@ -268,8 +270,8 @@ class Tally:
         self.sessions: set[str] = set()
         self.calls = self.unpaired = self.orphans = self.images = self.image_bytes = 0
         self.carried = self.known = 0
-        self.largest: list[Measurement] = []  # at most 2 × top rows: the top ones so far, then newer ones
-        self.heads: dict[int, tuple] = {}  # id of a row in `largest` -> its head, with late previews
+        # at most 2 × top rows, each with its head (late previews): the top ones so far, then newer ones
+        self.largest: list[tuple[Measurement, tuple | None]] = []
         self.requests = 0
         self.billing = BillTally(by=plan.grouping.by, priced=plan.cost, model=plan.model,
                                  period=_usage_period(plan.grouping))
@@ -313,13 +315,9 @@ class Tally:
         self.billing.add_call(r)
         top = self.plan.top
         if top > 0:
-            self.largest.append(r)
-            if head is not None:
-                self.heads[id(r)] = head
+            self.largest.append((r, head))
             if len(self.largest) > 2 * top:  # nsmallest is sorted()[:n]: stable, so ties keep arrival order
                 self.largest = heapq.nsmallest(top, self.largest, key=_by_size)
-                if self.heads:  # only rows still held: an id is unique while its row lives
-                    self.heads = {id(k): self.heads[id(k)] for k in self.largest if id(k) in self.heads}
 
     def _groups(self, name_of: int, total_tokens: int, chronological: bool) -> list[GroupRow]:
         cells: dict[str, list[Cell]] = {}
@@ -356,8 +354,8 @@ class Tally:
             unrecognised=tuple(collected.unrecognised),
             errors=tuple(collected.errors),
             collectors=dict(sorted(collected.collectors.items())),
-            top=tuple(previewed(r, self.heads[id(r)]) if id(r) in self.heads else r
-                      for r in heapq.nsmallest(plan.top, self.largest, key=_by_size)) if plan.top > 0 else (),
+            top=tuple(r if head is None else previewed(r, head)
+                      for r, head in heapq.nsmallest(plan.top, self.largest, key=_by_size)),
             carried_tokens=self.carried,
             residency_known_calls=self.known,
             bill=self.billing.finish() if (self.requests or plan.cost) else None,
