@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Iterator
@@ -70,14 +70,14 @@ def scan_file(path: Path, options: ScanOptions) -> FileResult:
             return FileResult(source, None, error="no collector recognises this file")
         tokenizer = _tokenizer(options)
         rows, skipped, ends, usage, menus, heads = [], [], [], [], [], []
-        late = options.previews and options.late_previews
+        late = options.previews and options.late_previews  # previews made by the command, from heads
         for record in cls().records(path, doc):
-            if isinstance(record, ToolCall) and late:
+            if isinstance(record, ToolCall):
                 text, size = sanitized_size(record.output)
-                rows.append(measure(record, tokenizer, previews=False, text=text, size=size))
-                heads.append(head_of(record, text, options.show_content))
-            elif isinstance(record, ToolCall):
-                rows.append(measure(record, tokenizer, show_content=options.show_content, previews=options.previews))
+                rows.append(measure(record, tokenizer, show_content=options.show_content and not late,
+                                    previews=options.previews and not late, text=text, size=size))
+                if late:
+                    heads.append(head_of(record, text, options.show_content))
             elif isinstance(record, Skipped):
                 skipped.append(record)
             elif isinstance(record, SessionEnd):
@@ -148,12 +148,10 @@ def scan_files(files: list[Path], options: ScanOptions, jobs: int | None = None,
     """`worker(path, options, *extra)` for each file, in order, in `jobs` processes (1: in this one),
     or on the Dask cluster at `scheduler` (toolaudit.distributed)."""
     if scheduler:
-        from dataclasses import replace
-
         from .distributed import scan_on_cluster
 
         # heads are unredacted text: over a cluster every worker redacts its own previews
-        options = replace(options, late_previews=False) if getattr(options, "late_previews", False) else options
+        options = replace(options, late_previews=False)
         yield from scan_on_cluster(scheduler, files, options, worker, extra)
         return
     jobs = auto_jobs(files) if not jobs or jobs < 1 else jobs
