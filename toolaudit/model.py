@@ -194,7 +194,7 @@ class Measurement:
     agent_truncated: bool
     chars: int
     bytes: int
-    lines: int | None  # None: not counted (only --records and --top rows need it)
+    lines: int | None  # None: not counted (only --records writes it)
     tokens: int
     images: int
     image_bytes: int

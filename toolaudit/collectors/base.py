@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import gzip
 import io
-import threading
 import json
 import re
+import threading
 import zlib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -407,12 +407,12 @@ def dump_args(args: Any) -> str:
         return args
     try:
         text = orjson.dumps(args).decode()  # a tenth of json.dumps' time, once per call
-    except TypeError:  # a lone surrogate, an int past 64 bits
-        text = "null"
+    except TypeError:  # a lone surrogate, an int past 64 bits: orjson refuses them
+        text = None
     # The two write floats differently (orjson 0.000015, json 1.5e-05) and NaN or infinities (orjson
     # null, json NaN; only the standard library's parse makes them): those go the long way. A float
     # follows `:`, `,` or `[` in compact JSON, so a text with none of those is orjson's to the letter.
-    if text[:1] not in ("{", "[") or "null" in text or _FLOAT_AFTER.search(text):
+    if text is None or text[:1] not in ("{", "[") or "null" in text or _FLOAT_AFTER.search(text):
         return json.dumps(args, ensure_ascii=False, separators=(",", ":"))
     return text
 

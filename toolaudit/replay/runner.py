@@ -13,14 +13,14 @@ from __future__ import annotations
 import fnmatch
 import json
 from contextlib import ExitStack
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterator
 
 from ..collectors import discover
 from ..errors import UsageError, check_strict
 from ..model import ORPHAN, PAIRED, ModelText, SessionEnd, SessionInfo, Skipped, ToolCall, ToolMenu
-from .base import (FAILED, KEPT, NOT_TRANSLATED, REFUSED, Implementation, Mapping, Outcome, ReplayOptions,
+from .base import (FAILED, KEPT, NOT_TRANSLATED, Implementation, Mapping, Outcome, ReplayOptions,
                    implementations)
 
 
