@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+
 import numpy as np
 
 from toolaudit.audit.measure import measure, with_residency
@@ -62,7 +64,7 @@ def test_a_copy_with_its_result_beats_an_unpaired_copy_in_either_order():
         assert [m.status for m in collected.all_rows()] == ["paired"] and collected.duplicates == 1
 
 
-def test_lines_and_argument_previews_are_counted_only_for_the_rows_that_show_them(tmp_path):
+def test_lines_and_argument_previews_are_counted_only_for_the_rows_that_show_them(tmp_path, run):
     tok = get_tokenizer("o200k_base")
     call = ToolCall(source="a.jsonl", line=1, collector="x", session="s", tool="Read", output="a\nb\nc",
                     call_id="c1", args='{"path": "x.py"}')
@@ -72,15 +74,9 @@ def test_lines_and_argument_previews_are_counted_only_for_the_rows_that_show_the
     assert plain.lines is None and plain.args_preview == ""
     assert (plain.tokens, plain.chars, plain.bytes) == (shown.tokens, shown.chars, shown.bytes)
     # a scan that writes records counts them for every row it writes
-    from click.testing import CliRunner
-    from toolaudit.cli import cli
-
     log = tmp_path / "calls.jsonl"
     log.write_text('{"session": "s", "call_id": "c1", "tool": "Read", "output": "a\\nb\\nc"}\n')
-    done = CliRunner().invoke(cli, ["scan", str(log), "-q", "-f", "json", "-o", str(tmp_path / "r.json"),
-                                    "--records", str(tmp_path / "rows.csv")], catch_exceptions=False)
+    done = run("scan", log, "-q", "-f", "json", "-o", tmp_path / "r.json", "--records", tmp_path / "rows.csv")
     assert done.exit_code == 0, done.output
-    import csv
-
     rows = list(csv.DictReader((tmp_path / "rows.csv").open()))
     assert [r["lines"] for r in rows] == ["3"]
