@@ -21,6 +21,8 @@ from typing import Callable
 
 import pytest
 
+from conftest import CORPUS, SAMPLES
+
 ALNUM = string.ascii_letters + string.digits
 UPPER = string.ascii_uppercase + string.digits
 B64 = ALNUM + "+/"
@@ -306,15 +308,12 @@ def test_no_planted_secret_is_printed_or_written(command: Run, corpus, run, tmp_
     assert all(f"{name}#0" in texts for name in command.writes), sorted(texts)
 
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
-
 
 @pytest.mark.parametrize("where", ["planted", "sample_logs", "shared"])
 def test_top_previews_made_late_are_the_ones_every_worker_made(where, corpus, run, tmp_path):
     """`scan --top` alone previews only the rows it shows, from the heads workers send (FileResult.heads);
     with --records every worker previews every call. The shown rows are the same, secrets masked alike."""
-    path = {"planted": corpus, "sample_logs": Path(__file__).resolve().parents[1] / "sample_logs",
-            "shared": CORPUS}[where]
+    path = {"planted": corpus, "sample_logs": SAMPLES, "shared": CORPUS}[where]
     if not path.is_dir():
         pytest.skip(f"{path} is absent (../shared/corpus: the real transcripts)")
     args = ("scan", path, "--top", "60", "--show-content", "-f", "json", "-q")
