@@ -130,3 +130,58 @@ def test_a_definition_that_changed_counts_each_version():
     (bash,) = menu.definitions
     assert (bash.tokens, bash.requests, bash.carried_tokens, bash.versions) == (200, 10, 7 * 200 + 3 * 260, 2)
     assert menu_summary([]) is None
+
+
+# ------------------------------------------------------------------ ToolSearch's tool_reference blocks (issue 18 §0)
+
+def _tool_search_session(tmp_path):
+    """A Claude Code session whose ToolSearch result loads two MCP tools' definitions (the shape of
+    Claude Code 2.1.x: `tool_result.content` is a list of `tool_reference` blocks, nothing else)."""
+    env = {"sessionId": "s-ts", "cwd": "/w", "version": "2.1.150", "isSidechain": False}
+    lines = [
+        {"type": "permission-mode", "permissionMode": "default", "sessionId": "s-ts"},
+        {**env, "type": "user", "uuid": "u1", "message": {"role": "user", "content": "list the tasks"}},
+        {**env, "type": "assistant", "uuid": "a1", "message": {"id": "msg_1", "role": "assistant", "model": "claude-opus-4-6",
+         "content": [{"type": "tool_use", "id": "toolu_ts", "name": "ToolSearch",
+                      "input": {"query": "select:mcp__kanban__list_tasks,mcp__kanban__get_task", "max_results": 2}}]}},
+        {**env, "type": "user", "uuid": "u2", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_ts", "content": [
+                {"type": "tool_reference", "tool_name": "mcp__kanban__list_tasks"},
+                {"type": "tool_reference", "tool_name": "mcp__kanban__get_task"}]}]},
+         "toolUseResult": {"matches": ["mcp__kanban__list_tasks", "mcp__kanban__get_task"], "total_deferred_tools": 40}},
+    ]
+    path = tmp_path / "s-ts.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return path
+
+
+def test_tool_references_are_loaded_definitions_not_output_text(tmp_path):
+    # the reference's JSON rendering was counted as the output; the model saw the definitions instead
+    doc = json.loads(scan(_tool_search_session(tmp_path), "-f", "json"))
+    (row,) = doc["tools"]
+    assert (row["tool"], row["calls"], row["tokens"], row["chars"]) == ("ToolSearch", 1, 0, 0)
+    assert doc["tool_references"] == {
+        "calls": 1, "loads": 2, "tools": [{"tool": "mcp__kanban__get_task", "loads": 1},
+                                          {"tool": "mcp__kanban__list_tasks", "loads": 1}],
+        "definition_tokens": None, "known_definition_tokens": 0, "unknown_definitions": 2}
+    text = scan(_tool_search_session(tmp_path))
+    assert ("tool definitions loaded by results (tool_reference, e.g. ToolSearch): 2 in 1 call, 2 tools; "
+            "definitions' size unknown for 2 (not recorded in these transcripts)") in text
+
+
+def test_a_recorded_menu_sizes_the_definitions_a_reference_loads(tmp_path):
+    # a request log records the definitions: their tokens are known
+    one, _ = request_log(tmp_path)
+    lines = one.read_text().splitlines()
+    last = json.loads(lines[-1])
+    last["messages"] += [
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_ts", "name": "ToolSearch", "input": {"query": "tasks"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_ts", "content": [
+            {"type": "text", "text": "Loaded:"}, {"type": "tool_reference", "tool_name": "mcp__kanban__list_tasks"}]}]},
+    ]
+    one.write_text("\n".join(lines + [json.dumps(last)]) + "\n")
+    doc = json.loads(scan(one, "-f", "json"))
+    tasks = get_tokenizer("o200k_base").count(compact(TASKS))
+    assert {r["tool"]: r["tokens"] for r in doc["tools"]}["ToolSearch"] == get_tokenizer("o200k_base").count("Loaded:")
+    assert doc["tool_references"]["definition_tokens"] == tasks == doc["tool_references"]["known_definition_tokens"]
+    assert doc["tool_references"]["unknown_definitions"] == 0

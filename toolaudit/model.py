@@ -76,6 +76,9 @@ class ToolCall:
     segment: int = 0
     id_scope: str = FILE_SCOPE  # where call_id is unique: which copies count once (see call_key)
     call_line: int = 0  # the line where the call (its arguments) was written; `line` is the result's
+    # tools whose definitions the result loaded into the context (Claude Code ToolSearch's tool_reference
+    # blocks): not in `output`, their size is only known where a request log records the definitions
+    tool_refs: tuple[str, ...] = ()
 
     @property
     def dedupe_key(self) -> tuple | None:
@@ -206,6 +209,7 @@ class Measurement:
     output_preview: str | None = None
     id_scope: str = FILE_SCOPE
     truncated_by: str | None = None  # the agent whose truncation marker the output carries
+    tool_refs: tuple[str, ...] = ()  # ToolCall.tool_refs
 
     @property
     def dedupe_key(self) -> tuple | None:
@@ -295,6 +299,8 @@ class ScanResult:
     tokens_per_run_median: float = 0.0
     tokens_per_run_p90: int = 0
     days: tuple = ()  # audit.summary.DayRow: tool-output tokens per UTC day and tool (charts over time)
+    tool_refs: object = None  # audit.summary.ToolReferences: definitions results loaded (ToolSearch), when any
+    notes: tuple[str, ...] = ()  # what the formats read say of their numbers (Collector.note), one per format
 
 
 @dataclass(frozen=True, slots=True)

@@ -289,3 +289,75 @@ def test_collectors_open_files_through_one_helper():
     found = [f"{p.name}: {m.group(0)}" for p in sorted(folder.glob("*.py")) if p.name != "base.py"
              for m in re.finditer(r"(?<![.\w])(?<!def )open\(|\.read_bytes\(|\.read_text\(", p.read_text())]
     assert found == []
+
+
+# ------------------------------------------------------------------ a file is known by what it holds (issue 18 §0)
+
+# Claude Code 2.1.8x and later begin a session file with metadata lines; these are their real shapes
+# (session ids shortened): last-prompt, permission-mode and mode come first, ai-title and the rest anywhere
+CURRENT_CLAUDE_HEADS = [
+    {"type": "last-prompt", "lastPrompt": "fix the flaky test", "leafUuid": "3bae1650-0000", "sessionId": "23d38993"},
+    {"type": "permission-mode", "permissionMode": "acceptEdits", "sessionId": "23d38993"},
+    {"type": "mode", "mode": "default", "sessionId": "23d38993"},
+    {"type": "ai-title", "aiTitle": "Fix the flaky test", "sessionId": "23d38993"},
+    {"type": "agent-name", "agentName": "reviewer", "sessionId": "23d38993"},
+]
+# line types nobody knows yet, in the shapes new ones take (a session's line, a timed line, an envelope)
+UNKNOWN_HEADS = [
+    {"type": "a-type-of-2027", "sessionId": "0f1e2d3c", "value": {"nested": [1, 2]}},
+    {"type": "another-new-kind", "timestamp": "2026-11-30T10:00:00.000Z"},
+    {"type": "event_of_the_future", "payload": {"id": "x"}},
+]
+LINE_FILES = [p for p in FILES + SAMPLE_FILES if p.name not in NOT_A_FORMAT and ".jsonl" in p.name]
+
+
+def _lines_layout(path):
+    """The collector `path` is read with, when it is read line by line (None for documents and strays)."""
+    cls, doc = detect(path)
+    return cls if cls is not None and doc is None else None
+
+
+def _variants(lines, key):
+    """The file's lines with its first lines rotated, and with unknown (and, for Claude Code, current
+    metadata) lines prepended."""
+    for count in range(2, 6):  # the first line moved to the count-th place
+        if count <= len(lines):
+            yield f"rotated {count}", lines[1:count] + lines[:1] + lines[count:]
+    unknown = [json.dumps(h) for h in UNKNOWN_HEADS]
+    yield "unknown first", unknown + lines
+    yield "unknown interleaved", [x for pair in zip(unknown, lines) for x in pair] + lines[len(unknown):]
+    if key == "claude-code":
+        current = [json.dumps(h) for h in CURRENT_CLAUDE_HEADS]
+        yield "current metadata first", current[:3] + lines + current[3:]
+        yield "current metadata and unknown first", current[:3] + unknown + lines
+
+
+@pytest.mark.parametrize("path", LINE_FILES, ids=_name)
+def test_detection_reads_past_lines_it_does_not_know(tmp_path, path):
+    # Claude Code 2.1.10x-2.1.18x files that begin with permission-mode/mode/last-prompt lines gave 0 calls
+    path = corpus_file(path) if CORPUS in path.parents else path
+    cls = _lines_layout(path)
+    if cls is None:
+        pytest.skip("read as one document, not line by line")
+    lines = [line for line in path.read_text(encoding="utf-8", errors="surrogatepass").splitlines() if line.strip()]
+    for name, variant in _variants(lines, cls.key):
+        copy = write(tmp_path, "\n".join(variant) + "\n", path.name.split(".jsonl")[0] + ".jsonl")
+        found, doc = detect(copy)
+        assert (found.key if found else None, doc) == (cls.key, None), name
+
+
+def test_a_current_claude_code_file_counts_what_the_forced_read_counts(tmp_path, run):
+    # the same calls with and without --from claude-code, whatever metadata lines come first
+    lines = KANBAN.read_text().splitlines()
+    heads = [json.dumps(h) for h in CURRENT_CLAUDE_HEADS[:3]]
+    path = write(tmp_path, "\n".join(heads + lines) + "\n", KANBAN.name)
+    code, auto = _scan(run, path)
+    assert code == 0 and auto["unrecognised"] == []
+    code, forced = _scan(run, path, "--from", "claude-code")
+    assert code == 0 and auto["totals"]["calls"] == forced["totals"]["calls"] == 7
+
+
+def test_a_metadata_only_claude_code_file_is_claude_codes(tmp_path):
+    # an abandoned session (only its metadata lines): a Claude Code file with nothing in it, not a stray
+    path = write(tmp_path, "\n".join(json.dumps(h) for h in CURRENT_CLAUDE_HEADS) + "\n", "ghost.jsonl")
+    assert detect(path)[0] is collectors.get("claude-code")

@@ -53,6 +53,7 @@ def measure(call: ToolCall, tokenizer: Tokenizer, *, show_content: bool = False,
         output_preview=preview(text, CONTENT_PREVIEW) if show_content else None,
         id_scope=call.id_scope,
         truncated_by=cut_by,
+        tool_refs=call.tool_refs,
     )
 
 

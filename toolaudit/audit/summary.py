@@ -273,6 +273,8 @@ class Tally:
         # at most 2 × top rows, each with its head (late previews): the top ones so far, then newer ones
         self.largest: list[tuple[Measurement, tuple | None]] = []
         self.requests = 0
+        self.ref_calls = 0  # calls whose result loaded tool definitions (tool_reference blocks)
+        self.refs: dict[str, int] = {}  # tool name -> times a result loaded its definition
         self.billing = BillTally(by=plan.grouping.by, priced=plan.cost, model=plan.model,
                                  period=_usage_period(plan.grouping))
 
@@ -294,6 +296,10 @@ class Tally:
             self.runs.setdefault((r.source, r.session), 0)
             return
         self.orphans += r.status == ORPHAN
+        if r.tool_refs:
+            self.ref_calls += 1
+            for name in r.tool_refs:
+                self.refs[name] = self.refs.get(name, 0) + 1
         self.runs[r.source, r.session] = self.runs.get((r.source, r.session), 0) + r.tokens
         key = (self.group_of(r), self.tool_of(r))
         cell = self.cells.get(key)
@@ -360,7 +366,9 @@ class Tally:
             residency_known_calls=self.known,
             bill=self.billing.finish() if (self.requests or plan.cost) else None,
             undated=collected.undated,
-            menu=menu_summary(list(collected.menus.values()), plan.top),
+            menu=(menu := menu_summary(list(collected.menus.values()), plan.top)),
+            tool_refs=references(self.ref_calls, self.refs, menu),
+            notes=format_notes(collected.collectors),
             days=tuple(sorted((DayRow(day, str(tool), n, t) for (day, tool), (n, t) in self.days.items()),
                               key=lambda r: (r.day, -r.tokens, r.tool))),
             **(run_stats(runs) if self.calls or unpaired or self.requests else {}),
@@ -442,6 +450,42 @@ class Menu:
     def tokens_per_request(self) -> int:
         """The menu's tokens on one request (their mean, when menus differ)."""
         return round(self.carried_tokens / self.requests) if self.requests else 0
+
+
+@dataclass(frozen=True)
+class ToolReferences:
+    """Tool definitions that results loaded into the context (Claude Code ToolSearch's `tool_reference`
+    blocks). The model sees the definitions, not the reference: where a recorded menu holds a loaded
+    tool's definition its tokens are known, otherwise its size is unknown (Claude Code's transcripts
+    do not record definitions)."""
+
+    calls: int  # results that loaded definitions
+    tools: tuple[tuple[str, int], ...]  # (tool, times loaded), most loaded first
+    known_tokens: int  # the loaded definitions' tokens, where a menu recorded them (per load)
+    unknown: int  # loads whose definition no transcript recorded
+
+    @property
+    def loads(self) -> int:
+        """References in all."""
+        return sum(n for _, n in self.tools)
+
+
+def references(calls: int, loaded: dict[str, int], menu: Menu | None) -> ToolReferences | None:
+    """The ToolReferences of a scan, sized from `menu`'s definitions where it has them; None without any."""
+    if not calls:
+        return None
+    sizes = {d.tool: d.tokens for d in menu.definitions} if menu is not None else {}
+    known = sum(sizes[name] * n for name, n in loaded.items() if name in sizes)
+    unknown = sum(n for name, n in loaded.items() if name not in sizes)
+    return ToolReferences(calls, tuple(sorted(loaded.items(), key=lambda kv: (-kv[1], kv[0]))), known, unknown)
+
+
+def format_notes(read: dict[str, int]) -> tuple[str, ...]:
+    """`key: note` for each format read whose numbers need one (Collector.note)."""
+    from ..collectors import collectors
+
+    known = collectors.all()
+    return tuple(f"{key}: {known[key].note}" for key in sorted(read) if key in known and known[key].note)
 
 
 def _where(menu: MenuMeasurement) -> str:

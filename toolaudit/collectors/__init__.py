@@ -11,6 +11,7 @@ BUILTIN = (
     "toolaudit_jsonl",
     "anthropic_messages",
     "gemini_cli",
+    "gemini_stream",
     "swe_agent",
     "mini_swe_agent",
     "openhands_v1",  # before openhands: its events hold `action` and `observation` keys too

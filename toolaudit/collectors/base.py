@@ -45,6 +45,8 @@ class Collector:
     # True for a format whose texts are parsed again with the standard library (it lets lone
     # surrogates in, orjson does not): its records are always cleaned (see records)
     lenient_text: ClassVar[bool] = False
+    # what every report says of this format's numbers, when they are not simply what the model saw
+    note: ClassVar[str] = ""
 
     @classmethod
     def sniff_line(cls, first: Any) -> bool:
@@ -435,14 +437,18 @@ class Content:
     text: str = ""
     images: int = 0
     image_bytes: int = 0
+    # the tools a `tool_reference` block loaded (Claude Code's ToolSearch): the API puts their
+    # definitions into the context, which the transcript does not record; never measured as text
+    tool_refs: tuple[str, ...] = ()
 
 
 def flatten(content: Any) -> Content:
     """Join text parts with "\\n" and count image parts, for every block shape we know.
 
-    Strings stay as they are; lists hold Anthropic blocks (`text`, `image`), OpenAI
-    parts (`input_text`, `output_text`, `input_image`, `image_url`) or Gemini parts.
-    Any other object is what the model got serialized, so it is measured as JSON.
+    Strings stay as they are; lists hold Anthropic blocks (`text`, `image`, `tool_reference`),
+    OpenAI parts (`input_text`, `output_text`, `input_image`, `image_url`) or Gemini parts.
+    Any other object is what the model got serialized, so it is measured as JSON. A
+    `tool_reference` is not text the model read: it loads a tool's definition (`tool_refs`).
     """
     if content is None:
         return Content()
@@ -453,6 +459,7 @@ def flatten(content: Any) -> Content:
     if not isinstance(content, list):
         return Content(dump_args(content))
     texts: list[str] = []
+    refs: list[str] = []
     out = Content()
     for part in content:
         if isinstance(part, str):
@@ -465,11 +472,15 @@ def flatten(content: Any) -> Content:
         if kind in ("image", "input_image", "image_url") or "inlineData" in part:
             out.images += 1
             out.image_bytes += _image_part_bytes(part)
+        elif kind == "tool_reference":
+            name = part.get("tool_name")
+            refs.append(name if isinstance(name, str) and name else UNKNOWN_TOOL)
         elif isinstance(part.get("text"), str):
             texts.append(part["text"])
         else:
             texts.append(dump_args(part))
     out.text = "\n".join(texts)
+    out.tool_refs = tuple(refs)
     return out
 
 
@@ -529,7 +540,7 @@ class Pairing:
                 tool=UNKNOWN_TOOL, output=seen.text, call_id=call_id, agent=agent or MAIN_AGENT,
                 images=seen.images, image_bytes=seen.image_bytes, is_error=is_error, ts=ts,
                 model=model, status=ORPHAN, call_index=index, request_index=request_index,
-                segment=segment, id_scope=self.id_scope,
+                segment=segment, id_scope=self.id_scope, tool_refs=seen.tool_refs,
             )
         return ToolCall(
             source=self.source, line=line, collector=self.collector, session=self.session,
@@ -537,6 +548,7 @@ class Pairing:
             args=call.args, images=seen.images, image_bytes=seen.image_bytes, is_error=is_error,
             ts=ts or call.ts, model=model or call.model, status=PAIRED, call_index=call.call_index,
             request_index=request_index, segment=segment, id_scope=self.id_scope, call_line=call.line,
+            tool_refs=seen.tool_refs,
         )
 
     def unpaired(self) -> Iterable[ToolCall]:

@@ -28,9 +28,14 @@ from ..model import MAIN_AGENT, SCAN_SCOPE, UNKNOWN_TOOL, ModelText, SessionEnd,
 from .base import (Collector, Pairing, Record, anthropic_parts, collectors, guarded, read_lines, file_stem,
                    str_or_none)
 
+# Line types that claim a file (with an envelope key). Detection reads past lines it does not know
+# (discover._sniff), so a new type costs nothing; these are the ones whose lines may be all a window
+# holds: 2.1.8x+ sessions begin with last-prompt / permission-mode / mode lines, an abandoned one has
+# nothing else.
 LINE_TYPES = {
     "user", "assistant", "summary", "system", "file-history-snapshot",
     "queue-operation", "progress", "attachment", "custom-title",
+    "last-prompt", "permission-mode", "mode", "ai-title", "agent-name", "tag", "pr-link", "worktree-state",
 }
 _ENVELOPE = {"parentUuid", "sessionId", "uuid", "leafUuid", "messageId", "snapshot", "isSidechain"}
 

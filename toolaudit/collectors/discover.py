@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -102,17 +102,43 @@ class _Sniff:
     record: Any = None  # the first record that parses, within the window
     first: bool = False  # ... and it is the first non-blank line
     more: bool = False  # non-blank content follows that record
+    owner: type[Collector] | None = None  # the JSONL collector that claimed a record of the window
 
     @property
     def lines(self) -> bool:
         """A record parsed, and not inside a pretty-printed document (whose inner lines may parse alone)."""
-        return self.record is not None and self.start.rstrip() not in (b"{", b"[")
+        return self.record is not None and not _bare_brace(self.start)
 
 
-def _sniff(path: Path) -> _Sniff:
+def _bare_brace(start: bytes) -> bool:
+    """The first line opens a pretty-printed document: its inner lines are not records."""
+    return start.rstrip() in (b"{", b"[")
+
+
+def _line_owner(record: Any) -> type[Collector] | None:
+    """The first JSONL collector (registry order) whose sniff claims `record`, or None."""
+    if not isinstance(record, dict):
+        return None
+    for cls in collectors.all().values():
+        if cls.jsonl and _claims(cls.sniff_line, record):
+            return cls
+    return None
+
+
+def _typed(record: Any) -> bool:
+    """A typed line (`{"type": "...", ...}`): of a line-typed format, perhaps of a type added since."""
+    return isinstance(record, dict) and isinstance(record.get("type"), str)
+
+
+def _sniff(path: Path, claim: Callable[[Any], type[Collector] | None] | None = None) -> _Sniff:
     """The first parseable record among the first `_SNIFF_LINES` non-blank lines, reading at most
-    `_SNIFF_BYTES`, line by line: a long line is read once, the rest of the file never."""
-    budget, start, seen = _SNIFF_BYTES, b"", 0
+    `_SNIFF_BYTES`, line by line: a long line is read once, the rest of the file never.
+
+    With `claim`, a file is known by what it holds: typed records nobody claims (a line type no
+    collector knows, such as the metadata lines new agent versions put first) are read past, within
+    the same window, until one is claimed; an untyped record nobody claims ends the look.
+    """
+    budget, start, seen, found = _SNIFF_BYTES, b"", 0, None
     with open_source(path) as fh:
         try:
             while seen < _SNIFF_LINES and budget > 0:
@@ -124,21 +150,31 @@ def _sniff(path: Path) -> _Sniff:
                     continue
                 seen += 1
                 start = start or raw.lstrip()[:16]
+                if found is not None:
+                    found = replace(found, more=True)
                 if not raw.endswith(b"\n") and budget <= 0:
                     break  # longer than the window: not read to its end
                 try:
                     record = loads(raw)
                 except Exception:  # noqa: BLE001 -- a cut or broken line: look at the next one
                     continue
-                try:
-                    more = bool(fh.read(4096).strip())
-                except base.DECOMPRESS_ERRORS:
-                    more = True  # something follows, if only a broken stream
-                return _Sniff(start, record, seen == 1, more)
+                if found is None:
+                    found = _Sniff(start, record, seen == 1)
+                    if claim is None or _bare_brace(start):
+                        try:
+                            more = bool(fh.read(4096).strip())
+                        except base.DECOMPRESS_ERRORS:
+                            more = True  # something follows, if only a broken stream
+                        return replace(found, more=more)
+                owner = claim(record)
+                if owner is not None:
+                    return replace(found, more=True, owner=owner)
+                if not _typed(record):
+                    break  # an untyped record nobody claims: the first one decides, as ever
         except base.DECOMPRESS_ERRORS as exc:
             if not start:  # not one line could be decompressed: the file is unreadable, not empty
                 raise OSError(f"bad compressed data: {exc}") from exc
-    return _Sniff(start)
+    return found or _Sniff(start)
 
 
 def _document(path: Path, sniff: _Sniff) -> Any:
@@ -166,8 +202,8 @@ def _claims(sniff: Callable[[Any], bool], value: Any) -> bool:
 def detect(path: Path, forced: str | None = None) -> tuple[type[Collector] | None, Any]:
     """The collector for `path` and, when it is read as one document, the parsed document.
 
-    Judges JSONL formats from the keys of the first record that parses (a cut or broken first
-    line costs that line only), whole-file JSON from the document's top-level shape
+    Judges JSONL formats from the keys of the first record a collector claims, within the sniffing
+    window (a cut or broken line, or a line type nobody knows, costs that line only), whole-file JSON from the document's top-level shape
     (formats.md §0). An empty or blank file is `EmptyFile`'s; (None, None) when nothing fits.
     A collector may read both shapes (a JSON list of runs, or one run per line).
     """
@@ -175,22 +211,19 @@ def detect(path: Path, forced: str | None = None) -> tuple[type[Collector] | Non
         for cls in collectors.all().values():
             if cls.owns_path(path):
                 return cls, None  # a piece of a layout the collector reads whole
-    sniff = _sniff(path)
+    sniff = _sniff(path, None if forced else _line_owner)
     if forced:
         cls = collectors.get(forced)
         jsonl = cls.jsonl and sniff.lines and (sniff.more or not cls.document)
         return cls, (None if jsonl else _document(path, sniff))
     if not sniff.start:
         return EmptyFile, None
-    table = collectors.all().values()
-    if sniff.lines and isinstance(sniff.record, dict):
-        for cls in table:
-            if cls.jsonl and _claims(cls.sniff_line, sniff.record):
-                return cls, None
+    if sniff.owner is not None:
+        return sniff.owner, None
     doc = _document(path, sniff)
     if doc is None:
         return None, None
-    for cls in table:
+    for cls in collectors.all().values():
         if cls.document and _claims(cls.sniff_doc, doc):
             return cls, doc
     return None, None

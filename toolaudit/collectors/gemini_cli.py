@@ -218,14 +218,22 @@ class GeminiCLICollector(Collector):
 
     @classmethod
     def sniff_line(cls, first: Any) -> bool:
-        """The metadata line: `sessionId` and `projectHash` strings, as Gemini CLI's loader tests."""
-        return isinstance(first.get("sessionId"), str) and isinstance(first.get("projectHash"), str)
+        """The metadata line: `sessionId` and `projectHash` strings, as Gemini CLI's loader tests; read
+        past a moved or new first line, its other own lines also tell: a `$set` update, a rewind, a
+        model message (`type: "gemini"` with an id)."""
+        return cls._is_meta(first) or isinstance(first.get("$set"), dict) or isinstance(first.get("$rewindTo"), str) \
+            or (first.get("type") == "gemini" and isinstance(first.get("id"), str) and "content" in first)
+
+    @staticmethod
+    def _is_meta(obj: dict) -> bool:
+        """The session's metadata line (or a legacy session as one object)."""
+        return isinstance(obj.get("sessionId"), str) and isinstance(obj.get("projectHash"), str)
 
     @classmethod
     def sniff_doc(cls, doc: Any) -> bool:
         """A legacy session `{sessionId, projectHash, messages}` or a checkpoint's Content turns."""
         if isinstance(doc, dict):
-            if cls.sniff_line(doc) and isinstance(doc.get("messages"), list):
+            if cls._is_meta(doc) and isinstance(doc.get("messages"), list):
                 return True
             doc = doc.get("history")  # checkpoints since mid-2025: {history, authType?}
         return is_contents(doc)
@@ -274,7 +282,7 @@ class GeminiCLICollector(Collector):
                 yield Skipped(state.source, number, "$set without an object")
             elif isinstance(update.get("messages"), list):
                 yield from state.checkpoint(update["messages"], number)
-        elif self.sniff_line(obj):
+        elif self._is_meta(obj):
             state.meta(obj, path)
             if isinstance(obj.get("messages"), list):  # a whole legacy record on one line
                 yield from state.hold(obj["messages"], number)

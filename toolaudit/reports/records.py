@@ -49,6 +49,14 @@ class RecordsMeta:
     schema_version: int = SCHEMA_VERSION
 
 
+def cell(row: Measurement, name: str) -> Any:
+    """One column's value of a row: a tuple of names (tool_refs) as one comma-joined string, None when empty."""
+    value = getattr(row, name)
+    if isinstance(value, tuple):
+        return ",".join(value) or None
+    return value
+
+
 def arrow_schema(meta: RecordsMeta):
     """The typed Parquet schema of the rows, with `meta` under the `toolaudit` metadata key."""
     import pyarrow as pa
@@ -62,7 +70,7 @@ def arrow_table(rows: list[Measurement], schema):
     """`rows` as a pyarrow Table of `schema` (timestamps parsed as the summaries read them: periods.when_of)."""
     import pyarrow as pa
 
-    columns = {name: [getattr(r, name) for r in rows] for name in COLUMNS}
+    columns = {name: [cell(r, name) for r in rows] for name in COLUMNS}
     columns["ts"] = [when_of(ts) for ts in columns["ts"]]
     return pa.Table.from_pydict(columns, schema=schema)
 
@@ -83,7 +91,7 @@ class _Csv:
         self._out.writerow(COLUMNS)
 
     def write(self, rows: list[Measurement]) -> None:
-        self._out.writerows(["" if v is None else v for v in (getattr(r, c) for c in COLUMNS)] for r in rows)
+        self._out.writerows(["" if v is None else v for v in (cell(r, c) for c in COLUMNS)] for r in rows)
 
     def close(self) -> None:
         pass

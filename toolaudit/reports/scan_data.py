@@ -78,6 +78,16 @@ def scan_dict(result: ScanResult) -> dict[str, Any]:
             }
     if result.menu is not None:
         doc["menu"] = menu_dict(result.menu)
+    if result.tool_refs is not None:
+        refs = result.tool_refs
+        doc["tool_references"] = {
+            "calls": refs.calls, "loads": refs.loads,
+            "tools": [{"tool": name, "loads": n} for name, n in refs.tools],
+            "definition_tokens": refs.known_tokens if not refs.unknown else None,
+            "known_definition_tokens": refs.known_tokens, "unknown_definitions": refs.unknown,
+        }
+    if result.notes:
+        doc["notes"] = list(result.notes)
     doc["days"] = [{"day": d.day, "tool": d.tool, "calls": d.calls, "tokens": d.tokens} for d in result.days]
     if result.top:
         doc["top"] = [
@@ -111,6 +121,16 @@ def menu_line(menu) -> str:
             f"× {menu.requests:,} requests {sign} {menu.carried_tokens:,} input tokens "
             f"({where}{menu.sessions} session{'s' if menu.sessions != 1 else ''}"
             + ("; --top N lists the largest" if not menu.top else "") + ")")
+
+
+def references_line(refs) -> str:
+    """One line: the tool definitions results loaded (ToolSearch), and whether their size is known."""
+    size = (f"{refs.known_tokens:,} definition tokens" if not refs.unknown else
+            f"definitions' size unknown for {refs.unknown:,} (not recorded in these transcripts)"
+            + (f"; {refs.known_tokens:,} tokens for the rest" if refs.known_tokens else ""))
+    return (f"tool definitions loaded by results (tool_reference, e.g. ToolSearch): {refs.loads:,} in "
+            f"{refs.calls:,} call{'s' if refs.calls != 1 else ''}, {len(refs.tools)} tools; {size}; "
+            "not counted as output tokens")
 
 
 def menu_cells(menu) -> tuple[list[str], list[list[str]]]:
@@ -227,6 +247,9 @@ def summary_lines(result: ScanResult) -> list[str]:
                              + " (use --model NAME when the transcript lacks it)")
     if result.menu is not None:
         lines.append(menu_line(result.menu))
+    if result.tool_refs is not None:
+        lines.append(references_line(result.tool_refs))
+    lines.extend(f"note: {note}" for note in result.notes)
     if result.undated:
         lines.append(f"--since/--until left out {result.undated} calls or requests without a timestamp")
     for skip in result.skipped[:5]:

@@ -129,6 +129,9 @@ def scan_schema() -> dict:
                 "carried_tokens": INT, "definitions": array(definition)})
     top = obj({"tool": STR, "session": STR, "agent": STR, "file": STR, "line": INT, "tokens": INT, "chars": INT,
                "bytes": INT, "args_preview": STR, "output_preview": STR}, optional=("output_preview",))
+    # definitions results loaded (ToolSearch's tool_reference blocks), sized where a menu recorded them
+    references = obj({"calls": INT, "loads": INT, "tools": array(obj({"tool": STR, "loads": INT})),
+                      "definition_tokens": nullable(INT), "known_definition_tokens": INT, "unknown_definitions": INT})
     return _document("scan", "toolaudit scan -f json", {
         "meta": _meta("scan", {"by": STR, "collectors": counts()}),
         "totals": obj(totals),
@@ -139,9 +142,11 @@ def scan_schema() -> dict:
         "usage": usage,
         "cost": cost,
         "menu": menu,
+        "tool_references": references,
+        "notes": array(STR),
         "days": array(record(DayRow)),
         "top": array(top),
-    }, optional=("groups", "undated_dropped", "usage", "cost", "menu", "top"))
+    }, optional=("groups", "undated_dropped", "usage", "cost", "menu", "tool_references", "notes", "top"))
 
 
 def simulate_schema() -> dict:
