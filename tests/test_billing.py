@@ -101,7 +101,7 @@ def test_corpus_usage_totals_equal_the_collector_sum(run, corpus):
 
 
 def test_router_prefixed_models_are_priced_and_unknown_ones_are_not():
-    from toolaudit.audit.billing import token_prices
+    from toolaudit.scan.billing import token_prices
 
     assert token_prices("google/gemini-3-pro-preview") == token_prices("gemini-3-pro-preview") is not None
     assert token_prices("policy_model") is None and token_prices(None) is None

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from toolaudit.audit.calibrate import MIN_O200K, Turn, calibrate, fit, turns_from_file
+from toolaudit.calibrate.engine import MIN_O200K, Turn, calibrate, fit, turns_from_file
 from toolaudit.errors import ToolauditError, UsageError
 from toolaudit.tokenizers import DEFAULT_FACTOR, default_factor, get_tokenizer
 

@@ -163,7 +163,7 @@ def test_calibrate_save_on_a_full_disk_leaves_the_old_file(run, tmp_path, full_d
 
 def _two_results():
     """Two scan results of different sizes, rendered by the real reporters."""
-    from toolaudit.audit.summary import Collected, summarize
+    from toolaudit.scan.summary import Collected, summarize
     from toolaudit.cli import meta_for
     from toolaudit.pipeline import ScanOptions, run as run_pipeline
     from toolaudit.collectors import discover

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import SAMPLES
 from test_reports_gold import check_gold
-from toolaudit.audit.gate import Check, evaluate, gate
+from toolaudit.gate.checks import Check, evaluate, gate
 from toolaudit.errors import UsageError
 
 GOLD = Path(__file__).parent / "gold"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from toolaudit.audit import markers
-from toolaudit.audit.markers import _JSON_START, START, _required, earliest, truncated_by
+from toolaudit.scan import markers
+from toolaudit.scan.markers import _JSON_START, START, _required, earliest, truncated_by
 
 EXAMPLES = [
     "\n\n... [48211 characters truncated] ...\n\n", "... [12 lines truncated] ...", "<persisted-output>\nOutput too large",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from toolaudit.audit.markers import truncated_by
-from toolaudit.audit.presets import PRESETS
+from toolaudit.scan.markers import truncated_by
+from toolaudit.simulate.presets import PRESETS
 
 BIG = "".join(f"line {i} of a long build log with some words in it\n" for i in range(6000))
 

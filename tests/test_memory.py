@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import CORPUS, SAMPLES
 
-from toolaudit.audit.summary import Collected, Grouping, Plan, summarize
+from toolaudit.scan.summary import Collected, Grouping, Plan, summarize
 from toolaudit.collectors.discover import iter_files
 from toolaudit.model import Measurement, ScanMeta, Usage
 from toolaudit.pipeline import ScanOptions, run

@@ -8,7 +8,7 @@ import json
 
 from click.testing import CliRunner
 
-from toolaudit.audit.summary import Collected, menu_summary
+from toolaudit.scan.summary import Collected, menu_summary
 from toolaudit.cli import cli
 from toolaudit.model import FileResult, MenuMeasurement
 from toolaudit.tokenizers import get_tokenizer

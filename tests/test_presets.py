@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolaudit.audit.markers import truncated_by
-from toolaudit.audit.policies import nbytes
-from toolaudit.audit.presets import PRESETS, get_preset
+from toolaudit.scan.markers import truncated_by
+from toolaudit.simulate.policies import nbytes
+from toolaudit.simulate.presets import PRESETS, get_preset
 from toolaudit.errors import UsageError
 
 sys.path.insert(0, str(Path(__file__).parent / "policies"))
@@ -216,8 +216,8 @@ def test_presets_never_split_a_character(text, name, tool):
 # ------------------------------------------------------------------ codex follows the session's recorded cap
 
 def test_codex_cap_is_the_recorded_one_else_the_model_familys():
-    from toolaudit.audit.policies import CodexMiddle
-    from toolaudit.audit.presets import codex_session_cap
+    from toolaudit.simulate.policies import CodexMiddle
+    from toolaudit.simulate.presets import codex_session_cap
     from toolaudit.model import OutputCap
 
     recorded = OutputCap("f", 1, "s", "tokens", 2_500)

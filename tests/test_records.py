@@ -25,7 +25,7 @@ def _ok(result):
 
 def _kept_rows(folder: Path) -> list:
     """The rows a scan keeps, computed through the pipeline directly (not through --records)."""
-    from toolaudit.audit.summary import Collected
+    from toolaudit.scan.summary import Collected
     from toolaudit.collectors.discover import iter_files
     from toolaudit.pipeline import ScanOptions, run
 

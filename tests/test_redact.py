@@ -1,4 +1,4 @@
-"""toolaudit.audit.redact: every planted kind masked in every shape it reaches a preview in,
+"""toolaudit.scan.redact: every planted kind masked in every shape it reaches a preview in,
 the text around it kept, key blocks masked wherever a window starts, and the detector run
 only on the window a caller shows."""
 
@@ -9,10 +9,10 @@ import json
 import pytest
 
 from test_secrets_e2e import FRAGMENT, PLANTED, Planted, fake, leaks
-from toolaudit.audit import redact as redact_module
-from toolaudit.audit.policymap import maps_from_spec
-from toolaudit.audit.redact import MASK, excerpt, in_secret, preview, redact
-from toolaudit.audit.simulate import simulate_records
+from toolaudit.scan import redact as redact_module
+from toolaudit.simulate.policymap import maps_from_spec
+from toolaudit.scan.redact import MASK, excerpt, in_secret, preview, redact
+from toolaudit.simulate.engine import simulate_records
 from toolaudit.model import ToolCall
 from toolaudit.tokenizers import get_tokenizer
 
@@ -125,7 +125,7 @@ def test_the_detector_sees_only_the_window_and_nothing_without_a_hint(monkeypatc
 def _reach_cases():
     """Texts whose secrets sit where a prefix could change the preview: at the window's edge, in a token
     running past it, in a key block whose END line lies beyond the prefix."""
-    from toolaudit.audit.redact import _LOOKAHEAD
+    from toolaudit.scan.redact import _LOOKAHEAD
 
     key = fake("ghp_", 36)
     block = "-----BEGIN RSA PRIVATE KEY-----\n" + "A" * 64 + "\n"
@@ -146,7 +146,7 @@ def _reach_cases():
 
 
 def test_a_prefix_as_long_as_preview_reach_gives_the_same_preview():
-    from toolaudit.audit.redact import preview_reach
+    from toolaudit.scan.redact import preview_reach
 
     cases = list(_reach_cases())
     for width, text in cases:

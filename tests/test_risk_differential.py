@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, SAMPLES
-from toolaudit.audit import risk, simulate
-from toolaudit.audit.policymap import maps_from_spec
-from toolaudit.audit.risk import _GUTTER, _SPLIT, WINDOW, _confirm, _occurs_as_item
+from toolaudit.simulate import engine as simulate, risk
+from toolaudit.simulate.policymap import maps_from_spec
+from toolaudit.simulate.risk import _GUTTER, _SPLIT, WINDOW, _confirm, _occurs_as_item
 from toolaudit.collectors import discover
 from toolaudit.model import UNPAIRED, ModelText, ToolCall
 from toolaudit.tokenizers import get_tokenizer

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import SAMPLES
-from toolaudit.audit.presets import PRESETS
+from toolaudit.simulate.presets import PRESETS
 
 SIM_FIELDS = ["tool", "calls", "affected_calls", "tokens_before", "tokens_after", "tokens_saved", "saved_pct",
               "chars_before", "chars_after", "bytes_before", "bytes_after", "weighted_tokens_saved",

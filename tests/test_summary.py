@@ -6,8 +6,8 @@ import csv
 
 import numpy as np
 
-from toolaudit.audit.measure import measure, with_residency
-from toolaudit.audit.summary import Collected, nearest_rank, summarize
+from toolaudit.scan.measure import measure, with_residency
+from toolaudit.scan.summary import Collected, nearest_rank, summarize
 from toolaudit.model import FILE_SCOPE, SCAN_SCOPE, FileResult, ScanMeta, SessionEnd, ToolCall
 from toolaudit.tokenizers import get_tokenizer
 
@@ -22,7 +22,7 @@ def test_nearest_rank():
 
 
 def test_ranked_reads_a_sorted_list_as_nearest_rank_does():
-    from toolaudit.audit.stats import ranked
+    from toolaudit.scan.stats import ranked
 
     values = [40, 15, 50, 35, 20]
     for p in (5, 50, 95, 100):

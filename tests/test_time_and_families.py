@@ -8,8 +8,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from toolaudit.audit.families import BUILTIN, DEFAULT, families_from, is_shell
-from toolaudit.audit.periods import parse_when, period_of
+from toolaudit.scan.families import BUILTIN, DEFAULT, families_from, is_shell
+from toolaudit.scan.periods import parse_when, period_of
 from toolaudit.errors import ConfigError, UsageError
 
 NOW = datetime(2026, 3, 10, 14, 30, tzinfo=timezone.utc)
@@ -106,7 +106,7 @@ def test_families_of_agents_tools():
 
 
 def test_one_shell_table_for_presets_and_replay():
-    from toolaudit.audit import presets
+    from toolaudit.simulate import presets
     from toolaudit.replay.translate import SHELL_TOOLS
 
     assert presets.SHELL == BUILTIN["shell"]
@@ -153,7 +153,7 @@ def test_simulate_tool_at_family_selects_every_shell(run, tmp_path):
 def test_periods_are_formatted_the_same_on_every_platform():
     from datetime import timezone
 
-    from toolaudit.audit.periods import period_of
+    from toolaudit.scan.periods import period_of
 
     # Go's zero time (year 1) is in real logs: written unpadded, as glibc's strftime did
     assert [period_of("0001-01-01T00:00:00Z", unit, timezone.utc) for unit in ("day", "month")] == ["1-01-01", "1-01"]

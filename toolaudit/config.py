@@ -4,7 +4,7 @@ Precedence, lowest first: built-in defaults < `[tool.toolaudit]` in the nearest
 pyproject.toml (cwd and its parents) < `TOOLAUDIT_<COMMAND>_<OPTION>` environment
 variables < command-line flags. Top-level keys apply to every command that has the
 option; a sub-table `[tool.toolaudit.<command>]` applies to that command only.
-`[tool.toolaudit.families]` is the tool-family table (audit.families), not options.
+`[tool.toolaudit.families]` is the tool-family table (scan.families), not options.
 Keys are option names with `_` or `-`; an unknown key is an error with a suggestion.
 """
 
@@ -21,7 +21,7 @@ from .registry import did_you_mean
 
 # sub-tables a command reads itself: [tool.toolaudit.simulate.policies], [tool.toolaudit.replay.tools]
 SUB_TABLES = {("simulate", "policies"), ("replay", "tools")}
-# top-level tables the commands read themselves: [tool.toolaudit.families] (audit.families: scan --by
+# top-level tables the commands read themselves: [tool.toolaudit.families] (scan.families: scan --by
 # family, simulate --tool @FAMILY)
 TOP_TABLES = {"families"}
 

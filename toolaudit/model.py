@@ -1,4 +1,4 @@
-"""Frozen records shared by every layer: what collectors yield, what audit measures."""
+"""Frozen records shared by every layer: what collectors yield, what the jobs measure."""
 
 from __future__ import annotations
 
@@ -230,7 +230,7 @@ class FileResult:
     menus: tuple["MenuMeasurement", ...] = ()
     # With late previews (ScanOptions.late_previews), per measurement: the first chars of its sanitized
     # arguments and output (None without --show-content) that its previews read. Unredacted: never
-    # shown, and never sent off this machine (see audit.measure.previewed).
+    # shown, and never sent off this machine (see scan.measure.previewed).
     heads: tuple[tuple[str, str | None], ...] = ()
 
 
@@ -291,15 +291,15 @@ class ScanResult:
     # tokens x residency: what re-sending the outputs with every later request cost
     carried_tokens: int = 0
     residency_known_calls: int = 0
-    bill: object = None  # audit.billing.Bill: provider usage and dollars, when known
+    bill: object = None  # scan.billing.Bill: provider usage and dollars, when known
     undated: int = 0  # calls and requests left out by --since/--until for want of a timestamp
-    menu: object = None  # audit.summary.Menu: the tool definitions requests carried, when recorded
+    menu: object = None  # scan.summary.Menu: the tool definitions requests carried, when recorded
     # per run (compare's rule: a session of a transcript, its subagents joined): steadier than totals
     runs: int = 0
     tokens_per_run_median: float = 0.0
     tokens_per_run_p90: int = 0
-    days: tuple = ()  # audit.summary.DayRow: tool-output tokens per UTC day and tool (charts over time)
-    tool_refs: object = None  # audit.summary.ToolReferences: definitions results loaded (ToolSearch), when any
+    days: tuple = ()  # scan.summary.DayRow: tool-output tokens per UTC day and tool (charts over time)
+    tool_refs: object = None  # scan.summary.ToolReferences: definitions results loaded (ToolSearch), when any
     notes: tuple[str, ...] = ()  # what the formats read say of their numbers (Collector.note), one per format
 
 

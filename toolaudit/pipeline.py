@@ -9,7 +9,7 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Iterator
 
-from .audit.measure import head_of, measure, measure_menu, with_residency
+from .scan.measure import head_of, measure, measure_menu, with_residency
 from .collectors import discover
 from .errors import check_strict
 from .model import FileResult, SessionEnd, Skipped, ToolCall, ToolMenu, Usage
@@ -93,8 +93,8 @@ def scan_file(path: Path, options: ScanOptions) -> FileResult:
 
 
 def simulate_file(path: Path, options: ScanOptions, maps: list, explain: bool = False):
-    """Measure one file's calls once and apply every policy map (audit.simulate)."""
-    from .audit.simulate import SimFile, simulate_records
+    """Measure one file's calls once and apply every policy map (simulate.engine)."""
+    from .simulate.engine import SimFile, simulate_records
 
     source = str(path)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from toolaudit.audit.markers import truncated_by
+from toolaudit.scan.markers import truncated_by
 from toolaudit.collectors.codex import CodexCollector
 from toolaudit.collectors.discover import detect
 from toolaudit.model import (ORPHAN, PAIRED, UNPAIRED, ModelText, OutputCap, SessionEnd, SessionInfo, Skipped,

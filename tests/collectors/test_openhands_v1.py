@@ -245,7 +245,7 @@ def test_condensation_ends_residency_of_what_it_forgets(tmp_path):
     calls = kinds(out, ToolCall)
     assert [c.segment for c in calls] == [0, 1, 1]  # forgotten by condensation 0; the others to the end
     assert kinds(out, SessionEnd)[0].requests == (2, 4)  # 2 requests when it happened, 4 at the end
-    from toolaudit.audit.measure import measure, with_residency
+    from toolaudit.scan.measure import measure, with_residency
     from toolaudit.tokenizers import get_tokenizer
     rows = with_residency([measure(c, get_tokenizer("approx")) for c in calls], kinds(out, SessionEnd))
     assert [r.residency for r in rows] == [1, 2, 1]  # carried by request 1 only, then 2..3, then 3

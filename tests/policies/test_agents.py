@@ -8,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import encodes, texts
 
-from toolaudit.audit.policies import CodexLegacy, CodexMiddle, OpenCodeCut, nbytes
-from toolaudit.audit.policies.agents import rust_lines
+from toolaudit.simulate.policies import CodexLegacy, CodexMiddle, OpenCodeCut, nbytes
+from toolaudit.simulate.policies.agents import rust_lines
 
 CODEX_MARKER = re.compile(r"…(\d+) (chars|tokens) truncated…")
 

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import encodes, texts
 
-from toolaudit.audit.policies import (Chain, CodexMiddle, FirstOf, HeadTail, JsonFields, MatchLimit, Refusal,
+from toolaudit.simulate.policies import (Chain, CodexMiddle, FirstOf, HeadTail, JsonFields, MatchLimit, Refusal,
                                       SearchPreview, cut_bytes, cut_bytes_tail, cut_chars, cut_chars_tail, nbytes,
                                       policies)
 from toolaudit.errors import UsageError

@@ -9,8 +9,8 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from strategies import encodes, texts
 
-from toolaudit.audit.markers import truncated_by
-from toolaudit.audit.policies import HeadTail, nbytes
+from toolaudit.scan.markers import truncated_by
+from toolaudit.simulate.policies import HeadTail, nbytes
 from toolaudit.errors import UsageError
 
 MARK = "\ue000{omitted}\ue000"  # a marker the texts never hold, so a result splits back into its parts

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import texts
 
-from toolaudit.audit.policies import JsonFields
+from toolaudit.simulate.policies import JsonFields
 from toolaudit.errors import UsageError
 
 WORDS = ("migrate", "the", "session", "store", "to", "sqlite", "and", "keep", "a", "rollback", "path", "for",

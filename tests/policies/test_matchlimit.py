@@ -8,10 +8,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import PATHS, encodes, search_outputs
 
-from toolaudit.audit.markers import truncated_by
-from toolaudit.audit.policies import MatchLimit, nbytes
-from toolaudit.audit.policies.preview import parse_match
-from toolaudit.audit.policies.matchlimit import result_lines
+from toolaudit.scan.markers import truncated_by
+from toolaudit.simulate.policies import MatchLimit, nbytes
+from toolaudit.simulate.policies.preview import parse_match
+from toolaudit.simulate.policies.matchlimit import result_lines
 
 NOTICE_START = "[toolaudit: "
 

@@ -8,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import encodes, search_outputs, texts
 
-from toolaudit.audit.policies import LineClip, SearchPreview
-from toolaudit.audit.policies.preview import parse_match
+from toolaudit.simulate.policies import LineClip, SearchPreview
+from toolaudit.simulate.policies.preview import parse_match
 
 
 def content_chars(out: str) -> int:

@@ -6,9 +6,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import texts
 
-from toolaudit.audit.markers import truncated_by
-from toolaudit.audit.policies import Refusal
-from toolaudit.audit.policies.refusal import CLAUDE_MCP_MESSAGE, CLAUDE_READ_MESSAGE
+from toolaudit.scan.markers import truncated_by
+from toolaudit.simulate.policies import Refusal
+from toolaudit.simulate.policies.refusal import CLAUDE_MCP_MESSAGE, CLAUDE_READ_MESSAGE
 
 
 def test_claude_read_refusal_text():

@@ -20,7 +20,7 @@ from toolaudit.model import Skipped, ToolCall  # noqa: E402
 from toolaudit.replay.base import FAILED, REPLAYED, Sandbox, implementations  # noqa: E402
 from toolaudit.replay.mcp import McpServer, result_content  # noqa: E402
 from toolaudit.model import ToolMenu  # noqa: E402
-from toolaudit.audit.replay_summary import menu_of  # noqa: E402
+from toolaudit.replay.summary import menu_of  # noqa: E402
 from toolaudit.tokenizers import get_tokenizer  # noqa: E402
 
 SERVERS = Path(__file__).resolve().parent / "mcp_servers"

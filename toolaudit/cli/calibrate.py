@@ -78,7 +78,7 @@ def calibrate(paths, save, fmt, quiet, debug):
       toolaudit calibrate ~/.claude/projects --save claude-fit.json
       toolaudit scan ~/.claude/projects --tokenizer claude --calibration claude-fit.json
     """
-    from ..audit.calibrate import calibrate as fit_all, calibration_doc
+    from ..calibrate.engine import calibrate as fit_all, calibration_doc
 
     problems: list[str] = []
     files = list(_claude_files(resolve_paths(paths, quiet), problems))

@@ -51,7 +51,7 @@ class Measure:
 
 
 def _scan(m: Measure):
-    from ..audit.summary import Collected, Plan
+    from ..scan.summary import Collected, Plan
 
     meta = m.meta()
     # per tool, no --top: calls are folded as files come
@@ -59,8 +59,8 @@ def _scan(m: Measure):
 
 
 def _simulate(m: Measure):
-    from ..audit import simsummary
-    from ..audit.policymap import maps_from_spec
+    from ..simulate import summary as simsummary
+    from ..simulate.policymap import maps_from_spec
     from ..pipeline import simulate_file
 
     spec = m.baseline["meta"].get("policy_spec")
@@ -230,7 +230,7 @@ def ci(ctx, paths, baseline, workspace, fail_on, min_calls, max_vanished, update
       toolaudit ci evals/transcripts --baseline toolaudit-baseline.json --update-baseline
       toolaudit ci recorded/ --baseline replay-baseline.json   # written by replay -f json -o
     """
-    from ..audit.gate import DEFAULT_CHECKS, Check, gate
+    from ..gate.checks import DEFAULT_CHECKS, Check, gate
 
     base = _read_baseline(baseline, update_baseline)
     meta = base["meta"]

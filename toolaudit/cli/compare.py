@@ -14,8 +14,8 @@ from . import cli, gather, input_options, meta_for, output_options
 
 def _side(path: Path, options, *, jobs: int, strict: bool, quiet: bool, scheduler: str | None):
     """One condition: a `scan --records` file as it is, else the transcripts under `path` scanned."""
-    from ..audit.compare import records_side, side_from_scan
-    from ..audit.summary import Collected
+    from ..compare.engine import records_side, side_from_scan
+    from ..scan.summary import Collected
 
     side = records_side(path)
     if side is not None:
@@ -67,7 +67,7 @@ def compare(a, b, group_by, source_format, tokenizer, calibration, engine, stric
       toolaudit compare base/ new/ --group-by 're:^(.+)-run\\d+'
       toolaudit compare a.csv runs/variant -f json -o compare.json
     """
-    from ..audit.compare import compare as compare_sides, parse_group_by
+    from ..compare.engine import compare as compare_sides, parse_group_by
     from ..pipeline import ScanOptions
 
     grouping = parse_group_by(group_by)

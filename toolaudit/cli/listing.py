@@ -52,8 +52,8 @@ def list_replay() -> None:
 @list_.command(name="policies")
 def list_policies() -> None:
     """The cap policy families (simulate's flags) and the agent presets (--preset NAME)."""
-    from ..audit.policies import policies
-    from ..audit.presets import PRESETS
+    from ..simulate.policies import policies
+    from ..simulate.presets import PRESETS
 
     click.echo("Policy families, applied in this order:")
     for key, cls in sorted(policies.all().items(), key=lambda kv: kv[1].order):

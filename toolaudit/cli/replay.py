@@ -59,7 +59,7 @@ def spec_of(options, workspace) -> dict:
 def run_replay(paths, options, spec, *, tokenizer, engine, calibration, source_format, strict, quiet,
                calls_out=None):
     """Replay PATHS under `options` and return the ReplayResult (the core entry point of replay and ci)."""
-    from ..audit.replay_summary import ReplayCollected, menu_of, result
+    from ..replay.summary import ReplayCollected, menu_of, result
     from ..replay.calls_out import CallsWriter
     from ..replay.runner import Runner, replay_files
     from . import input_files

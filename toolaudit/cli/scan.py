@@ -18,8 +18,8 @@ def family_table(ctx: click.Context) -> dict | None:
 
 
 def families(ctx: click.Context):
-    """The tool families: the built-in table changed by `[tool.toolaudit.families]` (audit.families)."""
-    from ..audit.families import families_from
+    """The tool families: the built-in table changed by `[tool.toolaudit.families]` (scan.families)."""
+    from ..scan.families import families_from
 
     path = (ctx.find_root().obj or {}).get("config_path")
     return families_from(family_table(ctx), f"{path} [tool.toolaudit.families]")
@@ -94,8 +94,8 @@ def scan(ctx, paths, source_format, tokenizer, calibration, engine, strict, debu
       toolaudit scan --since 7d --by day --cost
       toolaudit scan runs/ --by family --columns calls,tokens,share,cost
     """
-    from ..audit.periods import parse_when, zone
-    from ..audit.summary import Collected, Grouping, Plan
+    from ..scan.periods import parse_when, zone
+    from ..scan.summary import Collected, Grouping, Plan
     from ..pipeline import ScanOptions
     from ..reports.records import RecordsMeta, recording
     from ..reports.scan_data import SCAN_COLUMNS

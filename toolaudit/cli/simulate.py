@@ -19,7 +19,7 @@ _FLAGS = ("preview_chars", "include_content", "max_chars", "max_bytes", "head_ra
 
 def _rules_table(policy_file: Path | None) -> tuple[dict | None, str]:
     """The policy table of --policy-file, else of `[tool.toolaudit.simulate.policies]`."""
-    from ..audit.policymap import read_policy_file
+    from ..simulate.policymap import read_policy_file
 
     if policy_file:
         return read_policy_file(policy_file), str(policy_file)
@@ -83,8 +83,8 @@ def simulate(ctx, paths, preview_chars, include_content, max_chars, max_bytes, h
       toolaudit simulate runs/ --preset codex
       toolaudit simulate runs/ --sweep max_chars=2000,5000,10000,20000 -f csv
     """
-    from ..audit import simsummary
-    from ..audit.policymap import maps_from_spec, spec_of
+    from ..simulate import summary as simsummary
+    from ..simulate.policymap import maps_from_spec, spec_of
     from ..pipeline import ScanOptions, simulate_file
     from ..reports.sim_data import SIM_COLUMNS
 

@@ -21,7 +21,7 @@ import shlex
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..audit.policies.base import cut_bytes, nbytes
+from ..simulate.policies.base import cut_bytes, nbytes
 from ..errors import UsageError
 from .base import FAILED, Implementation, Outcome, Sandbox, implementations
 from .sandbox import RunResult, run_in

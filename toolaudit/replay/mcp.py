@@ -44,7 +44,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from ..audit.redact import redact
+from ..scan.redact import redact
 from ..collectors.base import Content, flatten
 from .base import REPLAYED, Implementation, Outcome, Sandbox, ToolDef, implementations
 from .cmd import capped, failed, split_argv

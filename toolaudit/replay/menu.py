@@ -4,7 +4,7 @@ A definition is counted as the JSON a client sends to the model for it, in Anthr
 `{"name", "description", "input_schema"}`, compact, non-ASCII kept (`definition_json`). Recorded
 menus (Anthropic/OpenAI request logs, OpenHands `SystemPromptEvent.tools`) and an MCP server's
 `tools/list` are both turned into that one shape, so before and after count the same way
-(audit.replay_summary.menu_of counts them).
+(replay.summary.menu_of counts them).
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from ..audit.families import SHELL, is_shell
+from ..scan.families import SHELL, is_shell
 from ..model import ToolCall
 from .search_commands import Refused, head_count, parse
 
@@ -48,7 +48,7 @@ class _ShellTools(frozenset):
         return isinstance(tool, str) and is_shell(tool)
 
 
-SHELL_TOOLS = _ShellTools(g for g in SHELL if not any(c in g for c in "*?["))  # audit.families: one table
+SHELL_TOOLS = _ShellTools(g for g in SHELL if not any(c in g for c in "*?["))  # scan.families: one table
 _COMMAND_KEYS = ("command", "cmd")
 _WORKDIR_KEYS = ("workdir", "working_directory", "cwd", "dir_path", "directory")
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash"})

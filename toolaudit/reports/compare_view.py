@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..audit.compare import METRICS, CompareResult, Delta, Row, SideSummary, Stat
+from ..compare.engine import METRICS, CompareResult, Delta, Row, SideSummary, Stat
 from .view import Lines, Section, View, amount, register, tokenizer_text
 
 LABELS = {"tokens": "output tokens", "bytes": "output bytes", "calls": "calls", "billed_input": "billed input"}

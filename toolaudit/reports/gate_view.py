@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from .. import __version__
-from ..audit.gate import NOT_IN_BASELINE, TOO_FEW, GateResult, Outcome
+from ..gate.checks import NOT_IN_BASELINE, TOO_FEW, GateResult, Outcome
 from .view import Lines, Section, View, register
 
 SHOWN_TOOLS = 10

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .. import __version__
-from ..audit.periods import when_of
+from ..scan.periods import when_of
 from ..storage import RemotePath, filesystem
 from ..errors import ToolauditError, UsageError
 from ..model import SCHEMA_VERSION, Measurement
@@ -232,7 +232,7 @@ def records_writer(target: Path | RemotePath, meta: RecordsMeta) -> Iterator[Any
 
 
 class RecordsSink:
-    """A summary sink (audit.summary.Collected) whose kept rows are also written as each file is folded in."""
+    """A summary sink (scan.summary.Collected) whose kept rows are also written as each file is folded in."""
 
     def __init__(self, collected, writer):
         self.collected, self.writer = collected, writer

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..audit.replay_summary import Menu, ReplayResult, ReplayRow
+from ..replay.summary import Menu, ReplayResult, ReplayRow
 from .view import Lines, Section, View, num, pick, register, tokenizer_text
 
 # tools[] fields of `replay -f json`: a contract, like scan's and simulate's

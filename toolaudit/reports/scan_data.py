@@ -67,7 +67,7 @@ def scan_dict(result: ScanResult) -> dict[str, Any]:
             doc["usage"]["by"] = meta.by
             doc["usage"]["groups"] = [{meta.by: key, **b.as_dict()} for key, b in bill.groups.items()]
         if bill.priced:
-            from ..audit.billing import prices_version
+            from ..scan.billing import prices_version
 
             doc["cost"] = {
                 "prices": prices_version(), "currency": "USD", "estimated_tool_costs": True,
@@ -103,7 +103,7 @@ def scan_dict(result: ScanResult) -> dict[str, Any]:
 
 
 def menu_dict(menu) -> dict[str, Any]:
-    """The tool definitions requests carried (audit.summary.Menu): in all, then per tool."""
+    """The tool definitions requests carried (scan.summary.Menu): in all, then per tool."""
     return {
         "tools": len(menu.definitions), "menus": menu.menus, "sessions": menu.sessions,
         "requests": menu.requests, "tokens_per_request": menu.tokens_per_request,
@@ -235,7 +235,7 @@ def summary_lines(result: ScanResult) -> list[str]:
                                       + (f", {bill.calls_without_usage} more in sessions without usage"
                                          if bill.calls_without_usage else "") + ")" if share is not None else ""))
         if bill.priced:
-            from ..audit.billing import prices_version
+            from ..scan.billing import prices_version
 
             first = sum((c.first for c in bill.tools.values()), 0)
             again = sum((c.resent for c in bill.tools.values()), 0)

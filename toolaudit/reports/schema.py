@@ -107,7 +107,7 @@ def _document(command: str, title: str, props: dict[str, dict], optional: tuple[
 
 def scan_schema() -> dict:
     """`scan -f json`."""
-    from ..audit.summary import DayRow, Definition
+    from ..scan.summary import DayRow, Definition
     from ..model import GroupRow, ScanResult
     from .scan_data import SCAN_TOTALS, TOOL_FIELDS
 
@@ -151,7 +151,7 @@ def scan_schema() -> dict:
 
 def simulate_schema() -> dict:
     """`simulate -f json` (a sweep has sweep[] and variants[] where a single run has totals and tools[])."""
-    from ..audit.simsummary import Explained, SimRow
+    from ..simulate.summary import Explained, SimRow
     from .sim_data import SIM_FIELDS, SIM_TOTALS
 
     row = fields(SimRow, SIM_FIELDS)
@@ -177,7 +177,7 @@ def simulate_schema() -> dict:
 
 def compare_schema() -> dict:
     """`compare -f json`: medians of A and B per metric, overall, per task, per tool, and every run."""
-    from ..audit.compare import METRICS, RUN_KEYS, Stat
+    from ..compare.engine import METRICS, RUN_KEYS, Stat
 
     stat = nullable(obj(fields(Stat, ("median", "min", "max", "n"))))
     delta = obj({"a": stat, "b": stat, "change": nullable(NUM), "pct_change": nullable(NUM)})
@@ -206,7 +206,7 @@ def compare_schema() -> dict:
 
 def ci_schema() -> dict:
     """`ci -f json`: the verdict, each check, tools baseline → now."""
-    from ..audit.gate import Outcome
+    from ..gate.checks import Outcome
 
     check = obj({**fields(Outcome, ("check", "scope", "metric", "baseline", "current", "change")),
                  "change_pct": nullable(NUM), "limit": STR, "passed": BOOL,
@@ -233,7 +233,7 @@ def ci_schema() -> dict:
 
 def replay_schema() -> dict:
     """`replay -f json`."""
-    from ..audit.replay_summary import ErrorChange, ExplainedCall, ReplayRow
+    from ..replay.summary import ErrorChange, ExplainedCall, ReplayRow
     from .replay_view import REPLAY_FIELDS
 
     row = {**fields(ReplayRow, REPLAY_FIELDS), "as": array(STR)}

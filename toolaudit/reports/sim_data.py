@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..audit.simsummary import SimResult, SimRow
+from ..simulate.summary import SimResult, SimRow
 from .view import Lines, Section, View, num, pick, register, tokenizer_text
 
 # tools[] fields of `simulate -f json`: a contract, like scan's

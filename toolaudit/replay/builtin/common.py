@@ -12,7 +12,7 @@ import typing
 from pathlib import Path
 from typing import Any, Mapping
 
-from ...audit.policies import Chain, MatchLimit, Policy
+from ...simulate.policies import Chain, MatchLimit, Policy
 from ...errors import UsageError
 from ...registry import did_you_mean
 from ..base import FAILED, REFUSED, Outcome

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from ...audit.policies import Chain
+from ...simulate.policies import Chain
 from ..base import Outcome, Sandbox
 from ..sandbox import relative
 from .common import required, search_caps, target, window

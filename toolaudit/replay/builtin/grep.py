@@ -36,7 +36,7 @@ from typing import Any, Mapping
 
 import orjson
 
-from ...audit.policies import Chain
+from ...simulate.policies import Chain
 from ..base import Outcome, Sandbox
 from ..sandbox import relative
 from .common import BadArgument, as_bool, as_count, as_globs, as_text, search_caps, pick, required, target, window

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from ...audit.policies import Chain, HeadTail
+from ...simulate.policies import Chain, HeadTail
 from ..base import Outcome, Sandbox
 from .common import error, target
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from ...audit.policies import Chain, HeadTail
+from ...simulate.policies import Chain, HeadTail
 from ..base import Outcome, Sandbox
 from .common import CallFailed, as_count, error, pick, target
 

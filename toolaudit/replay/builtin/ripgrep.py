@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ...errors import ToolauditError
-from ...audit.policies import Chain
+from ...simulate.policies import Chain
 from ..base import Outcome, Sandbox
 from ..sandbox import RunResult, run_in
 from .common import CallFailed, error

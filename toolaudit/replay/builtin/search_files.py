@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from ...audit.policies import Chain, SearchPreview
+from ...simulate.policies import Chain, SearchPreview
 from ..base import Outcome, Sandbox
 from .common import search_caps
 from .grep import search

@@ -3,7 +3,7 @@
 Layers, weakest first: `--preset` < the policy file (or `[tool.toolaudit.simulate.policies]`)
 < flags. A stronger layer's policy replaces a weaker one's of the same family (flags
 win); other families stay. Flags apply to every tool unless `--tool GLOB` restricts
-them (`--tool @shell` takes a tool family: audit.families; so does a policy-file table `["@shell"]`). In a policy file, each table is a tool-name glob (`Grep`, `mcp__*`, `Bash`);
+them (`--tool @shell` takes a tool family: scan.families; so does a policy-file table `["@shell"]`). In a policy file, each table is a tool-name glob (`Grep`, `mcp__*`, `Bash`);
 the first glob that matches a tool wins, and `default` applies to the rest. Globs
 match case-insensitively.
 
@@ -25,7 +25,7 @@ from typing import Any
 from ..errors import UsageError
 from ..model import OutputCap
 from ..registry import did_you_mean
-from .families import DEFAULT as DEFAULT_FAMILIES, Families, families_from
+from ..scan.families import DEFAULT as DEFAULT_FAMILIES, Families, families_from
 from .policies import Chain, HeadTail, JsonFields, MatchLimit, Policy, SearchPreview
 from .policies.agents import CodexWrapped
 from .presets import Preset
@@ -116,7 +116,7 @@ class PolicyMap:
     flags: Chain = Chain()
     tools: tuple[str, ...] = ()  # --tool globs (or @FAMILY) the flags are limited to; empty: every tool
     label: str = ""
-    families: Families = DEFAULT_FAMILIES  # what @FAMILY selects (audit.families)
+    families: Families = DEFAULT_FAMILIES  # what @FAMILY selects (scan.families)
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property

@@ -1,4 +1,4 @@
-"""Which run each (file, session) belongs to: compare's run rule in plain Python (see audit.compare)."""
+"""Which run each (file, session) belongs to: compare's run rule in plain Python (see compare.engine)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def _stem(name: str) -> str:
 def main_files(pairs: Iterable[tuple[str, str]], rel: Callable[[str], PurePath]) -> dict[tuple[str, str], str]:
     """(source, session) -> the run's main file below the root (`rel` gives a source's path there).
 
-    The run is (place, session) (audit.compare's docstring): a subagent's file joins the run of
+    The run is (place, session) (compare.engine's docstring): a subagent's file joins the run of
     the transcript beside its folder, and the main file is the parent's transcript.
     """
     pairs = sorted(set(pairs))

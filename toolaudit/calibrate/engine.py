@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ..collectors import base
-from .stats import nearest_rank
+from ..scan.stats import nearest_rank
 from ..collectors.claude_code import ClaudeCodeCollector
 from ..model import MAIN_AGENT, ToolCall, Usage
 from ..tokenizers import Tokenizer, sanitize

@@ -17,13 +17,13 @@ from typing import Callable
 from ..errors import UsageError
 from ..model import OutputCap, strip_mcp_prefix
 from ..registry import did_you_mean
-from .families import SHELL
+from ..scan.families import SHELL
 from .policies import (Chain, CodexLegacy, CodexMiddle, FirstOf, HeadTail, LineClip, OpenCodeCut, Refusal,
                        SearchPreview)
 from .policies.base import CountTokens, Policy
 from .policies.refusal import CLAUDE_MCP_MESSAGE, CLAUDE_READ_MESSAGE
 
-# Equivalent tools across agents (lower case; globs); the shell list is the families table's (audit.families).
+# Equivalent tools across agents (lower case; globs); the shell list is the families table's (scan.families).
 READ = ("read", "read_file")
 SEARCH = ("grep", "search_file_content", "search_files", "ripgrep")
 

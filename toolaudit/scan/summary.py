@@ -1,6 +1,6 @@
 """Aggregate measured calls into a ScanResult: per-group rows, totals, top calls.
 
-Percentiles use the nearest-rank method (audit.stats): the p-th percentile of n sorted values is
+Percentiles use the nearest-rank method (scan.stats): the p-th percentile of n sorted values is
 the value at rank ceil(p/100 × n). Rows count calls that returned an output (paired
 calls and orphan results); calls whose result never came are counted apart.
 The menu adds up the tool definitions that requests carried, where transcripts record them.
@@ -397,7 +397,7 @@ def run_stats(tokens_of: dict[tuple, int]) -> dict:
     """runs, and the median and p90 of tool-output tokens per run, from each (source, session)'s output
     tokens (0 for one with only calls whose result never came, or only billed requests).
 
-    A run is (session, main file) (audit.runs), compare's rule. The median is compare's (the mean of
+    A run is (session, main file) (scan.runs), compare's rule. The median is compare's (the mean of
     the two middle values for an even n); p90 is nearest-rank.
     """
     main = main_files(tokens_of, PurePath)

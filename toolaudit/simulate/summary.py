@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from ..model import Measurement, ScanMeta, Skipped
-from .simulate import Cut, SimFile
-from .stats import Savings
+from .engine import Cut, SimFile
+from ..scan.stats import Savings
 
 SKIPPED_SHOWN = 20
 

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 
 from ..model import Measurement, ScanMeta, Skipped, ToolCall, ToolMenu, strip_mcp_prefix
 from ..tokenizers import Tokenizer
-from .measure import measure, with_residency
-from .redact import preview
-from .simulate import later_used
-from .stats import Savings, nearest_rank
+from ..scan.measure import measure, with_residency
+from ..scan.redact import preview
+from ..simulate.engine import later_used
+from ..scan.stats import Savings, nearest_rank
 
 STATUSES = ("replayed", "kept", "not_translated", "refused", "failed")
 SKIPPED_SHOWN = 20

@@ -15,8 +15,8 @@ from typing import Iterable
 from ..model import UNPAIRED, Measurement, ModelText, OutputCap, SessionEnd, Skipped, ToolCall
 from ..tokenizers import Tokenizer, sanitize, sanitized_size
 from . import risk
-from .measure import measure, with_residency
-from .redact import in_secret, preview
+from ..scan.measure import measure, with_residency
+from ..scan.redact import in_secret, preview
 
 EXPLAIN_ITEMS = 5
 

@@ -41,7 +41,7 @@ import pandas as pd
 
 from ..errors import ToolauditError, UsageError
 from ..model import UNPAIRED, ScanMeta, Usage
-from .runs import main_files
+from ..scan.runs import main_files
 
 METRICS = ("tokens", "bytes", "calls", "billed_input")
 TOOL_METRICS = ("tokens", "bytes", "calls")
@@ -124,7 +124,7 @@ class Side:
 
 
 def side_from_scan(path: Path, collected) -> Side:
-    """A side scanned from transcripts: an audit.summary.Collected of the files under `path`."""
+    """A side scanned from transcripts: an scan.summary.Collected of the files under `path`."""
     rows = collected.all_rows()
     calls = (pd.DataFrame([[getattr(r, c) for c in CALL_COLUMNS] for r in rows], columns=list(CALL_COLUMNS))
              if rows else _empty_calls())

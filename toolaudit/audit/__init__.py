@@ -1,1 +1,0 @@
-"""Measure records, apply cap policies, aggregate, compare and gate: pure functions."""

@@ -1,0 +1,1 @@
+"""calibrate: fit a model family's tokens to a local encoding from the usage transcripts record."""

@@ -1,0 +1,1 @@
+"""compare: two sides of runs (transcripts or --records files), their deltas per metric and group."""

@@ -1,0 +1,1 @@
+"""gate: read a baseline (data, never code), run the checks, decide."""
