@@ -88,7 +88,7 @@ def test_clean_replaces_lone_surrogates_in_every_text_field_and_tuple():
 @pytest.fixture
 def fresh_lenient(monkeypatch):
     """A process where no lenient parse has happened yet (earlier tests moved the count for good)."""
-    monkeypatch.setattr(base, "_LENIENT", [0])
+    monkeypatch.setattr(base.reading, "LENIENT", [0])
 
 
 def _texts(records):
@@ -102,7 +102,7 @@ def test_records_are_cleaned_once_the_lenient_parser_ran(fresh_lenient, tmp_path
     path.write_text(plain + "\n" + json.dumps({"session": "s", "call_id": "c2", "tool": "T", "output": "x"})
                     .replace('"T"', f'"T{LONE}"') + "\n")
     records = list(base.collectors.get("toolaudit-jsonl")().records(path))
-    assert base._LENIENT == [1]
+    assert base.reading.LENIENT == [1]
     assert "T\ufffd" in _texts(records)
     for text in _texts(records):
         text.encode("utf-8")
@@ -141,5 +141,5 @@ def test_hermes_texts_parsed_by_the_standard_library_are_cleaned(fresh_lenient, 
     path = tmp_path / "trajectory.jsonl"
     path.write_text(json.dumps({"conversations": turns}) + "\n")
     records = list(base.collectors.get("hermes")().records(path))
-    assert base._LENIENT == [0]  # orjson read every line: only hermes' own parse let the surrogate in
+    assert base.reading.LENIENT == [0]  # orjson read every line: only hermes' own parse let the surrogate in
     assert "gr\ufffdep" in _texts(records)

@@ -14,7 +14,8 @@ from pathlib import Path, PurePath
 import pandas as pd
 import pytest
 
-from toolaudit.compare.engine import Grouping, Side, parse_group_by, run_files, usage_frame
+from toolaudit.compare.engine import Grouping, parse_group_by, run_files
+from toolaudit.compare.sides import Side, usage_frame
 from toolaudit.errors import UsageError
 
 # condition -> task -> run -> [(tool, output chars)]

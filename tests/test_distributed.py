@@ -183,7 +183,7 @@ def test_records_from_the_cluster_as_a_parquet_dataset_in_s3(run, tree, cluster,
     import pandas as pd
     import pyarrow.parquet as pq
 
-    from toolaudit.reports import records
+    from toolaudit.scan import records
 
     monkeypatch.setattr(records, "ROWS_PER_GROUP", 500)  # several parts from a small corpus
     _ok(run("scan", f"{URL}/", "-q", "-o", os.devnull, "--records", f"s3://{BUCKET}/out/",

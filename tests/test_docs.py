@@ -224,3 +224,21 @@ def test_every_page_is_in_the_nav():
     assert all((DOCS / page).is_file() for page in nav), [p for p in nav if not (DOCS / p).is_file()]
     pages_on_disk = sorted(str(p.relative_to(DOCS)) for p in DOCS.rglob("*.md"))
     assert sorted(nav) == pages_on_disk, "every docs/ page belongs in mkdocs.yml's nav (and only those)"
+
+
+# ------------------------------------------------------------------ docs/python.md: a session that runs
+
+PYTHON_DOC = DOCS / "python.md"
+
+
+def test_the_python_api_page_runs_as_written(monkeypatch):
+    # its ```pycon blocks are one session, run with doctest from the repository's root
+    import doctest
+
+    monkeypatch.chdir(ROOT)
+    text = "\n".join("\n".join(b.lines) for b in blocks(PYTHON_DOC) if b.lang == "pycon")
+    assert text.count(">>> ") >= 20
+    test = doctest.DocTestParser().get_doctest(text, {}, "docs/python.md", str(PYTHON_DOC), 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    runner.run(test, out=lambda s: pytest.fail(s))
+    assert runner.summarize(verbose=False).failed == 0

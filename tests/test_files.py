@@ -77,7 +77,7 @@ def logs(tmp_path) -> Path:
 
 
 def test_atomic_write_replaces_whole_and_keeps_the_mode(tmp_path):
-    from toolaudit.reports.files import atomic_write
+    from toolaudit.files import atomic_write
 
     target = tmp_path / "out.json"
     target.write_text(OLD)
@@ -90,7 +90,7 @@ def test_atomic_write_replaces_whole_and_keeps_the_mode(tmp_path):
 
 
 def test_fsync_comes_before_the_rename(tmp_path, monkeypatch):
-    from toolaudit.reports import files
+    from toolaudit import files
 
     order = []
     real_fsync, real_replace = os.fsync, os.replace
@@ -163,17 +163,9 @@ def test_calibrate_save_on_a_full_disk_leaves_the_old_file(run, tmp_path, full_d
 
 def _two_results():
     """Two scan results of different sizes, rendered by the real reporters."""
-    from toolaudit.scan.summary import Collected, summarize
-    from toolaudit.cli import meta_for
-    from toolaudit.pipeline import ScanOptions, run as run_pipeline
-    from toolaudit.collectors import discover
+    import toolaudit
 
-    out = []
-    for folder, top in ((SAMPLES / "claude-code", 30), (SAMPLES / "codex", 0)):
-        files = list(discover.iter_files([folder]))
-        collected = run_pipeline(files, ScanOptions(), Collected(), jobs=1)
-        out.append(summarize(collected, meta_for("o200k_base", "toktok", [folder]), top=top))
-    return out
+    return [toolaudit.scan([folder], top=top) for folder, top in ((SAMPLES / "claude-code", 30), (SAMPLES / "codex", 0))]
 
 
 def test_concurrent_writers_leave_one_whole_report(tmp_path):

@@ -14,7 +14,7 @@ from conftest import CORPUS, SAMPLES
 from toolaudit.scan.summary import Collected, Grouping, Plan, summarize
 from toolaudit.collectors.discover import iter_files
 from toolaudit.model import Measurement, ScanMeta, Usage
-from toolaudit.pipeline import ScanOptions, run
+from toolaudit.pipeline import FileOptions, run
 
 
 def _reachable(root, kinds: tuple[type, ...]) -> list:
@@ -42,7 +42,7 @@ def folder(tmp_path_factory) -> Path:
 
 
 def _collect(folder: Path, **kwargs) -> Collected:
-    return run(list(iter_files([folder])), ScanOptions(previews=True), Collected(**kwargs), jobs=1)
+    return run(list(iter_files([folder])), FileOptions(previews=True), Collected(**kwargs))
 
 
 def test_a_planned_collect_keeps_no_row_nor_usage_record_only_arrays_of_tokens(folder):

@@ -15,7 +15,7 @@ from conftest import CORPUS, SAMPLES  # noqa: E402
 
 from toolaudit import __version__  # noqa: E402
 from toolaudit.model import SCHEMA_VERSION  # noqa: E402
-from toolaudit.reports import records  # noqa: E402
+from toolaudit.scan import records  # noqa: E402
 
 
 def _ok(result):
@@ -27,9 +27,9 @@ def _kept_rows(folder: Path) -> list:
     """The rows a scan keeps, computed through the pipeline directly (not through --records)."""
     from toolaudit.scan.summary import Collected
     from toolaudit.collectors.discover import iter_files
-    from toolaudit.pipeline import ScanOptions, run
+    from toolaudit.pipeline import FileOptions, run
 
-    return run(list(iter_files([folder])), ScanOptions(previews=True), Collected(), jobs=1).all_rows()
+    return run(list(iter_files([folder])), FileOptions(previews=True), Collected()).all_rows()
 
 
 @pytest.fixture

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .results import Exportable
+
 SCHEMA_VERSION = 1
 
 # ToolCall.status values
@@ -228,7 +230,7 @@ class FileResult:
     error: str | None = None  # unreadable, or no collector recognised it
     usage: tuple[Usage, ...] = ()
     menus: tuple["MenuMeasurement", ...] = ()
-    # With late previews (ScanOptions.late_previews), per measurement: the first chars of its sanitized
+    # With late previews (FileOptions.late_previews), per measurement: the first chars of its sanitized
     # arguments and output (None without --show-content) that its previews read. Unredacted: never
     # shown, and never sent off this machine (see scan.measure.previewed).
     heads: tuple[tuple[str, str | None], ...] = ()
@@ -267,9 +269,34 @@ class GroupRow:
     agent_truncated_calls: int
 
 
+def _scan_calls(result: "ScanResult"):
+    if not result.calls:
+        from .errors import UsageError
+
+        raise UsageError("no calls kept: scan with calls=True for one row per call", slug="frame")
+    from .results import rows_frame
+
+    return rows_frame(result.calls)
+
+
+def _rows(name: str, key: str | None = None):
+    """A frame of the dataclass rows in attribute `name`; GroupRow's `key` column named `key` (default: --by's)."""
+    def frame(result):
+        from .results import rows_frame
+
+        df = rows_frame(getattr(result, name))
+        return df.rename(columns={"key": key or result.meta.by}) if "key" in df.columns else df
+    return frame
+
+
 @dataclass(frozen=True, slots=True)
-class ScanResult:
-    """The whole answer of `scan`: meta, totals, rows, skipped lines, top calls."""
+class ScanResult(Exportable):
+    """The whole answer of `scan`: meta, totals, rows, skipped lines, top calls.
+
+    `.to_pandas()`: one row per tool; `"groups"` per --by group, `"days"`, `"calls"` (scan with calls=True).
+    """
+
+    frames = {"tools": _rows("tools", "tool"), "groups": _rows("rows"), "days": _rows("days"), "calls": _scan_calls}
 
     meta: ScanMeta
     totals: GroupRow
@@ -301,6 +328,7 @@ class ScanResult:
     days: tuple = ()  # scan.summary.DayRow: tool-output tokens per UTC day and tool (charts over time)
     tool_refs: object = None  # scan.summary.ToolReferences: definitions results loaded (ToolSearch), when any
     notes: tuple[str, ...] = ()  # what the formats read say of their numbers (Collector.note), one per format
+    calls: tuple = ()  # every kept call's Measurement, when the caller asked for them (the API's calls=True)
 
 
 @dataclass(frozen=True, slots=True)

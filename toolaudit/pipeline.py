@@ -1,4 +1,8 @@
-"""Scan files in parallel worker processes: detect, collect, measure, return numbers only."""
+"""Scan files in parallel worker processes: detect, collect, measure, return numbers only.
+
+Every job that reads transcripts goes through `gather`: list the inputs (the agents' default folders
+without a path), run a worker over each file and fold its result into the job's sink.
+"""
 
 from __future__ import annotations
 
@@ -11,13 +15,14 @@ from typing import Iterator
 
 from .scan.measure import head_of, measure, measure_menu, with_residency
 from .collectors import discover
-from .errors import check_strict
-from .model import FileResult, SessionEnd, Skipped, ToolCall, ToolMenu, Usage
+from .errors import StrictError, ToolauditError, check_strict
+from .model import FileResult, ScanMeta, SessionEnd, Skipped, ToolCall, ToolMenu, Usage
+from .options import SILENT, Hooks, InputOptions
 from .tokenizers import Tokenizer, get_tokenizer, sanitized_size
 
 
 @dataclass(frozen=True)
-class ScanOptions:
+class FileOptions:
     """What every worker needs to know to scan one file."""
 
     tokenizer: str = "o200k_base"
@@ -31,12 +36,18 @@ class ScanOptions:
     # a worker for every call; local runs only (the heads are unredacted: see FileResult.heads)
     late_previews: bool = False
 
+    @classmethod
+    def of(cls, read: InputOptions, **extra) -> "FileOptions":
+        """The worker's options for inputs read as `read` says (`extra`: show_content, previews...)."""
+        return cls(read.tokenizer, read.engine, read.source_format, debug=read.debug, calibration=read.calibration,
+                   **extra)
+
 
 _TOKENIZER: Tokenizer | None = None
 _TOKENIZER_KEY: tuple | None = None
 
 
-def _tokenizer(options: ScanOptions) -> Tokenizer:
+def _tokenizer(options: FileOptions) -> Tokenizer:
     global _TOKENIZER, _TOKENIZER_KEY
     key = (options.tokenizer, options.engine, options.calibration)
     if _TOKENIZER is None or _TOKENIZER_KEY != key:
@@ -45,7 +56,7 @@ def _tokenizer(options: ScanOptions) -> Tokenizer:
     return _TOKENIZER
 
 
-def _guarded(options: ScanOptions, fail, work):
+def _guarded(options: FileOptions, fail, work):
     """`work()`, or `fail(reason)` when the file cannot be read or a collector trips on odd data."""
     from .collectors import base
 
@@ -60,7 +71,7 @@ def _guarded(options: ScanOptions, fail, work):
         return fail(f"failed: {type(exc).__name__}: {exc}")
 
 
-def scan_file(path: Path, options: ScanOptions) -> FileResult:
+def scan_file(path: Path, options: FileOptions) -> FileResult:
     """Every measured call and skipped line of one file; errors become `FileResult.error`."""
     source = str(path)
 
@@ -92,7 +103,7 @@ def scan_file(path: Path, options: ScanOptions) -> FileResult:
     return _guarded(options, lambda reason: FileResult(source, None, error=reason), work)
 
 
-def simulate_file(path: Path, options: ScanOptions, maps: list, explain: bool = False):
+def simulate_file(path: Path, options: FileOptions, maps: list, explain: bool = False):
     """Measure one file's calls once and apply every policy map (simulate.engine)."""
     from .simulate.engine import SimFile, simulate_records
 
@@ -143,7 +154,7 @@ def auto_jobs(files: list) -> int:
     return 1
 
 
-def scan_files(files: list[Path], options: ScanOptions, jobs: int | None = None, worker=scan_file,
+def scan_files(files: list[Path], options: FileOptions, jobs: int | None = None, worker=scan_file,
                extra: tuple = (), scheduler: str | None = None) -> Iterator:
     """`worker(path, options, *extra)` for each file, in order, in `jobs` processes (1: in this one),
     or on the Dask cluster at `scheduler` (toolaudit.distributed)."""
@@ -198,14 +209,16 @@ def release_freed() -> None:
         _LIBC.malloc_trim(0)
 
 
-def run(files: list[Path], options: ScanOptions, sink, *, jobs: int | None = None, strict: bool = False,
-        on_file=None, worker=scan_file, extra: tuple = (), scheduler: str | None = None):
+def run(files: list[Path], options: FileOptions, sink, read: InputOptions = InputOptions(), *, on_file=None,
+        worker=scan_file, extra: tuple = ()):
     """Run `worker` over `files` and fold each result into `sink` (its `add`); returns `sink`.
 
-    `on_file(result)` is called after each file (progress); `scheduler`: see scan_files. Under `strict` the first
+    `read` gives the workers (jobs), the cluster (scheduler: see scan_files) and `strict`: the first
     non-benign skipped line, or a file that could not be read or recognised, raises StrictError.
+    `on_file(result)` is called after each file (progress).
     """
-    for result in scan_files(files, options, jobs, worker, extra, scheduler):
+    strict = read.strict
+    for result in scan_files(files, options, read.jobs, worker, extra, read.scheduler or None):
         if strict:
             check_strict(result)
         sink.add(result)
@@ -214,3 +227,73 @@ def run(files: list[Path], options: ScanOptions, sink, *, jobs: int | None = Non
         del result  # the file's rows, before its memory is handed back
         release_freed()
     return sink
+
+
+def resolve_paths(paths, hooks: Hooks = SILENT) -> list:
+    """`paths`, or without any the agents' default folders that exist (each told through `hooks`)."""
+    if paths:
+        return list(paths)
+    found = [p for p in discover.default_locations() if p.is_dir()]
+    if not found:
+        where = ", ".join(str(p) for p in discover.default_locations())
+        raise ToolauditError(f"no PATH given and no agent transcripts in the default places ({where})",
+                             slug="no-defaults")
+    for place in found:
+        hooks.tell(f"scanning {place}")
+    return found
+
+
+def input_files(paths, strict: bool, hooks: Hooks = SILENT) -> tuple[list, list[str]]:
+    """The transcript files under `paths` (the agents' folders without any), and the entries that could not
+    be listed; under `strict` the first of those is a StrictError."""
+    problems: list[str] = []
+    files = list(discover.iter_files(resolve_paths(paths, hooks), problems))
+    if strict and problems:
+        raise StrictError(f"{problems[0]} (--strict)", slug="strict")
+    return files, problems
+
+
+def gather(paths, read: InputOptions, options: FileOptions, sink, *, hooks: Hooks = SILENT, worker=None,
+           extra: tuple = ()):
+    """Find the files under `paths`, run them through `worker` (scan_file) into `sink`; returns `sink`.
+
+    Files and folders that cannot be listed go into `sink.errors` (and fail `read.strict`). With
+    `read.scheduler` the files are scanned on that Dask cluster.
+    """
+    from contextlib import nullcontext
+
+    files, problems = input_files(paths, read.strict, hooks)
+    sink.errors.extend(problems)  # unreadable folders belong in the result's errors, not only on stderr
+    progress, advance = hooks.progress(len(files)) if hooks.progress else (None, None)
+    with progress or nullcontext():
+        run(files, options, sink, read, on_file=advance, worker=worker or scan_file, extra=extra)
+    hooks.problems(sink.unrecognised, sink.errors)
+    return sink
+
+
+def meta_for(read: InputOptions, paths, by: str = "tool", tok: Tokenizer | None = None) -> ScanMeta:
+    """The ScanMeta every result states: version, tokenizer (and `tok`'s label), engine, time, inputs."""
+    from datetime import datetime, timezone
+
+    from . import __version__
+
+    tokenizer, engine = read.tokenizer, read.engine
+    return ScanMeta(
+        version=__version__, tokenizer=tokenizer, engine=engine if tokenizer != "approx" else "approx",
+        estimated=tok.estimated if tok is not None else tokenizer in ("approx", "claude"),
+        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        inputs=tuple(str(p) for p in (paths or ())), by=by, tokenizer_label=tok.label if tok is not None else "",
+    )
+
+
+def tokenizer_of(read: InputOptions) -> Tokenizer:
+    """The tokenizer `read` names, built now: a bad name or calibration fails before any worker starts."""
+    return get_tokenizer(read.tokenizer, read.engine, calibration=read.calibration)
+
+
+def check_format(read: InputOptions) -> None:
+    """A UsageError when --from names no collector (before anything is read)."""
+    if read.source_format:
+        from .collectors import collectors
+
+        collectors.get(read.source_format)

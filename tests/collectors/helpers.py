@@ -400,13 +400,13 @@ def check_fuzzed(tmp_path: Path, path: Path, seed: int = 0, rounds: int = 20) ->
     """Odd values anywhere in `path` never cost the file: a scan reads every mutated copy without a
     file-level error, and the collector that claims it (or, forced, the original's) yields only
     well-typed records."""
-    from toolaudit.pipeline import ScanOptions, scan_file
+    from toolaudit.pipeline import FileOptions, scan_file
 
     original, _ = detect(path)
     for number, text in enumerate(fuzzed(path, seed, rounds)):
         copy = tmp_path / path.name  # the name matters to some collectors (sessions, subagents)
         copy.write_text(text, encoding="utf-8", errors="surrogatepass")
-        result = scan_file(copy, ScanOptions())
+        result = scan_file(copy, FileOptions())
         assert result.error is None or result.error == "no collector recognises this file", (number, result.error)
         for cls in {detect(copy)[0], original} - {None}:
             check_record_types(cls().collect(copy, detect(copy, cls.key)[1]))

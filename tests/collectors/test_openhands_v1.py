@@ -16,7 +16,7 @@ from helpers import (check_empty, check_junk, check_record_types, check_truncate
 from toolaudit.collectors import collectors, discover
 from toolaudit.collectors.openhands_v1 import OpenHandsV1Collector
 from toolaudit.model import PAIRED, UNPAIRED, SessionEnd, Skipped, ToolCall, ToolMenu, Usage
-from toolaudit.pipeline import ScanOptions, scan_file
+from toolaudit.pipeline import FileOptions, scan_file
 
 HERE = SAMPLES / "openhands-v1"
 CONVERSATION = HERE / "conversations" / "8c2f4e1a9b7d4c3e8f6a2b1c0d9e7f53"
@@ -370,7 +370,7 @@ def test_event_list_empty_junk_truncated(tmp_path):
 def test_scan_never_fails_a_broken_conversation(copy):
     for path in _files(copy)[1:]:
         path.write_bytes(path.read_bytes()[:50])
-    result = scan_file(_files(copy)[0], ScanOptions())
+    result = scan_file(_files(copy)[0], FileOptions())
     assert result.error is None and result.collector == "openhands-v1"
     assert len(result.skipped) == 14
 
@@ -383,7 +383,7 @@ def test_an_archived_conversation_is_still_one_conversation(copy, compress):
 
     import zstandard
 
-    plain = scan_file(_files(copy)[0], ScanOptions())
+    plain = scan_file(_files(copy)[0], FileOptions())
     for path in [*_files(copy), copy.parent / "base_state.json"]:
         data = path.read_bytes()
         packed = gzip.compress(data) if compress == "gz" else zstandard.ZstdCompressor().compress(data)
@@ -391,7 +391,7 @@ def test_an_archived_conversation_is_still_one_conversation(copy, compress):
         path.unlink()
     files = list(discover.iter_files([copy.parent.parent]))
     assert [f.name for f in files] == [f"{_files(copy)[0].name}"]  # the first event stands for the folder
-    archived = scan_file(files[0], ScanOptions())
+    archived = scan_file(files[0], FileOptions())
     assert archived.error is None and archived.skipped == ()
     assert [(m.tool, m.tokens, m.call_id) for m in archived.measurements] == \
         [(m.tool, m.tokens, m.call_id) for m in plain.measurements]

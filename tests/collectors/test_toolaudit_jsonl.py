@@ -138,10 +138,10 @@ def test_empty_junk_and_surrogates_never_crash(tmp_path):
 
 
 def test_lone_surrogate_survives_the_whole_scan(tmp_path):
-    from toolaudit.pipeline import ScanOptions, scan_file
+    from toolaudit.pipeline import FileOptions, scan_file
 
     path = write(tmp_path, '{"tool": "Read", "output": "a \\ud83d b"}\n')
-    result = scan_file(path, ScanOptions())
+    result = scan_file(path, FileOptions())
     assert result.error is None and result.collector == "toolaudit-jsonl"
     assert len(result.measurements) == 1 and result.measurements[0].chars >= 4
 

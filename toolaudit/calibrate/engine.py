@@ -37,6 +37,7 @@ from typing import Any, Iterable
 from ..collectors import base
 from ..scan.stats import nearest_rank
 from ..collectors.claude_code import ClaudeCodeCollector
+from ..results import Exportable, rows_frame
 from ..model import MAIN_AGENT, ToolCall, Usage
 from ..tokenizers import Tokenizer, sanitize
 
@@ -87,14 +88,28 @@ class Fit:
 
 
 @dataclass(frozen=True)
-class Calibration:
-    """Every fit (one per row), the pooled fit and why candidate turns were passed over."""
+class Calibration(Exportable):
+    """Every fit (one per row), the pooled fit and why candidate turns were passed over.
+    `.to_dict()` is the calibration file's document; `.to_pandas()`: one row per fit, `"turns"` per turn."""
+
+    frames = {"fits": lambda c: rows_frame(c.fits), "turns": lambda c: rows_frame(c.turns)}
 
     fits: tuple[Fit, ...]
     pooled: Fit | None
     turns: tuple[Turn, ...]
     skipped: dict[str, int] = field(default_factory=dict)
     files: int = 0
+    errors: tuple[str, ...] = ()  # files and folders that could not be read
+
+    def to_dict(self) -> dict:
+        """The document `calibrate --save` writes (and `-f json` prints)."""
+        from datetime import datetime, timezone
+
+        from .. import __version__
+        from ..model import SCHEMA_VERSION
+
+        return calibration_doc(self, __version__, datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                               SCHEMA_VERSION)
 
 
 @dataclass

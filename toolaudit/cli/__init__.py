@@ -6,9 +6,9 @@ decorators every command shares.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
-from contextlib import nullcontext
 from pathlib import Path
 
 import click
@@ -17,7 +17,8 @@ from .. import __version__
 from ..collectors import discover
 from ..storage import is_url, local_or_remote
 from ..config import default_map, find_pyproject, toolaudit_table
-from ..errors import EXIT_ERROR, EXIT_USAGE, StrictError, ToolauditError, UsageError
+from ..errors import EXIT_ERROR, EXIT_USAGE, ToolauditError, UsageError
+from ..options import Hooks, InputOptions
 from ..reports import reporters
 from ..tokenizers import DEFAULT_ENGINE, DEFAULT_TOKENIZER, ENGINES, TOKENIZERS
 
@@ -159,8 +160,16 @@ def scheduler_option(func):
 
 def input_options(func):
     """--from, --tokenizer, --calibration, --engine, --strict, --debug, -q, -j, --scheduler: how inputs are read
-    and counted."""
-    func = scheduler_option(func)
+    and counted. The command receives them as one InputOptions, `read`, and `quiet` beside it."""
+    body = func
+
+    @functools.wraps(body)
+    def command(*args, source_format, tokenizer, calibration, engine, strict, debug, jobs=0, scheduler=None,
+                **kwargs):
+        read = InputOptions(source_format, tokenizer, engine, calibration, strict, debug, jobs, scheduler)
+        return body(*args, read=read, **kwargs)
+
+    func = scheduler_option(command)
     func = click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default=True,
                         help="Worker processes; 0 = all cores, 1 = no workers.")(func)
     func = click.option("-q", "--quiet", is_flag=True, help="No progress bar, no notes on stderr.")(func)
@@ -181,32 +190,12 @@ def input_options(func):
     return func
 
 
-def resolve_paths(paths: tuple[Path, ...], quiet: bool) -> list[Path]:
-    if paths:
-        return list(paths)
-    found = [p for p in discover.default_locations() if p.is_dir()]
-    if not found:
-        where = ", ".join(str(p) for p in discover.default_locations())
-        raise ToolauditError(f"no PATH given and no agent transcripts in the default places ({where})",
-                             slug="no-defaults")
-    if not quiet:
-        for place in found:
-            click.echo(f"scanning {place}", err=True)
-    return found
-
-
-def meta_for(tokenizer: str, engine: str, paths, by: str = "tool", tok=None):
-    """The ScanMeta every result states: version, tokenizer (and `tok`'s label), engine, time, inputs."""
-    from datetime import datetime, timezone
-
-    from ..model import ScanMeta
-
-    return ScanMeta(
-        version=__version__, tokenizer=tokenizer, engine=engine if tokenizer != "approx" else "approx",
-        estimated=tok.estimated if tok is not None else tokenizer in ("approx", "claude"),
-        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        inputs=tuple(str(p) for p in (paths or ())), by=by, tokenizer_label=tok.label if tok is not None else "",
-    )
+def hooks_for(quiet: bool) -> Hooks:
+    """What a command shows while its job runs: a progress bar and notes on stderr, unless `quiet`."""
+    if quiet:
+        return Hooks()
+    return Hooks(progress=lambda total: progress_for(total, quiet), say=lambda line: click.echo(line, err=True),
+                 notes=lambda unrecognised, errors: report_notes(unrecognised, errors, quiet))
 
 
 def report_notes(unrecognised, errors, quiet: bool) -> None:
@@ -217,35 +206,6 @@ def report_notes(unrecognised, errors, quiet: bool) -> None:
         click.echo(f"note: {line} (see `toolaudit list collectors`)", err=True)
     for line in errors:
         click.echo(f"warning: {line}", err=True)
-
-
-def gather(paths, options, sink, *, jobs: int, strict: bool, quiet: bool, worker=None, extra: tuple = (),
-           scheduler: str | None = None):
-    """Find the files under `paths`, run them through the pipeline into `sink`, report notes; returns `sink`.
-
-    Files and folders that cannot be listed go into `sink.errors` (and fail `strict`). With
-    `scheduler` (--scheduler, scheduler_option) the files are scanned on that Dask cluster.
-    """
-    from ..pipeline import run, scan_file
-
-    files, problems = input_files(paths, strict, quiet)
-    sink.errors.extend(problems)  # unreadable folders belong in the result's errors, not only on stderr
-    progress, advance = progress_for(len(files), quiet)
-    with progress or nullcontext():
-        run(files, options, sink, jobs=jobs, strict=strict, on_file=advance, worker=worker or scan_file, extra=extra,
-            scheduler=scheduler or None)
-    report_notes(sink.unrecognised, sink.errors, quiet)
-    return sink
-
-
-def input_files(paths, strict: bool, quiet: bool) -> tuple[list, list[str]]:
-    """The transcript files under `paths` (the agents' folders without PATH), and the entries that could not
-    be listed; under `strict` the first of those is a StrictError."""
-    problems: list[str] = []
-    files = list(discover.iter_files(resolve_paths(paths, quiet), problems))
-    if strict and problems:
-        raise StrictError(f"{problems[0]} (--strict)", slug="strict")
-    return files, problems
 
 
 def progress_for(total: int, quiet: bool):

@@ -3,19 +3,13 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
 from pathlib import Path
 
 import click
 
-from .. import __version__
-from ..collectors import discover
-from ..collectors.claude_code import ClaudeCodeCollector
-from ..errors import ToolauditError
-from ..model import SCHEMA_VERSION
-from ..reports.files import atomic_write
-from ..tokenizers import default_factor, get_tokenizer
-from . import cli, report_notes, resolve_paths
+from ..files import atomic_write
+from ..tokenizers import default_factor
+from . import cli, hooks_for
 
 
 def _pct(value: float | None) -> str:
@@ -44,16 +38,6 @@ def _table(cal) -> list[str]:
     return lines
 
 
-def _claude_files(paths: list[Path], problems: list[str]):
-    """The Claude Code session files under `paths`; other formats are passed over."""
-    for path in discover.iter_files(paths, problems):
-        try:
-            if discover.detect(path)[0] is ClaudeCodeCollector:
-                yield path
-        except OSError as exc:
-            problems.append(f"{path}: cannot read: {exc.strerror or exc}")
-
-
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @click.option("--save", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
@@ -78,18 +62,10 @@ def calibrate(paths, save, fmt, quiet, debug):
       toolaudit calibrate ~/.claude/projects --save claude-fit.json
       toolaudit scan ~/.claude/projects --tokenizer claude --calibration claude-fit.json
     """
-    from ..calibrate.engine import calibrate as fit_all, calibration_doc
+    from ..calibrate.job import calibrate as run_calibrate
 
-    problems: list[str] = []
-    files = list(_claude_files(resolve_paths(paths, quiet), problems))
-    report_notes((), problems, quiet)
-    cal = fit_all(files, get_tokenizer())
-    if cal.pooled is None:
-        raise ToolauditError(f"no qualifying turns in {len(files)} Claude Code files: a turn needs two requests "
-                             "of one model with only tool results (≥ 500 o200k tokens) between them",
-                             slug="no-turns")
-    doc = calibration_doc(cal, __version__, datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                          SCHEMA_VERSION)
+    cal = run_calibrate(paths, hooks=hooks_for(quiet))
+    doc = cal.to_dict()
     if save is not None:
         atomic_write(save, json.dumps(doc, indent=2) + "\n")
         if not quiet:

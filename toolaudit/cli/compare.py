@@ -6,22 +6,8 @@ from pathlib import Path
 
 import click
 
-from ..collectors import collectors
 from ..reports import render_report
-from ..tokenizers import get_tokenizer
-from . import cli, gather, input_options, meta_for, output_options
-
-
-def _side(path: Path, options, *, jobs: int, strict: bool, quiet: bool, scheduler: str | None):
-    """One condition: a `scan --records` file as it is, else the transcripts under `path` scanned."""
-    from ..compare.engine import records_side, side_from_scan
-    from ..scan.summary import Collected
-
-    side = records_side(path)
-    if side is not None:
-        return side
-    return side_from_scan(path, gather((path,), options, Collected(), jobs=jobs, strict=strict, quiet=quiet,
-                                       scheduler=scheduler))
+from . import cli, hooks_for, input_options, output_options
 
 
 @cli.command()
@@ -35,8 +21,7 @@ def _side(path: Path, options, *, jobs: int, strict: bool, quiet: bool, schedule
                    "B, else 0.")
 @input_options
 @output_options
-def compare(a, b, group_by, source_format, tokenizer, calibration, engine, strict, debug, quiet, jobs, scheduler, fmt,
-            output):
+def compare(a, b, group_by, read, quiet, fmt, output):
     """Compare condition A (baseline) with B (variant): tool output per run, by task and tool.
 
     A and B are folders of transcripts (or one transcript file each), or per-call
@@ -67,14 +52,7 @@ def compare(a, b, group_by, source_format, tokenizer, calibration, engine, stric
       toolaudit compare base/ new/ --group-by 're:^(.+)-run\\d+'
       toolaudit compare a.csv runs/variant -f json -o compare.json
     """
-    from ..compare.engine import compare as compare_sides, parse_group_by
-    from ..pipeline import ScanOptions
+    from ..compare.job import CompareOptions, compare as run_compare
 
-    grouping = parse_group_by(group_by)
-    if source_format:
-        collectors.get(source_format)
-    tok = get_tokenizer(tokenizer, engine, calibration=calibration)  # fail fast, before any worker starts
-    options = ScanOptions(tokenizer, engine, source_format, False, debug, calibration, previews=False)
-    sides = [_side(p, options, jobs=jobs, strict=strict, quiet=quiet, scheduler=scheduler) for p in (a, b)]
-    result = compare_sides(*sides, grouping, meta_for(tokenizer, engine, (a, b), tok=tok))
+    result = run_compare(a, b, CompareOptions(read, group_by), hooks=hooks_for(quiet))
     render_report(result, fmt, output)

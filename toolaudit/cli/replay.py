@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from pathlib import Path
 
 import click
 
 from ..errors import UsageError
 from ..reports import render_report
-from ..tokenizers import get_tokenizer
-from . import cli, input_options, meta_for, output_options, progress_for, report_notes
+from . import cli, hooks_for, input_options, output_options
 
 TRANSLATIONS = ("shell-search",)
 
@@ -23,73 +21,6 @@ def _config_tools() -> list[str]:
         raise UsageError(f"{config.get('config_path')}: [tool.toolaudit.replay.tools] maps tool globs to "
                          "strings such as \"builtin:grep\"", slug="config")
     return [f"{glob}={impl}" for glob, impl in table.items()]
-
-
-def build_options(workspace, tools, translate, tool_names, path_maps, timeout, max_output_bytes, env, explain=0):
-    """The ReplayOptions of the command's flags (shared with `ci`'s replay baseline)."""
-    from ..replay.base import ReplayOptions, Sandbox
-    from ..replay.runner import parse_mapping, parse_pair
-
-    mappings = tuple(parse_mapping(text) for text in tools)
-    if not mappings:
-        raise UsageError("nothing to replay: give at least one --tool GLOB=IMPL (e.g. --tool 'Grep=builtin:grep'), "
-                         "or [tool.toolaudit.replay.tools] in pyproject.toml; replay never re-runs anything "
-                         "by default", slug="no-mapping")
-    root = Path(workspace).resolve()
-    if not root.is_dir():
-        raise UsageError(f"--workspace {workspace}: not a folder", slug="workspace")
-    sandbox = Sandbox(root, timeout=timeout, max_output_bytes=max_output_bytes, env=tuple(env))
-    return ReplayOptions(
-        mappings=mappings, sandbox=sandbox, translate=tuple(translate),
-        tool_names=tuple(parse_pair(t, "--tool-name") for t in tool_names),
-        path_map=tuple(parse_pair(p, "--path-map") for p in path_maps), explain=explain,
-    )
-
-
-def spec_of(options, workspace) -> dict:
-    """What `ci` needs to run the same replay again: mappings, translation, renames, limits."""
-    return {
-        "workspace": str(workspace), "tools": [m.text for m in options.mappings], "translate": list(options.translate),
-        "tool_names": [f"{a}={b}" for a, b in options.tool_names],
-        "path_map": [f"{a}={b}" for a, b in options.path_map], "timeout": options.sandbox.timeout,
-        "max_output_bytes": options.sandbox.max_output_bytes, "env": list(options.sandbox.env),
-    }
-
-
-def run_replay(paths, options, spec, *, tokenizer, engine, calibration, source_format, strict, quiet,
-               calls_out=None):
-    """Replay PATHS under `options` and return the ReplayResult (the core entry point of replay and ci)."""
-    from ..replay.summary import ReplayCollected, menu_of, result
-    from ..replay.calls_out import CallsWriter
-    from ..replay.runner import Runner, replay_files
-    from . import input_files
-
-    tok = get_tokenizer(tokenizer, engine, calibration=calibration)
-    files, problems = input_files(paths, strict, quiet)  # as gather's: an unreadable folder fails --strict
-    sink = ReplayCollected(tok, explain=options.explain)
-    writer = CallsWriter(calls_out) if calls_out is not None else None
-    progress, advance = progress_for(len(files), quiet)  # without a bar, advance does nothing
-    try:
-        with Runner(options) as runner:
-            with progress or nullcontext():
-                replay_files(files, runner, sink, forced=source_format, strict=strict, on_file=advance,
-                             calls_out=writer)
-            renames = dict(options.tool_names)
-            menus = []
-            for mapping, impl in runner.started().items():
-                defs = impl.menu()
-                if defs is not None:
-                    menus.append(menu_of(mapping.text, defs, tok.count, sink.requests, sink.recorded_menus, renames))
-    except BaseException:
-        if writer is not None:
-            writer.abort()
-        raise
-    if writer is not None:
-        writer.commit()
-    sink.errors.extend(problems)
-    report_notes(sink.unrecognised, sink.errors, quiet)
-    meta = meta_for(tokenizer, engine, paths, tok=tok)
-    return result(sink, meta, tuple(menus), spec)
 
 
 @cli.command()
@@ -120,7 +51,7 @@ def run_replay(paths, options, spec, *, tokenizer, engine, calibration, source_f
 @input_options
 @output_options
 def replay(paths, workspace, tools, translate, tool_names, path_maps, timeout, max_output_bytes, env, explain,
-           calls_out, source_format, tokenizer, calibration, engine, strict, debug, quiet, fmt, output):
+           calls_out, read, quiet, fmt, output):
     """Re-run the calls agents really made through a new tool, and measure it before it ships.
 
     Reads the recorded calls under PATH... (any transcript scan reads, or a calls
@@ -149,15 +80,13 @@ def replay(paths, workspace, tools, translate, tool_names, path_maps, timeout, m
           --tool 'mcp__kanban__*=mcp:python kanban_server.py' -f json -o replay-baseline.json
       toolaudit ci ~/.claude/projects/app --baseline replay-baseline.json
     """
-    from ..collectors import collectors
+    from ..replay.job import replay as run_replay, replay_options
 
-    if source_format:
-        collectors.get(source_format)
-    options = build_options(workspace, tuple(tools) or tuple(_config_tools()), translate, tool_names, path_maps,
-                            timeout, max_output_bytes, env, explain)
-    spec = spec_of(options, workspace)
-    result = run_replay(paths, options, spec, tokenizer=tokenizer, engine=engine, calibration=calibration,
-                        source_format=source_format, strict=strict, quiet=quiet, calls_out=calls_out)
+    spec = {"workspace": str(workspace), "tools": list(tools) or _config_tools(), "translate": list(translate),
+            "tool_names": list(tool_names), "path_map": list(path_maps), "timeout": timeout,
+            "max_output_bytes": max_output_bytes, "env": list(env)}
+    options = replay_options(spec, read=read, explain=explain, calls_out=calls_out)
+    result = run_replay(paths, options, hooks=hooks_for(quiet))
     render_report(result, fmt, output)
 
 

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ..collectors import collectors
 from ..reports import render_report
-from ..tokenizers import get_tokenizer
-from . import BY_CHOICES, INPUT_PATHS, RECORDS_PATH, cli, gather, input_options, meta_for, output_options
+from . import BY_CHOICES, INPUT_PATHS, RECORDS_PATH, cli, hooks_for, input_options, output_options
 
 SCAN_BY = BY_CHOICES + ("family", "day", "week", "month")
 
@@ -74,8 +72,8 @@ def layout_of(fmt: str, wide: bool, columns: str | None, choices: tuple[str, ...
                                            "(IANA name, e.g. UTC, Europe/Paris; default: this machine's).")
 @table_options("calls, tokens, share, bar, mean, p50, p95, max, chars, bytes, errors, agent-cut, cost")
 @click.pass_context
-def scan(ctx, paths, source_format, tokenizer, calibration, engine, strict, debug, quiet, jobs, fmt, output, by,
-         top, show_content, records, cost, model, since, until, tz, wide, columns, scheduler):
+def scan(ctx, paths, read, quiet, fmt, output, by, top, show_content, records, cost, model, since, until, tz, wide,
+         columns):
     """Count every tool's output in the transcripts under PATH... (files or folders).
 
     Without PATH, scans the agents' default folders that exist: ~/.claude/projects
@@ -94,28 +92,15 @@ def scan(ctx, paths, source_format, tokenizer, calibration, engine, strict, debu
       toolaudit scan --since 7d --by day --cost
       toolaudit scan runs/ --by family --columns calls,tokens,share,cost
     """
+    from ..scan.job import ScanOptions, scan as run_scan
     from ..scan.periods import parse_when, zone
-    from ..scan.summary import Collected, Grouping, Plan
-    from ..pipeline import ScanOptions
-    from ..reports.records import RecordsMeta, recording
     from ..reports.scan_data import SCAN_COLUMNS
 
-    if source_format:
-        collectors.get(source_format)
     layout = layout_of(fmt, wide, columns, SCAN_COLUMNS)
     where = zone(tz)
-    since, until = (parse_when(w, where) if w else None for w in (since, until))
-    grouping = Grouping(by, families(ctx) if by == "family" else Grouping().families, where)
-    tok = get_tokenizer(tokenizer, engine, calibration=calibration)  # fail fast, before any worker starts
-    # --top alone: previews only for the rows shown, made here (redacting every call's was a third of the scan)
-    options = ScanOptions(tokenizer, engine, source_format, show_content, debug, calibration,
-                          previews=bool(top) or records is not None, late_previews=records is None)
-    # folded as files come: no call's row is kept (--records writes each file's rows as it comes)
-    collected = Collected(since=since, until=until, plan=Plan(grouping, top, cost, model))
-    about = RecordsMeta(tokenizer, engine if tokenizer != "approx" else "approx", tok.label)
-    with recording(records, collected, about) as sink:
-        gather(paths, options, sink, jobs=jobs, strict=strict, quiet=quiet, scheduler=scheduler)
-    result = collected.result(meta_for(tokenizer, engine, paths, by, tok))
+    options = ScanOptions(
+        read, by=by, families=families(ctx) if by == "family" else ScanOptions.families, top=top,
+        show_content=show_content, records=records, cost=cost, model=model, tz=where,
+        since=parse_when(since, where) if since else None, until=parse_when(until, where) if until else None)
+    result = run_scan(paths, options, hooks=hooks_for(quiet))
     render_report(result, fmt, output, **layout)
-
-

@@ -6,26 +6,17 @@ from pathlib import Path
 
 import click
 
-from ..collectors import collectors
-from ..errors import UsageError
 from ..reports import render_report
-from ..tokenizers import get_tokenizer
-from . import INPUT_PATHS, cli, gather, input_options, meta_for, output_options
+from . import INPUT_PATHS, cli, hooks_for, input_options, output_options
 from .scan import families, family_table, layout_of, table_options
-
-_FLAGS = ("preview_chars", "include_content", "max_chars", "max_bytes", "head_ratio", "max_lines",
-          "tail_lines", "head_lines", "max_matches", "no_body", "body_chars", "body_fields")
 
 
 def _rules_table(policy_file: Path | None) -> tuple[dict | None, str]:
     """The policy table of --policy-file, else of `[tool.toolaudit.simulate.policies]`."""
-    from ..simulate.policymap import read_policy_file
+    from ..simulate.job import policy_table
 
-    if policy_file:
-        return read_policy_file(policy_file), str(policy_file)
     config = click.get_current_context().find_root().obj or {}
-    policies = config.get("config", {}).get("simulate", {}).get("policies")
-    return policies, f"{config.get('config_path')} [tool.toolaudit.simulate.policies]"
+    return policy_table(policy_file, config.get("config"), config.get("config_path"))
 
 
 @cli.command()
@@ -64,8 +55,7 @@ def _rules_table(policy_file: Path | None) -> tuple[dict | None, str]:
 @click.pass_context
 def simulate(ctx, paths, preview_chars, include_content, max_chars, max_bytes, head_ratio, max_lines, tail_lines,
              head_lines, max_matches, no_body, body_chars, body_fields, tools, preset, policy_file, sweep,
-             explain, source_format, tokenizer, calibration, engine, strict, debug, quiet, jobs, fmt, output, wide,
-             columns, scheduler):
+             explain, read, quiet, fmt, output, wide, columns):
     """What would caps on tool outputs have saved, and what would they have hidden?
 
     Runs every recorded output under PATH... through the policies you give (flags,
@@ -83,30 +73,17 @@ def simulate(ctx, paths, preview_chars, include_content, max_chars, max_bytes, h
       toolaudit simulate runs/ --preset codex
       toolaudit simulate runs/ --sweep max_chars=2000,5000,10000,20000 -f csv
     """
-    from ..simulate import summary as simsummary
-    from ..simulate.policymap import maps_from_spec, spec_of
-    from ..pipeline import ScanOptions, simulate_file
+    from ..simulate.job import Caps, SimulateOptions, simulate as run_simulate
     from ..reports.sim_data import SIM_COLUMNS
 
-    if source_format:
-        collectors.get(source_format)
     layout = layout_of(fmt, wide, columns, SIM_COLUMNS)
-    tok = get_tokenizer(tokenizer, engine, calibration=calibration)
-    params = dict(zip(_FLAGS, (preview_chars, include_content, max_chars, max_bytes, head_ratio, max_lines,
-                               tail_lines, head_lines, max_matches, no_body, body_chars, body_fields)))
-    if sweep and explain:
-        raise UsageError("--explain shows the cuts of one policy: run it without --sweep, for the value you pick",
-                         slug="sweep")
+    caps = Caps(preview_chars, include_content, max_chars, max_bytes, head_ratio, max_lines, tail_lines, head_lines,
+                max_matches, no_body, body_chars, body_fields)
     rules, where = _rules_table(policy_file)
     selects_family = any(t.startswith("@") for t in tools) or any(g.startswith("@") for g in rules or {})
     if selects_family:
         families(ctx)  # a malformed [tool.toolaudit.families] fails before the scan
-    spec = spec_of(params, preset, tools, rules, where, family_table(ctx) if selects_family else None)
-    maps, swept = maps_from_spec(spec, sweep)
-    options = ScanOptions(tokenizer, engine, source_format, False, debug, calibration)
-    sink = simsummary.SimCollected([m.label for m in maps], [tuple(m.describe()) for m in maps], explain,
-                                   follows_session=any(m.follows_session for m in maps))
-    gather(paths, options, sink, jobs=jobs, strict=strict, quiet=quiet, worker=simulate_file, extra=(maps, explain > 0),
-           scheduler=scheduler)
-    result = simsummary.result(sink, meta_for(tokenizer, engine, paths, tok=tok), preset=preset, sweep=swept, spec=spec)
+    options = SimulateOptions(read, caps, tuple(tools), preset, rules, where,
+                              family_table(ctx) if selects_family else None, sweep, explain)
+    result = run_simulate(paths, options, hooks=hooks_for(quiet))
     render_report(result, fmt, output, **layout)

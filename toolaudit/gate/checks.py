@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..results import Exportable, rows_frame
 from ..errors import UsageError
 from ..registry import did_you_mean
 
@@ -228,8 +229,11 @@ def incomparable(baseline: dict, current: dict) -> str | None:
 
 
 @dataclass(frozen=True)
-class GateResult:
-    """The verdict of `toolaudit ci`: outcomes, per-tool changes, new and vanished tools."""
+class GateResult(Exportable):
+    """The verdict of `toolaudit ci`: outcomes, per-tool changes, new and vanished tools.
+    `.to_pandas()`: one row per check."""
+
+    frames = {"checks": lambda r: rows_frame(r.outcomes)}
 
     baseline_path: str
     baseline: dict

@@ -8,10 +8,11 @@ cannot be replayed: a path outside the workspace is `REFUSED`, a crash or a time
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ..options import InputOptions
 from ..registry import Registry
 
 # Outcome.status values, and the runner's own for calls it did not send anywhere
@@ -100,7 +101,7 @@ class Mapping:
 
 @dataclass(frozen=True)
 class ReplayOptions:
-    """Everything a replay run needs besides the transcripts."""
+    """Everything a replay run needs besides the transcripts (the flags of `toolaudit replay`)."""
 
     mappings: tuple[Mapping, ...]
     sandbox: Sandbox
@@ -108,3 +109,15 @@ class ReplayOptions:
     tool_names: tuple[tuple[str, str], ...] = ()  # --tool-name OLD=NEW
     path_map: tuple[tuple[str, str], ...] = ()  # --path-map FROM=TO
     explain: int = 0  # --explain N: replayed calls shown with previews
+    read: InputOptions = field(default_factory=InputOptions)  # how the transcripts are read and counted
+    calls_out: Path | None = None  # every call with its new output, as toolaudit-jsonl
+    workspace: str = ""  # the workspace as the user named it (the spec stores it so)
+
+    def spec(self) -> dict:
+        """What `ci` needs to run the same replay again: mappings, translation, renames, limits."""
+        return {
+            "workspace": self.workspace or str(self.sandbox.workspace), "tools": [m.text for m in self.mappings],
+            "translate": list(self.translate), "tool_names": [f"{a}={b}" for a, b in self.tool_names],
+            "path_map": [f"{a}={b}" for a, b in self.path_map], "timeout": self.sandbox.timeout,
+            "max_output_bytes": self.sandbox.max_output_bytes, "env": list(self.sandbox.env),
+        }

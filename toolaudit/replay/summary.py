@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from ..results import Exportable, rows_frame
 from ..model import Measurement, ScanMeta, Skipped, ToolCall, ToolMenu, strip_mcp_prefix
 from ..tokenizers import Tokenizer
 from ..scan.measure import measure, with_residency
@@ -223,8 +224,11 @@ class ReplayCollected:
 
 
 @dataclass(frozen=True)
-class ReplayResult:
-    """The whole answer of `replay`."""
+class ReplayResult(Exportable):
+    """The whole answer of `replay`. `.to_pandas()`: one row per recorded tool; `"explained"`, `"errors"`."""
+
+    frames = {"tools": lambda r: rows_frame(r.tools), "explained": lambda r: rows_frame(r.explained),
+              "errors": lambda r: rows_frame(r.error_changes)}
 
     meta: ScanMeta
     totals: ReplayRow

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ..registry import Registry, installed_entry_points
-from .files import atomic_write
+from ..files import atomic_write
 
 
 class Reporter:
@@ -62,7 +62,7 @@ def _terminal(stream) -> bool:
 
 
 def render_report(result: Any, fmt: str, output: str = "-", **options: Any) -> None:
-    """Render `result` as `fmt` into `output` (`-`: stdout), whole or not at all (reports.files).
+    """Render `result` as `fmt` into `output` (`-`: stdout), whole or not at all (toolaudit.files).
 
     On a terminal the reporter gets its width (and colour unless NO_COLOR); piped or to a
     file, no width. `options` go to the reporter as they are (the table's `layout`).

@@ -13,7 +13,6 @@ import dataclasses
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 from ..model import SCHEMA_VERSION
 
@@ -280,7 +279,7 @@ def main(argv: list[str]) -> int:
     for command in COMMANDS:
         path, text = schema_path(command), schema_text(command)
         if "--write" in argv:
-            from .files import atomic_write
+            from ..files import atomic_write
 
             path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(path, text)

@@ -138,7 +138,6 @@ class PolicyMap:
         return self._cache[key]
 
     def _compose(self, tool: str, cap: Policy | None = None) -> Chain | None:
-        name = tool.lower()
         chain = self.preset.chain_for(tool, cap) if self.preset else Chain()
         rule = next((c for glob, c in self.rules if self.takes(glob, tool)), None)
         if rule is not None:

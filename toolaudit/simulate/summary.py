@@ -12,6 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from ..results import Exportable, rows_frame
 from ..model import Measurement, ScanMeta, Skipped
 from .engine import Cut, SimFile
 from ..scan.stats import Savings
@@ -170,8 +171,15 @@ def collect(sims: Iterable[SimFile], labels: list[str], policies: list[tuple[str
 
 
 @dataclass(frozen=True)
-class SimResult:
-    """The whole answer of `simulate`: one Variant per policy map (several when sweeping)."""
+class SimResult(Exportable):
+    """The whole answer of `simulate`: one Variant per policy map (several when sweeping).
+
+    `.to_pandas()`: one row per (variant, tool); `"totals"`: one per variant; `"explained"`.
+    """
+
+    frames = {"tools": lambda r: _variant_frame(r, lambda v: v.tools),
+              "totals": lambda r: _variant_frame(r, lambda v: (v.totals,)),
+              "explained": lambda r: rows_frame(r.explained)}
 
     meta: ScanMeta
     variants: tuple[Variant, ...]
@@ -190,6 +198,14 @@ class SimResult:
     # (recorded, default): sessions whose own recorded cap the preset applied, and those that got
     # the model family's default; None when no preset follows the session
     session_caps: tuple[int, int] | None = None
+
+
+def _variant_frame(result: "SimResult", rows):
+    """Each variant's rows, its label (the swept value; "" for one policy) first."""
+    import pandas as pd
+
+    frames = [rows_frame(rows(v), {"variant": v.label}) for v in result.variants]
+    return pd.concat(frames, ignore_index=True) if frames else rows_frame(())
 
 
 def result(collected: SimCollected, meta, *, preset: str | None = None, sweep: str | None = None,

@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .. import __version__
-from ..scan.periods import when_of
+from .periods import when_of
 from ..storage import RemotePath, filesystem
 from ..errors import ToolauditError, UsageError
 from ..model import SCHEMA_VERSION, Measurement
-from .files import atomic_path, atomic_write
+from ..files import atomic_path, atomic_write
 
 COLUMNS = tuple(Measurement.__dataclass_fields__)
 ROWS_PER_GROUP = 65_536  # one Parquet row group (or dataset part): ~10-20 MB of rows in memory at most

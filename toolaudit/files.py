@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from ..errors import ToolauditError
+from .errors import ToolauditError
 
 
 def _failed(path: Path, exc: OSError) -> ToolauditError:

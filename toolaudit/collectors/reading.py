@@ -1,0 +1,237 @@
+"""Reading a transcript file: its compression, its lines (streamed) or its one document, parsed leniently."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import threading
+import zlib
+from pathlib import Path
+from typing import Any, BinaryIO, Iterator
+
+import orjson
+import zstandard
+
+from ..model import Skipped
+
+# Whole-file JSON formats are parsed in one go; bigger documents are refused, not risked.
+MAX_DOCUMENT_BYTES = 512 * 1024 * 1024
+
+
+# How many lenient parses this process has made: orjson refuses lone surrogates, so only the
+# standard library's parse (loads' fallback) can let one into a text. Only ever grows (the lock:
+# two threads' `+= 1` could otherwise move it back to a value a reader took before).
+LENIENT = [0]
+LENIENT_LOCK = threading.Lock()
+
+
+class TooDeep(ValueError):
+    """JSON nested deeper than the parsers go (orjson stops at 1024 levels, the standard
+    library at the interpreter's recursion limit): valid, perhaps, but not readable here."""
+
+
+def loads(raw: bytes | str) -> Any:
+    """Parse JSON with orjson, falling back to the standard library; any failure is a ValueError.
+
+    orjson rejects lone-surrogate escapes such as "\\ud83d" that real transcripts
+    contain; the standard library accepts them (Collector.records cleans them).
+    Nesting too deep for either parser raises TooDeep, never RecursionError.
+    """
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        if isinstance(raw, bytes):
+            raw = raw.decode("utf-8", "replace")  # invalid UTF-8: decoded with replacement
+        with LENIENT_LOCK:
+            LENIENT[0] += 1
+        try:
+            return json.loads(raw)
+        except RecursionError:
+            raise TooDeep("nested too deeply to parse (RecursionError)") from None
+
+
+# Compressed transcripts are read as they are stored, told apart by their first bytes.
+GZIP_MAGIC = b"\x1f\x8b"
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+COMPRESSED = (".gz", ".zst")
+
+
+def open_source(path: Path) -> BinaryIO:
+    """Open a transcript for reading bytes, a gzip or zstandard one decompressed as it is read.
+
+    Every collector opens files through here, so `x.jsonl.gz` reads as `x.jsonl` everywhere.
+    A compressed stream that ends early raises `EOFError` where it ends (see DECOMPRESS_ERRORS).
+    `path` may be an object-storage RemotePath (toolaudit.storage), opened once and peeked.
+    """
+    return _decompressed(path.open("rb") if not isinstance(path, Path) else open(path, "rb"))
+
+
+def _decompressed(fh: BinaryIO) -> BinaryIO:
+    """`fh` (seekable, at its start), decompressed as open_source does by its first bytes; closing the
+    result closes `fh`."""
+    magic = fh.read(4)
+    fh.seek(0)
+    if magic.startswith(GZIP_MAGIC):
+        reader = gzip.GzipFile(fileobj=fh, mode="rb")
+        reader.myfileobj = fh  # closed with it, as gzip.open(name) closes the file it opened
+        return reader  # type: ignore[return-value]
+    if magic == ZSTD_MAGIC:
+        return io.BufferedReader(_Zstd(fh), buffer_size=1 << 20)  # type: ignore[return-value]
+    return fh
+
+
+class _Zstd(io.RawIOBase):
+    """A zstandard file decompressed frame after frame; a cut last frame is an EOFError, not silence
+    (zstandard's own stream reader returns what it has and says nothing)."""
+
+    def __init__(self, fh: BinaryIO):
+        self._fh, self._new = fh, zstandard.ZstdDecompressor().decompressobj
+        self._frame: Any = None
+        self._fed = False  # the current frame has had input
+        self._out, self._at = b"", 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while self._at >= len(self._out):
+            rest = b""
+            if self._frame is None or self._frame.eof:
+                rest = self._frame.unused_data if self._frame is not None else b""
+                self._frame, self._fed = self._new(), False
+            chunk = rest or self._fh.read(1 << 16)
+            if not chunk:
+                if self._fed:
+                    raise EOFError("zstandard file ended before the end of its frame")
+                return 0
+            self._fed = True
+            self._out, self._at = self._frame.decompress(chunk), 0
+        n = min(len(buffer), len(self._out) - self._at)
+        buffer[:n] = self._out[self._at:self._at + n]
+        self._at += n
+        return n
+
+    def close(self) -> None:
+        self._fh.close()
+        super().close()
+
+
+# what a compressed file that ends early, or is no valid stream, raises while it is read
+DECOMPRESS_ERRORS = (EOFError, gzip.BadGzipFile, zlib.error, zstandard.ZstdError)
+
+
+def plain_name(path: Path) -> str:
+    """The file's name without a compression suffix: `a.jsonl.gz` -> `a.jsonl` (sessions named
+    after their file keep their name when it is compressed)."""
+    name = path.name
+    for suffix in COMPRESSED:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[:-len(suffix)]
+    return name
+
+
+def file_stem(path: Path) -> str:
+    """`path.stem` of the uncompressed name: `a.jsonl.gz` -> `a`."""
+    return Path(plain_name(path)).stem
+
+
+def read_lines(path: Path) -> Iterator[tuple[int, Any]]:
+    """Stream a JSONL file: (line number, parsed object or Skipped). Blank lines are passed over.
+
+    Invalid UTF-8 is decoded with replacement. A last line without its newline that
+    does not parse is a session still being written: reported, marked benign. Whatever
+    else keeps a line from parsing (nesting too deep, ...) skips that line only. A
+    compressed file that ends early (or is no valid stream) is one problem where it breaks.
+    """
+    number = 0
+    with open_source(path) as fh:
+        lines = iter(fh)
+        while True:
+            try:
+                raw = next(lines)
+            except StopIteration:
+                return
+            except DECOMPRESS_ERRORS as exc:
+                yield number + 1, Skipped(str(path), number + 1, f"cannot decompress: {_short(exc)}")
+                return
+            number += 1
+            if raw.isspace():  # not strip(): that copies every line to look at its first byte
+                continue
+            yield number, _parse_line(path, number, raw)
+
+
+def raw_lines(path: Path) -> Iterator[bytes]:
+    """The file's lines as bytes, unparsed (a quick first pass); a compressed stream that breaks
+    ends them there, quietly: read_lines reports it."""
+    with open_source(path) as fh:
+        try:
+            yield from fh
+        except DECOMPRESS_ERRORS:
+            return
+
+
+def pretty_document(path: Path, doc: Any = None) -> Any:
+    """`doc`, else the file's document when its first non-blank line opens a pretty-printed one
+    (a Skipped when that document cannot be read), else None: the file is read as lines.
+
+    For formats read as JSONL only when forced: a broken document is one problem, not one per line.
+    """
+    if doc is not None:
+        return doc
+    for raw in raw_lines(path):
+        if raw.strip():
+            return read_document(path, None) if raw.strip() in (b"{", b"[") else None
+    return None
+
+
+def _parse_line(path: Path, number: int, raw: bytes) -> Any:
+    """One JSONL line parsed, or the Skipped that says why not (see read_lines)."""
+    try:
+        return loads(raw)
+    except TooDeep as exc:
+        return Skipped(str(path), number, f"invalid JSON: {_short(exc)}")
+    except ValueError as exc:
+        if not raw.endswith(b"\n"):
+            return Skipped(str(path), number, "truncated last line (file still being written?)", benign=True)
+        return Skipped(str(path), number, f"invalid JSON: {_short(exc)}")
+    except Exception as exc:  # noqa: BLE001 -- one line the parsers choke on, not the file
+        return Skipped(str(path), number, f"invalid JSON: {type(exc).__name__}: {_short(exc)}")
+
+
+def read_bytes(path: Path, limit: int = MAX_DOCUMENT_BYTES) -> bytes:
+    """The whole (decompressed) file; ValueError when it is over `limit` bytes or cannot be decompressed."""
+    try:
+        with open_source(path) as fh:
+            raw = fh.read(limit + 1)
+    except DECOMPRESS_ERRORS as exc:
+        raise ValueError(f"cannot decompress: {_short(exc)}") from None
+    if len(raw) > limit:
+        raise ValueError(f"over the {limit} bytes limit for one JSON document")
+    return raw
+
+
+def load_document(path: Path) -> Any:
+    """Parse a whole-file JSON document (orjson, standard-library fallback)."""
+    return loads(read_bytes(path))
+
+
+def read_document(path: Path, doc: Any) -> Any:
+    """`doc`, else the file parsed as one JSON document, else a Skipped that says why not."""
+    if doc is not None:
+        return doc
+    try:
+        raw = read_bytes(path)
+        if not raw or raw.isspace():
+            return Skipped(str(path), 0, "empty file", benign=True)
+        return loads(raw)
+    except ValueError as exc:
+        return Skipped(str(path), 1, f"not a JSON document: {_short(exc)}")
+
+
+def _short(exc: BaseException) -> str:
+    lines = str(exc).splitlines()
+    return lines[0][:120] if lines else type(exc).__name__
+
+
+# Set by the scan's --debug: odd data raises where it trips a reader, instead of being skipped.

@@ -1,0 +1,90 @@
+"""scan's entry point: the options of a scan, and the one function `toolaudit scan` and the API call."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import datetime, tzinfo
+from pathlib import Path
+from typing import Any, Iterable
+
+from ..model import ScanResult
+from ..options import SILENT, Hooks, InputOptions, build, split_options
+from .families import DEFAULT as DEFAULT_FAMILIES, Families
+
+BY = ("tool", "session", "file", "collector", "agent", "model", "family", "day", "week", "month")
+
+
+@dataclass(frozen=True)
+class ScanOptions:
+    """Everything a scan needs besides its paths (the flags of `toolaudit scan`)."""
+
+    read: InputOptions = field(default_factory=InputOptions)
+    by: str = "tool"  # tool, session, file, collector, agent, model, family, day, week, month
+    families: Families = DEFAULT_FAMILIES  # what --by family groups by ([tool.toolaudit.families])
+    top: int = 0  # the N largest calls (and tool definitions)
+    show_content: bool = False  # --top rows carry a redacted preview of each output
+    records: Any = None  # a path (or object-storage RemotePath) that gets one row per call
+    cost: bool = False  # dollars from the offline price table
+    model: str | None = None  # the model, where a transcript names none (pricing)
+    since: datetime | None = None  # only calls and requests at or after
+    until: datetime | None = None  # only calls and requests before
+    tz: tzinfo | None = None  # of periods (--by day|week|month); None: this machine's zone
+    calls: bool = False  # keep every call's row on the result (ScanResult.calls, .to_pandas("calls"))
+
+    @classmethod
+    def of(cls, **given: Any) -> "ScanOptions":
+        """The options of API keywords: InputOptions' fields (tokenizer, jobs…) and scan's own, flat."""
+        read, rest = split_options(InputOptions, given)
+        return build(cls, {**rest, "read": InputOptions(**read)}, "scan")
+
+
+def scan(paths: Iterable[Path | str] = (), options: ScanOptions | None = None, *, hooks: Hooks = SILENT,
+         **given: Any) -> ScanResult:
+    """Measure every tool call under `paths` (files or folders; none: the agents' default folders).
+
+    `options` (or keywords, e.g. `by="family", top=10, tokenizer="cl100k_base"`) say how; the result is
+    what `toolaudit scan -f json` prints (`.to_json()`), per tool and per call (`.to_pandas()`).
+    """
+    from ..pipeline import meta_for
+    from .summary import summarize
+
+    options = options or ScanOptions.of(**given)
+    paths = [Path(p) if isinstance(p, str) else p for p in paths]
+    collected, tok = collect(paths, options, hooks)
+    meta = meta_for(options.read, paths, options.by, tok)
+    if not options.calls:
+        return collected.result(meta)
+    result = summarize(collected, meta, _plan(options).grouping, options.top, cost=options.cost, model=options.model)
+    return replace(result, calls=tuple(collected.all_rows()))
+
+
+def collect(paths: list, options: ScanOptions, hooks: Hooks = SILENT):
+    """Every file under `paths` measured and folded: (the Collected, the tokenizer). Rows are kept (and
+    `Collected.usage`) when `options.calls` asks for them, else folded into the summary's plan as they come."""
+    from ..pipeline import FileOptions, check_format, gather, tokenizer_of
+    from .records import RecordsMeta, recording
+    from .summary import Collected
+
+    read = options.read
+    if options.by not in BY:
+        from ..errors import UsageError
+
+        raise UsageError(f"by={options.by!r}: one of {', '.join(BY)}", slug="by")
+    check_format(read)
+    tok = tokenizer_of(read)
+    # --top alone: previews only for the rows shown, made here (redacting every call's was a third of the scan)
+    files = FileOptions.of(read, show_content=options.show_content,
+                           previews=bool(options.top) or options.records is not None or options.calls,
+                           late_previews=options.records is None and not options.calls)
+    collected = Collected(since=options.since, until=options.until, plan=None if options.calls else _plan(options))
+    about = RecordsMeta(read.tokenizer, read.engine if read.tokenizer != "approx" else "approx", tok.label)
+    with recording(options.records, collected, about) as sink:
+        gather(paths, read, files, sink, hooks=hooks)
+    return collected, tok
+
+
+def _plan(options: ScanOptions):
+    """What the summary will be asked for (summary.Plan)."""
+    from .summary import Grouping, Plan
+
+    return Plan(Grouping(options.by, options.families, options.tz), options.top, options.cost, options.model)
