@@ -344,6 +344,7 @@ class SessionInfo:
     cwd: str | None = None
     commit: str | None = None
     agent: str = MAIN_AGENT
+    version: str | None = None  # the agent's version, where the transcript records it (replay's emulations)
 
 
 @dataclass(frozen=True, slots=True)

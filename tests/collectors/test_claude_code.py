@@ -289,7 +289,8 @@ def test_the_first_recorded_cwd_is_the_sessions_folder(tmp_path):
 
 def test_sample_session_and_subagent_file_record_their_cwd():
     assert kinds(ClaudeCodeCollector().collect(MAIN), SessionInfo) == [
-        SessionInfo(str(MAIN), "5f1c2a9e-3b7d-4e21-9a6c-0d8e4f2b7a11", "/home/dev/shop")]
+        SessionInfo(str(MAIN), "5f1c2a9e-3b7d-4e21-9a6c-0d8e4f2b7a11", "/home/dev/shop", version="2.1.38")]
     sub = SAMPLE / "5f1c2a9e-3b7d-4e21-9a6c-0d8e4f2b7a11" / "subagents" / "agent-b41c9d2.jsonl"
     assert kinds(ClaudeCodeCollector().collect(sub), SessionInfo) == [
-        SessionInfo(str(sub), "5f1c2a9e-3b7d-4e21-9a6c-0d8e4f2b7a11", "/home/dev/shop", agent="b41c9d2")]
+        SessionInfo(str(sub), "5f1c2a9e-3b7d-4e21-9a6c-0d8e4f2b7a11", "/home/dev/shop", agent="b41c9d2",
+                    version="2.1.38")]

@@ -541,8 +541,8 @@ def test_session_info_without_git_and_without_anything(tmp_path):
 def test_samples_and_corpus_record_their_commit(corpus):
     assert kinds(CodexCollector().collect(OLD), SessionInfo) == [SessionInfo(
         str(OLD), "019a06f2-3c41-7d2e-9b8a-4f1e6c2d7a90", "/home/dev/src/invoicer",
-        "5be07c3e41d2a9f0c8b16e7d2a94c05f3e8b71d6")]
+        "5be07c3e41d2a9f0c8b16e7d2a94c05f3e8b71d6", version="0.50.0")]
     path = corpus / "codex" / VIEW
     assert kinds(CodexCollector().collect(path), SessionInfo) == [SessionInfo(
         str(path), "019a93b9-f380-7600-98ff-940e6b99603c", "/home/user/projects/temp/chatbot-ui",
-        "0f022a043b3f8ca67224e1c56d5b85e28a81b910")]
+        "0f022a043b3f8ca67224e1c56d5b85e28a81b910", version="0.58.0")]

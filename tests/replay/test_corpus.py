@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from toolaudit.cli import cli
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
-STATUSES = ("replayed", "kept", "not_translated", "refused", "failed")
+from toolaudit.replay.summary import STATUSES
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason=f"the real corpus is not at {CORPUS}")
@@ -19,7 +19,7 @@ def test_the_corpus_replays_with_every_call_accounted_for(tmp_path):
     empty = tmp_path / "workspace"
     empty.mkdir()
     result = CliRunner().invoke(cli, ["replay", str(CORPUS), "--workspace", str(empty), "--translate", "shell-search",
-                                      "--tool", "grep=builtin:grep", "--tool", "glob=builtin:glob", "-f", "json",
+                                      "--tool", "grep=builtin:grep", "--tool", "glob=builtin:glob", "--before", "recorded", "--keep-drifted", "-f", "json",
                                       "-q"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     doc = json.loads(result.output)

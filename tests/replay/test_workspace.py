@@ -89,7 +89,7 @@ def worktrees(repo: Path) -> list[str]:
 
 def test_a_known_commit_is_replayed_in_a_temporary_worktree_removed_afterwards(repo):
     path, old, _ = repo
-    with session_workspace(path, old) as (folder, note):
+    with session_workspace(path, old) as (folder, note, _):
         assert folder != path.resolve()
         assert (folder / "a.txt").read_text() == "old"
         assert note == f"replayed at commit {old[:12]} in a temporary worktree"
@@ -101,7 +101,7 @@ def test_a_known_commit_is_replayed_in_a_temporary_worktree_removed_afterwards(r
 
 def test_a_workspace_below_the_repository_root_is_that_folder_of_the_worktree(repo):
     path, old, _ = repo
-    with session_workspace(path / "sub", old[:10]) as (folder, note):
+    with session_workspace(path / "sub", old[:10]) as (folder, note, _):
         assert folder.name == "sub" and (folder / "b.txt").read_text() == "old"
         assert note == f"replayed at commit {old[:10]} in a temporary worktree"
     assert not folder.exists()
@@ -110,7 +110,7 @@ def test_a_workspace_below_the_repository_root_is_that_folder_of_the_worktree(re
 def test_the_worktree_is_removed_when_the_replay_raises(repo):
     path, old, _ = repo
     with pytest.raises(RuntimeError):
-        with session_workspace(path, old) as (folder, _):
+        with session_workspace(path, old) as (folder, _, _):
             assert folder.exists()
             raise RuntimeError("boom")
     assert not folder.exists() and len(worktrees(path)) == 1
@@ -122,14 +122,14 @@ def test_the_repositorys_hooks_do_not_run(repo):
     hook = path / ".git" / "hooks" / "post-checkout"
     hook.write_text(f"#!/bin/sh\ntouch {marker}\n")
     hook.chmod(0o755)
-    with session_workspace(path, old) as (folder, _):
+    with session_workspace(path, old) as (folder, _, _):
         assert (folder / "a.txt").read_text() == "old"
     assert not marker.exists()
 
 
 def test_an_unknown_commit_falls_back_to_the_workspace_with_a_note(repo):
     path, _, _ = repo
-    with session_workspace(path, "0" * 40) as (folder, note):
+    with session_workspace(path, "0" * 40) as (folder, note, _):
         assert folder == path.resolve()
         assert note == "commit 000000000000 not in the workspace: replayed against the workspace as it is"
     assert len(worktrees(path)) == 1
@@ -137,13 +137,13 @@ def test_an_unknown_commit_falls_back_to_the_workspace_with_a_note(repo):
 
 def test_no_commit_a_non_repository_and_a_non_hex_commit(tmp_path, repo):
     path, _, _ = repo
-    with session_workspace(path, None) as (folder, note):
+    with session_workspace(path, None) as (folder, note, _):
         assert (folder, note) == (path.resolve(), "")
     plain = tmp_path / "plain"
     plain.mkdir()
-    with session_workspace(plain, "abcdef1234") as (folder, note):
+    with session_workspace(plain, "abcdef1234") as (folder, note, _):
         assert folder == plain.resolve()
         assert note == "commit abcdef1234 not in the workspace (not a git repository): " \
                        "replayed against the workspace as it is"
-    with session_workspace(path, "--upload-pack=touch x") as (folder, note):
+    with session_workspace(path, "--upload-pack=touch x") as (folder, note, _):
         assert folder == path.resolve() and "is not a commit id" in note

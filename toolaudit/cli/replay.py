@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ..errors import UsageError
+from ..errors import EXIT_GATE, UsageError
 from ..reports import render_report
 from . import cli, hooks_for, input_options, output_options
 
@@ -46,12 +46,31 @@ def _config_tools() -> list[str]:
               help="Pass this environment variable through to python/mcp/cmd (the rest is scrubbed).")
 @click.option("--explain", type=click.IntRange(min=0), default=0, metavar="N",
               help="Show N replayed calls: sizes before/after and redacted previews of both outputs.")
+@click.option("--identity", is_flag=True,
+              help="Re-run every recorded read-only call of a known agent tool through its own emulation "
+                   "(agent:AGENT/TOOL) with the recorded arguments, and report fidelity per tool.")
+@click.option("--before", "before", type=click.Choice(["identity", "recorded"]), default="identity", show_default=True,
+              help="What a variant is measured against: the agent's own tool re-run now in the same state (where "
+                   "an emulation exists), or the recording.")
+@click.option("--keep-drifted", is_flag=True,
+              help="Count calls whose identity replay differs from the recording in the sizes and the saving.")
+@click.option("--min-identity", type=click.FloatRange(0, 100), metavar="PCT",
+              help="Exit 3 when fewer than PCT%% of the replayed emulated calls come within ±1%% tokens of the "
+                   "recording (a check that the replay set-up is sound).")
+@click.option("--commit", metavar="REV", help="Start every session's state at REV (default: the recorded commit).")
+@click.option("--at-session-start", is_flag=True,
+              help="Start each session's state at the last commit before its first timestamp.")
+@click.option("--no-checkout", is_flag=True, help="Start from the workspace as it is (copied when edits apply).")
+@click.option("--diff", "diff", type=click.IntRange(min=0), default=0, metavar="N",
+              help="Show the N largest changes: call id, session, line, tokens recorded / identity / variant, "
+                   "and a unified diff of the redacted texts.")
 @click.option("--calls-out", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Write every call, with its new output, as toolaudit-jsonl (scan/simulate/ci read it).")
 @input_options
 @output_options
 def replay(paths, workspace, tools, translate, tool_names, path_maps, timeout, max_output_bytes, env, explain,
-           calls_out, read, quiet, fmt, output):
+           identity, before, keep_drifted, min_identity, commit, at_session_start, no_checkout, diff, calls_out, read,
+           quiet, fmt, output):
     """Re-run the calls agents really made through a new tool, and measure it before it ships.
 
     Reads the recorded calls under PATH... (any transcript scan reads, or a calls
@@ -82,12 +101,19 @@ def replay(paths, workspace, tools, translate, tool_names, path_maps, timeout, m
     """
     from ..replay.job import replay as run_replay, replay_options
 
-    spec = {"workspace": str(workspace), "tools": list(tools) or _config_tools(), "translate": list(translate),
+    spec = {"workspace": str(workspace), "tools": list(tools) or ([] if identity else _config_tools()), "translate": list(translate),
             "tool_names": list(tool_names), "path_map": list(path_maps), "timeout": timeout,
-            "max_output_bytes": max_output_bytes, "env": list(env)}
+            "max_output_bytes": max_output_bytes, "env": list(env), "identity": identity, "before": before,
+            "keep_drifted": keep_drifted, "commit": commit, "at_session_start": at_session_start,
+            "no_checkout": no_checkout, "diff": diff}
     options = replay_options(spec, read=read, explain=explain, calls_out=calls_out)
     result = run_replay(paths, options, hooks=hooks_for(quiet))
     render_report(result, fmt, output)
+    rate = result.identity.totals.rate if result.identity is not None else None
+    if min_identity is not None and (rate is None or rate * 100 < min_identity):
+        shown = "no emulated call was replayed" if rate is None else f"identity {rate:.1%}"
+        click.echo(f"replay: {shown}, below --min-identity {min_identity:g}%", err=True)
+        click.get_current_context().exit(EXIT_GATE)
 
 
 # replay runs its calls one at a time (servers and worktrees are shared): no -j

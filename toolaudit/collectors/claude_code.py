@@ -81,6 +81,7 @@ class ClaudeCodeCollector(Collector):
         contexts: dict[str, _Context] = {}
         own_agent = MAIN_AGENT
         cwd = None  # the first recorded working folder: where the session started, for replay
+        version = None  # Claude Code's version (replay's emulations reproduce that version's tools)
         for number, obj in read_lines(path):
             if isinstance(obj, Skipped):
                 yield obj
@@ -94,6 +95,8 @@ class ClaudeCodeCollector(Collector):
                 own_agent = obj["agentId"]
             if cwd is None and isinstance(obj.get("cwd"), str) and obj["cwd"]:
                 cwd = obj["cwd"]
+            if version is None and isinstance(obj.get("version"), str) and obj["version"]:
+                version = obj["version"]  # the first: a resumed session keeps the version it began with
             if pairing is None:
                 pairing = Pairing(source, self.key, session, id_scope=SCAN_SCOPE)
             yield from guarded(self._line(obj, number, own_agent, pairing, contexts, source), source, number)
@@ -101,7 +104,7 @@ class ClaudeCodeCollector(Collector):
             return
         yield from pairing.unpaired()
         if cwd is not None:
-            yield SessionInfo(source, session, cwd, agent=own_agent)
+            yield SessionInfo(source, session, cwd, agent=own_agent, version=version)
         for agent, ctx in contexts.items():
             yield from ctx.usage.values()
             yield SessionEnd(source, session, tuple(ctx.segments) + (ctx.requests,), agent=agent)

@@ -180,8 +180,9 @@ def _session_info(state: _Session, payload: dict) -> Iterator[SessionInfo]:
     commit = git.get("commit_hash") if isinstance(git, dict) else None
     cwd = cwd if isinstance(cwd, str) and cwd else None
     commit = commit if isinstance(commit, str) and commit else None
+    version = payload.get("cli_version") if isinstance(payload.get("cli_version"), str) else None
     if cwd or commit:
-        yield SessionInfo(state.source, state.session, cwd, commit, agent=state.agent)
+        yield SessionInfo(state.source, state.session, cwd, commit, agent=state.agent, version=version)
 
 
 def _kind(obj: dict) -> str | None:

@@ -21,6 +21,7 @@ REFUSED = "refused"  # the call named a path outside the workspace: nothing ran
 FAILED = "failed"  # the implementation crashed, timed out or returned something unusable
 KEPT = "kept"  # no mapping for this tool: the recorded output stands
 NOT_TRANSLATED = "not_translated"  # --translate could not turn the recorded call into a new one
+NEVER_RAN = "never_ran"  # the agent answered the call itself (rejected, cancelled, a sibling's error): kept
 
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_MAX_OUTPUT_BYTES = 10_000_000
@@ -100,6 +101,16 @@ class Mapping:
 
 
 @dataclass(frozen=True)
+class Base:
+    """Where a session's state starts: the recorded commit (default), `commit` (--commit REV), the last commit
+    before the session's first timestamp (--at-session-start), or the folder as it is (--no-checkout)."""
+
+    commit: str | None = None
+    at_session_start: bool = False
+    no_checkout: bool = False
+
+
+@dataclass(frozen=True)
 class ReplayOptions:
     """Everything a replay run needs besides the transcripts (the flags of `toolaudit replay`)."""
 
@@ -109,6 +120,11 @@ class ReplayOptions:
     tool_names: tuple[tuple[str, str], ...] = ()  # --tool-name OLD=NEW
     path_map: tuple[tuple[str, str], ...] = ()  # --path-map FROM=TO
     explain: int = 0  # --explain N: replayed calls shown with previews
+    identity: bool = False  # --identity: every known agent tool without a mapping goes to its own emulation
+    before: str = "identity"  # what a variant is measured against: the identity replay, or "recorded"
+    keep_drifted: bool = False  # count calls whose identity replay differs from the recording in the saving
+    base: Base = field(default_factory=Base)  # where each session's state starts
+    diff: int = 0  # --diff N: the N largest changes, with a unified diff of the redacted texts
     read: InputOptions = field(default_factory=InputOptions)  # how the transcripts are read and counted
     calls_out: Path | None = None  # every call with its new output, as toolaudit-jsonl
     workspace: str = ""  # the workspace as the user named it (the spec stores it so)
@@ -120,4 +136,10 @@ class ReplayOptions:
             "translate": list(self.translate), "tool_names": [f"{a}={b}" for a, b in self.tool_names],
             "path_map": [f"{a}={b}" for a, b in self.path_map], "timeout": self.sandbox.timeout,
             "max_output_bytes": self.sandbox.max_output_bytes, "env": list(self.sandbox.env),
+            **({"identity": True} if self.identity else {}),
+            **({"before": self.before} if self.before != "identity" else {}),
+            **({"keep_drifted": True} if self.keep_drifted else {}),
+            **({"commit": self.base.commit} if self.base.commit else {}),
+            **({"at_session_start": True} if self.base.at_session_start else {}),
+            **({"no_checkout": True} if self.base.no_checkout else {}),
         }

@@ -4,12 +4,13 @@ replay`, `toolaudit ci` (a replay baseline) and the API call."""
 from __future__ import annotations
 
 from contextlib import nullcontext
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterable
 
 from ..errors import UsageError
 from ..options import SILENT, Hooks, InputOptions, split_options
-from .base import DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT, ReplayOptions, Sandbox
+from .base import DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT, Base, ReplayOptions, Sandbox
 from .summary import ReplayResult
 
 
@@ -27,10 +28,18 @@ def replay_options(spec: dict[str, Any], *, read: InputOptions | None = None, ex
 
         raise UsageError(f"replay takes no option {unknown[0]!r}{did_you_mean(unknown[0], SPEC_KEYS)}", slug="option")
     mappings = tuple(parse_mapping(text) for text in _texts(spec.get("tools")))
-    if not mappings:
+    identity = spec.get("identity") is True
+    if not mappings and not identity:
         raise UsageError("nothing to replay: give at least one --tool GLOB=IMPL (e.g. --tool 'Grep=builtin:grep'), "
-                         "or [tool.toolaudit.replay.tools] in pyproject.toml; replay never re-runs anything "
-                         "by default", slug="no-mapping")
+                         "--identity (the agents' own tools), or [tool.toolaudit.replay.tools] in pyproject.toml; "
+                         "replay never re-runs anything by default", slug="no-mapping")
+    before = spec.get("before") or "identity"
+    if before not in ("identity", "recorded"):
+        raise UsageError(f"before={before!r}: identity or recorded", slug="before")
+    base = Base(spec.get("commit") or None, spec.get("at_session_start") is True, spec.get("no_checkout") is True)
+    if sum((bool(base.commit), base.at_session_start, base.no_checkout)) > 1:
+        raise UsageError("--commit, --at-session-start and --no-checkout each say where a session starts: give one",
+                         slug="base")
     workspace = spec.get("workspace") or "."
     root = Path(workspace).resolve()
     if not root.is_dir():
@@ -42,11 +51,13 @@ def replay_options(spec: dict[str, Any], *, read: InputOptions | None = None, ex
         mappings=mappings, sandbox=sandbox, translate=tuple(_texts(spec.get("translate"))),
         tool_names=tuple(parse_pair(t, "--tool-name") for t in _texts(spec.get("tool_names"))),
         path_map=tuple(parse_pair(p, "--path-map") for p in _texts(spec.get("path_map"))), explain=explain,
-        read=read or InputOptions(), calls_out=calls_out, workspace=str(workspace),
+        read=read or InputOptions(), calls_out=calls_out, workspace=str(workspace), identity=identity,
+        before=before, keep_drifted=spec.get("keep_drifted") is True, base=base, diff=int(spec.get("diff") or 0),
     )
 
 
-SPEC_KEYS = {"workspace", "tools", "translate", "tool_names", "path_map", "timeout", "max_output_bytes", "env"}
+SPEC_KEYS = {"workspace", "tools", "translate", "tool_names", "path_map", "timeout", "max_output_bytes", "env",
+             "identity", "before", "keep_drifted", "commit", "at_session_start", "no_checkout", "diff"}
 
 
 def _texts(value) -> list[str]:
@@ -79,7 +90,7 @@ def replay(paths: Iterable[Path | str], options: ReplayOptions | None = None, *,
     check_format(read)
     tok = tokenizer_of(read)
     files, problems = input_files(paths, read.strict, hooks)  # as gather's: an unreadable folder fails --strict
-    sink = ReplayCollected(tok, explain=options.explain)
+    sink = ReplayCollected(tok, explain=options.explain, keep_drifted=options.keep_drifted, diff=options.diff)
     writer = CallsWriter(options.calls_out) if options.calls_out is not None else None
     progress, advance = hooks.progress(len(files)) if hooks.progress else (None, None)
     try:
@@ -101,4 +112,4 @@ def replay(paths: Iterable[Path | str], options: ReplayOptions | None = None, *,
         writer.commit()
     sink.errors.extend(problems)
     hooks.problems(sink.unrecognised, sink.errors)
-    return result(sink, meta_for(read, paths, tok=tok), tuple(menus), options.spec())
+    return replace(result(sink, meta_for(read, paths, tok=tok), tuple(menus), options.spec()), before=options.before)

@@ -2,10 +2,16 @@
 
 For each recorded call the runner decides, in this order: translate it (`--translate
 shell-search`: a plain search in a shell becomes a grep/glob call), find the mapping whose
-glob matches its tool (first match wins), map recorded paths into the workspace, and ask
+glob matches its tool (first match wins; with `--identity`, a known agent tool with no mapping
+goes to its own emulation, agent:AGENT/TOOL), map recorded paths into the workspace, and ask
 the implementation. Calls no mapping matches keep their recorded output (`kept`). A call
 copied into two files (a resumed session, a subagent echo) is replayed once, as scan counts
-it once.
+it once. A call that never ran (never_ran) keeps its recording; an edit tool is never re-run.
+
+Each session is replayed in its own state (replay.state): its base checkout, then its recorded edits
+applied in call order, so each call sees the files as they were at that moment. Where an emulation of
+the recorded tool exists, the call is also run through it (the identity replay, `Replayed.identity`):
+the variant is measured against that, in the same state (`--before identity`, the default).
 """
 
 from __future__ import annotations
@@ -19,9 +25,10 @@ from typing import Iterator
 
 from ..collectors import discover
 from ..errors import UsageError, check_strict
-from ..model import ORPHAN, PAIRED, ModelText, SessionEnd, SessionInfo, Skipped, ToolCall, ToolMenu
-from .base import (FAILED, KEPT, NOT_TRANSLATED, Implementation, Mapping, Outcome, ReplayOptions,
-                   implementations)
+from ..model import ORPHAN, PAIRED, ModelText, OutputCap, SessionEnd, SessionInfo, Skipped, ToolCall, ToolMenu
+from .never_ran import never_ran
+from .base import (FAILED, KEPT, NEVER_RAN, NOT_TRANSLATED, REFUSED, Implementation, Mapping, Outcome,
+                   ReplayOptions, implementations)
 
 
 # What the recording harness assumed for an argument the model left out, where a builtin's default
@@ -42,6 +49,10 @@ class Replayed:
     as_tool: str = ""  # the tool the call went to (after translation)
     mapping: Mapping | None = None  # the --tool mapping that answers it
     args: dict | None = None  # the arguments sent (after translation and path mapping)
+    identity: ToolCall | None = None  # the agent's own tool re-run now, in the same state (its emulation)
+    emulated: bool = False  # the recorded tool has an emulation: the call counts for fidelity
+    doubt: str = ""  # why the session's state may not be what the call saw (an unreplayable command before it)
+    identity_reason: str = ""  # why the emulation gave no identity replay (refused, failed)
 
 
 @dataclass(frozen=True)
@@ -64,7 +75,7 @@ def load_kinds() -> dict[str, str]:
     that cannot load, with why (the mcp SDK is an extra: said only when a mapping or a listing asks)."""
     from importlib import import_module
 
-    for name in ("builtin", "python", "cmd", "mcp"):
+    for name in ("builtin", "python", "cmd", "mcp", "agents"):
         try:
             import_module(f"{__package__}.{name}")
         except ImportError as exc:
@@ -107,6 +118,7 @@ class Runner:
         self.options = options
         self._impls: dict[Mapping, Implementation] = {}
         self._seen: set[tuple] = set()
+        self._caps: dict[tuple, tuple[str, int]] = {}  # (file, session, agent) -> its latest recorded output cap
         self.translations = None
         if "shell-search" in options.translate:
             from . import translate
@@ -167,6 +179,8 @@ class Runner:
                     skipped.append(record)
                 elif isinstance(record, SessionInfo):
                     infos.setdefault(record.session, record)
+                elif isinstance(record, OutputCap):  # the latest before the calls (a cap that changes is rare)
+                    self._caps[(source, record.session, record.agent)] = (record.unit, record.limit)
         except OSError as exc:
             return ReplayFile(source, cls.key, error=f"cannot read: {exc.strerror or exc}")
         notes: list[str] = []
@@ -177,26 +191,40 @@ class Runner:
     def _replay_sessions(self, calls: list[ToolCall], infos: dict[str, SessionInfo],
                          notes: list[str]) -> Iterator[Replayed]:
         from . import workspace as ws
+        from .state import SessionState
 
         by_session: dict[str, list[ToolCall]] = {}
         for call in calls:
             by_session.setdefault(call.session, []).append(call)
         for session, group in by_session.items():
+            group.sort(key=lambda c: (c.call_index, c.line))  # the order the agent made them: edits before reads
             info = infos.get(session)
             planned = [self._plan(call) for call in group]
-            if not any(p.status == "" for p in planned):  # nothing to run: no worktree to make
+            if not any(p.status == "" for p in planned):  # nothing to run: no state to build
                 yield from planned
                 continue
+            last = max(i for i, p in enumerate(planned) if p.status == "")
+            scratch = any(_changes(p.before) for p in planned[:last])
+            first_ts = min((c.ts for c in group if c.ts), default=None)
             with ExitStack() as stack:
-                root, note = stack.enter_context(
-                    ws.session_workspace(self.options.sandbox.workspace, info.commit if info else None))
+                root, note, writable = stack.enter_context(ws.session_base(
+                    self.options.sandbox.workspace, self.options.base, info.commit if info else None, first_ts,
+                    scratch))
                 if note:
                     notes.append(f"session {session}: {note}")
+                state = SessionState(root, info.cwd if info else None, self.options.path_map, writable)
                 for item in planned:
-                    yield self._run(item, root, info) if item.status == "" else item
+                    if item.status == "":
+                        yield self._run(item, state, info)
+                    else:
+                        state.record(item.before)
+                        yield item
 
     def _plan(self, call: ToolCall) -> Replayed:
         """What to do with one call: a Replayed with status "" (to run), or its final status."""
+        from .agents import emulation_for
+        from .edits import is_mutating
+
         key = call.dedupe_key
         if key is not None:
             if key in self._seen:
@@ -204,16 +232,25 @@ class Runner:
             self._seen.add(key)
         if call.status == ORPHAN:
             return Replayed(call, None, KEPT, "no recorded call (a result without its call)")
+        emulated = self.options.before != "recorded" and emulation_for(call.collector, call.tool) is not None
         tool, args = call.tool, None
         if self.translations is not None and call.tool in self.translations.SHELL_TOOLS:
             done = self.translations.translate(call)
             if isinstance(done, self.translations.NotTranslated):
-                return Replayed(call, None, NOT_TRANSLATED, done.reason)
+                return Replayed(call, None, NOT_TRANSLATED, done.reason, emulated=emulated)
             tool, args = done.tool, done.args
         mapping = next((m for m in self.options.mappings if fnmatch.fnmatchcase(tool, m.glob)), None)
+        if mapping is None and self.options.identity and emulation_for(call.collector, call.tool) is not None:
+            mapping = identity_mapping(call)
+        if mapping is not None and is_mutating(call):
+            return Replayed(call, None, REFUSED, "an edit tool is never re-run: its recorded edit is applied to "
+                            "the session's state instead", as_tool=tool, mapping=mapping)
         if mapping is None:
             reason = f"translated to {tool}, which no --tool maps" if args is not None else "no --tool mapping"
             return Replayed(call, None, KEPT, reason, as_tool=tool)
+        why = never_ran(call)
+        if why is not None:
+            return Replayed(call, None, NEVER_RAN, why, as_tool=tool, mapping=mapping, emulated=emulated)
         if args is None:
             try:
                 args = json.loads(call.args) if call.args.strip() else {}
@@ -221,26 +258,109 @@ class Runner:
                 args = None
             if not isinstance(args, dict):
                 return Replayed(call, None, FAILED, "recorded arguments are not a JSON object", as_tool=tool,
-                                mapping=mapping)
+                                mapping=mapping, emulated=emulated)
             if mapping.kind == "builtin":
                 args = {**RECORDED_DEFAULTS.get((call.collector, call.tool), {}), **args}
-        return Replayed(call, None, "", as_tool=tool, mapping=mapping, args=args)
+        return Replayed(call, None, "", as_tool=tool, mapping=mapping, args=args, emulated=emulated)
 
-    def _run(self, item: Replayed, root: Path, info: SessionInfo | None) -> Replayed:
+    def _run(self, item: Replayed, state, info: SessionInfo | None) -> Replayed:
         from . import workspace as ws
 
-        args = ws.map_paths(item.args, info.cwd if info else None, self.options.path_map, root)
+        root = state.root
+        recorded = _recorded_args(item.before)
+        doubt = state.doubt(_paths(recorded)) or ""
+        identity = None
+        if item.emulated:
+            identity = self._emulate(identity_mapping(item.before), item.before, recorded, state, info)
+        if item.mapping.kind == "agent":
+            outcome = identity if identity is not None and item.mapping == identity_mapping(item.before) else \
+                self._emulate(item.mapping, item.before, recorded, state, info)
+            args = recorded
+        else:
+            args = ws.map_paths(item.args, info.cwd if info else None, self.options.path_map, root)
+            outcome = self._answer(item.mapping, item.as_tool, args, root)
+            if identity is not None and outcome.status == "replayed" and _agent_cut(item.before):
+                outcome = replace(outcome, output=self._cut(item.before, outcome.output, recorded, state, info))
+        after = self._as_call(item.before, item.as_tool, outcome, args)
+        ident = self._as_call(item.before, item.before.tool, identity, recorded) if identity is not None else None
+        why = ""
+        if ident is not None and identity.status != "replayed":
+            ident, why = None, identity.reason or identity.status  # no identity to compare with
+        done = replace(item, after=after, status=outcome.status, reason=outcome.reason, args=args, identity=ident,
+                       doubt=doubt, identity_reason=why)
+        state.record(item.before)
+        return done
+
+    def _answer(self, mapping: Mapping, tool: str, args: dict, root: Path) -> Outcome:
         try:
-            outcome = self.implementation(item.mapping).call(item.as_tool, args, root)
+            return self.implementation(mapping).call(tool, args, root)
         except UsageError:
             raise  # a bad spec (unknown builtin, missing module): the whole run is wrong
         except Exception as exc:  # an implementation bug must not end the run: this call failed
-            outcome = Outcome(f"error: {type(exc).__name__}: {exc}", is_error=True, status=FAILED,
-                              reason=f"{type(exc).__name__}: {exc}")
-        after = replace(item.before, tool=item.as_tool, output=outcome.output, is_error=outcome.is_error,
-                        images=outcome.images, image_bytes=outcome.image_bytes, status=PAIRED,
-                        args=json.dumps(args, ensure_ascii=False, separators=(",", ":")))
-        return replace(item, after=after, status=outcome.status, reason=outcome.reason, args=args)
+            return Outcome(f"error: {type(exc).__name__}: {exc}", is_error=True, status=FAILED,
+                           reason=f"{type(exc).__name__}: {exc}")
+
+    def _context(self, call: ToolCall, args: dict, state, info: SessionInfo | None):
+        from .agents.base import Call
+
+        cap = self._caps.get((call.source, call.session, call.agent))
+        return Call(call.tool, args, state.root, (info.cwd if info else None) or str(state.root),
+                    info.version if info else None, self.options.sandbox, session=call.session, call_id=call.call_id,
+                    model=call.model, output_cap=cap)
+
+    def _emulate(self, mapping: Mapping, call: ToolCall, args: dict, state, info: SessionInfo | None) -> Outcome:
+        impl = self.implementation(mapping)
+        context = self._context(call, args, state, info)
+        noise = impl.emulation.from_recording(call.output, context) if call.status == PAIRED else {}
+        return impl.emulate(replace(context, params=noise))
+
+    def _cut(self, call: ToolCall, output: str, args: dict, state, info: SessionInfo | None) -> str:
+        """`output` cut as the agent cuts its own tool's (the recording shows it did)."""
+        impl = self.implementation(identity_mapping(call))
+        return impl.emulation.cut(output, self._context(call, args, state, info))
+
+    @staticmethod
+    def _as_call(before: ToolCall, tool: str, outcome: Outcome, args: dict) -> ToolCall:
+        return replace(before, tool=tool, output=outcome.output, is_error=outcome.is_error, images=outcome.images,
+                       image_bytes=outcome.image_bytes, status=PAIRED,
+                       args=json.dumps(args, ensure_ascii=False, separators=(",", ":")))
+
+
+def identity_mapping(call: ToolCall) -> Mapping:
+    """The mapping of a recorded call to its agent's own tool (agent:AGENT/TOOL), as recorded."""
+    from .agents import COLLECTOR_AGENT
+
+    return Mapping(call.tool, "agent", f"{COLLECTOR_AGENT[call.collector]}/{call.tool}")
+
+
+def _recorded_args(call: ToolCall) -> dict:
+    try:
+        args = json.loads(call.args) if call.args.strip() else {}
+    except ValueError:
+        return {}
+    return args if isinstance(args, dict) else {}
+
+
+def _paths(args: dict) -> list[str]:
+    """The path arguments of a call (what it reads), for the state's doubts; `.` when none names one."""
+    from .workspace import PATH_KEYS
+
+    found = [v for k, v in args.items() if k in PATH_KEYS and isinstance(v, str)]
+    return found or ["."]
+
+
+def _changes(call: ToolCall) -> bool:
+    """The recorded call changed files (an edit tool, or a Codex apply_patch)."""
+    from .edits import is_mutating, is_patch_call
+
+    return is_mutating(call) or is_patch_call(call)
+
+
+def _agent_cut(call: ToolCall) -> bool:
+    """The recording shows the agent cut this output (a persisted preview, a truncation marker)."""
+    from ..scan.markers import truncated_by
+
+    return truncated_by(call.output) is not None
 
 
 def replay_files(files: list[Path], runner: Runner, sink, *, forced: str | None = None, strict: bool = False,

@@ -1,8 +1,13 @@
-"""Aggregate replayed calls per recorded tool: before (recorded) → after (replayed), with the menu.
+"""Aggregate replayed calls per recorded tool: before → after (replayed), with the menu and the fidelity.
 
 Every recorded call is accounted for exactly once: replayed, kept (no mapping: the recorded
-output stands, after = before), not translated, refused (a path outside the workspace),
-failed (crash, timeout, unusable arguments) or a duplicate copy (dropped, as scan drops it).
+output stands, after = before), not translated, never ran (the agent answered it itself: kept),
+refused (a path outside the workspace, an edit tool), failed (crash, timeout, unusable arguments)
+or a duplicate copy (dropped, as scan drops it). `before` is the identity replay (the agent's own
+tool re-run now, in the same state) where the recorded tool has an emulation, else the recording
+(`--before recorded`: always the recording). A call whose identity replay does not reproduce its
+recording is drifted, as is a call without one read after an unreplayable command: counted in
+`drifted`, left out of the sizes and the saving unless --keep-drifted.
 `weighted_tokens_saved` is tokens saved × residency (the requests that re-sent the output),
 as in `simulate`; a call of unknown residency is weighted once.
 """
@@ -10,7 +15,7 @@ as in `simulate`; a call of unknown residency is weighted once.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..results import Exportable, rows_frame
 from ..model import Measurement, ScanMeta, Skipped, ToolCall, ToolMenu, strip_mcp_prefix
@@ -19,8 +24,10 @@ from ..scan.measure import measure, with_residency
 from ..scan.redact import preview
 from ..simulate.engine import later_used
 from ..scan.stats import Savings, nearest_rank
+from .diffs import DiffEntry, Diffs
+from .fidelity import Fidelity, IdentityReport, classify, matches, reason_for
 
-STATUSES = ("replayed", "kept", "not_translated", "refused", "failed")
+STATUSES = ("replayed", "kept", "not_translated", "never_ran", "refused", "failed")
 SKIPPED_SHOWN = 20
 LISTED = 20  # new and fixed errors listed by name
 
@@ -34,8 +41,10 @@ class ReplayRow(Savings):
     replayed: int = 0
     kept: int = 0
     not_translated: int = 0
+    never_ran: int = 0  # the agent answered the call itself: its recording stands
     refused: int = 0
     failed: int = 0
+    drifted: int = 0  # left out of the sizes: the identity replay did not reproduce the recording
     tokens_before: int = 0
     tokens_after: int = 0
     bytes_before: int = 0
@@ -115,11 +124,14 @@ class _Acc:
     as_tools: set[str] = field(default_factory=set)
 
     def add(self, status: str, b: Measurement, a: Measurement, unrecorded: bool, as_tool: str,
-            used_at: str | None) -> None:
+            used_at: str | None, drifted: bool = False) -> None:
         v = self.values
         weight = b.residency if b.residency is not None else 1
         v["calls"] += 1
         v[status] += 1
+        if drifted:
+            v["drifted"] += 1
+            return
         v["tokens_before"] += b.tokens
         v["tokens_after"] += a.tokens
         v["bytes_before"] += b.bytes
@@ -148,6 +160,8 @@ class ReplayCollected:
 
     tokenizer: Tokenizer
     explain: int = 0
+    keep_drifted: bool = False  # --keep-drifted: drifted calls count in the sizes and the saving
+    diff: int = 0  # --diff N
     files: int = 0
     duplicates: int = 0
     skipped_count: int = 0
@@ -166,6 +180,9 @@ class ReplayCollected:
     def __post_init__(self) -> None:
         self._tools: dict[str, _Acc] = {}
         self._total = _Acc()
+        self.fidelity = Fidelity()
+        self.diffs = Diffs(self.diff)
+        self.drift_reasons: Counter = Counter()
 
     def add(self, replay_file) -> None:
         """Fold one runner.ReplayFile in."""
@@ -188,11 +205,20 @@ class ReplayCollected:
         used = _later_used(replay_file, kept_items)
         for item, b in zip(kept_items, before):
             after_call = item.after or item.before
+            recorded = b
+            b, drifted = self._identity(item, b)
             a = b if item.after is None else measure(after_call, tok, previews=False)  # nothing re-run: after = before
+            if item.after is not None and item.identity is not None and item.after.output == item.identity.output:
+                a = b  # the variant is the identity replay itself (--identity)
             unrecorded = item.before.status == "unpaired"
             used_at = used.get(id(item.before))
-            self._tools.setdefault(item.before.tool, _Acc()).add(item.status, b, a, unrecorded, item.as_tool, used_at)
-            self._total.add(item.status, b, a, unrecorded, "", used_at)
+            self._tools.setdefault(item.before.tool, _Acc()).add(item.status, b, a, unrecorded, item.as_tool, used_at,
+                                                                 drifted)
+            self._total.add(item.status, b, a, unrecorded, "", used_at, drifted)
+            if item.after is not None and not drifted:
+                before_text = item.identity.output if item.identity is not None else item.before.output
+                self.diffs.add(item, recorded.tokens, b.tokens if item.identity is not None else None, a.tokens,
+                               before_text)
             if item.status != "replayed" or item.reason:
                 self.reasons[(item.status, item.reason)] += 1
             self._note_errors(item, b, a)
@@ -201,6 +227,25 @@ class ReplayCollected:
                     item.before.tool, item.as_tool, f"{item.before.source}:{item.before.line}", item.status,
                     b.tokens, a.tokens, b.bytes, a.bytes, preview(after_call.args, 100),
                     preview(item.before.output, 160), preview(after_call.output, 160), item.reason, used_at))
+
+    def _identity(self, item, recorded: Measurement) -> tuple[Measurement, bool]:
+        """What the variant is measured against (the identity replay where there is one), and whether the call
+        is drifted; the call's fidelity is counted here."""
+        kind, reason = None, ""
+        base = recorded
+        if item.identity is not None:
+            ident = measure(item.identity, self.tokenizer, previews=False)
+            kind = classify(item.before.output, item.identity.output, recorded.tokens, ident.tokens)
+            reason = reason_for(kind, item.doubt, item.before.output, item.identity.output)
+            base = replace(ident, residency=recorded.residency)
+        elif item.emulated:
+            reason = item.reason or item.identity_reason or item.status
+        if item.emulated and item.status != "duplicate":
+            self.fidelity.add(item.before.tool, kind, reason)
+        drifted = (kind is not None and not matches(kind)) or (kind is None and bool(item.doubt) and item.after)
+        if drifted:
+            self.drift_reasons[reason or item.doubt] += 1
+        return base, bool(drifted) and not self.keep_drifted
 
     def _note_errors(self, item, b: Measurement, a: Measurement) -> None:
         if b.is_error == a.is_error or item.after is None:
@@ -247,6 +292,10 @@ class ReplayResult(Exportable):
     errors: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     spec: dict | None = None  # what to run again: mappings, translate, sandbox limits (ci's replay baseline)
+    identity: IdentityReport | None = None  # fidelity of the agents' own tools re-run, where emulated
+    drift_reasons: tuple[tuple[str, int], ...] = ()  # (reason, calls) of the drifted calls
+    diffs: tuple[DiffEntry, ...] = ()  # --diff N
+    before: str = "identity"  # what the variant was measured against
     kind: str = "replay"
 
 
@@ -271,6 +320,9 @@ def result(collected: ReplayCollected, meta: ScanMeta, menus: tuple[Menu, ...] =
         error_changes=tuple(collected.error_changes), explained=tuple(collected.explained), menus=menus,
         skipped=tuple(collected.skipped), unrecognised=tuple(collected.unrecognised),
         errors=tuple(collected.errors), notes=tuple(collected.notes), spec=spec,
+        identity=collected.fidelity.report(),
+        drift_reasons=tuple(sorted(collected.drift_reasons.items(), key=lambda kv: (-kv[1], kv[0]))),
+        diffs=collected.diffs.entries(),
     )
 
 

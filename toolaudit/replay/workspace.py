@@ -12,15 +12,20 @@ top-level values are looked at: strings and lists of strings. Values under path 
 Anything else is left as recorded: an absolute path outside every prefix stays absolute, and the
 implementation refuses it (outside the workspace).
 
-Commits: `session_workspace(workspace, commit)` yields (folder, note). When `commit` names a commit
-of the workspace repository (`git cat-file -e COMMIT^{commit}`), the folder is a temporary
-`git worktree add --detach` at it (hooks off), removed afterwards (`worktree remove --force`, then
-`prune`); else the workspace as it is, with a note saying why. Git runs from an argument list
-through the sandbox's runner: no shell, a timeout, a scrubbed environment.
+Commits: `session_workspace(workspace, commit)` yields (folder, note, writable). When `commit` names a
+commit of the workspace repository (`git cat-file -e COMMIT^{commit}`), the folder is a temporary
+`git worktree add --detach` at it (hooks off, the repository's filters and LFS off: nothing of the
+repository runs), its files' times set to their last commit's, removed afterwards (`worktree remove
+--force`, then `prune`); else the workspace as it is, with a note saying why, or a scratch copy of it
+when the session's edits must be applied (`scratch`). `session_base` picks the commit a `Base` asks for:
+the recorded one, `--commit REV`, the last before the session's first timestamp, or none
+(`--no-checkout`). Git runs from an argument list through the sandbox's runner: no shell, a timeout,
+a scrubbed environment.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import tempfile
@@ -29,6 +34,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Iterator, NamedTuple, Sequence
 
 from .builtin.common import PATH_NAMES
+from .base import Base
 from .sandbox import run
 
 PATH_KEYS = frozenset(PATH_NAMES) | {
@@ -41,10 +47,43 @@ _GIT_ENV = {"GIT_TERMINAL_PROMPT": "0"}
 
 
 class Checkout(NamedTuple):
-    """The folder a session is replayed in, and a note for the report ("" when nothing to say)."""
+    """The folder a session is replayed in, a note for the report ("" when nothing to say), and whether it is
+    a scratch folder of replay's own (the session's edits may be applied there)."""
 
     folder: Path
     note: str
+    writable: bool = False
+
+
+@contextmanager
+def session_base(workspace: Path, base: Base, recorded: str | None, first_ts: str | None, scratch: bool,
+                 timeout: float = GIT_TIMEOUT) -> Iterator[Checkout]:
+    """The folder a session's state starts from (see Base); a scratch folder when `scratch` or a commit."""
+    workspace = Path(workspace).resolve()
+    commit, note = recorded, ""
+    if base.no_checkout:
+        commit = None
+    elif base.commit:
+        commit = base.commit
+    elif base.at_session_start:
+        commit, note = _before(workspace, first_ts, timeout)
+    with session_workspace(workspace, commit, timeout, scratch=scratch) as found:
+        yield found._replace(note="; ".join(n for n in (note, found.note) if n))
+
+
+def _before(workspace: Path, first_ts: str | None, timeout: float) -> tuple[str | None, str]:
+    """The last commit of HEAD's history before `first_ts`, and a note when there is none."""
+    if not first_ts:
+        return None, "--at-session-start: the session has no timestamp"
+    try:
+        done = run(["git", "rev-list", "-1", f"--before={first_ts}", "HEAD"], cwd=workspace, timeout=timeout,
+                   env=_GIT_ENV)
+    except OSError:
+        return None, "--at-session-start: git not found"
+    found = done.stdout.decode("ascii", "replace").strip()
+    if done.exit_code != 0 or not found:
+        return None, f"--at-session-start: no commit before {first_ts}"
+    return found, ""
 
 
 def mappings(cwd: str | None, path_map: Sequence[tuple[str, str]] = ()) -> list[tuple[str, str]]:
@@ -107,38 +146,102 @@ def _inside(target: str, root: Path | None) -> str:
 # ------------------------------------------------------------------ the recorded commit
 
 @contextmanager
-def session_workspace(workspace: Path, commit: str | None, timeout: float = GIT_TIMEOUT) -> Iterator[Checkout]:
+def session_workspace(workspace: Path, commit: str | None, timeout: float = GIT_TIMEOUT, *,
+                      scratch: bool = False) -> Iterator[Checkout]:
     """The folder to replay a session in: a temporary worktree at `commit`, or the workspace (module docstring)."""
     workspace = Path(workspace).resolve()
+    as_is = "replayed against the workspace as it is"
+    why = ""
+    if commit and not _COMMIT.fullmatch(commit):
+        why = f"commit {commit[:12]!r} is not a commit id"
+        commit = None
+    prefix = ""
+    if commit:
+        located, prefix = _locate(workspace, commit, timeout)
+        if located is not None:
+            why, commit = f"commit {commit[:12]} not in the workspace{located}", None
     if not commit:
-        yield Checkout(workspace, "")
+        with _as_is(workspace, scratch) as found:
+            yield found._replace(note=f"{why}: {as_is}" if why else found.note)
         return
     short = commit[:12]
-    as_is = "replayed against the workspace as it is"
-    if not _COMMIT.fullmatch(commit):
-        yield Checkout(workspace, f"commit {short!r} is not a commit id: {as_is}")
-        return
-    why, prefix = _locate(workspace, commit, timeout)
-    if why is not None:
-        yield Checkout(workspace, f"commit {short} not in the workspace{why}: {as_is}")
-        return
     tmp = Path(tempfile.mkdtemp(prefix="toolaudit-replay-"))
     tree = tmp / "worktree"
     try:
-        why = _git(workspace, ["-c", "core.hooksPath=/dev/null", "worktree", "add", "--detach", "--quiet",
-                               str(tree), commit], timeout)
+        why = _git(workspace, [*_SAFE, "worktree", "add", "--detach", "--quiet", str(tree), commit], timeout,
+                   _filters_off(workspace, timeout))
         folder = tree / prefix
         if why is None and not folder.is_dir():
             why = f" ({prefix.rstrip('/')} did not exist then)"
         if why is not None:
-            yield Checkout(workspace, f"commit {short} could not be checked out{why}: {as_is}")
+            with _as_is(workspace, scratch) as found:
+                yield found._replace(note=f"commit {short} could not be checked out{why}: {as_is}")
         else:
-            yield Checkout(folder, f"replayed at commit {short} in a temporary worktree")
+            restore_times(workspace, commit, tree, timeout)
+            yield Checkout(folder, f"replayed at commit {short} in a temporary worktree", True)
     finally:
         if tree.exists():
             _git(workspace, ["worktree", "remove", "--force", str(tree)], timeout)
         _git(workspace, ["worktree", "prune"], timeout)
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+@contextmanager
+def _as_is(workspace: Path, scratch: bool) -> Iterator[Checkout]:
+    """The workspace as it is: itself (read only), or a scratch copy when edits are to be applied there."""
+    if not scratch:
+        yield Checkout(workspace, "")
+        return
+    tmp = Path(tempfile.mkdtemp(prefix="toolaudit-replay-"))
+    try:
+        copy = tmp / workspace.name
+        shutil.copytree(workspace, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+        yield Checkout(copy, "replayed in a scratch copy of the workspace as it is", True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+# git options that keep the repository's own programs from running in a checkout: no hooks, LFS left as pointers
+_SAFE = ["-c", "core.hooksPath=/dev/null", "-c", "filter.lfs.smudge=", "-c", "filter.lfs.process=",
+         "-c", "filter.lfs.required=false"]
+
+
+def _filters_off(workspace: Path, timeout: float) -> list[str]:
+    """`-c` options that turn off every filter the repository configures (its smudge/clean commands never run)."""
+    try:
+        done = run(["git", "config", "--get-regexp", r"^filter\."], cwd=workspace, timeout=timeout, env=_GIT_ENV)
+    except OSError:
+        return []
+    names = {line.split(" ", 1)[0].split(".")[1] for line in done.stdout.decode("utf-8", "replace").splitlines()
+             if line.count(".") >= 2}
+    out: list[str] = []
+    for name in sorted(names):
+        out += ["-c", f"filter.{name}.smudge=", "-c", f"filter.{name}.clean=", "-c", f"filter.{name}.process=",
+                "-c", f"filter.{name}.required=false"]
+    return out
+
+
+def restore_times(workspace: Path, commit: str, tree: Path, timeout: float) -> int:
+    """Set each checked-out file's time to its last commit's (as far as `commit`'s history says), so tools that
+    order by time see the order history gives; returns how many files were set."""
+    try:
+        done = run(["git", "log", "--format=@%ct", "--name-only", "--no-renames", commit], cwd=workspace,
+                   timeout=timeout, env=_GIT_ENV, max_output_bytes=256 * 1024 * 1024)
+    except OSError:
+        return 0
+    when, seen = 0, {}
+    for line in done.stdout.decode("utf-8", "replace").splitlines():
+        if line.startswith("@"):
+            when = int(line[1:]) if line[1:].isdigit() else when
+        elif line and line not in seen:
+            seen[line] = when
+    count = 0
+    for name, stamp in seen.items():
+        target = tree / name
+        if target.is_file() and not target.is_symlink():
+            os.utime(target, (stamp, stamp))
+            count += 1
+    return count
 
 
 def _locate(workspace: Path, commit: str, timeout: float) -> tuple[str | None, str]:
@@ -155,10 +258,11 @@ def _locate(workspace: Path, commit: str, timeout: float) -> tuple[str | None, s
     return None, prefix.stdout.decode("utf-8", "replace").strip()
 
 
-def _git(workspace: Path, args: list[str], timeout: float) -> str | None:
-    """None when `git ARGS` succeeded in `workspace`; else " (why)"."""
+def _git(workspace: Path, args: list[str], timeout: float, options: list[str] = ()) -> str | None:
+    """None when `git [OPTIONS] ARGS` succeeded in `workspace`; else " (why)"."""
     try:
-        done = run(["git", *args], cwd=workspace, timeout=timeout, env=_GIT_ENV)
+        done = run(["git", *options, *args], cwd=workspace, timeout=timeout,
+                   env={**_GIT_ENV, "GIT_LFS_SKIP_SMUDGE": "1"})
     except OSError as exc:
         return f" (git: {exc.strerror or exc})"
     if done.timed_out:

@@ -9,7 +9,8 @@ from .view import Lines, Section, View, num, pick, register, tokenizer_text
 
 # tools[] fields of `replay -f json`: a contract, like scan's and simulate's
 REPLAY_FIELDS = (
-    "tool", "calls", "replayed", "kept", "not_translated", "refused", "failed", "tokens_before", "tokens_after",
+    "tool", "calls", "replayed", "kept", "not_translated", "never_ran", "refused", "failed", "drifted",
+    "tokens_before", "tokens_after",
     "tokens_saved", "saved_pct", "bytes_before", "bytes_after", "tokens_p50_before", "tokens_p50_after",
     "errors_before", "errors_after", "weighted_tokens_saved", "later_used",
 )
@@ -62,13 +63,28 @@ def replay_dict(result: ReplayResult) -> dict[str, Any]:
         "unrecognised": list(result.unrecognised),
         "errors": list(result.errors),
         "notes": list(result.notes),
+        "before": result.before,
+        **({"identity": identity_dict(result.identity)} if result.identity is not None else {}),
+        "drifted": [{"reason": r, "calls": n} for r, n in result.drift_reasons],
         **({"explain": [e.__dict__ for e in result.explained]} if result.explained else {}),
+        **({"diffs": [d.__dict__ for d in result.diffs]} if result.diffs else {}),
     }
+
+
+def _identity_row(row) -> dict[str, Any]:
+    return {"calls": row.calls, "replayed": row.replayed, "identical": row.identical, "order_only": row.order_only,
+            "within_1pct": row.within_1pct, "reasons": [{"reason": r, "calls": n} for r, n in row.reasons]}
+
+
+def identity_dict(report) -> dict[str, Any]:
+    """Fidelity: calls, replayed, identical, within_1pct (and order_only) in all and per tool, with reasons."""
+    return {**_identity_row(report.totals), "tools": [{"tool": r.tool, **_identity_row(r)} for r in report.tools]}
 
 
 def _cells(r: ReplayRow) -> list[str]:
     went = f"{r.tool} → {','.join(r.as_tools)}" if r.as_tools and r.as_tools != (r.tool,) else r.tool
-    return [went, num(r.calls), num(r.replayed), num(r.kept + r.not_translated), num(r.refused + r.failed),
+    return [went, num(r.calls), num(r.replayed), num(r.kept + r.not_translated + r.never_ran),
+            num(r.refused + r.failed),
             num(r.tokens_before), num(r.tokens_after), f"{r.saved_pct:.1f}", num(r.bytes_before), num(r.bytes_after),
             f"{num(r.tokens_p50_before)} → {num(r.tokens_p50_after)}", f"{r.errors_before} → {r.errors_after}",
             num(r.weighted_tokens_saved), num(r.later_used)]
@@ -81,14 +97,15 @@ def _summary(result: ReplayResult) -> list[str]:
         f"(saved {t.tokens_saved:,}, {t.saved_pct:.1f}%); bytes {t.bytes_before:,} → {t.bytes_after:,}; "
         f"context-weighted saved {t.weighted_tokens_saved:,} of {t.weighted_tokens_before:,} re-sent tokens "
         f"({t.weighted_saved_pct:.1f}%)",
-        f"kept as recorded {t.kept:,} · not translated {t.not_translated:,} · refused {t.refused:,} · "
-        f"failed {t.failed:,} · errors {t.errors_before:,} → {t.errors_after:,} "
+        f"kept as recorded {t.kept:,} · not translated {t.not_translated:,} · never ran {t.never_ran:,} · "
+        f"refused {t.refused:,} · failed {t.failed:,} · errors {t.errors_before:,} → {t.errors_after:,} "
         f"({result.new_errors} new, {result.fixed_errors} fixed)",
         f"risk: later_used {t.later_used:,} (replayed outputs that lack something of the recorded one "
         "the agent used later)",
     ]
     if t.unrecorded:
         lines.append(f"{t.unrecorded:,} calls had no recorded output (a calls file): their before counts 0")
+    lines += _identity_lines(result)
     for menu in result.menus:
         before = (f"{menu.before_tokens:,} → " if menu.before_tokens is not None else "")
         lines.append(f"menu of {menu.mapping}: {len(menu.tools)} tools, {before}{menu.tokens:,} tokens per request "
@@ -106,9 +123,46 @@ def _summary(result: ReplayResult) -> list[str]:
     return lines
 
 
+def _identity_lines(result: ReplayResult) -> list[str]:
+    """Fidelity of the agents' own tools re-run, what the variant was measured against, and the drifted calls."""
+    lines = []
+    report = result.identity
+    if report is not None:
+        t = report.totals
+        rate = f"{t.rate:.1%}" if t.rate is not None else "n/a"
+        per_tool = ", ".join(f"{r.tool} {r.within_1pct}/{r.replayed}" for r in report.tools if r.replayed)
+        lines.append(f"identity (the agents' own tools re-run now): {t.replayed:,} of {t.calls:,} replayed, "
+                     f"{t.identical:,} byte-identical, {t.order_only:,} reordered, {t.within_1pct:,} within ±1% "
+                     f"tokens ({rate})" + (f" — {per_tool}" if per_tool else ""))
+        for reason, n in t.reasons[:5]:
+            lines.append(f"  not identical: {n:,} × {reason}")
+    if result.before == "identity" and report is not None and report.totals.replayed:
+        lines.append("before = the identity replay of each emulated call (its agent's tool in the same state), "
+                     "else the recording; --before recorded compares with the recording")
+    if result.totals.drifted:
+        lines.append(f"drifted: {result.totals.drifted:,} calls left out of the sizes and the saving "
+                     "(--keep-drifted counts them)")
+        for reason, n in result.drift_reasons[:5]:
+            lines.append(f"  drifted: {n:,} × {reason}")
+    return lines
+
+
+def _diffs(result: ReplayResult) -> list[str]:
+    out = []
+    for d in result.diffs:
+        identity = f"{d.tokens_identity:,}" if d.tokens_identity is not None else "n/a"
+        out.append(f"{d.tool} {d.call_id} session {d.session} at {d.where}: tokens recorded {d.tokens_recorded:,} · "
+                   f"identity {identity} · variant {d.tokens_variant:,}")
+        out += [f"  {line}" for line in d.diff.splitlines()]
+    return out
+
+
 def _verdict(t: ReplayRow, new_errors: int) -> str:
     if not t.replayed:
         return "verdict: nothing was replayed; check the --tool mappings against the tools listed above"
+    if t.drifted >= t.replayed:
+        return (f"verdict: nothing to compare: all {t.drifted:,} replayed calls drifted (the agent's own tool, re-run "
+                "now, does not reproduce the recording): check --workspace and --commit, or see `drifted` above")
     change = "smaller" if t.tokens_saved > 0 else "larger" if t.tokens_saved < 0 else "the same size"
     verdict = (f"verdict: the new tools' outputs are {change} "
                f"({abs(t.saved_pct):.1f}% {'fewer' if t.tokens_saved >= 0 else 'more'} tokens over every call)")
@@ -154,4 +208,6 @@ class ReplayView(View):
                      Lines(_summary(result))]
         if result.explained:
             out.append(Lines(_explain(result), title="Replayed calls (previews redacted)", code=True))
+        if result.diffs:
+            out.append(Lines(_diffs(result), title="Largest changes (texts redacted)", code=True))
         return out

@@ -232,6 +232,7 @@ def ci_schema() -> dict:
 
 def replay_schema() -> dict:
     """`replay -f json`."""
+    from ..replay.diffs import DiffEntry
     from ..replay.summary import ErrorChange, ExplainedCall, ReplayRow
     from .replay_view import REPLAY_FIELDS
 
@@ -240,6 +241,9 @@ def replay_schema() -> dict:
     totals.update(fields(ReplayRow, ("chars_before", "chars_after", "weighted_tokens_before",
                                      "weighted_saved_pct", "unrecorded")))
     tool = obj({"name": STR, "tokens": INT})
+    reasons = obj({"reason": STR, "calls": INT})
+    fidelity = {"calls": INT, "replayed": INT, "identical": INT, "order_only": INT, "within_1pct": INT,
+                "reasons": array(reasons)}
     menu = obj({"mapping": STR, "tools": array(tool), "tokens_per_request": INT, "requests": INT,
                 "carried_tokens": INT, "before_tokens_per_request": nullable(INT), "before_tools": array(tool)})
     return _document("replay", "toolaudit replay -f json", {
@@ -255,8 +259,12 @@ def replay_schema() -> dict:
         "duplicates_dropped": INT,
         **_skipped(),
         "notes": array(STR),
+        "before": {"enum": ["identity", "recorded"]},
+        "identity": obj({**fidelity, "tools": array(obj({"tool": STR, **fidelity}))}),
+        "drifted": array(reasons),
         "explain": array(record(ExplainedCall)),
-    }, optional=("explain",))
+        "diffs": array(record(DiffEntry)),
+    }, optional=("identity", "explain", "diffs"))
 
 
 BUILDERS = {"scan": scan_schema, "simulate": simulate_schema, "compare": compare_schema, "ci": ci_schema,

@@ -27,7 +27,7 @@ from ...simulate.policies import Chain
 from ..base import Outcome, Sandbox
 from ..sandbox import relative
 from .common import required, search_caps, target, window
-from .ripgrep import finish, run_rg
+from .ripgrep import finish, run_rg, scope
 
 NEEDS_RG = True
 SUMMARY = "file paths matching a glob, by ripgrep; at most max_matches paths and max_bytes bytes (100, 10000)"
@@ -40,6 +40,8 @@ class Params:
 
     max_matches: int | None = 100  # paths shown at most (None: no limit)
     max_bytes: int | None = 10_000  # UTF-8 bytes of the whole response, notice included (None: no limit)
+    hidden: bool = False  # search hidden files too (rg --hidden); .git never
+    no_ignore: bool = False  # search .gitignore'd files too (rg --no-ignore)
 
     def __post_init__(self) -> None:
         self.chain()
@@ -53,7 +55,8 @@ def call(params: Params, args: Mapping[str, Any], workspace: Path, sandbox: Sand
     """The paths under `path` matching `pattern`."""
     pattern = required(args, ("pattern", "glob", "file_pattern", "name"))
     path, _ = target(workspace, args, must_exist=True)
-    result = run_rg(sandbox, workspace, ["--files", "--null", "--glob", pattern], [relative(workspace, path)])
+    result = run_rg(sandbox, workspace, ["--files", "--null", *scope(params), "--glob", pattern],
+                    [relative(workspace, path)])
     names = result.stdout.split(b"\0")
     if result.capped:
         names.pop()  # cut by the output cap (a complete name ends with NUL)

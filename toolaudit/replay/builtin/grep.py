@@ -40,7 +40,7 @@ from ...simulate.policies import Chain
 from ..base import Outcome, Sandbox
 from ..sandbox import relative
 from .common import BadArgument, as_bool, as_count, as_globs, as_text, search_caps, pick, required, target, window
-from .ripgrep import finish, run_rg
+from .ripgrep import finish, run_rg, scope
 
 NEEDS_RG = True
 SUMMARY = "search file contents with ripgrep; at most max_matches results and max_bytes bytes (100, 10000)"
@@ -54,6 +54,8 @@ class Params:
 
     max_matches: int | None = 100  # results shown at most (None: no limit)
     max_bytes: int | None = 10_000  # UTF-8 bytes of the whole response, notice included (None: no limit)
+    hidden: bool = False  # search hidden files too (rg --hidden); .git never
+    no_ignore: bool = False  # search .gitignore'd files too (rg --no-ignore)
 
     def __post_init__(self) -> None:
         self.chain()  # a bad value is a usage error when the spec is read, not at the first call
@@ -65,10 +67,10 @@ class Params:
 
 def call(params: Params, args: Mapping[str, Any], workspace: Path, sandbox: Sandbox) -> Outcome:
     """Search as the recorded call asks; results capped."""
-    return search(args, workspace, sandbox, params.chain())
+    return search(args, workspace, sandbox, params.chain(), scope(params))
 
 
-def search(args: Mapping[str, Any], workspace: Path, sandbox: Sandbox, chain: Chain) -> Outcome:
+def search(args: Mapping[str, Any], workspace: Path, sandbox: Sandbox, chain: Chain, extra: list[str] = ()) -> Outcome:
     """Run the search `args` ask for and return its `chain`-capped text (shared with search_files)."""
     pattern = required(args, ("pattern", "query", "regex"))
     path, _ = target(workspace, args, must_exist=True)
@@ -76,7 +78,7 @@ def search(args: Mapping[str, Any], workspace: Path, sandbox: Sandbox, chain: Ch
     if mode not in MODES:
         raise BadArgument(f"argument 'output_mode' must be one of {', '.join(MODES)}, not {mode!r}")
     flags, context = _flags(args)
-    result = run_rg(sandbox, workspace, flags, [pattern, relative(workspace, path)])
+    result = run_rg(sandbox, workspace, [*flags, *extra], [pattern, relative(workspace, path)])
     entries, matches = _render(result.stdout, context, mode)
     return finish(result, window(args, entries), matches, NO_MATCHES, chain, sandbox)
 

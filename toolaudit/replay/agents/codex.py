@@ -1,0 +1,360 @@
+"""Codex CLI's shell tools, emulated: the read-only command run by `shell_readonly`, then the output cut
+and wrapped as the recording's Codex version did it (openai/codex `codex-rs/core/src/tools/mod.rs`,
+`tools/handlers/unified_exec.rs`, `utils/output-truncation/src/lib.rs`, legacy `core/src/truncate.rs`).
+
+Envelope, by tool (each output is stdout then stderr, as `aggregate_output` joins them):
+- `shell`, `local_shell`: `format_exec_output_for_model_structured`, the JSON wrapper
+  `{"output":"…","metadata":{"exit_code":N,"duration_seconds":X}}` (X rounded to 0.1 s, an f32 as serde prints it);
+- `shell_command`: `format_exec_output_for_model_freeform`, `Exit code: N\\nWall time: X seconds\\n`
+  [`Total output lines: N\\n`] `Output:\\n…` (X as Rust prints an f32: `0`, `0.1`, `2`);
+- `exec_command`: unified exec's `Chunk ID: …\\nWall time: X.XXXX seconds\\nProcess exited with code N\\n
+  Original token count: T\\nOutput:\\n…` (T = ceil(bytes / 4) of the whole output).
+
+Cut, by version (`Call.version`, session_meta.cli_version; unknown means the newest):
+- < 0.45: the legacy cut (10 KiB and 256 lines, 128 + 128 lines, `[... omitted k of N lines ...]`) without the
+  `Total output lines: N` hint that openai/codex#4740 (2025-10-04) added: an estimate from that PR's date;
+- 0.45 - 0.58: the legacy cut with the hint (`CodexLegacy`; the 0.58.0 recordings of the corpus match it);
+- >= 0.59 (openai/codex#6842, 2025-11-18): the session's TruncationPolicy, `truncation_policy=bytes:N|tokens:N`
+  (turn_context.truncation_policy), else Tokens(10000) for a `*codex*` `model`, else Bytes(10000): a 50/50 middle cut
+  (`CodexMiddle`), with formatted_truncate_text's `Total output lines: N\\n\\n` header for `shell` and exec_command,
+  and from 0.141 (openai/codex#28467, 2026-06-16) `Warning: truncated output (original token count: T)\\n` before it;
+  exec_command cuts to `max_output_tokens` (default 10000), at most the policy's token budget when one is given.
+
+Noise. Durations, wall times and chunk ids are not reproducible: `duration` and `chunk_id` parameters print the
+recorded ones (`recorded_noise(output)` reads them from a recorded output); without them the measured duration
+is printed (a fast command rounds to Codex's usual 0.0) and a chunk id derived from the call id.
+`without_noise(output)` blanks those fields, for an identity comparison that treats them as noise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import hashlib
+import json
+import math
+import re
+import time
+from typing import Any, ClassVar
+
+from ...simulate.policies import CodexLegacy, CodexMiddle
+from ...simulate.policies.agents import rust_lines
+from ..base import FAILED, REFUSED, Outcome
+from ..sandbox import OutsideWorkspace, resolve
+from .base import Call, Emulation, register, version_tuple
+from .shell_readonly import (
+    CannotRun,
+    NotReplayable,
+    Result,
+    Workspace,
+    run_argv,
+    run_script,
+)
+
+HINT_SINCE = (0, 45)
+POLICY_SINCE = (0, 59)
+WARNING_SINCE = (0, 141)
+DEFAULT_LIMIT = 10_000  # TruncationPolicy Bytes(10_000) / Tokens(10_000); unified exec's DEFAULT_MAX_OUTPUT_TOKENS
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash"})
+
+PARAMS = {
+    "duration": "seconds printed as the duration or wall time (the recorded value; default: measured)",
+    "chunk_id": "exec_command's chunk id (the recorded one; default: derived from the call id)",
+    "truncation": "legacy, legacy-nohint, bytes:N or tokens:N: the cut, instead of the version's",
+    "truncation_policy": "the recording's turn_context truncation_policy (bytes:N, tokens:N or its JSON)",
+    "model": "the session's model: with no recorded policy, a *codex* model is cut by tokens:10000, others by bytes",
+    "warning": "1 or 0: print the `Warning: truncated output` line (default: version >= 0.141)",
+    "max_output_tokens": "exec_command's output cap, instead of the recorded argument",
+}
+
+
+# ------------------------------------------------------------------ the recorded command
+
+def command_of(tool: str, args: Any) -> tuple[str | list[str], str | None]:
+    """(a script, or an argv list run without a shell; the recorded workdir) of a recorded call."""
+    if isinstance(args, str):  # arguments as the model wrote them (a JSON text)
+        try:
+            args = json.loads(args)
+        except ValueError:
+            raise NotReplayable("arguments not JSON") from None
+    if not isinstance(args, dict):
+        raise NotReplayable("arguments not an object")
+    if tool == "exec_command":
+        if args.get("tty") is True:
+            raise NotReplayable("exec_command in a terminal (tty)")
+        shell = args.get("shell")
+        if shell and str(shell).rsplit("/", 1)[-1] not in _SHELLS:
+            raise NotReplayable(f"shell {shell}")
+        command = args.get("cmd")
+    else:
+        command = args.get("command")
+    workdir = args.get("working_directory" if tool == "local_shell" else "workdir")
+    workdir = workdir if isinstance(workdir, str) and workdir else None
+    if isinstance(command, str) and command.strip():
+        return command, workdir
+    if isinstance(command, list) and command and all(isinstance(w, str) for w in command):
+        shell, flags = command[0].rsplit("/", 1)[-1], command[1:-1]
+        if shell in _SHELLS and len(command) >= 3 and flags and all(f in ("-c", "-lc", "-l", "-cl") for f in flags):
+            return command[-1], workdir
+        return command, workdir
+    raise NotReplayable("no command")
+
+
+def _workspace(call: Call, workdir: str | None) -> Workspace:
+    """The workspace with the current folder at the recorded workdir (inside the replay folder)."""
+    ws = Workspace(call.root, call.cwd)
+    if workdir:
+        try:
+            target = resolve(ws.root, ws.root_path(workdir))
+        except OutsideWorkspace:
+            raise NotReplayable(f"workdir outside the workspace: {workdir}") from None
+        if not target.is_dir():
+            raise NotReplayable(f"workdir missing in the replay folder: {workdir}")
+        ws.cwd = target
+    return ws
+
+
+def execute(call: Call) -> tuple[Result, float]:
+    """Run the recorded command; (what it printed, seconds). Raises NotReplayable or CannotRun."""
+    command, workdir = command_of(call.tool, call.args)
+    ws = _workspace(call, workdir)
+    start = time.monotonic()
+    if isinstance(command, list):
+        result = run_argv(ws, call.sandbox, command)
+    else:
+        result = run_script(ws, call.sandbox, command)
+    return result, time.monotonic() - start
+
+
+# ------------------------------------------------------------------ cuts
+
+def _policy(call: Call) -> tuple[str, int] | None:
+    """The recorded TruncationPolicy as (unit, limit), from `truncation_policy`; None when not given."""
+    text = call.params.get("truncation_policy", "")
+    if text.startswith("{"):
+        try:
+            doc = json.loads(text)
+            text = f"{doc['mode']}:{doc['limit']}"
+        except (ValueError, KeyError, TypeError):
+            return None
+    unit, _, limit = text.partition(":")
+    return (unit, int(limit)) if unit in ("bytes", "tokens") and limit.isdigit() else None
+
+
+def cut_kind(call: Call) -> tuple[str, int]:
+    """The cut of this call: ("legacy"|"legacy-nohint", 0) or ("bytes"|"tokens", limit)."""
+    chosen = call.params.get("truncation", "")
+    if chosen in ("legacy", "legacy-nohint"):
+        return chosen, 0
+    unit, _, limit = chosen.partition(":")
+    if unit in ("bytes", "tokens") and limit.isdigit():
+        return unit, int(limit)
+    version = version_tuple(call.version)
+    if version and version < HINT_SINCE:
+        return "legacy-nohint", 0
+    if version and version < POLICY_SINCE:
+        return "legacy", 0
+    policy = _policy(call)
+    if policy is not None:
+        return policy
+    return ("tokens" if "codex" in call.params.get("model", "") else "bytes"), DEFAULT_LIMIT
+
+
+def _warning(call: Call) -> bool:
+    flag = call.params.get("warning")
+    if flag in ("0", "1"):
+        return flag == "1"
+    version = version_tuple(call.version)
+    return not version or version >= WARNING_SINCE
+
+
+def plain_cut(text: str, unit: str, limit: int) -> str:
+    """truncate_text: the 50/50 middle cut with `…N chars|tokens truncated…`, no header."""
+    return CodexMiddle(limit, unit, header=False).apply(text)
+
+
+def formatted_cut(text: str, unit: str, limit: int, warning: bool) -> str:
+    """formatted_truncate_text: the middle cut under `[Warning …\\n]Total output lines: N\\n\\n`."""
+    budget = limit * 4 if unit == "tokens" else limit
+    if len(text.encode()) <= budget:
+        return text
+    head = f"Warning: truncated output (original token count: {token_count(text)})\n" if warning else ""
+    return f"{head}Total output lines: {rust_lines(text)}\n\n{plain_cut(text, unit, limit)}"
+
+
+def legacy_cut(text: str, hint: bool) -> str:
+    """The ≤ 0.58 cut: 10 KiB and 256 lines, head and tail; `Total output lines: N\\n\\n` first when `hint`."""
+    cut = CodexLegacy().apply(text)
+    if cut is not text and not hint:
+        cut = cut.split("\n\n", 1)[1]
+    return cut
+
+
+def token_count(text: str) -> int:
+    """approx_token_count: ceil(UTF-8 bytes / 4)."""
+    return math.ceil(len(text.encode()) / 4)
+
+
+def _structured_cut(call: Call, text: str) -> str:
+    kind, limit = cut_kind(call)
+    if kind.startswith("legacy"):
+        return legacy_cut(text, kind == "legacy")
+    return formatted_cut(text, kind, limit, _warning(call))
+
+
+# ------------------------------------------------------------------ envelopes
+
+def _tenths(call: Call, seconds: float) -> int:
+    """Duration in tenths of a second, as Codex rounds it (`(secs * 10).round() / 10`, half away from 0)."""
+    return math.floor(_seconds(call, seconds) * 10 + 0.5)
+
+
+def _seconds(call: Call, measured: float) -> float:
+    """The `duration` parameter (the recorded value) when it is a number, else the measured seconds."""
+    try:
+        return float(call.params.get("duration") or measured)
+    except ValueError:
+        return measured
+
+
+def json_wrapper(body: str, exit_code: int, tenths: int) -> str:
+    """The 0.4x-0.5x `shell` output as serde_json writes it (compact, non-ASCII unescaped, f32 `0.0`)."""
+    return (f'{{"output":{json.dumps(body, ensure_ascii=False)},"metadata":{{"exit_code":{exit_code},'
+            f'"duration_seconds":{tenths / 10:.1f}}}}}')
+
+
+def freeform(body: str, cut: str, exit_code: int, tenths: int) -> str:
+    """shell_command's text: exit code, wall time (Rust's f32 Display), the line total when cut, output."""
+    seconds = str(tenths // 10) if tenths % 10 == 0 else f"{tenths / 10:.1f}"
+    sections = [f"Exit code: {exit_code}", f"Wall time: {seconds} seconds"]
+    if rust_lines(body) != rust_lines(cut):
+        sections.append(f"Total output lines: {rust_lines(body)}")
+    return "\n".join([*sections, "Output:", cut])
+
+
+def unified(body: str, cut: str, exit_code: int, seconds: float, chunk_id: str) -> str:
+    """exec_command's text for a command that has exited."""
+    sections = [f"Chunk ID: {chunk_id}"] if chunk_id else []
+    sections += [f"Wall time: {seconds:.4f} seconds", f"Process exited with code {exit_code}",
+                 f"Original token count: {token_count(body)}", "Output:", cut]
+    return "\n".join(sections)
+
+
+def _unified_tokens(call: Call) -> int:
+    """max_output_tokens (parameter, else argument, else 10000), within the recorded policy's token budget."""
+    args = call.args if isinstance(call.args, dict) else {}
+    given = call.params.get("max_output_tokens") or args.get("max_output_tokens")
+    tokens = int(given) if str(given or "").isdigit() else DEFAULT_LIMIT
+    policy = _policy(call)
+    if policy is not None:
+        unit, limit = policy
+        tokens = min(tokens, limit if unit == "tokens" else math.ceil(limit / 4))
+    return tokens
+
+
+def envelope(call: Call, body: str, exit_code: int, seconds: float) -> str:
+    """The recorded tool's output for `body` (the command's whole output)."""
+    if call.tool == "exec_command":
+        chunk = call.params.get("chunk_id")
+        if chunk is None:
+            chunk = hashlib.sha256(f"{call.session}/{call.call_id}".encode()).hexdigest()[:6]
+        wall = _seconds(call, seconds)
+        cut = formatted_cut(body, "tokens", _unified_tokens(call), _warning(call))
+        return unified(body, cut, exit_code, wall, chunk)
+    if call.tool == "shell_command":
+        kind, limit = cut_kind(call)
+        cut = legacy_cut(body, False) if kind.startswith("legacy") else plain_cut(body, kind, limit)
+        return freeform(body, cut, exit_code, _tenths(call, seconds))
+    return json_wrapper(_structured_cut(call, body), exit_code, _tenths(call, seconds))
+
+
+# ------------------------------------------------------------------ noise
+
+_DURATION = re.compile(r'("duration_seconds":)(-?[\d.eE+-]+)(\}\}\s*)$')
+_WALL = re.compile(r"^(Wall time: )([\d.]+)( seconds)$", re.MULTILINE)
+_CHUNK = re.compile(r"^(Chunk ID: )(\S*)$", re.MULTILINE)
+
+
+def _header(output: str) -> tuple[str, str]:
+    """(the text header, the rest from its `Output:` line) of a freeform or unified exec output."""
+    head, sep, body = output.partition("\nOutput:\n")
+    return head, sep + body
+
+
+def recorded_noise(output: str) -> dict[str, str]:
+    """The `duration` and `chunk_id` parameters that reproduce a recorded output's noise fields."""
+    if output.startswith('{"output":'):
+        found = _DURATION.search(output[-200:])
+        return {"duration": found.group(2)} if found else {}
+    head = _header(output)[0]
+    wall, chunk = _WALL.search(head), _CHUNK.search(head)
+    return {**({"duration": wall.group(2)} if wall else {}), **({"chunk_id": chunk.group(2)} if chunk else {})}
+
+
+def without_noise(output: str) -> str:
+    """`output` with its duration, wall time and chunk id replaced by `_` (identity treats them as noise)."""
+    if output.startswith('{"output":'):
+        return _DURATION.sub(r"\1_\3", output)
+    head, rest = _header(output)
+    return _CHUNK.sub(r"\1_", _WALL.sub(r"\1_\3", head)) + rest
+
+
+# ------------------------------------------------------------------ the emulations
+
+class _CodexShell(Emulation):
+    """A Codex shell tool: run the recorded command read-only, then cut and wrap as that version did."""
+
+    agent: ClassVar[str] = "codex"
+    versions: ClassVar[str] = "0.4x-0.1xx"
+    params: ClassVar[dict[str, str]] = PARAMS
+
+    def from_recording(self, recorded: str, call: Call) -> dict[str, str]:
+        """The recorded duration (wall time) and chunk id: noise no re-run reproduces."""
+        return recorded_noise(recorded)
+
+    def run(self, call: Call) -> Outcome:
+        """The output Codex would have recorded for `call`, or why it cannot be replayed."""
+        extra = {}
+        if call.model and "model" not in call.params:
+            extra["model"] = call.model
+        if call.output_cap and "truncation_policy" not in call.params:
+            extra["truncation_policy"] = f"{call.output_cap[0]}:{call.output_cap[1]}"
+        if extra:
+            call = replace(call, params={**extra, **call.params})
+        try:
+            result, seconds = execute(call)
+        except NotReplayable as why:
+            return Outcome("", status=REFUSED, reason=f"not replayable: {why}")
+        except CannotRun as why:
+            return Outcome("", status=FAILED, reason=str(why))
+        body = (result.out + result.err).decode("utf-8", "replace")
+        text = envelope(call, body, result.code, seconds)
+        return Outcome(text, is_error=result.code != 0, reason=result.note)
+
+
+@register
+class Shell(_CodexShell):
+    """`shell`: an argv list (`["bash", "-lc", "…"]`), answered with the JSON wrapper."""
+
+    tool: ClassVar[str] = "shell"
+
+
+@register
+class LocalShell(_CodexShell):
+    """`local_shell` (the Responses API's local shell call): as `shell`."""
+
+    tool: ClassVar[str] = "local_shell"
+
+
+@register
+class ShellCommand(_CodexShell):
+    """`shell_command`: a script string, answered with the freeform `Exit code:` text."""
+
+    tool: ClassVar[str] = "shell_command"
+
+
+@register
+class ExecCommand(_CodexShell):
+    """`exec_command` (unified exec, without a terminal): answered with the `Chunk ID:` text."""
+
+    tool: ClassVar[str] = "exec_command"

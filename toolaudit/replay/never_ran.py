@@ -1,0 +1,52 @@
+"""Calls that never ran: the agent answered them itself (a sibling call's error, permission denied, the user
+rejected or cancelled it, a hook blocked it). Their recording stands; replaying them would report a change
+the tool never made ("fixed errors"), so they are never replayed. Read from the recorded result's text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..model import ToolCall
+
+# (collector, pattern on the start of the recorded output) -> reason
+_PATTERNS: dict[str, list[tuple[re.Pattern, str]]] = {
+    "claude-code": [
+        (re.compile(r"<tool_use_error>Sibling tool call errored"), "never ran: a sibling call's error"),
+        (re.compile(r"The user doesn't want to (?:proceed with|take) this"), "never ran: the user rejected it"),
+        (re.compile(r"\[Request interrupted by user"), "never ran: cancelled by the user"),
+        (re.compile(r"(?:Permission to use \S+ (?:has been|was) denied|Claude requested permissions? to .*? but you "
+                    r"haven't granted)", re.S), "never ran: permission denied"),
+        (re.compile(r"(?:PreToolUse:\S+ hook|Hook PreToolUse|blocked by (?:a |the )?\S*\s*hook)", re.I),
+         "never ran: blocked by a hook"),
+        (re.compile(r"<tool_use_error>(?:No such tool available|InputValidationError|Error: No such tool)"),
+         "never ran: the call was invalid"),
+    ],
+    "codex": [
+        (re.compile(r"(?:exec command rejected by user|patch rejected by user|command was rejected)", re.I),
+         "never ran: the user rejected it"),
+        (re.compile(r"^aborted(?: by user)?\b", re.I), "never ran: cancelled by the user"),
+    ],
+    "gemini-cli": [
+        (re.compile(r"(?:Tool execution (?:for .*? )?(?:denied|was cancelled)|\[Operation Cancelled\]|"
+                    r"requires user approval)", re.I), "never ran: not approved or cancelled"),
+        (re.compile(r"User (?:cancelled|rejected)", re.I), "never ran: the user rejected it"),
+    ],
+    "openhands": [
+        (re.compile(r"(?:The user rejected|User rejected this action|action was rejected)", re.I),
+         "never ran: the user rejected it"),
+    ],
+}
+_PATTERNS["openhands-v1"] = _PATTERNS["openhands"]
+HEAD = 600  # the reasons sit at the start of the result
+
+
+def never_ran(call: ToolCall) -> str | None:
+    """Why `call` never ran (the agent answered it itself), or None when it ran (or we cannot tell)."""
+    if call.collector != "codex" and not call.is_error:  # the agent flags its own answers as errors
+        return None
+    head = call.output[:HEAD]
+    for pattern, reason in _PATTERNS.get(call.collector, ()):
+        if pattern.search(head):
+            return reason
+    return None

@@ -1,0 +1,180 @@
+"""The session's state: the files each recorded call saw, so a replayed call reads what the agent read.
+
+The state starts from a base (replay.workspace: the recorded commit, `--commit REV`, the last commit
+before the session began, or the folder as it is) in a scratch folder of its own: the user's workspace
+is never written. Then the session's recorded edits are applied in order (replay.edits), each at its
+place among the calls, with the file's time set to the edit's. A recorded shell command is never re-run:
+what it may have written (replay.shell_effects) is uncertain from there on, and a later call that reads
+it says so (`doubt`). An edit that no longer applies makes its file uncertain too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime
+from pathlib import Path
+
+from ..model import ToolCall
+from . import edits, shell_effects
+from .sandbox import OutsideWorkspace, resolve
+from .workspace import map_path, mappings
+
+SHELL_TOOLS = {"Bash", "bash", "shell", "exec_command", "shell_command", "local_shell", "run_shell_command",
+               "execute_bash", "terminal", "execute_command", "run_command"}
+
+
+class SessionState:
+    """One session's files in a scratch folder (`root`), changed by its recorded edits as they come."""
+
+    def __init__(self, root: Path, cwd: str | None, path_map=(), writable: bool = True):
+        self.root = root
+        self.pairs = mappings(cwd, path_map)
+        self.writable = writable  # False: the user's own folder, read as it is (nothing to apply)
+        self.uncertain: dict[str, str] = {}  # path relative to root -> why
+        self.everything: str | None = None  # why the whole workspace is uncertain
+        self.applied = 0
+        self.failed = 0
+
+    # --- paths ----------------------------------------------------------------------------------
+
+    def local(self, recorded: str) -> Path | None:
+        """The file a recorded path names, inside the scratch folder (None: outside the workspace)."""
+        mapped = map_path(recorded, self.pairs, self.root)
+        try:
+            return resolve(self.root, mapped)
+        except OutsideWorkspace:
+            return None
+
+    def _key(self, target: Path) -> str:
+        return target.relative_to(self.root).as_posix()
+
+    # --- what the session did -----------------------------------------------------------------------
+
+    def record(self, call: ToolCall) -> str | None:
+        """Take a recorded call into the state: an edit is applied, a shell command's possible writes are
+        marked uncertain; returns what happened, in a few words (None: the call changes nothing)."""
+        if edits.is_mutating(call) or edits.is_patch_call(call):
+            return self._edit(call)
+        if call.tool in SHELL_TOOLS:
+            command = shell_text(call)
+            if command is not None:
+                self._shell(command)
+        return None
+
+    def _edit(self, call: ToolCall) -> str:
+        found = edits.changes_of(call)
+        if found is None:
+            return "an edit that failed when recorded: nothing applied"
+        if isinstance(found, str):
+            self._doubt_paths([_path_arg(call)], found)
+            return found
+        if not self.writable:
+            self.everything = self.everything or "the session edited files and no scratch copy could be made"
+            return "not applied: no scratch copy"
+        when = _timestamp(call.ts)
+        for change in found:
+            target = self.local(change.path)
+            if target is None:
+                continue  # outside the workspace: nothing replay reads
+            source = getattr(change.transform, "moved_from", None)
+            try:
+                before = _read(self.local(source) if source else target)
+                after = change.transform(before)
+            except edits.EditFailed as exc:
+                self.failed += 1
+                self.uncertain[self._key(target)] = f"a recorded edit did not apply ({exc})"
+                continue
+            _write(target, after, when)
+            self.uncertain.pop(self._key(target), None)
+            self.applied += 1
+        return "applied to the session's state"
+
+    def _shell(self, command: str) -> None:
+        found = shell_effects.effect(command)
+        if found.none:
+            return
+        if shell_effects.EVERYTHING in found.paths:
+            self.everything = self.everything or f"after `{_short(command)}` ({found.why})"
+            return
+        self._doubt_paths(list(found.paths), f"`{_short(command)}` may have written it")
+
+    def _doubt_paths(self, paths: list[str | None], why: str) -> None:
+        for path in paths:
+            target = self.local(path) if path else None
+            if target is not None:
+                self.uncertain.setdefault(self._key(target), why)
+
+    def doubt(self, paths: list[str]) -> str | None:
+        """Why an answer reading `paths` (recorded) may differ from the recording for want of state, or None."""
+        if self.everything:
+            return f"uncertain: {self.everything}"
+        for path in paths:
+            target = self.local(path)
+            if target is None:
+                continue
+            key = self._key(target)
+            for doubted, why in self.uncertain.items():
+                if doubted == key or doubted.startswith(key.rstrip("/") + "/") or key == ".":
+                    return f"uncertain: {doubted}: {why}"
+        return None
+
+
+def shell_text(call: ToolCall) -> str | None:
+    """The command line of a recorded shell call (Claude Code's `command`, Codex's argv, exec's `cmd`…)."""
+    try:
+        args = json.loads(call.args) if call.args.strip() else {}
+    except ValueError:
+        return None
+    if not isinstance(args, dict):
+        return None
+    command = args.get("command", args.get("cmd"))
+    if isinstance(command, list) and all(isinstance(c, str) for c in command):
+        if len(command) >= 3 and command[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh") and command[1] in ("-lc", "-c"):
+            return command[2]
+        return " ".join(command)
+    return command if isinstance(command, str) else None
+
+
+def _path_arg(call: ToolCall) -> str | None:
+    try:
+        args = json.loads(call.args)
+    except ValueError:
+        return None
+    if not isinstance(args, dict):
+        return None
+    for key in ("file_path", "notebook_path", "path", "absolute_path"):
+        if isinstance(args.get(key), str):
+            return args[key]
+    return None
+
+
+def _read(target: Path | None) -> str | None:
+    if target is None or not target.is_file():
+        return None
+    return target.read_bytes().decode("utf-8", "surrogateescape")
+
+
+def _write(target: Path, text: str | None, when: float | None) -> None:
+    if text is None:
+        if target.is_file():
+            target.unlink()
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(text.encode("utf-8", "surrogateescape"))
+    if when is not None:
+        os.utime(target, (when, when))
+
+
+def _timestamp(ts: str | None) -> float | None:
+    if not ts:
+        return None
+    try:
+        return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def _short(command: str) -> str:
+    line = command.strip().splitlines()[0] if command.strip() else ""
+    return line if len(line) <= 60 else line[:57] + "..."
