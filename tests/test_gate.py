@@ -11,7 +11,7 @@ import pytest
 
 from conftest import SAMPLES
 from test_reports_gold import check_gold
-from toolaudit.gate.checks import Check, evaluate, gate
+from toolaudit.gate.checks import Allowances, Check, evaluate, gate
 from toolaudit.errors import UsageError
 
 GOLD = Path(__file__).parent / "gold"
@@ -64,7 +64,12 @@ def test_not_comparable_and_tool_changes():
     result = gate("b.json", doc(), doc(tokenizer="cl100k_base"), [Check.parse("tokens.total:+5%")])
     assert result.verdict == "not comparable" and "tokenizer differs" in result.not_comparable
     result = gate("b.json", doc(tools=("Grep", "Read")), doc(tools=("Read", "Bash")), [Check.parse("*:calls:+0")])
-    assert result.new_tools == ("Bash",) and result.vanished_tools == ("Grep",) and result.passed
+    assert result.new_tools == ("Bash",) and result.vanished_tools == ("Grep",) and not result.passed
+    # a vanished tool fails unless accepted: a rename would hide its growth
+    assert [o.scope for o in result.outcomes if not o.passed] == ["Grep"]
+    result = gate("b.json", doc(tools=("Grep", "Read")), doc(tools=("Read", "Bash")), [Check.parse("*:calls:+0")],
+                  allow=Allowances(vanished=("Grep",)))
+    assert result.passed
 
 
 @pytest.fixture

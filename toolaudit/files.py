@@ -81,3 +81,26 @@ def atomic_write(path: Path | str, data: str | bytes) -> None:
     with atomic_path(path) as temp:
         with open(temp, "wb") as fh:
             fh.write(raw)
+
+
+def refuse_writing_onto(writes: list[tuple[str, Path]], inputs: list[Path], protected: list[tuple[str, Path]] = (),
+                        transcript_suffixes: tuple[str, ...] = ()) -> None:
+    """A UsageError when a path a command writes (`writes`: (its flag, the path)) is one of its `inputs`, a
+    transcript an input folder holds (a name with one of `transcript_suffixes`: it would be read back as
+    one), or one of the `protected` files (ci's baseline). Every writer of every command goes through here,
+    before anything is read or written."""
+    from .errors import UsageError
+
+    for flag, out in writes:
+        real = Path(os.path.realpath(out))
+        for what, path in protected:
+            if real == Path(os.path.realpath(path)) or (out.exists() and path.exists() and os.path.samefile(out, path)):
+                raise UsageError(f"{flag} {out} is the {what}: write it elsewhere", slug="output-is-input")
+        for source in inputs:
+            folder = Path(os.path.realpath(source))
+            if folder.is_dir():
+                if real.is_relative_to(folder) and real.name.endswith(transcript_suffixes):
+                    raise UsageError(f"{flag} {out} is inside the input folder {source} and would be read as a "
+                                     "transcript: write it elsewhere", slug="output-is-input")
+            elif real == folder or (out.exists() and source.exists() and os.path.samefile(out, source)):
+                raise UsageError(f"{flag} {out} is one of the inputs: write it elsewhere", slug="output-is-input")

@@ -28,7 +28,8 @@ def _baseline(tmp_path: Path) -> tuple[Path, Path]:
     return repo, base
 
 
-def test_an_unchanged_tool_passes_and_a_grown_output_fails(tmp_path):
+def test_an_unchanged_tool_passes_and_a_grown_output_fails(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # ci runs in the checkout that holds the baseline's workspace
     repo, base = _baseline(tmp_path)
     assert json.loads(base.read_text())["meta"]["command"] == "replay"
     same = _run("ci", str(FIXTURES / "search_session.jsonl"), "--baseline", str(base), "-q")
@@ -51,7 +52,8 @@ def test_a_replay_baseline_without_mappings_is_a_usage_error(tmp_path):
     assert done.exit_code == 2 and "no --tool mapping" in done.output
 
 
-def test_workspace_override(tmp_path):
+def test_workspace_override(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     repo, base = _baseline(tmp_path)
     other = tmp_path / "other"
     shutil.copytree(repo, other, symlinks=True)

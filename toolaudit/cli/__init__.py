@@ -17,13 +17,14 @@ from .. import __version__
 from ..collectors import discover
 from ..storage import is_url, local_or_remote
 from ..config import default_map, find_pyproject, toolaudit_table
+from ..files import refuse_writing_onto
 from ..errors import EXIT_ERROR, EXIT_USAGE, ToolauditError, UsageError
 from ..options import Hooks, InputOptions
 from ..reports import reporters
 from ..tokenizers import DEFAULT_ENGINE, DEFAULT_TOKENIZER, ENGINES, TOKENIZERS
 
 BY_CHOICES = ("tool", "session", "file", "collector", "agent", "model")
-WRITTEN = ("output", "records", "save")  # options naming a file the command writes
+WRITTEN = ("output", "records", "save", "calls_out")  # options naming a file the command writes
 
 
 class PathOrURL(click.Path):
@@ -58,20 +59,22 @@ def refuse_overwriting_inputs(ctx: click.Context) -> None:
             inputs += [v for v in (value if isinstance(value, tuple) else (value,)) if isinstance(v, Path)]
     if "paths" in ctx.params and not inputs:  # no PATH: the agents' default folders are the inputs
         inputs = [p for p in discover.default_locations() if p.is_dir()]
+    writes = []
     for param in ctx.command.params:
         value = ctx.params.get(param.name) if param.name in WRITTEN else None
         if value in (None, "", "-") or is_url(value):  # object storage: no local file to collide with
             continue
-        out, flag = Path(value), param.opts[-1]
-        real = Path(os.path.realpath(out))
-        for source in inputs:
-            folder = Path(os.path.realpath(source))
-            if folder.is_dir():
-                if real.is_relative_to(folder) and real.name.endswith(discover.SUFFIXES):
-                    raise UsageError(f"{flag} {out} is inside the input folder {source} and would be read as a "
-                                     "transcript: write it elsewhere", slug="output-is-input")
-            elif real == folder or (out.exists() and os.path.samefile(out, source)):
-                raise UsageError(f"{flag} {out} is one of the inputs: write it elsewhere", slug="output-is-input")
+        writes.append((param.opts[-1], Path(value)))
+    protected = []
+    baseline = ctx.params.get("baseline")  # ci: the baseline is data it reads; only --update-baseline writes it
+    if isinstance(baseline, Path):
+        protected.append(("baseline", baseline))
+        if ctx.params.get("update_baseline"):
+            refuse_writing_onto([("--update-baseline", baseline)], inputs, transcript_suffixes=discover.SUFFIXES)
+        summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        if summary:
+            writes.append(("GITHUB_STEP_SUMMARY", Path(summary)))
+    refuse_writing_onto(writes, inputs, protected, discover.SUFFIXES)
 
 
 class Command(click.Command):

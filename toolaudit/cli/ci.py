@@ -37,6 +37,10 @@ class Percent(click.ParamType):
               help="A JSON result of `scan`, `simulate` or `replay` (-f json -o FILE).")
 @click.option("--workspace", type=click.Path(exists=True, file_okay=False, path_type=Path), metavar="DIR",
               help="A replay baseline: the repository to replay in (default: the workspace it names).")
+@click.option("--tool", "tools", multiple=True, metavar="GLOB=IMPL",
+              help="A replay baseline: a mapping that runs a program (cmd:, python:, mcp:) that ci may run again, "
+                   "as written in the baseline; builtin: and agent: mappings need none. Also from "
+                   "[tool.toolaudit.replay.tools]. A baseline's own cmd:/python:/mcp: mappings never run otherwise.")
 @click.option("--fail-on", "fail_on", multiple=True, metavar="CHECK",
               help="[TOOL:]METRIC:+LIMIT[%], repeatable: tokens.total:+5%, tokens_per_run.median:+10%, "
                    "'*:tokens.p95:+10%', Grep:tokens.mean:+500, calls:+20%, later_used:+0. Default: "
@@ -46,6 +50,11 @@ class Percent(click.ParamType):
                    "instead of judging.")
 @click.option("--max-vanished", type=Percent(), default=50.0, show_default="50%", metavar="PCT",
               help="Exit 1 (nothing measured) when more than PCT of the baseline's calls are gone.")
+@click.option("--allow-vanished", "allow_vanished", multiple=True, metavar="NAME|all",
+              help="Accept that this baseline tool (a glob; `all`: any) is gone from the run; by default a vanished "
+                   "tool fails, since a renamed tool would hide its growth.")
+@click.option("--allow-unjudged", is_flag=True,
+              help="Accept a check that judged nothing (every scope had too few calls or no baseline value).")
 @click.option("--update-baseline", is_flag=True, help="Write the new measurement to the baseline file, on purpose.")
 @click.option("--from", "source_format", metavar="KEY", help="Force one input format.")
 @click.option("--tokenizer", type=click.Choice(TOKENIZERS), help="Default: the baseline's. Another one is not comparable.")
@@ -62,7 +71,8 @@ class Percent(click.ParamType):
               help="markdown: a PR comment; junit: one test case per check; csv: one row per check.")
 @click.option("-o", "--output", default="-", metavar="PATH|-", help="Write the report here; `-` is stdout.")
 @click.pass_context
-def ci(ctx, paths, baseline, workspace, fail_on, min_calls, max_vanished, update_baseline, source_format, tokenizer, engine,
+def ci(ctx, paths, baseline, workspace, tools, fail_on, min_calls, max_vanished, allow_vanished, allow_unjudged,
+       update_baseline, source_format, tokenizer, engine,
        calibration, strict, debug, quiet, jobs, scheduler, fmt, output):
     """Fail the build when tool outputs grew against a baseline.
 
@@ -91,7 +101,10 @@ def ci(ctx, paths, baseline, workspace, fail_on, min_calls, max_vanished, update
 
     read = InputOptions(source_format, calibration=calibration, strict=strict, debug=debug, jobs=jobs,
                         scheduler=scheduler)
-    options = GateOptions(baseline, read, tokenizer, engine, workspace, tuple(fail_on), min_calls, max_vanished)
+    from .replay import config_tools
+
+    options = GateOptions(baseline, read, tokenizer, engine, workspace, tuple(fail_on), min_calls, max_vanished,
+                          tuple(tools) + tuple(config_tools()), tuple(allow_vanished), allow_unjudged)
     hooks = hooks_for(quiet)
     if update_baseline:
         current = measure(paths, read_baseline(baseline, create=True), options, hooks)
@@ -104,8 +117,11 @@ def ci(ctx, paths, baseline, workspace, fail_on, min_calls, max_vanished, update
     render_report(result, fmt, output)
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:  # appended, not replaced: earlier steps wrote there too
-        with open(summary, "a", encoding="utf-8") as fh:
-            fh.write(reporters.get("markdown")().render(result))
+        try:
+            with open(summary, "a", encoding="utf-8") as fh:
+                fh.write(reporters.get("markdown")().render(result))
+        except OSError as exc:  # the verdict stands: a summary that cannot be written is a warning, not exit 1
+            click.echo(f"warning: cannot write GITHUB_STEP_SUMMARY {summary}: {exc.strerror or exc}", err=True)
     if result.blocked is not None:
         ctx.exit(EXIT_ERROR)
     if not result.passed:

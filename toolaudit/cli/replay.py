@@ -13,7 +13,7 @@ from . import cli, hooks_for, input_options, output_options
 TRANSLATIONS = ("shell-search",)
 
 
-def _config_tools() -> list[str]:
+def config_tools() -> list[str]:
     """`[tool.toolaudit.replay.tools]`: `"GLOB" = "KIND:SPEC"` pairs, as --tool texts."""
     config = click.get_current_context().find_root().obj or {}
     table = config.get("config", {}).get("replay", {}).get("tools") or {}
@@ -101,7 +101,7 @@ def replay(paths, workspace, tools, translate, tool_names, path_maps, timeout, m
     """
     from ..replay.job import replay as run_replay, replay_options
 
-    spec = {"workspace": str(workspace), "tools": list(tools) or ([] if identity else _config_tools()), "translate": list(translate),
+    spec = {"workspace": str(workspace), "tools": list(tools) or ([] if identity else config_tools()), "translate": list(translate),
             "tool_names": list(tool_names), "path_map": list(path_maps), "timeout": timeout,
             "max_output_bytes": max_output_bytes, "env": list(env), "identity": identity, "before": before,
             "keep_drifted": keep_drifted, "commit": commit, "at_session_start": at_session_start,

@@ -41,7 +41,24 @@ def _problem(doc) -> str | None:
         bad = next((k for k, v in row.items() if k not in ("tool", "as") and isinstance(v, (str, list, dict))), None)
         if bad is not None:
             return f"has {where}.{bad} that is not a number ({row[bad]!r})"
+        negative = next((k for k, v in row.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
+                         and v < 0 and k not in ("change", "saved_pct", "tokens_saved", "weighted_tokens_saved",
+                                                 "weighted_saved_pct", "change_pct")), None)
+        if negative is not None:
+            return f"has {where}.{negative} below zero ({row[negative]!r})"
+    names = [t["tool"] for t in tools]
+    if any(not name.strip() for name in names):
+        return "has a tools[] row with an empty tool name"
+    doubled = sorted({n for n in names if names.count(n) > 1})
+    if doubled:
+        return f"has tools[] rows for {doubled[0]!r} twice"
     return None
+
+
+def _no_calls(doc: dict) -> bool:
+    """A baseline that measured no call: nothing the gate could compare with."""
+    calls = doc.get("totals", {}).get("calls")
+    return isinstance(calls, (int, float)) and not isinstance(calls, bool) and calls == 0 and not doc.get("tools")
 
 
 def read_baseline(path: Path, create: bool = False) -> dict:
@@ -60,6 +77,8 @@ def read_baseline(path: Path, create: bool = False) -> dict:
         raise UsageError(f"the baseline {path} is not valid JSON{where}: truncated or edited by hand?",
                          slug="baseline") from None
     problem = _problem(doc)
+    if problem is None and not create and _no_calls(doc):
+        problem = "measured no call: a baseline with nothing in it passes any run; write it from real transcripts"
     if problem is not None:
         raise UsageError(f"the baseline {path} {problem}", slug="baseline")
     return doc

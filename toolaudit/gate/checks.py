@@ -41,6 +41,8 @@ DEFAULT_MIN_CALLS = {"scan": 5, "simulate": 5, "replay": 0}
 DEFAULT_MAX_VANISHED = 50.0  # percent of the baseline's calls
 TOO_FEW = "too few calls"
 NOT_IN_BASELINE = "not in baseline"
+VANISHED = "vanished"  # the check of a tool the baseline had and the run has not (fails unless allowed)
+UNJUDGED = "judged nothing"  # the check of a check that judged no scope (fails unless allowed)
 ALIASES = {
     "tokens.total": ("tokens", "tokens_after"),
     "errors": ("error_calls",),
@@ -118,6 +120,12 @@ class Outcome:
         if self.skipped == NOT_IN_BASELINE:
             return (f"{self.scope}: the baseline has no {self.metric} (an older toolaudit wrote it); "
                     "--update-baseline adds it")
+        if self.check == VANISHED:
+            return (f"{self.scope}: vanished ({int(self.baseline):,} calls in the baseline, none now): a renamed or "
+                    "removed tool; --allow-vanished NAME (or all) accepts it")
+        if self.check == UNJUDGED:
+            return (f"{self.scope}: judged nothing (every scope too few calls or not in the baseline); "
+                    "--allow-unjudged accepts that")
         if self.vanished:
             return f"{self.scope}: vanished (its {self.metric} was {_fmt(self.baseline)}); the check {self.check} cannot hold"
         pct = self.change_pct
@@ -263,11 +271,44 @@ class GateResult(Exportable):
         return "pass" if self.passed else "fail"
 
 
+@dataclass(frozen=True)
+class Allowances:
+    """What the gate accepts that it fails by default: vanished tools (names, or "all"), checks that judged nothing."""
+
+    vanished: tuple[str, ...] = ()
+    unjudged: bool = False
+
+    def vanish_ok(self, tool: str) -> bool:
+        """Whether the tool may vanish."""
+        return "all" in self.vanished or any(fnmatch.fnmatchcase(tool, name) for name in self.vanished)
+
+
+def _vanished(baseline: dict, current: dict, allow: Allowances) -> list[Outcome]:
+    """A failing outcome per baseline tool gone from the run (a rename included), unless allowed."""
+    now = {t["tool"] for t in current.get("tools", [])}
+    out = []
+    for row in baseline.get("tools", []):
+        if row["tool"] not in now:
+            calls = int(number(row, "calls", f"baseline tools[{row['tool']}]"))
+            out.append(Outcome(VANISHED, row["tool"], "calls", calls, 0.0, "allowed" if allow.vanish_ok(row["tool"])
+                               else "none", allow.vanish_ok(row["tool"]), vanished=True, calls=(calls, 0)))
+    return out
+
+
+def _unjudged(check: Check, outcomes: list[Outcome], allow: Allowances) -> list[Outcome]:
+    """A failing outcome for a check that judged no scope (all too few calls, or none to judge)."""
+    if any(not o.skipped for o in outcomes):
+        return []
+    return [Outcome(UNJUDGED, check.text, check.metric, 0.0, 0.0, "--allow-unjudged", allow.unjudged)]
+
+
 def gate(baseline_path: str, baseline: dict, current: dict, checks: list[Check], *,
-         min_calls: int | None = None, max_vanished: float = DEFAULT_MAX_VANISHED) -> GateResult:
+         min_calls: int | None = None, max_vanished: float = DEFAULT_MAX_VANISHED,
+         allow: Allowances = Allowances()) -> GateResult:
     """Compare `current` with `baseline` under `checks` (a pure function: no I/O).
 
-    `min_calls` None: the default for the baseline's command (DEFAULT_MIN_CALLS).
+    `min_calls` None: the default for the baseline's command (DEFAULT_MIN_CALLS). A baseline tool gone from
+    the run fails (a rename hides growth), and so does a check that judged nothing, unless `allow` says.
     """
     if min_calls is None:
         min_calls = DEFAULT_MIN_CALLS.get(baseline.get("meta", {}).get("command"), DEFAULT_MIN_CALLS["scan"])
@@ -279,7 +320,12 @@ def gate(baseline_path: str, baseline: dict, current: dict, checks: list[Check],
     if reason is None:
         empty = nothing_measured(baseline, current, max_vanished)
         for check in checks:
-            outcomes.extend(evaluate(check, baseline, current, min_calls))
+            found = evaluate(check, baseline, current, min_calls)
+            outcomes.extend(found)
+            outcomes.extend(_unjudged(check, found, allow))
+        watched = {o.scope for o in outcomes if o.vanished}  # a named check already says it vanished
+        if empty is None:  # nothing measured says it whole: not one failure per tool on top
+            outcomes.extend(o for o in _vanished(baseline, current, allow) if o.scope not in watched)
     return GateResult(
         baseline_path, baseline, current, tuple(outcomes),
         new_tools=tuple(t for t in now_tools if t not in base_tools),

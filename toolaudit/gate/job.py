@@ -26,6 +26,11 @@ class GateOptions:
     fail_on: tuple[str, ...] = ()  # [TOOL:]METRIC:+LIMIT[%] checks; default: the baseline kind's
     min_calls: int | None = None  # a per-tool check on fewer calls says `too few calls`
     max_vanished: float = 50.0  # percent of the baseline's calls that may be gone
+    # replay mappings that may run programs (cmd:, python:, mcp:): only these, named on the command line or in the
+    # checked-out config, never the baseline's own (a baseline is data)
+    allowed: tuple[str, ...] = ()
+    allow_vanished: tuple[str, ...] = ()  # baseline tools that may be gone ("all": any)
+    allow_unjudged: bool = False  # a check that judged nothing passes
 
     @classmethod
     def of(cls, baseline: Path | str, **given: Any) -> "GateOptions":
@@ -72,9 +77,27 @@ def _replay(paths, doc: dict, options: GateOptions, hooks: Hooks):
     if not workspace.is_dir():
         raise UsageError(f"the replay baseline's workspace {workspace} is not a folder here: give --workspace DIR",
                          slug="workspace")
+    if options.workspace is None and not workspace.resolve().is_relative_to(Path.cwd().resolve()):
+        raise UsageError(f"the replay baseline names the workspace {spec.get('workspace')!r}, outside this checkout: "
+                         "a baseline is data; give --workspace DIR to replay there", slug="baseline-workspace")
+    _only_data(spec["tools"], options.allowed)
     known = {k: v for k, v in spec.items() if k in SPEC_KEYS}
     replayed = replay_options({**known, "workspace": str(workspace)}, read=options.read_as(doc["meta"]))
     return replay(paths, replayed, hooks=hooks)
+
+
+SAFE_KINDS = ("builtin", "agent")  # implementations that run no program of anyone's choosing
+
+
+def _only_data(tools: list, allowed: tuple[str, ...]) -> None:
+    """A UsageError when the baseline maps a tool to a program (cmd:, python:, mcp:) that the command line or
+    the checked-out config does not name: editing a baseline in a pull request must not run a shell in CI."""
+    for text in tools:
+        kind = str(text).partition("=")[2].partition(":")[0]
+        if kind not in SAFE_KINDS and str(text) not in allowed:
+            raise UsageError(f"the baseline asks ci to run {text!r}: a baseline is data, never a program to run; "
+                             "to allow it, name the same mapping with --tool or in [tool.toolaudit.replay.tools]",
+                             slug="baseline-runs-code")
 
 
 # meta.command of a baseline -> how to measure the same thing again; a new kind is one entry (and baseline.KINDS)
@@ -91,11 +114,11 @@ def gate(paths: Iterable[Path | str], options: GateOptions | None = None, *, hoo
     """Measure `paths` again as the baseline was measured and apply the checks: a GateResult whose `passed`
     says whether the build may go on (what `toolaudit ci -f json` prints). Keywords: `baseline=`, `fail_on=`…"""
     from .baseline import read_baseline
-    from .checks import DEFAULT_CHECKS, Check, gate as decide
+    from .checks import DEFAULT_CHECKS, Allowances, Check, gate as decide
 
     options = options or GateOptions.of(**given)
     doc = read_baseline(options.baseline)
     checks = [Check.parse(text) for text in (options.fail_on or DEFAULT_CHECKS[doc["meta"]["command"]])]
     current = measure([Path(p) if isinstance(p, str) else p for p in paths], doc, options, hooks)
     return decide(str(options.baseline), doc, current, checks, min_calls=options.min_calls,
-                  max_vanished=options.max_vanished)
+                  max_vanished=options.max_vanished, allow=Allowances(options.allow_vanished, options.allow_unjudged))

@@ -99,6 +99,8 @@ def run(argv: Sequence[str], *, cwd: Path | str, stdin: bytes = b"", timeout: fl
       and pipes such stragglers still hold open are not waited for.
     Raises OSError when the program cannot be started (not found, not executable).
     """
+    become_subreaper()
+    before = children()
     proc = subprocess.Popen(
         list(argv), shell=False, cwd=cwd, env=scrubbed_env(env_names, env), stdin=subprocess.PIPE,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,  # its own group, to kill it whole
@@ -109,9 +111,66 @@ def run(argv: Sequence[str], *, cwd: Path | str, stdin: bytes = b"", timeout: fl
     finally:
         _kill_group(proc.pid)  # the child is not reaped yet, so its group id cannot have been reused
         proc.wait()
+        end_orphans(before)  # what it started in sessions of their own (setsid) came back to us: end them too
         for pipe in (proc.stdin, proc.stdout, proc.stderr):
             pipe.close()
     return RunResult(proc.returncode, bytes(out), bytes(err), timed_out, capped)
+
+
+_SUBREAPER: list[bool] = []
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def become_subreaper() -> bool:
+    """Make this process a child subreaper (Linux): a program's descendants that leave its process group
+    (setsid) and outlive it are re-parented to us, not to init, so `end_orphans` can end them. Once."""
+    if not _SUBREAPER:
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            _SUBREAPER.append(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+        except (OSError, AttributeError):  # not Linux: process groups are all there is
+            _SUBREAPER.append(False)
+    return _SUBREAPER[0]
+
+
+def children() -> set[int]:
+    """The pids of this process's children (every thread's), from /proc; empty where there is no /proc."""
+    found: set[int] = set()
+    try:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return found
+    for task in tasks:
+        try:
+            with open(f"/proc/self/task/{task}/children", encoding="ascii") as fh:
+                found.update(int(pid) for pid in fh.read().split())
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def end_orphans(before: set[int], rounds: int = 20) -> int:
+    """Kill and reap every child that was not there `before` (a finished program's orphans, re-parented to
+    us), and theirs as they come back in turn; returns how many were ended."""
+    ended = 0
+    for _ in range(rounds):
+        orphans = children() - before
+        if not orphans:
+            break
+        for pid in orphans:
+            for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+                try:
+                    kill()
+                except (ProcessLookupError, PermissionError):
+                    pass
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+            ended += 1
+    return ended
 
 
 def run_in(sandbox: Sandbox, argv: Sequence[str], *, cwd: Path | str | None = None, stdin: bytes = b"",

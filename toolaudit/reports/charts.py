@@ -326,9 +326,9 @@ def checks_chart(doc: dict) -> Chart | None:
                       domain=statuses, range=[palette.get(s, "#bab0ac") for s in statuses]), title=None))
     rows = tuple((c["status"], c["scope"], c["metric"], amount(c["baseline"]), amount(c["current"]), _pct(c["change_pct"]),
                   c["limit"]) for c in shown)
-    failed = sum(c["status"] in FAILED for c in checks)
-    note = f"{failed} of {len(checks)} checks failed" + (
-        f"; the first {len(shown)} shown (-f json lists all)" if len(checks) > len(shown) else "")
+    summary = doc.get("summary") or {}
+    note = summary.get("text") or f"{sum(c['status'] in FAILED for c in checks)} of {len(checks)} checks failed"
+    note += f"; the first {len(shown)} shown (-f json lists all)" if len(checks) > len(shown) else ""
     return Chart("Checks, failed first", _spec(chart), "Each check: baseline, now, change and limit",
                  ("status", "scope", "metric", "baseline", "now", "change", "limit"), rows, note)
 

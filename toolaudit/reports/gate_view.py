@@ -53,6 +53,24 @@ def _outcome_dict(o: Outcome) -> dict[str, Any]:
             "limit": o.limit, "passed": o.passed, "status": o.status, "message": o.message()}
 
 
+def check_counts(result: GateResult) -> str:
+    """`1 of 4 checks passed (failed: tokens.total:+5%, *:tokens.max:+10% ×2; passed: *:tokens.max:+10%)`: the
+    judged checks (one per scope), the failed and the passed apart; the one sentence every format shows."""
+    judged = [o for o in result.outcomes if not o.skipped]
+    skipped = len(result.outcomes) - len(judged)
+
+    def named(passed: bool) -> str:
+        counts: dict[str, int] = {}
+        for o in judged:
+            if o.passed == passed:
+                counts[o.check] = counts.get(o.check, 0) + 1
+        return ", ".join(f"{c} ×{n}" if n > 1 else c for c, n in counts.items())
+
+    parts = [f"failed: {named(False)}" if named(False) else "", f"passed: {named(True)}" if named(True) else ""]
+    return (f"{sum(o.passed for o in judged)} of {len(judged)} checks passed"
+            + (f", {skipped} not judged" if skipped else "") + f" ({'; '.join(p for p in parts if p)})")
+
+
 def verdict_lines(result: GateResult) -> list[str]:
     """The verdict, then why: failed checks, or what made the comparison meaningless; then what was not judged."""
     lines = [f"{ICON[result.verdict]} toolaudit ci: {result.verdict.upper()} against {result.baseline_path}"]
@@ -73,9 +91,7 @@ def verdict_lines(result: GateResult) -> list[str]:
         lines.append(f"too few calls to judge (fewer than {least}, --min-calls): {', '.join(few)}")
     judged = [o for o in result.outcomes if not o.skipped]
     if result.outcomes:
-        lines.append(f"{sum(o.passed for o in judged)} of {len(judged)} checks passed"
-                     f"{f', {len(result.outcomes) - len(judged)} not judged' if len(judged) < len(result.outcomes) else ''}"
-                     f" ({', '.join(sorted({o.check for o in result.outcomes}))})")
+        lines.append(check_counts(result))
     if result.new_tools:
         lines.append("new tools: " + ", ".join(result.new_tools))
     if result.vanished_tools:
@@ -100,6 +116,9 @@ class GateView(View):
             "not_comparable": result.not_comparable,
             "nothing_measured": result.nothing_measured,
             "checks": [_outcome_dict(o) for o in result.outcomes],
+            "summary": {"passed": sum(o.passed for o in result.outcomes if not o.skipped),
+                        "judged": sum(1 for o in result.outcomes if not o.skipped),
+                        "not_judged": sum(1 for o in result.outcomes if o.skipped), "text": check_counts(result)},
             "tools": tool_changes(result),
             "new_tools": list(result.new_tools),
             "vanished_tools": list(result.vanished_tools),

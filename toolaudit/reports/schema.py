@@ -220,6 +220,7 @@ def ci_schema() -> dict:
         "not_comparable": nullable(STR),
         "nothing_measured": nullable(STR),
         "checks": array(check),
+        "summary": obj({"passed": INT, "judged": INT, "not_judged": INT, "text": STR}),
         "tools": array(tool),
         "new_tools": array(STR),
         "vanished_tools": array(STR),

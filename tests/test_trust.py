@@ -1,0 +1,202 @@
+"""Trust, round two (issue 18): no write lands on an input or the baseline, a baseline never runs code, the
+gate cannot be fooled, and the numbers never contradict themselves. Each test failed before its fix."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from conftest import ROOT, SAMPLES
+
+BASELINE = ROOT / "toolaudit-baseline.json"
+CALLS = SAMPLES / "toolaudit-jsonl" / "calls.jsonl"
+
+
+# ------------------------------------------------------------------ §1 no write lands on an input or the baseline
+
+def test_calls_out_onto_an_input_is_refused_and_the_input_is_whole(tmp_path, run):
+    # a 15-line transcript became 2 lines
+    transcript = tmp_path / "t.jsonl"
+    shutil.copy(CALLS, transcript)
+    before = transcript.read_bytes()
+    result = run("replay", transcript, "--tool", "Read=builtin:read_file", "--calls-out", transcript)
+    assert result.exit_code == 2 and "--calls-out" in result.output and "one of the inputs" in result.output
+    assert transcript.read_bytes() == before
+
+
+def test_ci_never_writes_over_its_baseline(tmp_path, run):
+    baseline = tmp_path / "base.json"
+    shutil.copy(BASELINE, baseline)
+    before = baseline.read_bytes()
+    result = run("ci", SAMPLES, "--baseline", baseline, "-o", baseline, "-q")
+    assert result.exit_code == 2 and "is the baseline" in result.output
+    result = run("ci", SAMPLES, "--baseline", baseline, "-q", env={"GITHUB_STEP_SUMMARY": str(baseline)})
+    assert result.exit_code == 2 and "GITHUB_STEP_SUMMARY" in result.output
+    assert baseline.read_bytes() == before
+
+
+def test_update_baseline_onto_an_input_is_refused(tmp_path, run):
+    transcript = tmp_path / "calls.jsonl"
+    shutil.copy(CALLS, transcript)
+    before = transcript.read_bytes()
+    result = run("ci", transcript, "--baseline", transcript, "--update-baseline", "-q")
+    assert result.exit_code == 2 and transcript.read_bytes() == before
+
+
+def test_an_unwritable_step_summary_keeps_the_gates_exit_code(tmp_path, run):
+    baseline = tmp_path / "base.json"
+    doc = json.loads(BASELINE.read_text())
+    doc["totals"]["tokens"] = 1  # every call "grew": the gate fails (exit 3)
+    baseline.write_text(json.dumps(doc))
+    summary = tmp_path / "no" / "such" / "folder" / "summary.md"
+    result = run("ci", SAMPLES, "--baseline", baseline, "-q", env={"GITHUB_STEP_SUMMARY": str(summary)})
+    assert result.exit_code == 3, result.output
+    assert "cannot write GITHUB_STEP_SUMMARY" in result.output
+
+
+# ------------------------------------------------------------------ §1 a baseline is data, never a program
+
+def _replay_baseline(run, tmp_path, workspace: Path, tools: list[str]) -> Path:
+    """A replay baseline of the fixture session, its spec then edited as a pull request could edit it."""
+    session = ROOT / "tests" / "fixtures" / "search_session.jsonl"
+    out = tmp_path / "replay-baseline.json"
+    result = run("replay", session, "--workspace", ROOT / "tests" / "fixtures" / "search_repo", "--translate",
+                 "shell-search", "--tool", "grep=builtin:grep", "-f", "json", "-o", out, "-q")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(out.read_text())
+    doc["meta"]["replay_spec"].update(workspace=str(workspace), tools=tools)
+    out.write_text(json.dumps(doc))
+    return out
+
+
+def test_ci_never_runs_a_program_a_baseline_names(tmp_path, run, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    marker = tmp_path / "PWNED"
+    evil = f"grep=cmd:sh -c 'touch {marker}'"
+    baseline = _replay_baseline(run, tmp_path, ROOT / "tests" / "fixtures" / "search_repo", [evil])
+    session = ROOT / "tests" / "fixtures" / "search_session.jsonl"
+    result = run("ci", session, "--baseline", baseline, "-q")
+    assert result.exit_code == 2 and "a baseline is data" in result.output
+    assert not marker.exists()
+    # named on the command line, the same mapping is the user's choice
+    result = run("ci", session, "--baseline", baseline, "-q", "--tool", evil)
+    assert marker.exists()
+
+
+def test_ci_replays_only_inside_the_checkout_unless_told(tmp_path, run, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    baseline = _replay_baseline(run, tmp_path, Path("/"), ["grep=builtin:grep"])
+    session = ROOT / "tests" / "fixtures" / "search_session.jsonl"
+    result = run("ci", session, "--baseline", baseline, "-q")
+    assert result.exit_code == 2 and "outside this checkout" in result.output
+    result = run("ci", session, "--baseline", baseline, "-q", "--workspace", ROOT / "tests" / "fixtures" / "search_repo")
+    assert result.exit_code in (0, 3), result.output
+
+
+# ------------------------------------------------------------------ §1 leftovers: the whole tree ends with its call
+
+def _running(marker: str) -> list[int]:
+    """Pids whose command line holds `marker`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker in (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace"):
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def test_a_grandchild_in_a_session_of_its_own_ends_with_the_call(tmp_path):
+    from toolaudit.replay.sandbox import run as run_program
+
+    if not Path("/proc/self/task").is_dir():
+        import pytest
+
+        pytest.skip("needs /proc (Linux)")
+    marker = "317.25"  # a sleep nobody else runs
+    result = run_program(["sh", "-c", f"setsid sleep {marker} >/dev/null 2>&1 & echo started"], cwd=tmp_path,
+                         timeout=10)
+    assert result.stdout == b"started\n"
+    assert _running(f"sleep {marker}") == []
+
+
+# ------------------------------------------------------------------ §2 the gate cannot be fooled
+
+def _scan_doc(run, path) -> dict:
+    result = run("scan", path, "-f", "json", "-q", "-j", "1")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def _calls_file(path: Path, tool: str, size: int, n: int = 8) -> Path:
+    path.write_text("".join(json.dumps({"tool": tool, "output": "x " * size, "session": "s", "call_id": f"c{i}"}) + "\n"
+                            for i in range(n)))
+    return path
+
+
+def test_a_baseline_with_no_calls_is_no_baseline(tmp_path, run):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    baseline = tmp_path / "base.json"
+    baseline.write_text(json.dumps(_scan_doc(run, empty)))
+    for extra in ((), ("--strict",)):
+        result = run("ci", empty, "--baseline", baseline, "-q", *extra)
+        assert result.exit_code == 2 and "measured no call" in result.output, result.output
+
+
+def test_a_renamed_tool_that_grew_fails(tmp_path, run):
+    # Bash renamed to Shell while its outputs grew 3x: "vanished: Bash" and PASS before
+    before = _calls_file(tmp_path / "before.jsonl", "Bash", 100)
+    baseline = tmp_path / "base.json"
+    baseline.write_text(json.dumps(_scan_doc(run, before)))
+    after = _calls_file(tmp_path / "after.jsonl", "Shell", 300)
+    result = run("ci", after, "--baseline", baseline, "--fail-on", "*:tokens.total:+0", "-q")
+    assert result.exit_code == 3 and "Bash: vanished" in result.output, result.output
+    result = run("ci", after, "--baseline", baseline, "--fail-on", "*:tokens.total:+0", "--allow-vanished", "Bash",
+                 "--allow-unjudged", "-q")
+    assert result.exit_code == 0, result.output
+    # every baseline tool gone and an `unknown` one in its place: a FAIL, not a PASS
+    unknown = _calls_file(tmp_path / "unknown.jsonl", "unknown", 100)
+    result = run("ci", unknown, "--baseline", baseline, "-q")
+    assert result.exit_code == 3 and "vanished" in result.output
+
+
+def test_a_check_that_judged_nothing_fails(tmp_path, run):
+    # --min-calls 1000: "0 of 0 checks passed, 1 not judged" and PASS before
+    calls = _calls_file(tmp_path / "calls.jsonl", "Grep", 50)
+    baseline = tmp_path / "base.json"
+    baseline.write_text(json.dumps(_scan_doc(run, calls)))
+    result = run("ci", calls, "--baseline", baseline, "--fail-on", "*:tokens.total:+5%", "--min-calls", "1000", "-q")
+    assert result.exit_code == 3 and "judged nothing" in result.output, result.output
+    result = run("ci", calls, "--baseline", baseline, "--fail-on", "*:tokens.total:+5%", "--min-calls", "1000",
+                 "--allow-unjudged", "-q")
+    assert result.exit_code == 0, result.output
+
+
+def test_baselines_with_broken_rows_are_refused(tmp_path, run):
+    calls = _calls_file(tmp_path / "calls.jsonl", "Grep", 50)
+    good = _scan_doc(run, calls)
+    for name, change in (("empty", lambda d: d["tools"][0].update(tool="")),
+                         ("negative", lambda d: d["tools"][0].update(tokens=-5)),
+                         ("duplicate", lambda d: d["tools"].append(dict(d["tools"][0])))):
+        doc = json.loads(json.dumps(good))
+        change(doc)
+        baseline = tmp_path / f"{name}.json"
+        baseline.write_text(json.dumps(doc))
+        result = run("ci", calls, "--baseline", baseline, "-q")
+        assert result.exit_code == 2 and "the baseline" in result.output, (name, result.output)
+
+
+def test_the_counts_name_the_failed_and_the_passed_apart_in_every_format(tmp_path, run):
+    baseline = tmp_path / "base.json"
+    baseline.write_text(json.dumps(_scan_doc(run, _calls_file(tmp_path / "a.jsonl", "Grep", 50))))
+    grown = _calls_file(tmp_path / "b.jsonl", "Grep", 90)
+    args = ("ci", grown, "--baseline", baseline, "--fail-on", "tokens.total:+5%", "--fail-on", "calls:+0", "-q")
+    text = run(*args).output
+    assert "1 of 2 checks passed (failed: tokens.total:+5%; passed: calls:+0)" in text
+    doc = json.loads(run(*args, "-f", "json").stdout)
+    assert doc["summary"] == {"passed": 1, "judged": 2, "not_judged": 0,
+                              "text": "1 of 2 checks passed (failed: tokens.total:+5%; passed: calls:+0)"}
