@@ -96,16 +96,17 @@ def test_ci_replays_only_inside_the_checkout_unless_told(tmp_path, run, monkeypa
 
 # ------------------------------------------------------------------ §1 leftovers: the whole tree ends with its call
 
-def _running(marker: str) -> list[int]:
-    """Pids whose command line holds `marker`."""
+def _running(command: str) -> list[int]:
+    """Pids running exactly `command` (its argv joined by spaces), as a program of its own."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                if marker in (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace"):
-                    found.append(int(entry.name))
+                argv = (entry / "cmdline").read_bytes().rstrip(b"\0").split(b"\0")
             except OSError:
                 continue
+            if b" ".join(argv).decode("utf-8", "replace") == command:
+                found.append(int(entry.name))
     return found
 
 
@@ -200,3 +201,56 @@ def test_the_counts_name_the_failed_and_the_passed_apart_in_every_format(tmp_pat
     doc = json.loads(run(*args, "-f", "json").stdout)
     assert doc["summary"] == {"passed": 1, "judged": 2, "not_judged": 0,
                               "text": "1 of 2 checks passed (failed: tokens.total:+5%; passed: calls:+0)"}
+
+
+def _wait_for(condition, seconds: float = 60.0) -> bool:
+    """Poll `condition` until it holds (a generous bound on a busy machine: not a timing assertion)."""
+    import time
+
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+import signal  # noqa: E402
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_a_signal_during_replay_leaves_no_worktree_folder_or_tool(tmp_path, signum):
+    # SIGTERM/SIGHUP left a registered worktree, a temp folder and the running tool; SIGINT exited 1 silently
+    import os
+    import subprocess
+    import sys
+
+    repo = tmp_path / "repo"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "search_repo", repo, symlinks=True)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "-C", str(repo), "add", "-A"], check=True)
+    subprocess.run([*git, "-C", str(repo), "commit", "-qm", "x"], check=True)
+    head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    marker = "311.75"
+    child = subprocess.Popen(
+        [sys.executable, "-m", "toolaudit", "replay", str(ROOT / "tests" / "fixtures" / "search_session.jsonl"),
+         "--workspace", str(repo), "--commit", head, "--tool", f"Read=cmd:sleep {marker}", "--timeout", "600", "-q"],
+        cwd=ROOT, env={**os.environ, "TMPDIR": str(tmp)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert _wait_for(lambda: _running(f"sleep {marker}")), "the tool never started"
+        child.send_signal(signum)
+        _out, err = child.communicate(timeout=120)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    name = signal.Signals(signum).name
+    assert child.returncode == 128 + signum and f"interrupted ({name})".encode() in err, err
+    assert _running(f"sleep {marker}") == []
+    assert list(tmp.iterdir()) == []  # the scratch worktree's folder is gone
+    listed = subprocess.run(["git", "-C", str(repo), "worktree", "list"], capture_output=True, text=True).stdout
+    assert len(listed.strip().splitlines()) == 1, listed  # no registered worktree left

@@ -120,6 +120,15 @@ def simulate_file(path: Path, options: FileOptions, maps: list, explain: bool = 
     return _guarded(options, lambda reason: SimFile(source, None, error=reason), work)
 
 
+def _worker_signals() -> None:
+    """A worker ends when the pool ends it (SIGTERM) and leaves Ctrl-C to the command, which cleans up."""
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _scan_one(args: tuple) -> FileResult:
     return args[0](*args[1:])
 
@@ -173,7 +182,7 @@ def scan_files(files: list[Path], options: FileOptions, jobs: int | None = None,
         return
     # spawn-safe and fork-fast: fork where available, workers hold their own tokenizer
     ctx = get_context("fork") if hasattr(os, "fork") else get_context("spawn")
-    with ctx.Pool(jobs) as pool:
+    with ctx.Pool(jobs, initializer=_worker_signals) as pool:
         yield from pool.imap(_scan_one, ((worker, p, options, *extra) for p in files), chunksize=1)
 
 

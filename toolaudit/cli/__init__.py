@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -93,6 +94,7 @@ class Cli(click.Group):
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         argv = list(sys.argv[1:] if args is None else args)
         debug = "--debug" in argv
+        previous = _on_termination()
         try:
             code = super().main(argv, prog_name or "toolaudit", complete_var, standalone_mode=False, **extra)
             code = code if isinstance(code, int) else 0
@@ -106,8 +108,16 @@ class Cli(click.Group):
         except click.ClickException as exc:
             click.echo(f"error: {exc.format_message()}", err=True)
             code = exc.exit_code
-        except click.Abort:
-            code = EXIT_ERROR
+        except click.Abort as exc:  # click's answer to Ctrl-C (and to our SIGTERM/SIGHUP): every cleanup has run
+            signum = getattr(exc.__cause__, "signum", signal.SIGINT) if exc.__cause__ is not None else None
+            if signum is None:
+                code = EXIT_ERROR
+            else:
+                click.echo(f"error: interrupted ({signal.Signals(signum).name})", err=True)
+                code = 128 + signum
+        except Interrupted as exc:  # outside click's own handling
+            click.echo(f"error: interrupted ({signal.Signals(exc.signum).name})", err=True)
+            code = 128 + exc.signum
         except ToolauditError as exc:
             if debug:
                 raise
@@ -118,7 +128,42 @@ class Cli(click.Group):
                 raise
             click.echo(f"error: {type(exc).__name__}: {exc} (run with --debug for the traceback)", err=True)
             code = EXIT_ERROR
+        finally:
+            _restore(previous)
         sys.exit(code)
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where the program is so that every `finally` runs: temporary worktrees and
+    folders removed, running tools ended, half-written files deleted, as after Ctrl-C."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _on_termination() -> dict:
+    """Turn SIGTERM and SIGHUP into Interrupted for the command's run (main thread only); the old handlers."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    previous = {}
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        try:
+            previous[signum] = signal.signal(signum, _interrupt)
+        except (ValueError, OSError):
+            continue
+    return previous
+
+
+def _interrupt(signum, _frame):
+    raise Interrupted(signum)
+
+
+def _restore(previous: dict) -> None:
+    for signum, handler in previous.items():
+        signal.signal(signum, handler)
 
 
 def _command(argv: list[str]) -> str:
