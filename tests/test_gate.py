@@ -165,7 +165,10 @@ def test_markdown_gold(run, tmp_path):
     base = tmp_path / "baseline.json"
     run("scan", corpus_copy, "-f", "json", "-o", base, "-q")
     _inflate_read(corpus_copy)
-    text = run("ci", corpus_copy, "--baseline", base, "-q", "-f", "markdown").stdout.replace(str(base), "BASELINE")
+    from toolaudit.reports.markdown_report import md_text
+
+    text = run("ci", corpus_copy, "--baseline", base, "-q", "-f", "markdown").stdout.replace(md_text(str(base)),
+                                                                                             "BASELINE")
     check_gold("ci_fail.md", text)
 
 

@@ -254,3 +254,74 @@ def test_a_signal_during_replay_leaves_no_worktree_folder_or_tool(tmp_path, sign
     assert list(tmp.iterdir()) == []  # the scratch worktree's folder is gone
     listed = subprocess.run(["git", "-C", str(repo), "worktree", "list"], capture_output=True, text=True).stdout
     assert len(listed.strip().splitlines()) == 1, listed  # no registered worktree left
+
+
+# ------------------------------------------------------------------ §4 bad input
+
+def test_a_line_past_the_limit_is_passed_over_and_memory_stays_bounded(tmp_path):
+    import subprocess
+    import sys
+
+    import zstandard
+
+    good = json.dumps({"tool": "Read", "output": "ok", "session": "s", "call_id": "c1"}).encode()
+    path = tmp_path / "huge.jsonl.zst"
+    with open(path, "wb") as raw, zstandard.ZstdCompressor(level=1).stream_writer(raw) as out:
+        out.write(good + b"\n")
+        piece = b"x" * (1 << 20)
+        out.write(b'{"tool": "Read", "output": "')
+        for _ in range(512):  # a 512 MiB line, 'x' all along: a few hundred KB compressed
+            out.write(piece)
+        out.write(b'"}\n' + good.replace(b'"c1"', b'"c2"') + b"\n")
+    code = ("import json, resource, sys\n"
+            "from click.testing import CliRunner\n"
+            "from toolaudit.cli import cli\n"
+            f"r = CliRunner().invoke(cli, ['scan', {str(path)!r}, '-f', 'json', '-q', '-j', '1'])\n"
+            "doc = json.loads(r.stdout)\n"
+            "print(json.dumps([doc['totals']['calls'], doc['skipped'],"
+            " resource.getrusage(resource.RUSAGE_SELF).ru_maxrss]))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                          env={**__import__("os").environ, "TOOLAUDIT_MAX_LINE_BYTES": str(8 << 20)})
+    assert done.returncode == 0, done.stderr
+    calls, skipped, peak_kb = json.loads(done.stdout.splitlines()[-1])
+    assert calls == 2 and skipped["count"] == 1
+    assert "over the 8,388,608 bytes a line may have" in skipped["first"][0]
+    assert peak_kb < 400 * 1024, f"peak RSS {peak_kb} KB"  # the line never sits in memory
+
+
+def test_a_byte_order_mark_costs_no_record(tmp_path, scan_json):
+    # a UTF-8 BOM dropped Codex's session_meta: the session lost its id
+    sample = sorted((SAMPLES / "codex").glob("*.jsonl"))[0]
+    plain = scan_json(sample)
+    marked = tmp_path / sample.name
+    marked.write_bytes(b"\xef\xbb\xbf" + sample.read_bytes())
+    doc = scan_json(marked)
+    assert doc["skipped"]["count"] == plain["skipped"]["count"] == 0
+    assert doc["totals"] == plain["totals"]
+    from toolaudit.collectors.codex import CodexCollector
+    from toolaudit.model import SessionInfo
+
+    infos = [r for r in CodexCollector().collect(marked) if isinstance(r, SessionInfo)]
+    assert infos and infos[0].session == [r for r in CodexCollector().collect(sample)
+                                          if isinstance(r, SessionInfo)][0].session
+
+
+def test_writing_to_a_folder_is_one_line_not_an_exception_text(run):
+    # `-o /` printed "ValueError: PosixPath('/') has an empty name"
+    for target in ("/", str(ROOT / "docs")):
+        result = run("scan", SAMPLES / "codex", "-o", target, "-q")
+        assert result.exit_code == 1 and result.output.strip() == f"error: cannot write {target}: it is a folder; name a file"
+
+
+def test_tool_names_are_data_in_markdown_and_on_a_terminal(tmp_path, run):
+    # an MCP tool's name reached a PR comment as markup, and a terminal as control sequences
+    evil = ["<img src=x onerror=alert(1)>", "line\n# heading", "[click](http://evil.example)", "\x1b[31mred\u202egnp"]
+    path = tmp_path / "calls.jsonl"
+    path.write_text("".join(json.dumps({"tool": name, "output": "x", "call_id": f"c{i}"}) + "\n"
+                            for i, name in enumerate(evil)))
+    markdown = run("scan", path, "-f", "markdown", "-q").stdout
+    assert "| <img" not in markdown and "\n# heading" not in markdown and "| [click](" not in markdown
+    assert "\\<img src=x onerror=alert(1)\\>" in markdown and "\\[click\\]" in markdown
+    table = run("scan", path, "-q").stdout
+    assert "\x1b" not in table and "\u202e" not in table and "\\x1b[31mred\\u202egnp" in table
+    assert "line\\n# heading" in table

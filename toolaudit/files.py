@@ -46,6 +46,8 @@ def atomic_path(path: Path | str) -> Iterator[Path]:
     """
     path = Path(path)
     target = Path(os.path.realpath(path))  # a symlink keeps pointing at the file it names
+    if target.is_dir() or not target.name:
+        raise ToolauditError(f"cannot write {path}: it is a folder; name a file", slug="write-failed")
     if _special(target):  # nothing to rename over: write in place, as `> /dev/stdout` would
         try:
             yield target

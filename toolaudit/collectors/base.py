@@ -21,7 +21,7 @@ Record = ToolCall | Skipped | SessionEnd | ModelText | Usage | OutputCap | Sessi
 
 # the reading helpers, here too: every collector imports them from base
 from . import reading
-from .reading import (COMPRESSED, DECOMPRESS_ERRORS, MAX_DOCUMENT_BYTES, TooDeep, file_stem,  # noqa: F401
+from .reading import (BOM, COMPRESSED, DECOMPRESS_ERRORS, MAX_DOCUMENT_BYTES, TooDeep, file_stem,  # noqa: F401
                       load_document, loads, open_source, plain_name, pretty_document, raw_lines, read_bytes,
                       read_document, read_lines, _short)
 

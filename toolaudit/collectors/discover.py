@@ -146,6 +146,8 @@ def _sniff(path: Path, claim: Callable[[Any], type[Collector] | None] | None = N
                 if not raw:
                     break
                 budget -= len(raw)
+                if seen == 0 and raw.startswith(base.BOM):
+                    raw = raw[len(base.BOM):]
                 if not raw.strip():
                     continue
                 seen += 1

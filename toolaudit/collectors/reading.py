@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import os
 import threading
 import zlib
 from pathlib import Path
@@ -17,6 +18,10 @@ from ..model import Skipped
 
 # Whole-file JSON formats are parsed in one go; bigger documents are refused, not risked.
 MAX_DOCUMENT_BYTES = 512 * 1024 * 1024
+# One line is read whole to be parsed: past this (TOOLAUDIT_MAX_LINE_BYTES) it is passed over, read in pieces and
+# never kept, and reported; a 68 KB .zst holding one 2 GiB line must not take 6 GB of memory.
+MAX_LINE_BYTES = int(os.environ.get("TOOLAUDIT_MAX_LINE_BYTES") or 256 * 1024 * 1024)
+BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark some writers put first: not part of the first record
 
 
 # How many lenient parses this process has made: orjson refuses lone surrogates, so only the
@@ -81,6 +86,11 @@ def _decompressed(fh: BinaryIO) -> BinaryIO:
     return fh
 
 
+# Compressed bytes handed to zstandard at a time: a byte can stand for up to ~32,768 (RLE blocks), so a 64 KiB
+# feed could make 2 GiB at once; 512 bytes make at most 16 MiB, and cost nothing measurable on real files.
+_ZSTD_FEED = 512
+
+
 class _Zstd(io.RawIOBase):
     """A zstandard file decompressed frame after frame; a cut last frame is an EOFError, not silence
     (zstandard's own stream reader returns what it has and says nothing)."""
@@ -100,7 +110,7 @@ class _Zstd(io.RawIOBase):
             if self._frame is None or self._frame.eof:
                 rest = self._frame.unused_data if self._frame is not None else b""
                 self._frame, self._fed = self._new(), False
-            chunk = rest or self._fh.read(1 << 16)
+            chunk = rest or self._fh.read(_ZSTD_FEED)
             if not chunk:
                 if self._fed:
                     raise EOFError("zstandard file ended before the end of its frame")
@@ -144,21 +154,53 @@ def read_lines(path: Path) -> Iterator[tuple[int, Any]]:
     else keeps a line from parsing (nesting too deep, ...) skips that line only. A
     compressed file that ends early (or is no valid stream) is one problem where it breaks.
     """
-    number = 0
+    number, limit = 0, MAX_LINE_BYTES
     with open_source(path) as fh:
-        lines = iter(fh)
+        readline = fh.readline  # with a size: a line is never read past the limit (bounded_lines, inlined)
         while True:
             try:
-                raw = next(lines)
-            except StopIteration:
-                return
+                raw = readline(limit + 1)
+                if len(raw) > limit and not (raw.endswith(b"\n") and len(raw) == limit + 1):
+                    raw = _pass_over(readline, len(raw))
             except DECOMPRESS_ERRORS as exc:
                 yield number + 1, Skipped(str(path), number + 1, f"cannot decompress: {_short(exc)}")
                 return
+            if not raw:
+                return
             number += 1
+            if isinstance(raw, int):
+                yield number, Skipped(str(path), number, f"line of {raw:,} bytes, over the {limit:,} bytes a line "
+                                                         "may have (TOOLAUDIT_MAX_LINE_BYTES): passed over")
+                continue
+            if number == 1 and raw.startswith(BOM):
+                raw = raw[len(BOM):]
             if raw.isspace():  # not strip(): that copies every line to look at its first byte
                 continue
             yield number, _parse_line(path, number, raw)
+
+
+def bounded_lines(fh: BinaryIO, limit: int | None = None) -> Iterator[bytes | int]:
+    """`fh`'s lines, each at most `limit` bytes (MAX_LINE_BYTES); a longer one is read on in 1 MiB pieces
+    that are dropped at once, and yields its length instead (memory stays bounded whatever the line)."""
+    limit = MAX_LINE_BYTES if limit is None else limit
+    readline = fh.readline
+    while True:
+        raw = readline(limit + 1)
+        if not raw:
+            return
+        if len(raw) <= limit or raw.endswith(b"\n") and len(raw) == limit + 1:
+            yield raw
+            continue
+        yield _pass_over(readline, len(raw))
+
+
+def _pass_over(readline, size: int) -> int:
+    """Read the rest of a line that is too long in 1 MiB pieces, keeping none; its whole length."""
+    while True:
+        piece = readline(1 << 20)
+        size += len(piece)
+        if not piece or piece.endswith(b"\n"):
+            return size
 
 
 def raw_lines(path: Path) -> Iterator[bytes]:
@@ -166,7 +208,8 @@ def raw_lines(path: Path) -> Iterator[bytes]:
     ends them there, quietly: read_lines reports it."""
     with open_source(path) as fh:
         try:
-            yield from fh
+            for raw in bounded_lines(fh):
+                yield raw if isinstance(raw, bytes) else b"\n"  # a line too long to read: a blank one here
         except DECOMPRESS_ERRORS:
             return
 
@@ -208,7 +251,7 @@ def read_bytes(path: Path, limit: int = MAX_DOCUMENT_BYTES) -> bytes:
         raise ValueError(f"cannot decompress: {_short(exc)}") from None
     if len(raw) > limit:
         raise ValueError(f"over the {limit} bytes limit for one JSON document")
-    return raw
+    return raw[len(BOM):] if raw.startswith(BOM) else raw
 
 
 def load_document(path: Path) -> Any:

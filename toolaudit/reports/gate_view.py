@@ -132,10 +132,10 @@ class GateView(View):
         return [Lines(verdict_lines(result)), Section(HEADERS, [_cells(r) for r in tool_changes(result)])]
 
     def markdown(self, result: GateResult) -> str:
-        from .markdown_report import md_table
+        from .markdown_report import md_table, md_text
 
-        lines = [f"### {verdict_lines(result)[0]}", ""]
-        lines += [f"- {line}" for line in verdict_lines(result)[1:]] + [""]
+        lines = [f"### {md_text(verdict_lines(result)[0])}", ""]
+        lines += [f"- {md_text(line)}" for line in verdict_lines(result)[1:]] + [""]
         rows = [_cells(r) for r in tool_changes(result)]
         lines += md_table(HEADERS, rows[:SHOWN_TOOLS])
         if len(rows) > SHOWN_TOOLS:

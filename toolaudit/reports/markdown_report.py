@@ -2,17 +2,35 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .base import Reporter, reporters
-from .view import Section, view_of
+from .view import Section, view_of, visible
+
+
+# what could make markup of a name: HTML, links and images, emphasis, code, headings, tables, strikethrough
+_MARKUP = re.compile(r"([\\`*_\[\]<>#|!~])")
+
+
+def md_text(text: str) -> str:
+    """`text` as literal Markdown: control and bidi characters escaped, every markup character backslashed (a
+    tool named `<img src=x>` or `[x](http://y)` must not reach a PR comment as markup)."""
+    return _MARKUP.sub(r"\\\1", visible(text))
 
 
 def md_table(headers: list[str], rows: list[list[str]]) -> list[str]:
-    """Lines of a Markdown table; `|` in cells is escaped."""
-    esc = [[c.replace("|", "\\|") for c in row] for row in rows]
+    """Lines of a Markdown table; every cell literal (md_text)."""
+    esc = [[md_text(c) for c in row] for row in rows]
     align = ["---"] + ["---:"] * (len(headers) - 1)
-    return ["| " + " | ".join(r) + " |" for r in [headers, align, *esc]]
+    return ["| " + " | ".join(r) + " |" for r in [[md_text(h) for h in headers], align, *esc]]
+
+
+def md_fence(lines: list[str]) -> list[str]:
+    """A code block that no line can close: its fence longer than any run of backticks in it."""
+    longest = max((len(run) for line in lines for run in re.findall(r"`+", line)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence, *(visible(line) for line in lines), fence]
 
 
 def md_blocks(blocks: list) -> list[str]:
@@ -20,14 +38,15 @@ def md_blocks(blocks: list) -> list[str]:
     lines: list[str] = []
     for block in blocks:
         if block.title:
-            lines += [f"#### {block.title}", ""]
+            lines += [f"#### {md_text(block.title)}", ""]
         if isinstance(block, Section):
-            bold = [[f"**{c}**" if c else "" for c in block.footer]] if block.footer else []
-            lines += md_table(block.headers, block.rows + bold)
+            lines += md_table(block.headers, block.rows)
+            if block.footer:
+                lines.append("| " + " | ".join(f"**{md_text(c)}**" if c else "" for c in block.footer) + " |")
         elif block.code:
-            lines += ["```", *block.lines, "```"]
+            lines += md_fence(block.lines)
         else:
-            lines += [f"- {line}" for line in block.lines]
+            lines += [f"- {md_text(line)}" for line in block.lines]
         lines.append("")
     return lines
 

@@ -22,7 +22,7 @@ from rich.table import Table
 
 from ..errors import UsageError
 from .base import Reporter, reporters
-from .view import Section, view_of
+from .view import visible_blocks, Section, view_of
 
 BAR = "bar"
 BAR_WIDTH = 10
@@ -155,7 +155,7 @@ class TableReport(Reporter):
         console = Console(file=buf, force_terminal=color, no_color=not color,
                           width=width or (shutil.get_terminal_size((200, 24)).columns if color else 10_000),
                           highlight=False, emoji=False, markup=False)
-        for i, block in enumerate(view_of(result).blocks(result)):
+        for i, block in enumerate(visible_blocks(view_of(result).blocks(result))):
             if block.title or (i and isinstance(block, Section)):
                 console.print()
             if block.title:

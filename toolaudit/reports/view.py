@@ -6,7 +6,8 @@ A view gives the JSON document, the CSV rows, and an ordered list of blocks — 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from importlib import import_module
 from typing import Any, ClassVar
 
@@ -56,6 +57,31 @@ class View:
     def markdown(self, result: Any) -> str | None:
         """A Markdown layout of its own, or None for the common one."""
         return None
+
+
+# control characters and the bidirectional controls that reorder what a terminal or a page shows
+_INVISIBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def visible(text: str) -> str:
+    """`text` with control and bidi characters written as escapes (`\\x1b`, `\\u202e`), newlines as `\\n`:
+    names are data (a tool's name is whatever a transcript or a server says), never terminal commands."""
+    text = text.replace("\n", "\\n") if "\n" in text else text
+    return _INVISIBLE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                          else f"\\u{ord(m.group()):04x}", text)
+
+
+def visible_blocks(blocks: list) -> list:
+    """The blocks with every cell and line passed through `visible` (code blocks keep their newlines)."""
+    out = []
+    for block in blocks:
+        if isinstance(block, Section):
+            fix = [visible(c) for c in block.headers]
+            out.append(replace(block, headers=fix, rows=[[visible(c) for c in row] for row in block.rows],
+                               footer=[visible(c) for c in block.footer] if block.footer else block.footer))
+        else:
+            out.append(replace(block, lines=[visible(line) for line in block.lines]))
+    return out
 
 
 def num(value: float) -> str:
