@@ -325,3 +325,35 @@ def test_tool_names_are_data_in_markdown_and_on_a_terminal(tmp_path, run):
     table = run("scan", path, "-q").stdout
     assert "\x1b" not in table and "\u202e" not in table and "\\x1b[31mred\\u202egnp" in table
     assert "line\\n# heading" in table
+
+
+# ------------------------------------------------------------------ §5 numbers that never contradict themselves
+
+def _sim(run, path, *args) -> dict:
+    result = run("simulate", path, *args, "-f", "json", "-q", "-j", "1")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_no_cap_makes_an_output_larger(tmp_path, run):
+    # matches whose content is just past the preview: "..." costs more than the cut saves (622 -> 625 tokens)
+    lines = [f"src/module_{i}.py:{i + 1}:{'x' * 101}" for i in range(40)]
+    path = tmp_path / "calls.jsonl"
+    path.write_text(json.dumps({"tool": "Grep", "output": "\n".join(lines), "call_id": "g"}) + "\n"
+                    + json.dumps({"tool": "Read", "output": "y " * 2600, "call_id": "r"}) + "\n")
+    for args in (("--preview-chars", "100"), ("--max-chars", "5000", "--tool", "@read"), ("--max-chars", "5190")):
+        totals = _sim(run, path, *args)["totals"]
+        assert totals["tokens_after"] <= totals["tokens_before"] and totals["tokens_saved"] >= 0, (args, totals)
+        for row in _sim(run, path, *args)["tools"]:
+            assert row["tokens_saved"] >= 0, (args, row)
+
+
+def test_a_grep_whose_paths_hold_spaces_is_previewed_by_its_matches(tmp_path, run):
+    # Codex grep output with paths holding spaces: the `path:line:` parser missed them, --explain named
+    # an uncut line as removed text
+    from toolaudit.simulate.policies import SearchPreview
+
+    lines = [f"docs/My Notes/part {i}.md:{i}:{'word ' * 60}" for i in range(1, 6)]
+    cut = SearchPreview(preview_chars=20).apply("\n".join(lines), len)
+    assert all(line.startswith(f"docs/My Notes/part {i}.md:{i}:word word") and line.endswith("...")
+               for i, line in enumerate(cut.splitlines(), 1)), cut

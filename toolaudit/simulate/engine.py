@@ -109,12 +109,13 @@ def simulate_records(records: Iterable, maps: list, tokenizer: Tokenizer, *,
         for m, policy_map in enumerate(maps):
             policy = None if row.agent_truncated else policy_map.policy_for(call.tool, call.model, caps[i])
             after = text if policy is None else policy.apply(text, lambda t, m=call.model: tokenizer.count_for(t, m))
-            if after is text:  # untouched: the numbers measured once stand
+            cut = None if after is text else _cut(full := full or risk.Full(text), after, row, tokenizer, explain)
+            # no cap may make an output larger: where its marker costs more than it saves, the output stays whole
+            if cut is None or cut.tokens_after > row.tokens or cut.bytes_after > row.bytes:
                 cuts[m].append(Cut(row.tokens, row.chars, row.bytes, False))
                 removed[m].append(set())
                 continue
-            full = full or risk.Full(text)
-            cuts[m].append(_cut(full, after, row, tokenizer, explain))
+            cuts[m].append(cut)
             if explain:  # every hidden item, to show
                 removed[m].append(full.items - risk.items(after))
             else:  # only what the model writes first after the output can be hidden and used

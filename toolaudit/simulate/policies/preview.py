@@ -17,9 +17,12 @@ from ...errors import UsageError
 from .base import ORDER_PREVIEW, CountTokens, Policy, cut_chars, dump_json_like, load_json, policies
 
 # Non-greedy: the first `:digits:` ends the path (paths rarely hold one, content often does).
-# The path has no spaces, quotes or braces and is not all digits, so a timestamp such as
-# `12:30:45` or a JSON line is never taken for a match.
-_MATCH_LINE = re.compile(r"(?P<prefix>(?=[^:]*[^\d:])[^\s:\"'{}<>|]+?:\d+)(?P<sep>:)(?P<content>.*)")
+# The path has no quotes or braces, does not start or end with a space and is not all digits, so a
+# timestamp such as `12:30:45` or a JSON line is never taken for a match; a path with spaces in it
+# (`docs/My Notes.md:3:`) must look like one: a folder or an extension (see parse_match).
+_MATCH_LINE = re.compile(
+    r"(?P<prefix>(?=[^:]*[^\d:])(?P<path>[^\s:\"'{}<>|](?:[^:\"'{}<>|\t]*?[^\s:\"'{}<>|])?):\d+)(?P<sep>:)(?P<content>.*)")
+_PATHLIKE = re.compile(r"/|\.\w{1,8}$")
 _DENSE_ROW = re.compile(r"(?P<prefix>  \d+)(?P<sep>: )(?P<content>.*)")
 _CONTEXT_AT = re.compile(r"(?=(-\d+)-)")  # lookahead: every "-digits-", overlapping ones too
 
@@ -29,7 +32,9 @@ Parsed = tuple[str, str, str]  # prefix (path:line), separator, content
 def parse_match(body: str) -> Parsed | None:
     """(`path:line`, `:`, content) of a `path:line:content` line, else None."""
     found = _MATCH_LINE.fullmatch(body)
-    return found.group("prefix", "sep", "content") if found else None
+    if not found or (" " in found["path"] and not _PATHLIKE.search(found["path"])):
+        return None
+    return found.group("prefix", "sep", "content")
 
 
 def _parse_context(body: str, paths: set[str]) -> Parsed | None:
