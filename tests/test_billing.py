@@ -67,7 +67,7 @@ def test_cost_matches_the_price_table_by_hand(run, tmp_path):
 def test_unknown_model_is_said_not_guessed_and_model_fills_in(run, tmp_path):
     doc = _scan(run, _session(tmp_path, model=None), "--cost")
     assert doc["cost"]["unknown_models"] == ["(no model named)"]
-    assert doc["usage"]["unpriced_requests"] == 3 and doc["cost"]["billed_usd"] == 0
+    assert doc["usage"]["unpriced_requests"] == 3 and doc["cost"]["billed_usd"] is None  # nothing had a price: null, never $0
     table = run("scan", _session(tmp_path, model=None), "--cost", "-j", "1")
     assert "no price for: (no model named)" in table.stdout
     named = _scan(run, _session(tmp_path, model=None), "--cost", "--model", "claude-sonnet-4-5")

@@ -357,3 +357,46 @@ def test_a_grep_whose_paths_hold_spaces_is_previewed_by_its_matches(tmp_path, ru
     cut = SearchPreview(preview_chars=20).apply("\n".join(lines), len)
     assert all(line.startswith(f"docs/My Notes/part {i}.md:{i}:word word") and line.endswith("...")
                for i, line in enumerate(cut.splitlines(), 1)), cut
+
+
+def test_a_unified_exec_output_that_names_its_command_still_fails_by_its_exit_code():
+    from toolaudit.collectors.codex import _failed
+
+    out = ("Command: /bin/bash -lc 'cargo test'\nChunk ID: 7f3a\nWall time: 12.1 seconds\nProcess exited with code 101\n"
+           "Original token count: 42\nOutput:\nerror[E0425]: cannot find value")
+    assert _failed(out) and not _failed(out.replace("code 101", "code 0"))
+
+
+def _priced_session(tmp_path, model: str, write_5m: int, write_1h: int) -> Path:
+    """A Claude Code session of one request whose usage wrote to the 5-minute and the 1-hour cache."""
+    usage = {"input_tokens": 0, "output_tokens": 0, "cache_read_input_tokens": 0,
+             "cache_creation_input_tokens": write_5m + write_1h,
+             "cache_creation": {"ephemeral_5m_input_tokens": write_5m, "ephemeral_1h_input_tokens": write_1h}}
+    env = {"sessionId": "s1", "cwd": "/w", "isSidechain": False, "version": "2.1.38"}
+    lines = [
+        {**env, "type": "assistant", "uuid": "a", "message": {"id": "m1", "role": "assistant", "model": model,
+         "usage": usage, "content": [{"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "/w/a"}}]}},
+        {**env, "type": "user", "uuid": "u", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "     1→hello"}]}},
+    ]
+    path = tmp_path / f"{model}-{write_1h}.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return path
+
+
+def test_one_hour_cache_writes_cost_twice_the_input_price(tmp_path, scan_json):
+    # --cost priced every cache write at the 5-minute rate: opus-4-6 $0.78 where the 1-hour rate gives $1.00
+    hour = scan_json(_priced_session(tmp_path, "claude-opus-4-6", 0, 200_000), "--cost")
+    minutes = scan_json(_priced_session(tmp_path, "claude-opus-4-6", 200_000, 0), "--cost")
+    assert hour["usage"]["cache_write_1h"] == 200_000 and "cache_write_1h" not in minutes["usage"]
+    assert hour["cost"]["billed_usd"] == 2.0  # 200k × $5 × 2 per MTok
+    assert minutes["cost"]["billed_usd"] == 1.25  # 200k × $6.25 per MTok
+
+
+def test_unpriced_models_cost_null_and_every_grouping_has_a_cost_column(tmp_path, scan_json, run):
+    doc = scan_json(_priced_session(tmp_path, "a-model-no-table-knows", 0, 1000), "--cost")
+    assert doc["cost"]["billed_usd"] is None and doc["usage"]["cost_usd"] is None
+    assert all(t["total_usd"] is None for t in doc["cost"]["tools"])
+    for by in ("session", "model", "family", "day"):
+        text = run("scan", SAMPLES / "claude-code", "--cost", "--by", by, "-q").stdout
+        assert "cost (est.)" in text.splitlines()[0], (by, text.splitlines()[0])

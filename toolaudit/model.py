@@ -171,6 +171,7 @@ class Usage:
     ts: str | None = None
     request_index: int | None = None
     reasoning: int = 0  # part of `output`, when the provider says
+    cache_write_1h: int = 0  # part of `cache_write`: 1-hour cache writes (Anthropic's ephemeral_1h_input_tokens)
     # request ids unique across files (Claude Code message ids, Codex session uuids): a resumed
     # copy is dropped scan-wide; other ids are only unique within their file
     global_id: bool = False

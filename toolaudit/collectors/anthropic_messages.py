@@ -32,7 +32,7 @@ from typing import Any, Iterator
 from ..model import SessionEnd, Skipped, Usage
 from . import base
 from ._request_log import Carried, History, MAX_OPEN, Menus, digest, prefix_digests
-from .base import (Collector, Pairing, Record, anthropic_parts, collectors, guarded, loads, read_lines,
+from .base import (Collector, Pairing, Record, anthropic_1h, anthropic_parts, collectors, guarded, loads, read_lines,
                    shape_problem, file_stem)
 
 KEY = "anthropic-messages"
@@ -359,7 +359,8 @@ class _Log:
         if rid not in self.responses:  # a proxy may log a response twice
             self.responses.add(rid)
             yield Usage(self.source, line, KEY, state.name, rid, model, *anthropic_parts(usage), ts=ts,
-                        request_index=state.requests - 1 if state.requests else None)
+                        request_index=state.requests - 1 if state.requests else None,
+                        cache_write_1h=anthropic_1h(usage))
 
     def call(self, state: _Session, block: dict, line: int, ts: str | None, model: str | None) -> bool:
         """Remember a tool_use the first time it is seen; False when it has no id or name."""

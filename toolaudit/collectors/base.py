@@ -350,6 +350,12 @@ def count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
+def anthropic_1h(usage: dict) -> int:
+    """The 1-hour part of an Anthropic usage's cache writes (`cache_creation.ephemeral_1h_input_tokens`)."""
+    creation = usage.get("cache_creation")
+    return count(creation.get("ephemeral_1h_input_tokens")) if isinstance(creation, dict) else 0
+
+
 def anthropic_parts(usage: dict) -> tuple[int, int, int, int]:
     """(uncached input, cache write, cache read, output) from an Anthropic usage object.
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import MAIN_AGENT, SCAN_SCOPE, UNKNOWN_TOOL, ModelText, SessionEnd, SessionInfo, Skipped, Usage
-from .base import (Collector, Pairing, Record, anthropic_parts, collectors, guarded, read_lines, file_stem,
+from .base import (Collector, Pairing, Record, anthropic_1h, anthropic_parts, collectors, guarded, read_lines, file_stem,
                    str_or_none)
 
 # Line types that claim a file (with an envelope key). Detection reads past lines it does not know
@@ -155,7 +155,7 @@ class ClaudeCodeCollector(Collector):
                     line, first_ts = (number, ts) if seen is None else (seen.line, seen.ts)
                     ctx.usage[message_id] = Usage(source, line, self.key, pairing.session, message_id, model,
                                                   *parts, agent=agent, ts=first_ts, request_index=index,
-                                                  global_id=True)
+                                                  global_id=True, cache_write_1h=anthropic_1h(message["usage"]))
             if isinstance(content, str) and content:
                 yield ModelText(source, number, pairing.session, content, agent)
             if not isinstance(content, list):

@@ -52,8 +52,9 @@ _MODEL_ITEMS = _CALLS | {"reasoning", "web_search_call", "image_generation_call"
 # JSON, format_exec_output_for_model_freeform, unified exec's format_response). All are
 # anchored at the start or end of the output, so text that merely quotes one never counts.
 _WRAPPED_EXIT = re.compile(r'"metadata":\{"exit_code":(-?\d{1,12}),"duration_seconds":[-+.\deE]+\}\}\s*$')
-_HEADER_EXIT = re.compile(r"Exit code: (-?\d{1,12})\nWall time: |(?:Chunk ID: [^\n]*\n)?Wall time: [^\n]*\n"
-                          r"Process exited with code (-?\d{1,12})\n")
+# unified exec output may begin with the `Command: …` line of the command it ran (later versions)
+_HEADER_EXIT = re.compile(r"(?:Command: [^\n]*\n)?(?:Exit code: (-?\d{1,12})\nWall time: |(?:Chunk ID: [^\n]*\n)?"
+                          r"Wall time: [^\n]*\nProcess exited with code (-?\d{1,12})\n)")
 
 
 def _failed(output: Any) -> bool:

@@ -71,7 +71,7 @@ def scan_dict(result: ScanResult) -> dict[str, Any]:
 
             doc["cost"] = {
                 "prices": prices_version(), "currency": "USD", "estimated_tool_costs": True,
-                "billed_usd": float(round(bill.total.cost or 0, 8)),
+                "billed_usd": None if bill.total.cost is None else float(round(bill.total.cost, 8)),
                 "tools": [c.as_dict(tool) for tool, c in sorted(
                     bill.tools.items(), key=lambda kv: -(kv[1].first + kv[1].resent))],
                 "unknown_models": sorted(bill.unknown_models),
@@ -172,8 +172,9 @@ def table_cells(result: ScanResult) -> tuple[list[str], list[list[str]], list[st
     tok = "tokens" + (" (estimated)" if result.meta.estimated else "")
     headers = [result.meta.by, "calls", tok, "share", "mean", "p50", "p95", "max",
                "chars", "bytes", "errors", "agent-cut"]
-    priced = result.bill is not None and result.bill.priced and result.meta.by == "tool"
-    tools = result.bill.tools if priced else {}
+    priced = result.bill is not None and result.bill.priced
+    # the calls' estimated dollars per row: by tool, or by whatever --by groups them
+    tools = (result.bill.tools if result.meta.by == "tool" else result.bill.group_tools) if priced else {}
     if priced:
         headers.append("cost (est.)")
 
@@ -229,7 +230,8 @@ def summary_lines(result: ScanResult) -> list[str]:
         share = _share(result)
         lines.append(
             f"billed (provider usage): {t.requests:,} requests; input {t.input_total:,} tokens "
-            f"(uncached {t.input_uncached:,}, cache write {t.cache_write:,}, cache read {t.cache_read:,}); "
+            f"(uncached {t.input_uncached:,}, cache write {t.cache_write:,}"
+            + (f" of which 1-hour {t.cache_write_1h:,}" if t.cache_write_1h else "") + f", cache read {t.cache_read:,}); "
             f"output {t.output:,}" + (f"; tool outputs ≈ {share:.1%} of billed input (estimated: "
                                       f"{meta.tokenizer} tokens against the provider's; {bill.carried_calls} calls"
                                       + (f", {bill.calls_without_usage} more in sessions without usage"

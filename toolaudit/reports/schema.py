@@ -114,13 +114,15 @@ def scan_schema() -> dict:
     totals = {k: v for k, v in row.items() if k not in ("tool", "share")}
     totals.update(fields(ScanResult, SCAN_TOTALS))
     billing = {k: INT for k in ("requests", "input_uncached", "cache_write", "cache_read", "output", "input_total")}
-    priced = {"cost_usd": NUM, "unpriced_requests": INT}  # only when --cost priced something
-    usage = obj({**billing, **priced, "tool_output_share": nullable(NUM), "tool_output_share_estimated": BOOL,
+    hour = {"cache_write_1h": INT}  # only when some request wrote to the 1-hour cache
+    priced = {"cost_usd": nullable(NUM), "unpriced_requests": INT}  # only with --cost; null: nothing had a price
+    usage = obj({**billing, **hour, **priced, "tool_output_share": nullable(NUM), "tool_output_share_estimated": BOOL,
                  "share_calls": INT, "calls_without_usage": INT, "by": STR,
-                 "groups": array(keyed(billing, optional=priced))},
-                optional=(*priced, "by", "groups"))
-    cost = obj({"prices": STR, "currency": {"const": "USD"}, "estimated_tool_costs": BOOL, "billed_usd": NUM,
-                "tools": array(obj({"tool": STR, "first_usd": NUM, "resent_usd": NUM, "total_usd": NUM,
+                 "groups": array(keyed(billing, optional={**hour, **priced}))},
+                optional=(*hour, *priced, "by", "groups"))
+    cost = obj({"prices": STR, "currency": {"const": "USD"}, "estimated_tool_costs": BOOL, "billed_usd": nullable(NUM),
+                "tools": array(obj({"tool": STR, "first_usd": nullable(NUM), "resent_usd": nullable(NUM),
+                                    "total_usd": nullable(NUM),
                                     "unpriced_calls": INT})),
                 "unknown_models": array(STR)})
     definition = record(Definition)

@@ -67,9 +67,15 @@ def request_cost(usage: Usage, model: str | None) -> Decimal | None:
     price = _model_price(model) if model else None
     if price is None:
         return None
+    # 1-hour cache writes cost twice the input price (5-minute ones 1.25x, the table's cache-write price): priced as
+    # input here, then the second input price added
+    hour = usage.cache_write_1h
     billed = PriceUsage(input_tokens=usage.input_total, cache_read_tokens=usage.cache_read,
-                        cache_write_tokens=usage.cache_write, output_tokens=usage.output)
-    return Decimal(price.calc_price(billed)["total_price"])
+                        cache_write_tokens=usage.cache_write - hour, output_tokens=usage.output)
+    cost = Decimal(price.calc_price(billed)["total_price"])
+    if hour:
+        cost += hour * (_base(price.input_mtok) or Decimal(0)) / MTOK
+    return cost
 
 
 @dataclass
@@ -83,6 +89,7 @@ class Billing:
     output: int = 0
     cost: Decimal | None = None  # billed dollars; None without --cost
     unpriced_requests: int = 0
+    cache_write_1h: int = 0  # of cache_write: 1-hour cache writes (priced at twice the input price)
 
     @property
     def input_total(self) -> int:
@@ -92,6 +99,7 @@ class Billing:
         self.requests += 1
         self.input_uncached += usage.input_uncached
         self.cache_write += usage.cache_write
+        self.cache_write_1h += usage.cache_write_1h
         self.cache_read += usage.cache_read
         self.output += usage.output
         if priced:
@@ -104,8 +112,10 @@ class Billing:
         """The JSON form: token counts, and dollars when priced."""
         doc = {"requests": self.requests, "input_uncached": self.input_uncached, "cache_write": self.cache_write,
                "cache_read": self.cache_read, "output": self.output, "input_total": self.input_total}
+        if self.cache_write_1h:
+            doc["cache_write_1h"] = self.cache_write_1h
         if self.cost is not None or self.unpriced_requests:
-            doc["cost_usd"] = float(round(self.cost or 0, 8))
+            doc["cost_usd"] = usd(self.cost)  # null when nothing could be priced: never a false $0
             doc["unpriced_requests"] = self.unpriced_requests
         return doc
 
@@ -120,8 +130,15 @@ class ToolCost:
     priced_calls: int = 0  # so that a tool with no priced call shows n/a, not $0.00
 
     def as_dict(self, tool: str) -> dict:
-        return {"tool": tool, "first_usd": float(round(self.first, 8)), "resent_usd": float(round(self.resent, 8)),
-                "total_usd": float(round(self.first + self.resent, 8)), "unpriced_calls": self.unpriced_calls}
+        priced = self.priced_calls > 0  # a tool none of whose calls had a price costs null, not $0
+        return {"tool": tool, "first_usd": usd(self.first if priced else None),
+                "resent_usd": usd(self.resent if priced else None),
+                "total_usd": usd(self.first + self.resent if priced else None), "unpriced_calls": self.unpriced_calls}
+
+
+def usd(value: Decimal | None) -> float | None:
+    """Dollars as JSON: rounded to 8 places; None (null) for what had no price."""
+    return None if value is None else float(round(value, 8))
 
 
 @dataclass
@@ -139,6 +156,7 @@ class Bill:
     calls_without_usage: int = 0
     groups: dict[str, Billing] = field(default_factory=dict)
     tools: dict[str, ToolCost] = field(default_factory=dict)
+    group_tools: dict[str, ToolCost] = field(default_factory=dict)  # the calls' estimated dollars per --by group
     unknown_models: set[str] = field(default_factory=set)
     priced: bool = False
 
@@ -159,6 +177,7 @@ class BillTally:
         self.billed: set[tuple] = set()  # (session, agent) with usage records
         self.contexts: dict[tuple, list[int]] = {}  # (session, agent) -> [calls, with residency, tokens × residency]
         self.tools: dict[tuple, list[int]] = {}  # (model, tool) -> [calls, tokens, tokens × re-sends]
+        self.by_group: dict[tuple, list[int]] = {}  # (model, --by group) -> the same sums
 
     def add_usage(self, u: Usage) -> None:
         """One request: priced as billed (its tiers), added to the total and its group."""
@@ -171,8 +190,8 @@ class BillTally:
             self.groups[self.group_of(u)].add(u, cost, self.priced)
         self.billed.add((u.session, u.agent))
 
-    def add_call(self, row: Measurement) -> None:
-        """One call that returned an output."""
+    def add_call(self, row: Measurement, group: str | None = None) -> None:
+        """One call that returned an output (`group`: its --by group, for the cost column of any grouping)."""
         cell = self.contexts.setdefault((row.session, row.agent), [0, 0, 0])
         cell[0] += 1
         if row.residency is not None:
@@ -182,6 +201,11 @@ class BillTally:
         tool[0] += 1
         tool[1] += row.tokens
         tool[2] += row.tokens * max((row.residency or 1) - 1, 0)
+        if group is not None:
+            sums = self.by_group.setdefault((row.model, group), [0, 0, 0])
+            sums[0] += 1
+            sums[1] += row.tokens
+            sums[2] += row.tokens * max((row.residency or 1) - 1, 0)
 
     def finish(self) -> Bill:
         """The Bill of everything added."""
@@ -196,17 +220,22 @@ class BillTally:
             else:
                 out.calls_without_usage += calls
         if self.priced:
-            for (model, tool), (calls, tokens, resent) in self.tools.items():
-                name = model or self.model
-                prices = token_prices(name)
-                cost = out.tools.setdefault(tool, ToolCost())
-                if prices is None:
-                    cost.unpriced_calls += calls
-                    out.unknown_models.add(name or "(no model named)")
-                    continue
-                first, again = prices
-                cost.priced_calls += calls
-                cost.first += tokens * first
-                cost.resent += resent * again
+            self._price(self.tools, out.tools, out)
+            self._price(self.by_group, out.group_tools, out)
         return out
+
+    def _price(self, sums: dict[tuple, list[int]], into: dict[str, ToolCost], out: Bill) -> None:
+        """Dollars of each (model, key)'s calls summed per key."""
+        for (model, key), (calls, tokens, resent) in sums.items():
+            name = model or self.model
+            prices = token_prices(name)
+            cost = into.setdefault(key, ToolCost())
+            if prices is None:
+                cost.unpriced_calls += calls
+                out.unknown_models.add(name or "(no model named)")
+                continue
+            first, again = prices
+            cost.priced_calls += calls
+            cost.first += tokens * first
+            cost.resent += resent * again
 

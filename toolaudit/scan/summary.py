@@ -319,7 +319,7 @@ class Tally:
         if r.residency is not None:
             self.carried += r.tokens * r.residency
             self.known += 1
-        self.billing.add_call(r)
+        self.billing.add_call(r, key[0] if self.plan.grouping.by != "tool" else None)
         top = self.plan.top
         if top > 0:
             self.largest.append((r, head))
