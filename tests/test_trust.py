@@ -400,3 +400,10 @@ def test_unpriced_models_cost_null_and_every_grouping_has_a_cost_column(tmp_path
     for by in ("session", "model", "family", "day"):
         text = run("scan", SAMPLES / "claude-code", "--cost", "--by", by, "-q").stdout
         assert "cost (est.)" in text.splitlines()[0], (by, text.splitlines()[0])
+
+
+def test_scan_and_simulate_drop_the_same_copies(scan_json, run):
+    # "duplicates dropped: 3" from scan and "2" from simulate on the same calls of sample_logs
+    scan = scan_json(SAMPLES)
+    sim = _sim(run, SAMPLES, "--preset", "codex")
+    assert scan["totals"]["duplicates_dropped"] == sim["duplicates_dropped"] == 3

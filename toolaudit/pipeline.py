@@ -113,11 +113,21 @@ def simulate_file(path: Path, options: FileOptions, maps: list, explain: bool = 
         cls, doc = discover.detect(path, options.forced)
         if cls is None:
             return SimFile(source, None, error="no collector recognises this file")
-        calls, cuts, skipped, sessions = simulate_records(cls().records(path, doc), maps, _tokenizer(options),
-                                                          explain=explain)
-        return SimFile(source, cls.key, tuple(calls), tuple(tuple(c) for c in cuts), tuple(skipped), sessions=sessions)
+        unanswered: list[tuple] = []  # calls whose result never came: simulate leaves them out, the dedupe counts them
+        calls, cuts, skipped, sessions = simulate_records(_noting_unanswered(cls().records(path, doc), unanswered),
+                                                          maps, _tokenizer(options), explain=explain)
+        return SimFile(source, cls.key, tuple(calls), tuple(tuple(c) for c in cuts), tuple(skipped), sessions=sessions,
+                       unanswered=tuple(unanswered))
 
     return _guarded(options, lambda reason: SimFile(source, None, error=reason), work)
+
+
+def _noting_unanswered(records, into: list[tuple]):
+    """`records` as they come; the dedupe keys of calls whose result never came are noted in `into`."""
+    for record in records:
+        if isinstance(record, ToolCall) and record.status == "unpaired" and record.dedupe_key is not None:
+            into.append(record.dedupe_key)
+        yield record
 
 
 def _worker_signals() -> None:

@@ -14,7 +14,6 @@ from array import array
 from dataclasses import dataclass, field
 from datetime import datetime, timezone, tzinfo
 from pathlib import PurePath
-from hashlib import blake2b
 from statistics import median
 from typing import Callable, Iterable
 
@@ -22,6 +21,7 @@ from ..model import (
     ORPHAN, UNPAIRED, FileResult, GroupRow, Measurement, MenuMeasurement, ScanMeta, ScanResult, Skipped, Usage,
 )
 from .billing import BillTally
+from .dedupe import Dedupe, digest  # noqa: F401  (digest: the usage records' keys, here too)
 from .families import DEFAULT as DEFAULT_FAMILIES, Families
 from .measure import previewed
 from .menu import Definition, Menu, ToolReferences, _where, menu_summary, references  # noqa: F401
@@ -39,12 +39,6 @@ BY_COLUMNS = {
 }
 SKIPPED_SHOWN = 20
 UNDATED = "(no timestamp)"  # the period of calls without a timestamp (--by day|week|month)
-
-
-def digest(key: tuple) -> bytes:
-    """A dedupe key as 16 bytes: blake2b-128 of its repr, so two keys collide with odds of 2^-128 per pair,
-    far below anything that could change a count; a set of them takes ≈ 90 bytes a key, not the key's strings."""
-    return blake2b(repr(key).encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 class Collected:
@@ -71,10 +65,8 @@ class Collected:
         self.unrecognised: list[str] = []
         self.errors: list[str] = []
         self.files = 0
-        self.duplicates = 0
         self.collectors: dict[str, int] = {}
-        self._unpaired: dict[tuple, Measurement] = {}
-        self._seen: set[bytes] = set()
+        self.dedupe = Dedupe()
         self.menus: dict[tuple, MenuMeasurement] = {}
         self.folded = Tally(plan) if plan is not None else None
         for result in results:
@@ -93,7 +85,7 @@ class Collected:
             return []
         self.files += 1
         self.collectors[result.collector] = self.collectors.get(result.collector, 0) + 1
-        seen, folded = self._seen, self.folded
+        folded = self.folded
         for u in result.usage:
             key = digest((result.collector, u.request_id) if u.global_id else (result.collector, u.source, u.request_id))
             if key not in self._requests and self._inside(u.ts):
@@ -107,19 +99,9 @@ class Collected:
             if not self._inside(row.ts):
                 continue
             key = row.dedupe_key
-            if key is None:
-                added.append((row, head))
-            elif row.status == UNPAIRED:
-                if digest(key) in seen or key in self._unpaired:
-                    self.duplicates += 1
-                else:
-                    self._unpaired[key] = row
-            elif (hashed := digest(key)) in seen:
-                self.duplicates += 1
-            else:
-                seen.add(hashed)
-                if self._unpaired.pop(key, None) is not None:
-                    self.duplicates += 1
+            if row.status == UNPAIRED and key is not None:
+                self.dedupe.unanswered(key, row)  # held to the end: a later file may hold its result
+            elif self.dedupe.answered(key):
                 added.append((row, head))
         if folded is None:
             self.rows.extend(row if head is None else previewed(row, head) for row, head in added)
@@ -134,6 +116,11 @@ class Collected:
             if len(self.skipped) < SKIPPED_SHOWN:
                 self.skipped.append(skip)
         return [row for row, _ in added]
+
+    @property
+    def duplicates(self) -> int:
+        """Copies of a call dropped (scan.dedupe)."""
+        return self.dedupe.duplicates
 
     def _add_menu(self, menu: MenuMeasurement) -> None:
         """A session's menu once: a copy in another file (same session, same definitions) keeps the
@@ -154,7 +141,7 @@ class Collected:
 
     def unpaired(self) -> list[Measurement]:
         """The calls whose result never came (no later file held it)."""
-        return list(self._unpaired.values())
+        return self.dedupe.held()
 
     def all_rows(self) -> list[Measurement]:
         """Every kept call: those with outputs, then calls whose result never came (only without `plan`)."""

@@ -48,6 +48,7 @@ class SimFile:
     skipped: tuple[Skipped, ...] = ()
     error: str | None = None
     sessions: tuple[tuple[str, bool], ...] = ()  # (session, whether it recorded its own output cap)
+    unanswered: tuple[tuple, ...] = ()  # the dedupe keys of calls whose result never came (scan.dedupe)
 
 
 def _removed(before: str, after: str) -> tuple[int, int]:

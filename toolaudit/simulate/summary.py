@@ -15,6 +15,7 @@ from typing import Iterable
 from ..results import Exportable, rows_frame
 from ..model import Measurement, ScanMeta, Skipped
 from .engine import Cut, SimFile
+from ..scan.dedupe import Dedupe
 from ..scan.stats import Savings
 
 SKIPPED_SHOWN = 20
@@ -106,7 +107,6 @@ class SimCollected:
     policies: list[tuple[str, ...]]
     explain: int = 0
     files: int = 0
-    duplicates: int = 0
     skipped_count: int = 0
     skipped: list[Skipped] = field(default_factory=list)
     unrecognised: list[str] = field(default_factory=list)
@@ -117,7 +117,7 @@ class SimCollected:
     recorded: dict[str, bool] = field(default_factory=dict)  # session -> it recorded its own cap
 
     def __post_init__(self) -> None:
-        self._seen: set[tuple] = set()
+        self.dedupe = Dedupe()
         self._tools = [dict() for _ in self.labels]
         self._totals = [_Acc() for _ in self.labels]
 
@@ -134,12 +134,8 @@ class SimCollected:
             if len(self.skipped) < SKIPPED_SHOWN:
                 self.skipped.append(skip)
         for i, m in enumerate(sim.calls):
-            key = m.dedupe_key
-            if key is not None:
-                if key in self._seen:
-                    self.duplicates += 1
-                    continue
-                self._seen.add(key)
+            if not self.dedupe.answered(m.dedupe_key):  # scan's dedupe: the same copies dropped, the same count
+                continue
             if m.truncated_by:
                 self.agent_cut[m.truncated_by] += 1
             for v, cuts in enumerate(sim.cuts):
@@ -151,6 +147,13 @@ class SimCollected:
                 self.explained.append(Explained(
                     m.tool, f"{m.source}:{m.line}", m.tokens, first.tokens_after, m.chars, first.chars_after,
                     first.hidden, first.hidden_preview, first.used_at))
+        for key in sim.unanswered:
+            self.dedupe.unanswered(key, key)
+
+    @property
+    def duplicates(self) -> int:
+        """Copies of a call dropped (scan.dedupe)."""
+        return self.dedupe.duplicates
 
     def variants(self) -> list[Variant]:
         """One Variant per policy map, tools sorted by tokens saved."""

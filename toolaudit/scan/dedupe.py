@@ -1,0 +1,54 @@
+"""One dedupe for every job: a call copied into several files (a resumed session, a subagent echo) counts once.
+
+A call is known by its dedupe key (model.call_key: its id in its scope). The first copy with a result
+wins; a copy whose result never came is held until the end, and dropped when a copy with the result
+turns up in a later file. `duplicates` counts every copy dropped, the same number in scan, simulate and
+replay for the same files.
+"""
+
+from __future__ import annotations
+
+from hashlib import blake2b
+from typing import Any
+
+
+def digest(key: tuple) -> bytes:
+    """A dedupe key as 16 bytes: blake2b-128 of its repr, so two keys collide with odds of 2^-128 per pair,
+    far below anything that could change a count; a set of them takes ≈ 90 bytes a key, not the key's strings."""
+    return blake2b(repr(key).encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+class Dedupe:
+    """The copies seen so far: `answered(key)` for a call with a result, `unanswered(key, item)` for one without."""
+
+    def __init__(self) -> None:
+        self.duplicates = 0
+        self._seen: set[bytes] = set()
+        self._held: dict[tuple, Any] = {}
+
+    def answered(self, key: tuple | None) -> bool:
+        """Whether a call with its result is kept (the first copy; a call without an id always is)."""
+        if key is None:
+            return True
+        hashed = digest(key)
+        if hashed in self._seen:
+            self.duplicates += 1
+            return False
+        self._seen.add(hashed)
+        if self._held.pop(key, None) is not None:
+            self.duplicates += 1  # the copy without a result, held until now, is dropped
+        return True
+
+    def unanswered(self, key: tuple | None, item: Any) -> bool:
+        """Hold a call whose result never came (kept when no other copy turns up); False when it is a copy."""
+        if key is None:
+            return True
+        if digest(key) in self._seen or key in self._held:
+            self.duplicates += 1
+            return False
+        self._held[key] = item
+        return True
+
+    def held(self) -> list:
+        """The calls without a result that no later copy answered."""
+        return list(self._held.values())
