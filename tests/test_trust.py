@@ -117,7 +117,9 @@ def test_a_grandchild_in_a_session_of_its_own_ends_with_the_call(tmp_path):
         import pytest
 
         pytest.skip("needs /proc (Linux)")
-    marker = "317.25"  # a sleep nobody else runs
+    import random
+
+    marker = f"{random.randint(400_000, 499_999) / 1000:.3f}"  # a sleep nobody else runs, this run's own
     result = run_program(["sh", "-c", f"setsid sleep {marker} >/dev/null 2>&1 & echo started"], cwd=tmp_path,
                          timeout=10)
     assert result.stdout == b"started\n"
@@ -236,7 +238,9 @@ def test_a_signal_during_replay_leaves_no_worktree_folder_or_tool(tmp_path, sign
     head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
     tmp = tmp_path / "tmp"
     tmp.mkdir()
-    marker = "311.75"
+    import random
+
+    marker = f"{random.randint(300_000, 399_999) / 1000:.3f}"  # a sleep nobody else runs, this run's own
     child = subprocess.Popen(
         [sys.executable, "-m", "toolaudit", "replay", str(ROOT / "tests" / "fixtures" / "search_session.jsonl"),
          "--workspace", str(repo), "--commit", head, "--tool", f"Read=cmd:sleep {marker}", "--timeout", "600", "-q"],
@@ -407,3 +411,13 @@ def test_scan_and_simulate_drop_the_same_copies(scan_json, run):
     scan = scan_json(SAMPLES)
     sim = _sim(run, SAMPLES, "--preset", "codex")
     assert scan["totals"]["duplicates_dropped"] == sim["duplicates_dropped"] == 3
+
+
+def test_simulate_shows_the_selected_tools_and_the_others_as_one_line(run):
+    # `simulate --tool Grep` listed the 36 tools it did not touch, a row each
+    text = run("simulate", SAMPLES, "--max-matches", "50", "--tool", "Grep", "-q").stdout
+    rows = [line.split()[0] for line in text.splitlines()[1:] if line and not line.startswith(("TOTAL", "policy"))]
+    assert "Grep" in rows and "Read" not in rows and "Bash" not in rows
+    assert any(line.split("  ")[0].endswith("others, untouched") for line in text.splitlines())
+    doc = _sim(run, SAMPLES, "--max-matches", "50", "--tool", "Grep")
+    assert len(doc["tools"]) > 30  # JSON keeps every tool's row

@@ -89,7 +89,15 @@ def sim_cells(result: SimResult) -> tuple[list[str], list[list[str]], list[str] 
                 num(r.agent_truncated_calls), num(r.errors_cut), num(r.json_broken), num(r.later_used)]
 
     first = result.variants[0]
-    return headers, [cells(r) for r in first.tools], cells(first.totals)
+    chosen = [r for r in first.tools if r.selected_calls]
+    rest = [r for r in first.tools if not r.selected_calls]
+    if not chosen or not rest or len(rest) < 2:
+        return headers, [cells(r) for r in first.tools], cells(first.totals)
+    # the tools no policy applied to (--tool Grep: the other 36): one line, not a row each
+    calls, tokens = sum(r.calls for r in rest), sum(r.tokens_before for r in rest)
+    others = [f"{len(rest)} others, untouched", num(calls), "0 (0%)", num(tokens), num(tokens), "0", "0.0", "0",
+              num(sum(r.agent_truncated_calls for r in rest)), "0", "0", "0"]
+    return headers, [cells(r) for r in chosen] + [others], cells(first.totals)
 
 
 def sim_summary_lines(result: SimResult) -> list[str]:

@@ -35,6 +35,7 @@ class Cut:
     hidden: tuple[str, ...] = ()  # a few hidden items, for --explain
     used_at: str | None = None  # file:line where one of them was used later
     hidden_preview: str | None = None  # redacted start of the removed text, for --explain
+    selected: bool = True  # a policy applied to the call (its tool selected), whether or not it cut
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,7 @@ def simulate_records(records: Iterable, maps: list, tokenizer: Tokenizer, *,
             cut = None if after is text else _cut(full := full or risk.Full(text), after, row, tokenizer, explain)
             # no cap may make an output larger: where its marker costs more than it saves, the output stays whole
             if cut is None or cut.tokens_after > row.tokens or cut.bytes_after > row.bytes:
-                cuts[m].append(Cut(row.tokens, row.chars, row.bytes, False))
+                cuts[m].append(Cut(row.tokens, row.chars, row.bytes, False, selected=policy is not None))
                 removed[m].append(set())
                 continue
             cuts[m].append(cut)

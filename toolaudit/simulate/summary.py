@@ -41,6 +41,7 @@ class SimRow(Savings):
     json_broken: int = 0
     later_used: int = 0
     residency_unknown_calls: int = 0
+    selected_calls: int = 0  # calls a policy applied to (its tool selected), whether or not it cut them
 
     @property
     def affected_pct(self) -> float:
@@ -69,6 +70,7 @@ class _Acc:
         v["json_broken"] += cut.json_broken
         v["later_used"] += cut.later_used
         v["residency_unknown_calls"] += m.residency is None
+        v["selected_calls"] += cut.selected
 
     def row(self, tool: str) -> SimRow:
         return SimRow(tool, **self.values)
