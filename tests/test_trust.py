@@ -421,3 +421,23 @@ def test_simulate_shows_the_selected_tools_and_the_others_as_one_line(run):
     assert any(line.split("  ")[0].endswith("others, untouched") for line in text.splitlines())
     doc = _sim(run, SAMPLES, "--max-matches", "50", "--tool", "Grep")
     assert len(doc["tools"]) > 30  # JSON keeps every tool's row
+
+
+# ------------------------------------------------------------------ §3 reasons are redacted, on one line
+
+def test_a_python_tools_failure_reason_is_redacted_on_one_line(tmp_path, run, monkeypatch):
+    # python: failure reasons and crash stderr were printed raw into tables, JSON reasons[] and the baseline
+    key = "sk-ant-" + "api03-" + "Zq8" * 12  # made up here, shaped as a real key
+    tool = tmp_path / "leaky_tool.py"
+    tool.write_text("def run(args, workspace):\n"
+                    f"    raise RuntimeError('cannot auth with {key}\\n-----BEGIN RSA PRIVATE KEY-----\\nMIIB')\n")
+    monkeypatch.chdir(tmp_path)
+    calls = tmp_path / "calls.jsonl"
+    calls.write_text(json.dumps({"tool": "Read", "args": {"path": "a"}}) + "\n")
+    for fmt in ("table", "json", "markdown", "csv"):
+        result = run("replay", calls, "--workspace", tmp_path, "--tool", "Read=python:leaky_tool:run", "-f", fmt)
+        assert result.exit_code == 0, result.output
+        assert key not in result.output and "Zq8Zq8Zq8" not in result.output, fmt
+        if fmt == "json":
+            reasons = [r["reason"] for r in json.loads(result.stdout)["reasons"]]
+            assert reasons and all("\n" not in r for r in reasons)

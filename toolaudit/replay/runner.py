@@ -286,8 +286,8 @@ class Runner:
         why = ""
         if ident is not None and identity.status != "replayed":
             ident, why = None, identity.reason or identity.status  # no identity to compare with
-        done = replace(item, after=after, status=outcome.status, reason=outcome.reason, args=args, identity=ident,
-                       doubt=doubt, identity_reason=why)
+        done = replace(item, after=after, status=outcome.status, reason=safe_reason(outcome.reason), args=args,
+                       identity=ident, doubt=doubt, identity_reason=safe_reason(why))
         state.record(item.before)
         return done
 
@@ -324,6 +324,17 @@ class Runner:
         return replace(before, tool=tool, output=outcome.output, is_error=outcome.is_error, images=outcome.images,
                        image_bytes=outcome.image_bytes, status=PAIRED,
                        args=json.dumps(args, ensure_ascii=False, separators=(",", ":")))
+
+
+def safe_reason(text: str) -> str:
+    """A reason as every report shows it: secrets redacted, on one line, at most 300 characters (an
+    implementation's failure text or a crash's stderr may quote anything, a PEM block included)."""
+    if not text:
+        return text
+    from ..scan.redact import redact
+
+    flat = " ".join(redact(text).split())
+    return flat if len(flat) <= 300 else flat[:299] + "…"
 
 
 def identity_mapping(call: ToolCall) -> Mapping:
