@@ -61,11 +61,13 @@ def test_ci_fails_when_the_servers_tool_output_grows(workspace, tmp_path):
     done = _run("replay", str(SESSION), "--workspace", str(workspace), "--tool", _mapping(), "-f", "json",
                 "-o", str(base), "-q")
     assert done.exit_code == 0, done.output
-    same = _run("ci", str(SESSION), "--baseline", str(base), "-q")
+    # a baseline runs no program by itself: the server is named on the command line, where it is
+    allow = ("--tool", _mapping(), "--workspace", str(workspace))
+    same = _run("ci", str(SESSION), "--baseline", str(base), "-q", *allow)
     assert same.exit_code == 0, same.output
     # the next version brings the bodies back: list_tasks grows
     shutil.copy(workspace / "kanban_v1.py", workspace / "server.py")
-    grown = _run("ci", str(SESSION), "--baseline", str(base), "-f", "json", "-q")
+    grown = _run("ci", str(SESSION), "--baseline", str(base), "-f", "json", "-q", *allow)
     assert grown.exit_code == 3, grown.output
     failed = {c["scope"] for c in json.loads(grown.output)["checks"] if not c["passed"]}
     assert "mcp__kanban__list_tasks" in failed and "mcp__kanban__get_task" not in failed

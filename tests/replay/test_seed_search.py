@@ -86,7 +86,7 @@ def test_the_report_before_after_bytes_equal_independent_figures(tmp_path):
     assert bash["tokens_after"] == sum(tok.count(c["output"]) for c in bash_after)
     assert (bash["replayed"], bash["not_translated"]) == (4, 2)
     reasons = {(r["status"], r["reason"]) for r in doc["reasons"]}
-    assert ("not_translated", "pipe") in reasons and ("not_translated", "redirection") in reasons
+    assert ("not_translated", "pipe") in reasons and ("not_translated", "not a search") in reasons  # `cd src && python -m pytest 2>&1 | tail`
 
 
 def test_glob_and_no_match_results(tmp_path):
@@ -130,7 +130,12 @@ def test_a_saving_made_of_new_errors_is_called_out(tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
     result = CliRunner().invoke(cli, ["replay", str(SESSION), "--workspace", str(empty), "--tool",
-                                      "Read=builtin:read_file"], catch_exceptions=False)
+                                      "Read=builtin:read_file", "--before", "recorded"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     verdict = next(line for line in result.output.splitlines() if line.startswith("verdict:"))
     assert "1 replayed calls became errors" in verdict and "--workspace" in verdict
+    # measured against Claude Code's own Read re-run there, the call is drifted: nothing to compare
+    result = CliRunner().invoke(cli, ["replay", str(SESSION), "--workspace", str(empty), "--tool",
+                                      "Read=builtin:read_file"], catch_exceptions=False)
+    verdict = next(line for line in result.output.splitlines() if line.startswith("verdict:"))
+    assert "all 1 replayed calls drifted" in verdict and "--workspace" in verdict

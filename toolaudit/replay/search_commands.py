@@ -27,6 +27,11 @@ def parse(words: list[str]) -> tuple[str, dict]:
     return parser(name, words[1:])
 
 
+def searches() -> set[str]:
+    """The program names translated."""
+    return set(_PARSERS)
+
+
 def head_count(words: list[str]) -> int:
     """N of `head -N`, `head -n N`, `head -nN`, `head --lines=N`, `head`; else the pipe is refused."""
     if words[0] != "head" or len(words) > 3:
@@ -68,8 +73,13 @@ class _Grep:
             raise Refused("no pattern")
         if len(patterns) > 1 or "\n" in patterns[0]:
             raise Refused("several patterns")
-        if len(paths) > 1:
-            raise Refused("several paths")
+        include = self.include
+        if len(paths) > 1 or any(_GLOB_CHARS.search(p) for p in paths):
+            # `grep PAT dir/*.go a.py`: the shell expanded the operands in the workspace; a glob per operand,
+            # relative to the workspace, selects the same files (`*` stops at `/`, hidden files stay out)
+            if include:
+                raise Refused("several paths")
+            include, paths = [_operand_glob(p) for p in paths], ["."]
         if not paths and default_path is None:
             raise Refused("reads stdin")
         pattern = patterns[0]
@@ -79,10 +89,22 @@ class _Grep:
             except ValueError as exc:
                 raise Refused(f"unsupported regex: {exc}") from None
         return "grep", {
-            "pattern": pattern, "path": paths[0] if paths else default_path, "include": self.include,
+            "pattern": pattern, "path": paths[0] if paths else default_path, "include": include,
             "ignore_case": bool(self.ignore_case), "fixed_strings": self.syntax == "fixed",
             "max_count": self.max_count,
         }
+
+
+_GLOB_CHARS = re.compile(r"[*?\[]")
+
+
+def _operand_glob(path: str) -> str:
+    """A glob anchored at the workspace (ripgrep: a leading `/`) for one operand as the shell gave it: a glob
+    as it is, a folder (a trailing `/`, or no extension) with everything under it, a file by its name."""
+    path = path[2:] if path.startswith("./") else path
+    if not _GLOB_CHARS.search(path) and (path.endswith("/") or "." not in path.rsplit("/", 1)[-1]):
+        path = path.rstrip("/") + "/**"
+    return "/" + path.lstrip("/")
 
 
 def _set(name: str, value: Any) -> Callable[[_Grep], None]:
@@ -122,6 +144,8 @@ _PRINTING = ("--color=", "--colour=", "--colors=")  # any value: printing only
 def _grep_like(name: str, words: list[str]) -> tuple[str, dict]:
     """grep, egrep, fgrep and rg: options in any order, `--` ends them."""
     rg = name == "rg"
+    if rg and "--files" in words:
+        return _rg_files([w for w in words if w != "--files"])
     flags, valued = (_RG_FLAGS, _RG_VALUED) if rg else (_GREP_FLAGS, _GREP_VALUED)
     label = "rg" if rg else "grep"
     g = _Grep([], [], [], syntax="rust" if rg else {"egrep": "extended", "fgrep": "fixed"}.get(name, "basic"))
@@ -156,6 +180,28 @@ def _grep_like(name: str, words: list[str]) -> tuple[str, dict]:
     return g.call("." if rg or g.recursive else None)
 
 
+def _rg_files(words: list[str]) -> tuple[str, dict]:
+    """`rg --files [-g GLOB]... [DIR]`: the files under DIR, those matching one of the globs."""
+    globs, operands = [], []
+    it = iter(words)
+    for word in it:
+        if word in ("-g", "--glob"):
+            globs.append(_next(it, "rg", word))
+        elif word.startswith(("--glob=", "-g")) and len(word) > 2:
+            globs.append(word.split("=", 1)[1] if word.startswith("--glob=") else word[2:])
+        elif word.startswith("-"):
+            raise Refused(f"unsupported rg flag {word.split('=')[0]}")
+        else:
+            operands.append(word)
+    if any(g.startswith("!") for g in globs):
+        raise Refused("negated glob")
+    if len(operands) > 1:
+        raise Refused("several paths")
+    patterns = [g if "/" in g else "**/" + g for g in globs] or ["**/*"]
+    return "glob", {"pattern": patterns if len(patterns) > 1 else patterns[0],
+                    "path": operands[0] if operands else "."}
+
+
 def _next(it, label: str, option: str) -> str:
     """The value of an option given as the next word."""
     value = next(it, None)
@@ -183,27 +229,40 @@ def _value(g: _Grep, kind: str, value: str) -> None:
 # ------------------------------------------------------------------ find and ls -R
 
 def _find(name: str, words: list[str]) -> tuple[str, dict]:
-    """`find [DIR] [-type f] [-name P | -iname P | -path P] [-print]`."""
+    """`find [DIR] [-maxdepth N] [-type f] [-name P | -iname P | -path P] [-o -name Q ...] [-print]`; a
+    parenthesised alternative `\\( -name A -o -name B \\)` too."""
     paths = []
     while words and not words[0].startswith("-") and words[0] not in ("(", "!"):
         paths.append(words.pop(0))
     if len(paths) > 1:
         raise Refused("several paths")
     start = paths[0] if paths else "."
-    test = None
+    tests: list[tuple[str, str]] = []
+    depth, alternative = None, False
     it = iter(words)
     for word in it:
-        if word == "-print":
+        if word in ("-print", "(", ")"):
             continue
-        value = next(it, None) if word in ("-type", "-name", "-iname", "-path", "-wholename") else None
+        if word == "-o":
+            alternative = True
+            continue
+        value = next(it, None) if word in ("-type", "-name", "-iname", "-path", "-wholename", "-maxdepth") else None
         if word == "-type" and value == "f":
             continue
-        if value is None or word == "-type":
-            raise Refused(f"unsupported find predicate {word}" + (f" {value}" if word == "-type" and value else ""))
-        if test is not None:
+        if word == "-maxdepth" and value is not None and value.isdigit():
+            depth = int(value)
+            continue
+        if value is None or word in ("-type", "-maxdepth"):
+            raise Refused(f"unsupported find predicate {word}" + (f" {value}" if value else ""))
+        if tests and not alternative:
             raise Refused("several patterns")
-        test = (word, value)
-    return "glob", {"pattern": _find_glob(test, start), "path": start}
+        tests.append((word, value))
+        alternative = False
+    globs = [_find_glob(test, start) for test in tests] or [_find_glob(None, start)]
+    args: dict[str, Any] = {"pattern": globs if len(globs) > 1 else globs[0], "path": start}
+    if depth is not None:
+        args["max_depth"] = depth
+    return "glob", args
 
 
 def _find_glob(test: tuple[str, str] | None, start: str) -> str:

@@ -110,6 +110,16 @@ def _command(call: ToolCall) -> tuple[str | list[str], str | None]:
 
 def _script(script: str, workdir: str | None) -> Translated:
     """A shell script: at most `cd DIR && SEARCH | head -N`, every word free of expansions."""
+    try:
+        return _script_words(script, workdir)
+    except Refused as refused:
+        if str(refused) != "not a search" and not _starts_a_search(script):
+            raise Refused("not a search") from None  # what it is matters more than how it is written
+        raise
+
+
+def _script_words(script: str, workdir: str | None) -> Translated:
+    """_script's reading of the words (refused with how the script is written)."""
     segments, operators = _split(script.strip())
     words = []
     for text in segments:
@@ -133,6 +143,20 @@ def _script(script: str, workdir: str | None) -> Translated:
     if operators:
         raise Refused("pipe" if "|" in operators else "compound command")
     return _search(words[0], head, workdir)
+
+
+def _starts_a_search(script: str) -> bool:
+    """Whether the script's first program (past `cd DIR &&` and `VAR=value` prefixes) is one we translate."""
+    from .search_commands import searches
+
+    for part in re.split(r"&&|\|\||[;|\n&]", script):
+        words = [w for w in re.split(r"[\s()<>]+", part.strip()) if w]
+        while words and _ENV_ASSIGNMENT.match(words[0]):
+            words.pop(0)
+        if not words or words[0] == "cd":
+            continue
+        return words[0].strip("'\"").rsplit("/", 1)[-1] in searches()
+    return False
 
 
 def _split(script: str) -> tuple[list[str], list[str]]:
@@ -231,8 +255,14 @@ def _plain(c: str, word: list[str], script: str, i: int) -> None:
         raise Refused("tilde expansion")
     if c == "{" and re.match(r"\{[^\s}]*(,|\.\.)[^\s]*\}", script[i:]):  # `{a,b}`, `{1..3}`; not `{}`
         raise Refused("brace expansion")  # in option words too: `--include=*.{py,md}` becomes two options
-    if c in "*?[" and word[:1] != ["-"]:
-        raise Refused("unquoted glob")
+    if c in "*?[" and word[:1] != ["-"] and "/" not in _word_at(script, i, len(word)):
+        raise Refused("unquoted glob")  # `dir/*.go` is a path the shell expanded (search_commands reads it so)
+
+
+def _word_at(script: str, i: int, before: int) -> str:
+    """The unquoted word around position `i` (`before` characters of it already read)."""
+    end = re.search(r"[\s;&|()<>]|$", script[i:]).start() + i
+    return script[i - before:end]
 
 
 def _join(base: str | None, path: str) -> str:

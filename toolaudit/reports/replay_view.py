@@ -97,9 +97,10 @@ def _summary(result: ReplayResult) -> list[str]:
         f"(saved {t.tokens_saved:,}, {t.saved_pct:.1f}%); bytes {t.bytes_before:,} → {t.bytes_after:,}; "
         f"context-weighted saved {t.weighted_tokens_saved:,} of {t.weighted_tokens_before:,} re-sent tokens "
         f"({t.weighted_saved_pct:.1f}%)",
-        f"kept as recorded {t.kept:,} · not translated {t.not_translated:,} · never ran {t.never_ran:,} · "
-        f"refused {t.refused:,} · failed {t.failed:,} · errors {t.errors_before:,} → {t.errors_after:,} "
-        f"({result.new_errors} new, {result.fixed_errors} fixed)",
+        # the table's `kept` column, said the same way: every call whose recording stands, and why
+        f"kept as recorded {t.kept + t.not_translated + t.never_ran:,} (no mapping {t.kept:,} · not translated "
+        f"{t.not_translated:,} · never ran {t.never_ran:,}) · refused {t.refused:,} · failed {t.failed:,} · "
+        f"errors {t.errors_before:,} → {t.errors_after:,} ({result.new_errors} new, {result.fixed_errors} fixed)",
         f"risk: later_used {t.later_used:,} (replayed outputs that lack something of the recorded one "
         "the agent used later)",
     ]

@@ -3,7 +3,8 @@
 Spec parameters: `builtin:glob?max_matches=100&max_bytes=10000` (the defaults).
 
 Canonical arguments (what `--translate shell-search` produces from `find -name/-path`,
-`rg --files -g`): {"pattern": str, "path": str = "."}. Recorded aliases: pattern = glob,
+`rg --files -g`): {"pattern": str | [str, ...], "path": str = ".", "max_depth": int} (several
+patterns: any of them, as find's `-o` and several `-g`; max_depth: find's -maxdepth, rg's --max-depth). Recorded aliases: pattern = glob,
 file_pattern, name; path = dir, directory, file_path, absolute_path. A `| head -N` after
 the search is `head_limit: N` (alias limit: at most N paths), `offset` skips paths first,
 both as builtin:grep reads them, before the caps. Other arguments are ignored.
@@ -26,7 +27,7 @@ from typing import Any, Mapping
 from ...simulate.policies import Chain
 from ..base import Outcome, Sandbox
 from ..sandbox import relative
-from .common import required, search_caps, target, window
+from .common import as_count, as_globs, pick, required, search_caps, target, window
 from .ripgrep import finish, run_rg, scope
 
 NEEDS_RG = True
@@ -53,10 +54,15 @@ class Params:
 
 def call(params: Params, args: Mapping[str, Any], workspace: Path, sandbox: Sandbox) -> Outcome:
     """The paths under `path` matching `pattern`."""
-    pattern = required(args, ("pattern", "glob", "file_pattern", "name"))
+    patterns = as_globs(pick(args, ("pattern", "glob", "file_pattern", "name")), "pattern")
+    if not patterns:
+        required(args, ("pattern", "glob", "file_pattern", "name"))  # the error that names what is missing
     path, _ = target(workspace, args, must_exist=True)
-    result = run_rg(sandbox, workspace, ["--files", "--null", *scope(params), "--glob", pattern],
-                    [relative(workspace, path)])
+    depth = as_count(pick(args, ("max_depth", "maxdepth")), "max_depth")
+    flags = ["--files", "--null", *scope(params), *(["--max-depth", str(depth)] if depth is not None else [])]
+    for pattern in patterns:  # several: any of them (find's -o, several -g)
+        flags += ["--glob", pattern]
+    result = run_rg(sandbox, workspace, flags, [relative(workspace, path)])
     names = result.stdout.split(b"\0")
     if result.capped:
         names.pop()  # cut by the output cap (a complete name ends with NUL)
