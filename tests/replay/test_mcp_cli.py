@@ -101,3 +101,22 @@ def test_a_renamed_tool_is_called_by_its_new_name_and_the_old_menu_is_compared(w
     tok = get_tokenizer("o200k_base")
     assert menu["before_tokens_per_request"] == tok.count(json.dumps(old_def, separators=(",", ":"), ensure_ascii=False))
     assert [t["name"] for t in menu["before_tools"]] == ["fetch_tasks"]
+
+
+def test_a_calls_file_has_nothing_recorded_to_compare_and_no_requests_to_carry_a_menu(workspace, tmp_path):
+    # "0.0% more tokens" for 0 -> 32,738 tokens, and a menu x 0 requests, before
+    calls = tmp_path / "calls.jsonl"
+    calls.write_text("".join(json.dumps({"tool": "mcp__kanban__list_tasks", "args": {}}) + "\n" for _ in range(3)))
+    done = _run("replay", str(calls), "--workspace", str(workspace), "--tool", _mapping(), "-q")
+    assert done.exit_code == 0, done.output
+    assert "verdict: nothing recorded to compare with: the 3 replayed calls had no recorded output" in done.output
+    assert "3 calls had no recorded output (3 from a calls file)" in done.output
+    assert "(no model request recorded: nothing carried it)" in done.output and "× 0 requests" not in done.output
+
+
+def test_two_mappings_of_one_server_share_it_and_its_menu(workspace):
+    command = f"mcp:{sys.executable} server.py"
+    done = _run("replay", str(SESSION), "--workspace", str(workspace), "--tool", f"mcp__kanban__list_tasks={command}",
+                "--tool", f"mcp__kanban__get_task={command}", "-f", "json", "-q")
+    assert done.exit_code == 0, done.output
+    assert len(json.loads(done.output)["menu"]) == 1

@@ -116,7 +116,8 @@ class Runner:
 
     def __init__(self, options: ReplayOptions) -> None:
         self.options = options
-        self._impls: dict[Mapping, Implementation] = {}
+        self._impls: dict[tuple[str, str], Implementation] = {}
+        self._first: dict[tuple[str, str], Mapping] = {}
         self._seen: set[tuple] = set()
         self._caps: dict[tuple, tuple[str, int]] = {}  # (file, session, agent) -> its latest recorded output cap
         self.translations = None
@@ -126,17 +127,20 @@ class Runner:
             self.translations = translate
 
     def implementation(self, mapping: Mapping) -> Implementation:
-        """The implementation behind `mapping`, started on first use."""
-        impl = self._impls.get(mapping)
+        """The implementation behind `mapping`, started on first use; two mappings to the same KIND:SPEC share
+        one (one server, one menu)."""
+        key = (mapping.kind, mapping.spec)
+        impl = self._impls.get(key)
         if impl is None:
             cls = implementations.get(mapping.kind)
             kwargs = {"tool_names": self.options.tool_names} if mapping.kind == "mcp" else {}
-            impl = self._impls[mapping] = cls(mapping.spec, self.options.sandbox, **kwargs)
+            impl = self._impls[key] = cls(mapping.spec, self.options.sandbox, **kwargs)
+            self._first[key] = mapping
         return impl
 
     def started(self) -> dict[Mapping, Implementation]:
-        """The implementations started so far, by mapping."""
-        return dict(self._impls)
+        """The implementations started so far, each by the first mapping that asked for it."""
+        return {self._first[key]: impl for key, impl in self._impls.items()}
 
     def close(self) -> None:
         """Stop every implementation (servers included), whatever happened."""

@@ -176,6 +176,7 @@ class ReplayCollected:
     requests: int = 0  # model requests of the sessions read (each would carry a new menu)
     new_errors: int = 0
     fixed_errors: int = 0
+    from_calls_file: int = 0  # calls with no recorded output because a calls file holds none
 
     def __post_init__(self) -> None:
         self._tools: dict[str, _Acc] = {}
@@ -211,6 +212,7 @@ class ReplayCollected:
             if item.after is not None and item.identity is not None and item.after.output == item.identity.output:
                 a = b  # the variant is the identity replay itself (--identity)
             unrecorded = item.before.status == "unpaired"
+            self.from_calls_file += unrecorded and item.before.collector == "toolaudit-jsonl"
             used_at = used.get(id(item.before))
             self._tools.setdefault(item.before.tool, _Acc()).add(item.status, b, a, unrecorded, item.as_tool, used_at,
                                                                  drifted)
@@ -296,6 +298,7 @@ class ReplayResult(Exportable):
     drift_reasons: tuple[tuple[str, int], ...] = ()  # (reason, calls) of the drifted calls
     diffs: tuple[DiffEntry, ...] = ()  # --diff N
     before: str = "identity"  # what the variant was measured against
+    from_calls_file: int = 0  # of totals.unrecorded: calls of a calls file (the rest: a transcript lacked the result)
     kind: str = "replay"
 
 
@@ -322,7 +325,7 @@ def result(collected: ReplayCollected, meta: ScanMeta, menus: tuple[Menu, ...] =
         errors=tuple(collected.errors), notes=tuple(collected.notes), spec=spec,
         identity=collected.fidelity.report(),
         drift_reasons=tuple(sorted(collected.drift_reasons.items(), key=lambda kv: (-kv[1], kv[0]))),
-        diffs=collected.diffs.entries(),
+        diffs=collected.diffs.entries(), from_calls_file=collected.from_calls_file,
     )
 
 

@@ -105,12 +105,18 @@ def _summary(result: ReplayResult) -> list[str]:
         "the agent used later)",
     ]
     if t.unrecorded:
-        lines.append(f"{t.unrecorded:,} calls had no recorded output (a calls file): their before counts 0")
+        kinds = [f"{result.from_calls_file:,} from a calls file" if result.from_calls_file else "",
+                 f"{t.unrecorded - result.from_calls_file:,} whose result the transcript never recorded"
+                 if t.unrecorded > result.from_calls_file else ""]
+        lines.append(f"{t.unrecorded:,} calls had no recorded output ({', '.join(k for k in kinds if k)}): "
+                     "their before counts 0")
     lines += _identity_lines(result)
     for menu in result.menus:
         before = (f"{menu.before_tokens:,} → " if menu.before_tokens is not None else "")
+        carried = (f"× {menu.requests:,} requests = {menu.carried_tokens:,} tokens" if menu.requests
+                   else "(no model request recorded: nothing carried it)")
         lines.append(f"menu of {menu.mapping}: {len(menu.tools)} tools, {before}{menu.tokens:,} tokens per request "
-                     f"× {menu.requests:,} requests = {menu.carried_tokens:,} tokens")
+                     + carried)
     for status, reason, n in result.reasons[:8]:
         lines.append(f"{status.replace('_', ' ')}: {n:,} × {reason or '(no reason)'}")
     for change in result.error_changes[:5]:
@@ -161,6 +167,9 @@ def _diffs(result: ReplayResult) -> list[str]:
 def _verdict(t: ReplayRow, new_errors: int) -> str:
     if not t.replayed:
         return "verdict: nothing was replayed; check the --tool mappings against the tools listed above"
+    if t.unrecorded >= t.replayed:
+        return (f"verdict: nothing recorded to compare with: the {t.replayed:,} replayed calls had no recorded output; "
+                f"the new tools answered with {t.tokens_after:,} tokens in all")
     if t.drifted >= t.replayed:
         return (f"verdict: nothing to compare: all {t.drifted:,} replayed calls drifted (the agent's own tool, re-run "
                 "now, does not reproduce the recording): check --workspace and --commit, or see `drifted` above")
