@@ -200,3 +200,24 @@ def test_python_missing_module_or_function_is_a_usage_error_naming_it(user_dir, 
     for spec in ("mytools", "mytools:", "my-tools:f", ":f"):
         with pytest.raises(UsageError, match="expected python:package.module:function"):
             PythonFunction(spec, Sandbox(workspace))
+
+
+def test_python_calls_share_one_worker_until_one_fails(user_dir, workspace):
+    # one interpreter start and import per mapping, not per call (issue 17 §5: ~190 ms a call before)
+    (user_dir / "pidtool.py").write_text("import os\nCALLS = []\n"
+                                         "def pid(args, workspace):\n    CALLS.append(1)\n"
+                                         "    return f'{os.getpid()} {len(CALLS)}'\n"
+                                         "def die(args, workspace):\n    os._exit(5)\n")
+    impl = PythonFunction("pidtool:pid", Sandbox(workspace))
+    try:
+        answers = [impl.call("t", {}, workspace).output.split() for _ in range(5)]
+        assert len({pid for pid, _ in answers}) == 1 and [n for _, n in answers] == ["1", "2", "3", "4", "5"]
+    finally:
+        impl.close()
+    assert impl._worker is None
+    crashing = PythonFunction("pidtool:die", Sandbox(workspace))
+    try:
+        assert crashing.call("t", {}, workspace).reason == "crashed (exit code 5)"
+        assert crashing.call("t", {}, workspace).reason == "crashed (exit code 5)"  # a fresh worker each time
+    finally:
+        crashing.close()
