@@ -19,7 +19,7 @@ from ..collectors import discover
 from ..storage import is_url, local_or_remote
 from ..config import default_map, find_pyproject, toolaudit_table
 from ..files import refuse_writing_onto
-from ..errors import EXIT_ERROR, EXIT_USAGE, ToolauditError, UsageError
+from ..errors import EXIT_ERROR, EXIT_USAGE, ToolauditError
 from ..options import Hooks, InputOptions
 from ..reports import reporters
 from ..tokenizers import DEFAULT_ENGINE, DEFAULT_TOKENIZER, ENGINES, TOKENIZERS

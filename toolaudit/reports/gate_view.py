@@ -89,7 +89,6 @@ def verdict_lines(result: GateResult) -> list[str]:
     if few:
         least = next(o.min_calls for o in result.outcomes if o.skipped == TOO_FEW)
         lines.append(f"too few calls to judge (fewer than {least}, --min-calls): {', '.join(few)}")
-    judged = [o for o in result.outcomes if not o.skipped]
     if result.outcomes:
         lines.append(check_counts(result))
     if result.new_tools:
