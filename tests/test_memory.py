@@ -57,8 +57,8 @@ def test_a_planned_collect_keeps_no_row_nor_usage_record_only_arrays_of_tokens(f
     assert sum(len(c.tokens) for c in cells) == len(outputs) > 100
     assert sorted(t for c in cells for t in c.tokens) == sorted(r.tokens for r in outputs)
     # dedupe keys are 16-byte digests, one per kept call with an id
-    assert {len(k) for k in collected._seen} == {16}
-    assert len(collected._seen) == sum(1 for r in outputs if r.dedupe_key is not None)
+    assert {len(k) for k in collected.dedupe._seen} == {16}
+    assert len(collected.dedupe._seen) == sum(1 for r in outputs if r.dedupe_key is not None)
 
 
 def test_top_keeps_a_bounded_set_of_rows(folder):

@@ -3,13 +3,17 @@ temporary git worktree (a real repository with two commits), removed afterwards.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from toolaudit.replay.workspace import map_path, map_paths, mappings, session_workspace
+from toolaudit.errors import UsageError
+from toolaudit.replay.base import Base
+from toolaudit.replay.job import replay_options
+from toolaudit.replay.workspace import map_path, map_paths, mappings, session_base, session_workspace
 
 CWD = "/home/u/proj"
 
@@ -147,3 +151,59 @@ def test_no_commit_a_non_repository_and_a_non_hex_commit(tmp_path, repo):
                        "replayed against the workspace as it is"
     with session_workspace(path, "--upload-pack=touch x") as (folder, note, _):
         assert folder == path.resolve() and "is not a commit id" in note
+
+
+# ------------------------------------------------------------------ --at-session-start
+
+def _commit(repo: Path, name: str, date: str) -> str:
+    (repo / "a.txt").write_text(name)
+    git(repo, "add", "-A")
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", name],
+                   cwd=repo, check=True, env={**os.environ, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date})
+    return git(repo, "rev-parse", "HEAD")
+
+
+@pytest.fixture
+def branched(tmp_path: Path) -> Path:
+    """main: c1 (Jan 1), c2 (Jan 10); feature: f1 (Jan 5) off c1, then main merged into it (Jan 12)."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    repo = tmp_path / "branched"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    _commit(repo, "c1", "2026-01-01T00:00:00Z")
+    git(repo, "checkout", "-q", "-b", "feature")
+    _commit(repo, "f1", "2026-01-05T00:00:00Z")
+    git(repo, "checkout", "-q", "main")
+    _commit(repo, "c2", "2026-01-10T00:00:00Z")
+    git(repo, "checkout", "-q", "feature")
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "merge", "-q", "-X", "theirs",
+                    "-m", "merge main", "main"], cwd=repo, check=True,
+                   env={**os.environ, "GIT_AUTHOR_DATE": "2026-01-12T00:00:00Z",
+                        "GIT_COMMITTER_DATE": "2026-01-12T00:00:00Z"})
+    git(repo, "checkout", "-q", "main")
+    return repo
+
+
+def test_at_session_start_takes_the_last_commit_before_the_session_on_the_branch_history(branched):
+    ts = "2026-01-11T09:30:00.000Z"  # after c2 and f1, before the merge
+    with session_base(branched, Base(at_session_start=True), None, ts, False) as (folder, note, _):
+        assert (folder / "a.txt").read_text() == "c2" and note.startswith("replayed at commit")  # HEAD (main)
+    # on feature, c2 came in with the merge: the session started from f1, on feature's own (first-parent) line
+    with session_base(branched, Base("feature", at_session_start=True), None, ts, False) as (folder, _, _):
+        assert (folder / "a.txt").read_text() == "f1"
+    with session_base(branched, Base("feature", at_session_start=True), None, "2026-01-03T00:00:00Z",
+                      False) as (folder, _, _):
+        assert (folder / "a.txt").read_text() == "c1"
+    with session_base(branched, Base(at_session_start=True), None, "2025-12-01T00:00:00Z", False) as (folder, note,
+                                                                                                      _):
+        assert folder == branched.resolve() and note.startswith("--at-session-start: no commit of HEAD before 2025")
+    with session_base(branched, Base(at_session_start=True), None, None, False) as (folder, note, _):
+        assert folder == branched.resolve() and note == "--at-session-start: the session has no timestamp"
+
+
+def test_no_checkout_takes_no_commit():
+    with pytest.raises(UsageError, match="--no-checkout starts from the folder as it is"):
+        replay_options({"tools": ["Read=builtin:read_file"], "no_checkout": True, "commit": "HEAD"})
+    options = replay_options({"tools": ["Read=builtin:read_file"], "commit": "main", "at_session_start": True})
+    assert options.base == Base("main", True, False)

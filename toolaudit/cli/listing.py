@@ -30,7 +30,8 @@ def list_reports() -> None:
 
 @list_.command(name="replay")
 def list_replay() -> None:
-    """replay's implementation kinds (--tool GLOB=KIND:SPEC) and the builtin tools with their parameters."""
+    """replay's implementation kinds (--tool GLOB=KIND:SPEC), the builtin tools and the agents' emulated tools,
+    with their parameters and the versions each emulation reproduces."""
     from dataclasses import fields
 
     from ..replay.base import implementations
@@ -47,6 +48,13 @@ def list_replay() -> None:
     for name, module in BUILTINS.items():
         params = ", ".join(f"{f.name}={f.default}" for f in fields(module.Params))
         click.echo(f"  {name:13} {params}")
+    from ..replay.agents import all_emulations
+
+    click.echo("\nAgent emulations (agent:AGENT/TOOL?param=value&...; --identity maps each recorded call to its own):")
+    for (agent, tool), cls in all_emulations().items():
+        click.echo(f"  {agent + '/' + tool:30} {cls.versions}")
+        if cls.params:
+            click.echo(f"  {'':30} params: {', '.join(cls.params)}")
 
 
 @list_.command(name="policies")

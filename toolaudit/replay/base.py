@@ -103,7 +103,8 @@ class Mapping:
 @dataclass(frozen=True)
 class Base:
     """Where a session's state starts: the recorded commit (default), `commit` (--commit REV), the last commit
-    before the session's first timestamp (--at-session-start), or the folder as it is (--no-checkout)."""
+    before the session's first timestamp (--at-session-start: on `commit`'s history when both are given, else
+    HEAD's), or the folder as it is (--no-checkout)."""
 
     commit: str | None = None
     at_session_start: bool = False

@@ -37,8 +37,8 @@ def replay_options(spec: dict[str, Any], *, read: InputOptions | None = None, ex
     if before not in ("identity", "recorded"):
         raise UsageError(f"before={before!r}: identity or recorded", slug="before")
     base = Base(spec.get("commit") or None, spec.get("at_session_start") is True, spec.get("no_checkout") is True)
-    if sum((bool(base.commit), base.at_session_start, base.no_checkout)) > 1:
-        raise UsageError("--commit, --at-session-start and --no-checkout each say where a session starts: give one",
+    if base.no_checkout and (base.commit or base.at_session_start):
+        raise UsageError("--no-checkout starts from the folder as it is: it takes no --commit or --at-session-start",
                          slug="base")
     workspace = spec.get("workspace") or "."
     root = Path(workspace).resolve()

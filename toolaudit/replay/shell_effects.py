@@ -52,30 +52,29 @@ WRITERS = {
     "ruff": {"format"},
     "npx": {"prettier"},
 }
-WRITING_FLAGS = {"--fix", "--write", "-w", "-i", "--in-place", "-delete", "-exec", "-execdir", "-fprint", "-fprintf"}
+WRITING_FLAGS = {"--fix", "--write", "--in-place"}  # linters' and formatters' own (`-i`, `-w` mean other things)
+FORMATTER_FLAGS = {"-w", "-i", "--write", "--in-place", "--fix"}
+FIND_EXEC = {"-exec", "-execdir", "-ok", "-okdir"}
+FIND_WRITES = {"-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
 GIT_READERS = {"status", "log", "diff", "show", "blame", "branch", "rev-parse", "ls-files", "grep", "remote",
                "config", "describe", "shortlog", "reflog", "tag", "fetch", "cat-file", "ls-tree", "rev-list",
                "name-rev", "merge-base", "worktree", "add", "commit", "push", "notes"}
+XARGS_VALUED = {"-I", "-n", "-P", "-d", "-L", "-s", "-E", "-a", "--max-args", "--max-procs", "--delimiter",
+                "--max-lines", "--arg-file", "--replace", "--eof"}
 TARGETED = {"rm", "rmdir", "touch", "mkdir", "tee", "truncate", "chmod", "chown", "unlink"}
-_SPLIT = re.compile(r"\s*(?:&&|\|\||;|\||\n)\s*")
-_REDIRECT = re.compile(r"(?<![<>&\d])(?:\d?>>?|&>)\s*([^\s;&|]+)")
+_SEPARATORS = ("&&", "||", ";", "|", "\n", "&")
+_REDIRECT = re.compile(r"(\d*|&)(>>?|>\|)(&?)")
 
 
 def effect(command: str) -> Effect:
     """What `command` (one shell command line, as recorded) may have changed."""
+    command, inner = _substituted(_without_heredocs(command))
+    if any(not effect(sub).none for sub in inner):
+        return Effect((EVERYTHING,), "a command substitution that writes")
     targets: list[str] = []
-    for path in _REDIRECT.findall(command):
-        if path not in ("/dev/null", "/dev/stderr", "/dev/stdout") and not path.startswith("&"):
-            targets.append(path)
-    if "$(" in command or "`" in command or "<<" in command and "apply_patch" not in command:
-        body = command.split("<<", 1)[0] if "<<" in command else command
-        if not _all_read(body):
-            return Effect((EVERYTHING,), "a command with substitutions or a here-document")
-    for part in _SPLIT.split(command):
-        part = _REDIRECT.sub(" ", part).strip()
-        if not part:
-            continue
-        found = _part(part)
+    for part, written in split(command):
+        targets += [path for path in written if path not in ("/dev/null", "/dev/stderr", "/dev/stdout")]
+        found = _part(part) if part.strip() else None
         if found is None:
             continue
         if EVERYTHING in found.paths:
@@ -84,8 +83,172 @@ def effect(command: str) -> Effect:
     return Effect(tuple(targets), "names the files it writes") if targets else NONE
 
 
+_HEREDOC = re.compile(r"<<(-?)\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\2")
+
+
+def _without_heredocs(command: str) -> str:
+    """`command` with each here-document's lines removed (they are data; the `<<WORD` stays, for split)."""
+    start = 0
+    while (found := _HEREDOC.search(command, start)) is not None:
+        body = command.find("\n", found.end())
+        if body < 0:
+            break
+        lines = command[body + 1:].split("\n")
+        end = next((i for i, line in enumerate(lines)
+                    if (line.lstrip("\t") if found.group(1) else line) == found.group(3)), None)
+        if end is None:
+            return command[:body]  # no terminator: the rest is the document
+        command = command[:body + 1] + "\n".join(lines[end + 1:])
+        start = body + 1
+    return command
+
+
+def _substituted(command: str) -> tuple[str, list[str]]:
+    """`command` with each `$(...)` and backquoted command made one word, and the commands they held."""
+    out: list[str] = []
+    inner: list[str] = []
+    i, quote = 0, ""
+    while i < len(command):
+        ch = command[i]
+        if quote == "'":
+            quote = "" if ch == "'" else quote
+        elif ch == "\\":
+            out.append(command[i:i + 2])
+            i += 2
+            continue
+        elif ch in "'\"" and (not quote or quote == ch):
+            quote = "" if quote else ch
+        elif command.startswith("$(", i) or ch == "`":
+            end = _closing(command, i)
+            inner.append(command[i + 2:end] if ch == "$" else command[i + 1:end])
+            out.append("SUBST")
+            i = end + 1
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out), inner
+
+
+def _closing(command: str, i: int) -> int:
+    """Where the substitution opened at `i` closes (the end of the text when it never does)."""
+    if command[i] == "`":
+        end = command.find("`", i + 1)
+        return end if end >= 0 else len(command)
+    depth, quote, j = 0, "", i + 1
+    while j < len(command):
+        ch = command[j]
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return j
+        j += 1
+    return len(command)
+
+
+def split(command: str) -> list[tuple[str, list[str]]]:
+    """The simple commands of a command line, each without its output redirections, and the files those name.
+
+    Quotes are respected (`grep -E "a|b"` is one command); `2>&1` and `< file` are dropped, `> file` and
+    `>> file` name a file written."""
+    parts: list[tuple[str, list[str]]] = []
+    text, written, quote, i = [], [], "", 0
+    while i < len(command):
+        ch = command[i]
+        if quote:
+            text.append(ch)
+            if ch == "\\" and quote == '"' and i + 1 < len(command):
+                text.append(command[i + 1])
+                i += 1
+            elif ch == quote:
+                quote = ""
+            i += 1
+            continue
+        if ch == "\\" and i + 1 < len(command):
+            text += [ch, command[i + 1]]
+            i += 2
+            continue
+        if ch in "'\"":
+            quote = ch
+            text.append(ch)
+            i += 1
+            continue
+        redirect = _REDIRECT.match(command, i) if ch == ">" or ch in "&0123456789" and _word_start(text) else None
+        if redirect:
+            word, i = _word(command, redirect.end())
+            if not redirect.group(3) or not word.isdigit() and word != "-":  # `>&2` duplicates, `>&file` writes
+                written.append(word)
+            continue
+        sep = next((s for s in _SEPARATORS if command.startswith(s, i)), None)
+        if sep is not None:
+            parts.append(("".join(text), written))
+            text, written = [], []
+            i += len(sep)
+            continue
+        if ch == "<" and _word_start(text):
+            _, i = _word(command, i + 1 + (command.startswith("<<", i)))
+            continue
+        text.append(ch)
+        i += 1
+    parts.append(("".join(text), written))
+    return parts
+
+
+def _word_start(text: list[str]) -> bool:
+    return not text or text[-1] in " \t"
+
+
+def _word(command: str, i: int) -> tuple[str, int]:
+    """The word starting at `i` (after blanks), its quotes removed, and where it ends."""
+    while i < len(command) and command[i] in " \t":
+        i += 1
+    word, quote = [], ""
+    while i < len(command):
+        ch = command[i]
+        if quote:
+            if ch == quote:
+                quote = ""
+            else:
+                word.append(ch)
+        elif ch in "'\"":
+            quote = ch
+        elif ch in " \t\n;&|<>":
+            break
+        else:
+            word.append(ch)
+        i += 1
+    return "".join(word), i
+
+
 def _all_read(text: str) -> bool:
-    return all(_part(p) is None or not _part(p).paths for p in _SPLIT.split(text) if p.strip())
+    return all(not written and (_part(p) is None or not _part(p).paths) for p, written in split(text) if p.strip())
+
+
+def _after_options(args: list[str], valued: set[str]) -> list[str]:
+    """The words after a program's leading options (an option in `valued` takes the next word)."""
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        i += 2 if args[i] in valued else 1
+    return args[i:]
+
+
+def _find(args: list[str]) -> Effect | None:
+    """find reads, unless it deletes or writes a list, or `-exec`s a program that writes."""
+    if any(a in FIND_WRITES for a in args):
+        return Effect((EVERYTHING,), "find deletes or writes files")
+    for i, arg in enumerate(args):
+        if arg in FIND_EXEC:
+            rest = args[i + 1:]
+            end = next((j for j, a in enumerate(rest) if a in (";", "+")), len(rest))
+            inner = _part(shlex.join(rest[:end])) if rest[:end] else None
+            if inner is not None and inner.paths:
+                return Effect((EVERYTHING,), f"find -exec {rest[0]} writes the files it finds")
+    return None
 
 
 def _part(part: str) -> Effect | None:
@@ -100,6 +263,12 @@ def _part(part: str) -> Effect | None:
         return None
     program = words[0].rsplit("/", 1)[-1]
     args = words[1:]
+    if program == "xargs":  # what it runs decides: `xargs grep -l x` reads, `xargs rm` writes
+        rest = _after_options(args, XARGS_VALUED)
+        inner = _part(shlex.join(rest)) if rest else None
+        # a writer's operands come from its input: which files it wrote cannot be read from the text
+        return Effect((EVERYTHING,), f"xargs {rest[0]} writes the files it is given") if inner and inner.paths \
+            else None
     if program == "git":
         sub = next((a for a in args if not a.startswith("-")), "")
         if sub in ("checkout", "switch", "reset", "restore", "stash", "merge", "rebase", "pull", "cherry-pick",
@@ -121,9 +290,11 @@ def _part(part: str) -> Effect | None:
             return None
         return Effect((EVERYTHING,), f"{program} runs a script")
     if program in ("gofmt", "goimports", "prettier", "black", "isort", "rustfmt", "clang-format"):
-        if any(a in WRITING_FLAGS for a in args) or program in ("black", "isort"):
+        if any(a in FORMATTER_FLAGS for a in args) or program in ("black", "isort"):
             return Effect((EVERYTHING,), f"{program} rewrites files")
         return None
+    if program == "find":
+        return _find(args)
     if program in READERS:
         operands = [a for a in args if not a.startswith("-")]
         sub = operands[0] if operands else ""
@@ -132,7 +303,5 @@ def _part(part: str) -> Effect | None:
         writes = sub in WRITERS.get(program, ()) or any(w in sub for w in ("fmt", "format", "fix", "generate"))
         if writes and program in WRITERS or any(a in WRITING_FLAGS for a in args):
             return Effect((EVERYTHING,), f"{program} {sub} may rewrite files".replace("  ", " "))
-        if program == "find" and any(a in WRITING_FLAGS for a in args):
-            return Effect((EVERYTHING,), "find with an action")
         return None
     return Effect((EVERYTHING,), f"{program}: not known to leave files as they were")

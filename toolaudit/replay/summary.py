@@ -217,7 +217,11 @@ class ReplayCollected:
             self._tools.setdefault(item.before.tool, _Acc()).add(item.status, b, a, unrecorded, item.as_tool, used_at,
                                                                  drifted)
             self._total.add(item.status, b, a, unrecorded, "", used_at, drifted)
-            if item.after is not None and not drifted:
+            if item.after is not None and item.identity is not None and a is b:
+                # --identity: the variant is the agent's own tool: what differs is the replay from the recording
+                self.diffs.add(item, recorded.tokens, b.tokens, b.tokens, item.before.output, recorded.tokens,
+                               ("recorded", "identity"))
+            elif item.after is not None and not drifted:
                 before_text = item.identity.output if item.identity is not None else item.before.output
                 self.diffs.add(item, recorded.tokens, b.tokens if item.identity is not None else None, a.tokens,
                                before_text)

@@ -63,26 +63,29 @@ def session_base(workspace: Path, base: Base, recorded: str | None, first_ts: st
     commit, note = recorded, ""
     if base.no_checkout:
         commit = None
+    elif base.at_session_start:
+        commit, note = _before(workspace, first_ts, base.commit or "HEAD", timeout)
     elif base.commit:
         commit = base.commit
-    elif base.at_session_start:
-        commit, note = _before(workspace, first_ts, timeout)
     with session_workspace(workspace, commit, timeout, scratch=scratch) as found:
         yield found._replace(note="; ".join(n for n in (note, found.note) if n))
 
 
-def _before(workspace: Path, first_ts: str | None, timeout: float) -> tuple[str | None, str]:
-    """The last commit of HEAD's history before `first_ts`, and a note when there is none."""
+def _before(workspace: Path, first_ts: str | None, tip: str, timeout: float) -> tuple[str | None, str]:
+    """The last commit before `first_ts` on the first-parent history of `tip` (the branch as it was then,
+    not the commits merged into it later), and a note when there is none."""
     if not first_ts:
         return None, "--at-session-start: the session has no timestamp"
+    if tip.startswith("-"):
+        return None, f"--at-session-start: {tip!r} is not a revision"
     try:
-        done = run(["git", "rev-list", "-1", f"--before={first_ts}", "HEAD"], cwd=workspace, timeout=timeout,
-                   env=_GIT_ENV)
+        done = run(["git", "rev-list", "-1", "--first-parent", f"--before={first_ts}", tip, "--"], cwd=workspace,
+                   timeout=timeout, env=_GIT_ENV)
     except OSError:
         return None, "--at-session-start: git not found"
     found = done.stdout.decode("ascii", "replace").strip()
     if done.exit_code != 0 or not found:
-        return None, f"--at-session-start: no commit before {first_ts}"
+        return None, f"--at-session-start: no commit of {tip} before {first_ts}"
     return found, ""
 
 

@@ -117,8 +117,10 @@ def _summary(result: ReplayResult) -> list[str]:
                    else "(no model request recorded: nothing carried it)")
         lines.append(f"menu of {menu.mapping}: {len(menu.tools)} tools, {before}{menu.tokens:,} tokens per request "
                      + carried)
+    by_status: dict[str, list[str]] = {}  # one line per status: its reasons, most calls first
     for status, reason, n in result.reasons[:8]:
-        lines.append(f"{status.replace('_', ' ')}: {n:,} × {reason or '(no reason)'}")
+        by_status.setdefault(status, []).append(f"{n:,} × {reason or '(no reason)'}")
+    lines += [f"{status.replace('_', ' ')}: {' · '.join(parts)}" for status, parts in by_status.items()]
     for change in result.error_changes[:5]:
         lines.append(f"{'new' if change.new else 'fixed'} error: {change.tool} at {change.where}"
                      + (f" ({change.reason})" if change.reason else ""))
@@ -126,7 +128,7 @@ def _summary(result: ReplayResult) -> list[str]:
     lines.append(f"files: {result.files} · duplicates dropped: {result.duplicates_dropped} · skipped lines: "
                  f"{result.skipped_count} · tokenizer: {tokenizer_text(result.meta)}")
     lines += [f"skipped {s}" for s in result.skipped[:5]]
-    lines.append(_verdict(t, result.new_errors))
+    lines.append(_verdict(t, result.new_errors, result))
     return lines
 
 
@@ -164,7 +166,16 @@ def _diffs(result: ReplayResult) -> list[str]:
     return out
 
 
-def _verdict(t: ReplayRow, new_errors: int) -> str:
+def _verdict(t: ReplayRow, new_errors: int, result: ReplayResult) -> str:
+    spec = result.spec or {}
+    if spec.get("identity") and not spec.get("tools") and not spec.get("translate") and result.identity is not None:
+        # --identity alone: no new tool, the question is whether the set-up reproduces the recording
+        f = result.identity.totals
+        if not f.replayed:
+            return "verdict: no call of a known agent tool could be re-run: see the reasons above"
+        return (f"verdict: the agents' own tools, re-run now, reproduce {f.within_1pct:,} of {f.replayed:,} replayed "
+                f"calls within ±1% tokens ({f.rate:.1%}; {f.identical:,} byte for byte): "
+                + ("a sound base for a variant" if f.rate >= 0.95 else "check the reasons above before a variant"))
     if not t.replayed:
         return "verdict: nothing was replayed; check the --tool mappings against the tools listed above"
     if t.unrecorded >= t.replayed:

@@ -18,7 +18,7 @@ from toolaudit.replay.agents.codex import (
     recorded_noise,
     without_noise,
 )
-from toolaudit.replay.agents.shell_readonly import NotReplayable, parse
+from toolaudit.replay.agents.shell_words import NotReplayable, parse
 from toolaudit.replay.base import Sandbox
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "agents" / "codex" / "session-view.json"

@@ -42,14 +42,8 @@ from ...simulate.policies.agents import rust_lines
 from ..base import FAILED, REFUSED, Outcome
 from ..sandbox import OutsideWorkspace, resolve
 from .base import Call, Emulation, register, version_tuple
-from .shell_readonly import (
-    CannotRun,
-    NotReplayable,
-    Result,
-    Workspace,
-    run_argv,
-    run_script,
-)
+from .shell_readonly import CannotRun, Workspace, run_argv, run_script
+from .shell_words import NotReplayable, Result
 
 HINT_SINCE = (0, 45)
 POLICY_SINCE = (0, 59)

@@ -1,0 +1,147 @@
+"""Fidelity of the agents' own tools re-run now (`replay --identity`) on real sessions committed beside their code.
+
+The sessions are Entire's: github.com/entireio/cli keeps Claude Code transcripts on its
+`entire/checkpoints/v1` branch (`<id[:2]>/<id[2:]>/<n>/full.jsonl`), and the `Entire-Checkpoint: <id>`
+trailer of a commit of its history ties a checkpoint to a commit its sessions made. A session can span
+several checkpoints (each folder's `metadata.json` names its `session_id`): its start state is the last commit
+before the session's first timestamp on the first-parent history of the earliest commit (by commit time) whose
+checkpoint holds it (branches were rebased and merged: that commit's parent can be days newer than the
+session), and its transcript the longest one kept. Nothing here fetches anything: give a clone of the repository
+(all branches), e.g.
+
+    git clone https://github.com/entireio/cli entire-cli && git -C entire-cli fetch origin entire/checkpoints/v1
+    python benchmarks/replay_fidelity.py --repo entire-cli --sessions 25
+
+The checkpoint branch is read from the clone (`git archive`) into a temporary folder. Each session is replayed
+with `toolaudit.replay(..., identity=True, commit=<start>)`: its own Read/Grep/Glob calls re-run through
+Claude Code's emulated tools in the session's state (the parent commit, the session's edits applied in
+order). Prints the fidelity per tool, the reasons for the rest, and one line per session.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tarfile
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import toolaudit  # noqa: E402
+
+BRANCH = "entire/checkpoints/v1"
+TOOLS = ("Read", "Grep", "Glob")
+
+
+def checkpoints(repo: Path) -> dict[str, list[tuple[int, str]]]:
+    """checkpoint id -> [(commit time, commit)] of every commit whose message carries its trailer."""
+    out = subprocess.run(["git", "-C", str(repo), "log", "--all", "--format=%x1e%ct %H %P%x1f%(trailers:"
+                          "key=Entire-Checkpoint,valueonly)"], capture_output=True, text=True, check=True).stdout
+    found: dict[str, list[tuple[int, str]]] = {}
+    for record in out.split("\x1e"):
+        head, _, ids = record.partition("\x1f")
+        parts = head.split()
+        if len(parts) >= 3:
+            for cid in ids.replace(",", " ").split():
+                found.setdefault(cid, []).append((int(parts[0]), parts[1]))
+    return found
+
+
+def extract(repo: Path, into: Path) -> None:
+    """The checkpoint branch's files (a local branch, or the clone's origin/...), into `into`."""
+    ref = BRANCH
+    if subprocess.run(["git", "-C", str(repo), "rev-parse", "--verify", "-q", ref], capture_output=True).returncode:
+        ref = f"origin/{BRANCH}"
+    with subprocess.Popen(["git", "-C", str(repo), "archive", ref], stdout=subprocess.PIPE) as proc:
+        with tarfile.open(fileobj=proc.stdout, mode="r|") as tar:
+            tar.extractall(into, filter="data")
+
+
+def claude_sessions(root: Path, found: dict[str, list[tuple[int, str]]]) -> list[tuple[Path, str]]:
+    """(transcript, earliest commit) of each Claude Code session: its longest transcript, the first commit it made."""
+    longest: dict[str, Path] = {}
+    starts: dict[str, list[tuple[int, str]]] = {}
+    for meta in sorted(root.glob("*/*/*/metadata.json")):
+        session = meta.parent / "full.jsonl"
+        sid = json.loads(meta.read_text(encoding="utf-8")).get("session_id")
+        if not sid or not session.is_file():
+            continue
+        head = session.read_text(encoding="utf-8", errors="replace")[:20000]
+        if '"sessionId"' not in head or '"version"' not in head:  # Claude Code's lines (Gemini's are one document)
+            continue
+        starts.setdefault(sid, []).extend(found.get(meta.parts[-4] + meta.parts[-3], []))
+        if sid not in longest or session.stat().st_size > longest[sid].stat().st_size:
+            longest[sid] = session
+    return [(path, min(starts[sid])[1]) for sid, path in longest.items() if starts.get(sid)]
+
+
+def start_commit(repo: Path, session: Path, commit: str) -> str | None:
+    """The last commit on `commit`'s first-parent history made before the session's first timestamp."""
+    with session.open(encoding="utf-8", errors="replace") as lines:
+        stamps = (json.loads(line).get("timestamp") for line in lines if '"timestamp"' in line)
+        first = next((ts for ts in stamps if isinstance(ts, str)), None)
+    if not first:
+        return None
+    out = subprocess.run(["git", "-C", str(repo), "rev-list", "-1", "--first-parent", f"--before={first}", commit],
+                         capture_output=True, text=True).stdout.strip()
+    return out or None
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repo", type=Path, required=True, help="a clone of entireio/cli with the checkpoints branch")
+    ap.add_argument("--sessions", type=int, default=25, help="how many sessions (those with the most calls first)")
+    ap.add_argument("--json", type=Path, help="also write the per-session figures here")
+    ap.add_argument("--checkpoints", type=Path, help="the checkpoint branch's files, already extracted")
+    args = ap.parse_args()
+    found = checkpoints(args.repo)
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.checkpoints:
+            tmp = str(args.checkpoints)
+        else:
+            extract(args.repo, Path(tmp))
+        sessions = claude_sessions(Path(tmp), found)
+        # the sessions with the most read-only calls: the ones a fidelity table is about
+        counted = sorted(sessions, key=lambda s: -sum(s[0].read_text(errors="replace").count(f'"name":"{t}"')
+                                                     for t in TOOLS))[: args.sessions]
+        totals: dict[str, Counter] = {}
+        reasons: Counter = Counter()
+        rows = []
+        for path, made in counted:
+            parent = start_commit(args.repo, path, made)
+            if parent is None:
+                print(f"{path}: no commit before the session on {made[:12]}'s history", file=sys.stderr)
+                continue
+            result = toolaudit.replay([path], workspace=str(args.repo), identity=True, commit=parent)
+            report = result.identity
+            if report is None:
+                continue
+            rows.append({"session": str(path.relative_to(tmp)), "commit": parent,
+                         **{k: getattr(report.totals, k) for k in ("calls", "replayed", "identical", "order_only",
+                                                                   "within_1pct")}})
+            for row in report.tools:
+                acc = totals.setdefault(row.tool, Counter())
+                for k in ("calls", "replayed", "identical", "order_only", "within_1pct"):
+                    acc[k] += getattr(row, k)
+                reasons.update({(row.tool, r): n for r, n in row.reasons})
+            print(f"{rows[-1]['session']}: {report.totals.within_1pct}/{report.totals.replayed} within ±1%, "
+                  f"{report.totals.identical} identical, of {report.totals.calls} calls", file=sys.stderr)
+    print(f"{len(rows)} sessions")
+    print(f"{'tool':6} {'calls':>6} {'replayed':>8} {'identical':>9} {'reordered':>9} {'±1%':>6} {'rate':>7}")
+    for tool, acc in sorted(totals.items(), key=lambda kv: -kv[1]["calls"]):
+        rate = acc["within_1pct"] / acc["replayed"] if acc["replayed"] else 0
+        print(f"{tool:6} {acc['calls']:6} {acc['replayed']:8} {acc['identical']:9} {acc['order_only']:9} "
+              f"{acc['within_1pct']:6} {rate:7.1%}")
+    for (tool, reason), n in reasons.most_common(20):
+        print(f"  {tool}: {n} × {reason}")
+    if args.json:
+        args.json.write_text(json.dumps({"sessions": rows}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

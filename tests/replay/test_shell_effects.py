@@ -1,0 +1,71 @@
+"""What a recorded shell command may have written, read from its text: the commands of real sessions."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolaudit.replay.shell_effects import EVERYTHING, effect, split
+
+COMMIT = ('git add docs/plans/design.md && git commit -m "$(cat <<\'EOF\'\ndocs: add the design (a) b)\n\n'
+          'Co-Authored-By: Claude <noreply@anthropic.com>\nEOF\n)"')  # Claude Code's own commit idiom
+
+
+@pytest.mark.parametrize("command", [
+    "golangci-lint run ./cmd/entire/cli/strategy/... 2>&1 | grep -E \"unused|ineffassign\" | head -20",
+    'find . -name "*.go" -exec grep -l "Checkpoint" {} \\;',
+    'find . -name "*.go" | xargs grep -l foo',
+    "grep -rin 'x;y|z' cmd/ --include='*.go'",
+    "grep -w TODO -i src",  # -i and -w are grep's own, not "in place" / "write"
+    "go test ./... 2>&1 | tail -30",
+    "cd cmd/entire && go build ./... && go vet ./...",
+    COMMIT,
+    'gh pr create --title "x" --body "$(cat <<\'EOF\'\n## Summary\n- one) two\nEOF\n)"',
+    "x=$(git rev-parse HEAD) && git show $x --stat",
+    "cat <<'EOF'\nrm -rf /\nEOF",  # a here-document is data
+    "echo '$(rm x)' > /dev/null",  # single quotes: no substitution
+    "ls -la 2>/dev/null; pwd",
+    "sleep 2 &",
+])
+def test_commands_that_only_read_change_nothing(command):
+    assert effect(command).paths == ()
+
+
+@pytest.mark.parametrize(("command", "paths"), [
+    ("echo hi > out.txt", ("out.txt",)),
+    ("echo hi>out.txt", ("out.txt",)),
+    ("cat a >> 'my log' 2>/dev/null", ("my log",)),
+    ("cat <<EOF > notes.md\nhello\nEOF", ("notes.md",)),
+    ("cat > f <<-EOF\n\thi\n\tEOF\nls", ("f",)),
+    ("rm -f a.go b.go", ("a.go", "b.go")),
+    ("mv old.go new.go", ("old.go", "new.go")),
+    ("sed -i.bak 's/a/b/' main.go", ("main.go",)),
+    ("echo $(date) > stamp", ("stamp",)),
+])
+def test_commands_that_name_what_they_write(command, paths):
+    assert effect(command).paths == paths
+
+
+@pytest.mark.parametrize(("command", "why"), [
+    ("git checkout main", "git checkout changes the working tree"),
+    ("git stash && git pull", "git stash changes the working tree"),
+    ("gofmt -w .", "gofmt rewrites files"),
+    ("mise run fmt", "mise fmt may rewrite files"),
+    ("ls | xargs -I{} rm {}", "xargs rm writes the files it is given"),
+    ("find . -name '*.orig' -delete", "find deletes or writes files"),
+    ("find . -exec rm {} +", "find -exec rm writes the files it finds"),
+    ("echo $(rm -rf build)", "a command substitution that writes"),
+    ("echo `touch x`", "a command substitution that writes"),
+    ("python3 scripts/gen.py", "python3 runs a script"),
+    ("python3 - <<EOF\nopen('x', 'w')\nEOF", "python3 runs a script"),
+    ("perl -pi -e 's/a/b/' f", "perl: not known to leave files as they were"),
+    ('echo "unclosed', "cannot be read as words"),
+])
+def test_commands_that_may_write_anything_make_everything_uncertain(command, why):
+    found = effect(command)
+    assert found.paths == (EVERYTHING,) and found.why == why
+
+
+def test_split_respects_quotes_and_drops_redirections():
+    assert split('grep -E "a|b" f 2>&1 | head -5 && echo "x;y" >> log') == [
+        ('grep -E "a|b" f  ', []), (" head -5 ", []), (' echo "x;y" ', ["log"])]
+    assert split("cmd &>all.log < input.txt") == [("cmd  ", ["all.log"])]
