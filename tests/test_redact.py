@@ -4,11 +4,13 @@ only on the window a caller shows."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 
 import pytest
 
-from test_secrets_e2e import FRAGMENT, PLANTED, Planted, fake, leaks
+from test_secrets_e2e import FRAGMENT, PLANTED, Planted, _block, fake, leaks
 from toolaudit.scan import redact as redact_module
 from toolaudit.simulate.policymap import maps_from_spec
 from toolaudit.scan.redact import MASK, excerpt, in_secret, preview, redact
@@ -49,6 +51,58 @@ def test_what_is_not_a_secret_stays(text, kept):
     assert kept in redact(text)
 
 
+def _digests(name: str) -> tuple[str, str, str]:
+    """A commit-like sha1, a sha256 and an SRI sha512 of `name`: hashes, made here rather than written out."""
+    data = name.encode()
+    return (hashlib.sha1(data).hexdigest(), hashlib.sha256(data).hexdigest(),
+            "sha512-" + base64.b64encode(hashlib.sha512(data).digest()).decode())
+
+
+SHA1, SHA256, SRI = _digests("lodash-4.17.21")
+GO_SUM = "h1:" + base64.b64encode(hashlib.sha256(b"testify").digest()).decode()
+
+
+@pytest.mark.parametrize("text", [
+    # code: a call, a sort key, a setter (they were `[REDACTED](false)`, `key=[REDACTED] x`)
+    "const [firstTokenReceived, setFirstTokenReceived] = useState(false);",
+    "rows.sort(key=lambda x: x[1])",
+    "if (!firstTokenReceived) { setFirstTokenReceived(true); }",
+    'api_key = os.environ["OPENAI_API_KEY"]',
+    "password = getpass.getpass()",
+    "password: ${DB_PASSWORD}",
+    # lockfiles: integrity hashes and checksums are digests of public packages
+    f'      "integrity": "{SRI}",',
+    f'  resolved "https://registry.yarnpkg.com/lodash/-/lodash-4.17.21.tgz#{SHA1}"\n  integrity {SRI}',
+    f'    "resolved": "https://registry.npmjs.org/lodash/-/lodash-4.17.21.tgz",\n    "integrity": "{SRI}"',
+    f"  resolution: {{integrity: {SRI}}}",
+    f'{{file = "numpy-1.26.4.tar.gz", hash = "sha256:{SHA256}"}}',
+    f'checksum = "{SHA256}"',
+    f"github.com/stretchr/testify v1.8.4 {GO_SUM}",
+    f"image: nginx@sha256:{SHA256}",
+    f"{SHA256}  dist/app.tar.gz",
+    # git commit SHAs, quoted, assigned or alone on a line
+    f'{{"sha": "{SHA1}", "commit": {{"tree": {{"sha": "{SHA1[::-1]}"}}}}}}',
+    f'rev = "{SHA1}"',
+    f"$ git rev-parse HEAD\n{SHA1}\n",
+    f"Merge: {SHA1[:7]} {SHA1[-7:]}",
+    # a flag that is not a password (-p is a port, a parent, a plugin), and what reads one from elsewhere
+    "ssh -p 2222 deploy@10.0.0.5",
+    "mkdir -p build/output && docker run -p 8080:80 nginx",
+    "python -m pytest -q -p no:cacheprovider tests/",
+    "mysql -h db.internal -u root -p -e 'select 1'",
+    "echo $SUDO_PASS | sudo -S true",
+    "docker login ghcr.io -u ci-bot --password-stdin",
+    "git checkout -b feature/session-cookies",
+    # alone on a line, yet a path or a name, not a token
+    "/home/ubuntu/Documents/Gym/results/anyterminal_results_1782117346053_1e01b2c6",
+    "Qwen/Qwen3-Coder-30B-A3B-Instruct",
+    "test_HTTPClientRetriesOnTimeout429Error",
+])
+def test_code_digests_and_paths_are_not_secrets(text):
+    for shape in (text, json.dumps({"command": text})):
+        assert redact(shape) == shape
+
+
 def test_an_assignment_to_any_secret_name_is_masked():
     for name in ("DB_PASS", "db_password", "SECRET", "client_secret", "GH_TOKEN", "refreshToken", "API_KEY",
                  "AccountKey", "x-api-key"):
@@ -63,14 +117,18 @@ def test_a_key_glued_to_letters_goes_whole():
 
 
 def test_a_block_is_masked_from_a_window_that_starts_inside_it():
-    text = "ok\n" + KEY_BLOCK.text + "\ndone"
-    body = text.index(KEY_BLOCK.values[0])
+    # lines too short to be taken for a lone token each: only the block's BEGIN line tells
+    block = _block("short-lines", "RSA PRIVATE KEY", "RSA PRIVATE KEY", 12, width=24)
+    text = "ok\n" + block.text + "\ndone"
+    body = text.index(block.values[0])
     # a window starting in the second line of the body: no BEGIN line in sight
-    start = body + 70
-    assert leaks({"excerpt": excerpt(text, start, start + 200)}) == []
-    assert leaks({"preview": preview(text, 120, start)}) == []
+    start = body + 30
+    def shown(text: str) -> list[str]:
+        return [line for line in block.values if line in text]
+
+    assert shown(excerpt(text, start, start + 200)) == [] and shown(preview(text, 120, start)) == []
     # the same window cut out first would leak: the block is only known from the whole text
-    assert leaks({"cut first": redact(text[start:start + 200])})
+    assert shown(redact(text[start:start + 200]))
     assert excerpt(text, text.index("done")) == "done"
 
 

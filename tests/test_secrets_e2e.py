@@ -2,10 +2,10 @@
 transcripts (Claude Code, Codex, toolaudit-jsonl) full of fake secrets, in arguments and
 in outputs, and none of the secret values may appear in what is printed or written.
 
-To cover a new command or report format, add one line to COMMANDS (`replay` is still to
-come: see the TO ADD comment). To cover a new kind of secret,
-add one Planted to PLANTED. Values are made up at run time (`fake`), so no secret-looking
-literal sits in this file.
+To cover a new command or report format, add one line to COMMANDS. To cover a new kind of
+secret, add one Planted to PLANTED. Values are made up at run time (`fake`), so no
+secret-looking literal sits in this file. Replay reads them back too: the Claude Code
+transcript also Reads and Greps files of a workspace that holds every planted text.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
+import importlib.util
 import json
 import string
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ UPPER = string.ascii_uppercase + string.digits
 B64 = ALNUM + "+/"
 URLSAFE = ALNUM + "-_"
 HEX = "0123456789abcdef"
+BECH32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
 FRAGMENT = 16  # a leak is any run of this many characters of a value (or the whole of a shorter one)
 
 
@@ -63,10 +65,19 @@ def _block(kind: str, begin: str, end: str, lines: int, width: int = 64, first: 
     return Planted(kind, text, tuple(body))
 
 
-def _planted() -> list[Planted]:
+def _putty(kind: str) -> Planted:
+    """A PuTTY key file: public lines are public; the private lines and the MAC are the secret."""
+    private = [fake(f"{kind}-priv{i}", 64, B64) for i in range(2)] + [fake(f"{kind}-priv-last", 20, B64) + "=="]
+    mac = fake(f"{kind}-mac", 64, HEX)
+    text = "\n".join(["PuTTY-User-Key-File-3: ssh-rsa", "Encryption: none", "Comment: deploy@ci", "Public-Lines: 2",
+                      "AAAAB3NzaC1yc2EAAAADAQABAAABAQ" + fake(f"{kind}-pub", 34, B64), fake(f"{kind}-pub2", 40, B64),
+                      f"Private-Lines: {len(private)}", *private, f"Private-MAC: {mac}"])
+    return Planted(kind, text, (*private, mac))
+
+
+def _vendors() -> list[Planted]:
+    """Tokens known by their prefix or shape (detect-secrets' plugins, redact's _VENDOR, secret_forms)."""
     aws = "AKIA" + fake("aws", 16, UPPER)
-    glued = "AKIA" + fake("aws-glued", 16, UPPER)
-    aws_secret = fake("aws-secret", 40, B64)
     ghp = "ghp_" + fake("ghp", 36)
     openai = "sk-proj-" + fake("openai", 48, URLSAFE)
     anthropic = "sk-ant-api03-" + fake("anthropic", 93, URLSAFE) + "AA"
@@ -76,17 +87,33 @@ def _planted() -> list[Planted]:
     payload = _b64url({"sub": "user-" + fake("jwt-sub", 12), "iat": 1760000000, "role": "admin"})
     signature = fake("jwt-sig", 43, URLSAFE)
     jwt = f"{_b64url({'alg': 'HS256', 'typ': 'JWT'})}.{payload}.{signature}"
-    azure = fake("azure", 86, B64) + "=="
-    db_pass = "Qh7" + fake("db-pass", 13)
-    url_pass = "Uq9" + fake("url-pass", 13)
-    escaped_pass = "Jz4" + fake("escaped-pass", 13)
-    json_pass = "Kc2" + fake("json-pass", 13)
-    bearer = fake("bearer", 40, ALNUM + "._-")
-    hex_token = fake("hex-token", 64, HEX)
-    api_key = fake("api-key", 32)
+    glued = "AKIA" + fake("aws-glued", 16, UPPER)
+    tokens = {  # kind: (the token, the text around it, with {} where it goes)
+        "gitlab-pat": ("glpat-" + fake("glpat", 20, URLSAFE), "mirroring with {} tonight"),
+        "npm-token": ("npm_" + fake("npm", 36), "//registry.npmjs.org/:_authToken={}"),
+        "pypi-token": ("pypi-AgEIcHlwaS5vcmc" + fake("pypi", 120, URLSAFE), "twine upload -u __token__ -p {} dist/*"),
+        "sendgrid-key": (f"SG.{fake('sg1', 22, URLSAFE)}.{fake('sg2', 43, URLSAFE)}", 'SendGridAPIClient("{}")'),
+        "twilio-key": ("SK" + fake("twilio", 32, HEX), "client = Client({}, secret)"),
+        "telegram-bot": (f"{fake('tg1', 10, string.digits)}:{fake('tg2', 35, URLSAFE)}",
+                         "https://api.telegram.org/bot{}/sendMessage"),
+        "square-secret": ("sq0csp-" + fake("square", 43, URLSAFE), "square app secret {} rotated"),
+        "mailchimp-key": (fake("mailchimp", 32, HEX) + "-us14", "mailchimp client set to {}"),
+        "shopify-token": ("shpat_" + fake("shopify", 32, HEX), "X-Shopify-Access: {}"),
+        "digitalocean-token": ("dop_v1_" + fake("do", 64, HEX), "doctl auth init -t {}"),
+        "github-fine-grained": (f"github_pat_{fake('gpat1', 22)}_{fake('gpat2', 59)}", "gh repo list with {}"),
+        "github-oauth": ("gho_" + fake("gho", 36), "oauth app answered {}"),
+        "github-app-url": ("ghs_" + fake("ghs", 36), "git clone https://x-access-token:{}@github.com/acme/app.git"),
+        "anthropic-admin": ("sk-ant-admin01-" + fake("ant-admin", 93, URLSAFE) + "AA", "admin key {} listed"),
+        "google-oauth-secret": ("GOCSPX-" + fake("gocspx", 28, URLSAFE), "client secret in console: {}"),
+        "stripe-webhook": ("whsec_" + fake("whsec", 32), "stripe listen printed {}"),
+        "mailgun-key": ("key-" + fake("mailgun", 32, HEX), 'requests.post(url, auth=("api", "{}"), data=message)'),
+        "databricks-token": ("dapi" + fake("databricks", 32, HEX), "Using {} for the prod workspace"),
+        "hf-letters": ("hf_" + fake("hf", 34, string.ascii_letters), "logged in to the hub with {}"),
+        "vault-token": ("hvs." + fake("vault", 91, URLSAFE), "vault login {}"),
+        "doppler-token": ("dp.st.prd." + fake("doppler", 40), "doppler run --config prd -- ./deploy.sh # {}"),
+    }
     return [
         Planted("aws-access-key", f"aws configure set aws_access_key_id {aws}", (aws,)),
-        Planted("aws-secret-key", f"AWS_SECRET_ACCESS_KEY={aws_secret}", (aws_secret,)),
         Planted("github-pat", f"gh auth login --with-token <<< {ghp}", (ghp,)),
         Planted("openai-key", f"Using OpenAI project key {openai} for the batch", (openai,)),
         Planted("anthropic-key", f"x-api-key: {anthropic}", (anthropic,)),
@@ -95,24 +122,110 @@ def _planted() -> list[Planted]:
         Planted("google-api-key", f"https://maps.googleapis.com/maps/api/geocode/json?address=Paris&key={google}",
                 (google,)),
         Planted("jwt", f"set-cookie: sid={jwt}; Path=/; HttpOnly", (jwt, payload, signature)),
+        Planted("aws-key-glued", f"the log line said {glued}exampleSuffix and stopped", (glued,)),
+        *(Planted(kind, around.format(token), (token,)) for kind, (token, around) in tokens.items()),
+    ]
+
+
+def _blocks() -> list[Planted]:
+    """Private keys over several lines: PEM, OpenSSH, PGP, PuTTY, age."""
+    age = "AGE-SECRET-KEY-1" + fake("age", 58, BECH32.upper())
+    return [
         _block("pem-rsa", "RSA PRIVATE KEY", "RSA PRIVATE KEY", 6),
+        _block("pem-ec", "EC PRIVATE KEY", "EC PRIVATE KEY", 2),
+        _block("pkcs8", "PRIVATE KEY", "PRIVATE KEY", 5),
+        _block("pkcs8-encrypted", "ENCRYPTED PRIVATE KEY", "ENCRYPTED PRIVATE KEY", 5),
         _block("openssh", "OPENSSH PRIVATE KEY", "OPENSSH PRIVATE KEY", 4, width=70,
                first="b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW"),
         _block("pgp", "PGP PRIVATE KEY BLOCK", "PGP PRIVATE KEY BLOCK", 5, armour="Version: GnuPG v2\n"),
-        Planted("azure-account-key",
-                f"DefaultEndpointsProtocol=https;AccountName=acmestore;AccountKey={azure};"
-                "EndpointSuffix=core.windows.net", (azure,)),
-        Planted("db-pass", f"DB_PASS={db_pass} psql -h db.internal -U app shop", (db_pass,)),
-        Planted("url-password", f"DATABASE_URL=postgres://app:{url_pass}@db.internal:5432/shop", (url_pass,)),
-        Planted("json-escaped-password", '{\\"user\\":\\"app\\",\\"password\\":\\"' + escaped_pass + '\\"}',
-                (escaped_pass,)),
-        Planted("json-password", f'{{"user": "app", "password": "{json_pass}"}}', (json_pass,)),
-        Planted("bearer-token", f"curl -H 'Authorization: Bearer {bearer}' https://api.example.com/v1/orders",
-                (bearer,)),
-        Planted("aws-key-glued", f"the log line said {glued}exampleSuffix and stopped", (glued,)),
-        Planted("secret-token-hex", f"export SECRET_TOKEN={hex_token}", (hex_token,)),
-        Planted("export-api-key", f'export API_KEY="{api_key}"', (api_key,)),
+        _putty("putty"),
+        Planted("age-key", f"# created: 2026-03-01T10:00:00Z\n# public key: age1{fake('age-pub', 58, BECH32)}\n{age}",
+                (age,)),
     ]
+
+
+def _credentials() -> list[Planted]:
+    """Passwords and keys: assigned to a secret name, in URLs, headers, cookies and CSV lines, given to the
+    command that takes them, or alone."""
+    pw = {name: f"{name[:2].title()}{len(name) % 10}" + fake(f"pw-{name}", 13) for name in (
+        "db", "url", "escaped", "json", "curl", "mysql", "mysqldump", "sshpass", "docker", "htpasswd", "netrc1",
+        "netrc2", "sudo", "stdin", "redis", "mongo", "yaml", "pg", "jdbc", "basic", "sudo-heredoc")}
+    basic = base64.b64encode(f"deploy:{pw['basic']}".encode()).decode()
+    azure = fake("azure", 86, B64) + "=="
+    aws_secret, iam_secret, alone_secret = (fake(f"aws-secret{i}", 40, B64) for i in ("", "-iam", "-alone"))
+    iam_id = "AKIA" + fake("aws-iam", 16, UPPER)
+    sig = fake("sas-sig", 43, B64).replace("+", "%2B").replace("/", "%2F") + "%3D"
+    teams, discord, hook = fake("teams", 32, HEX), fake("discord", 68, URLSAFE), fake("slack-hook", 24)
+    cookies = {"session": fake("sessionid", 32, string.ascii_lowercase + string.digits), "csrf": fake("csrf", 32),
+               "jsession": fake("jsession", 32, HEX.upper()), "php": fake("phpsess", 26, string.ascii_lowercase)}
+    lone = fake("lone-token", 40)
+    values = {
+        "hex": fake("hex-token", 64, HEX), "api": fake("api-key", 32), "bearer": fake("bearer", 40, ALNUM + "._-"),
+        "auth": fake("auth-token", 40), "client": fake("client-secret", 32, URLSAFE), "x-api": fake("x-api", 32),
+        "django": "django-insecure-" + fake("django", 50, ALNUM + "!@#%^&*(-_=+)"), "sentry": fake("sentry", 32, HEX),
+    }
+    plain = [  # kind, text, the values in it
+        ("aws-secret-key", f"AWS_SECRET_ACCESS_KEY={aws_secret}", aws_secret),
+        ("aws-iam-csv", f"User name,Access key ID,Secret access key\ndeploy-bot,{iam_id},{iam_secret}",
+         iam_id, iam_secret),
+        ("aws-secret-alone", f"rotated: {alone_secret} (keep it safe)", alone_secret),
+        ("azure-account-key", (f"DefaultEndpointsProtocol=https;AccountName=acmestore;AccountKey={azure};"
+                               "EndpointSuffix=core.windows.net"), azure),
+        ("azure-sas", f"https://acme.blob.core.windows.net/backups/db.bak?sv=2022-11-02&sp=r&sig={sig}", sig),
+        ("db-pass", f"DB_PASS={pw['db']} psql -h db.internal -U app shop", pw["db"]),
+        ("url-password", f"DATABASE_URL=postgres://app:{pw['url']}@db.internal:5432/shop", pw["url"]),
+        ("json-escaped-password", '{\\"user\\":\\"app\\",\\"password\\":\\"' + pw["escaped"] + '\\"}', pw["escaped"]),
+        ("json-password", f'{{"user": "app", "password": "{pw["json"]}"}}', pw["json"]),
+        ("bearer-token", f"curl -H 'Authorization: Bearer {values['bearer']}' https://api.example.com/v1/orders",
+         values["bearer"]),
+        ("authorization-token", f'curl -H "Authorization: token {values["auth"]}" https://git.example.com/api/v3/user',
+         values["auth"]),
+        ("basic-auth", f"Authorization: Basic {basic}", basic),
+        ("x-api-key", f'curl -H "X-Api-Key: {values["x-api"]}" https://api.example.com/v2/items', values["x-api"]),
+        ("secret-token-hex", f"export SECRET_TOKEN={values['hex']}", values["hex"]),
+        ("export-api-key", f'export API_KEY="{values["api"]}"', values["api"]),
+        ("client-secret-json", f'{{"client_id": "web-app", "client_secret": "{values["client"]}"}}', values["client"]),
+        ("django-secret", f"SECRET_KEY = '{values['django']}'", values["django"]),
+        ("curl-user", f"curl -fsS -u deploy:{pw['curl']} https://ci.example.com/api/json", pw["curl"]),
+        ("mysql-glued", f"mysql -h db.internal -u root -p{pw['mysql']} shop -e 'select 1'", pw["mysql"]),
+        ("mysql-spaced", f"mysqldump -u root -p {pw['mysqldump']} --single-transaction shop", pw["mysqldump"]),
+        ("sshpass", f"sshpass -p '{pw['sshpass']}' ssh deploy@10.0.0.5 uptime", pw["sshpass"]),
+        ("docker-login", f"docker login -u ci-bot -p {pw['docker']} registry.example.com", pw["docker"]),
+        ("htpasswd", f"htpasswd -b -c /etc/nginx/.htpasswd admin {pw['htpasswd']}", pw["htpasswd"]),
+        ("netrc-line", f"machine api.example.com login deploy password {pw['netrc1']}", pw["netrc1"]),
+        ("netrc-lines", f"machine git.example.com\n  login deploy\n  password {pw['netrc2']}", pw["netrc2"]),
+        ("sudo-stdin", f"echo '{pw['sudo']}' | sudo -S systemctl restart nginx", pw["sudo"]),
+        ("sudo-herestring", f"sudo -S -k whoami <<< {pw['sudo-heredoc']}", pw["sudo-heredoc"]),
+        ("password-stdin", f"echo {pw['stdin']} | docker login ghcr.io -u ci-bot --password-stdin", pw["stdin"]),
+        ("redis-url", f"redis-cli -u redis://:{pw['redis']}@cache.internal:6379/0 ping", pw["redis"]),
+        ("mongodb-url", f"mongosh 'mongodb+srv://app:{pw['mongo']}@cluster0.example.mongodb.net/shop'", pw["mongo"]),
+        ("yaml-password", f"database:\n  user: app\n  password: {pw['yaml']}\n  host: db.internal", pw["yaml"]),
+        ("pgpassword", f"PGPASSWORD={pw['pg']} psql -h db.internal -U app", pw["pg"]),
+        ("jdbc-url", f"jdbc:postgresql://db.internal:5432/shop?user=app&password={pw['jdbc']}", pw["jdbc"]),
+        ("sentry-dsn", f"SENTRY_DSN=https://{values['sentry']}@o450.ingest.sentry.io/4505", values["sentry"]),
+        ("discord-webhook", f"https://discord.com/api/webhooks/{fake('discord-id', 18, string.digits)}/{discord}",
+         discord),
+        ("teams-webhook", (f"https://acme.webhook.office.com/webhookb2/{_uuid('t1')}@{_uuid('t2')}/IncomingWebhook/"
+                           f"{teams}/{_uuid('t3')}"), teams),
+        ("slack-webhook", (f"https://hooks.slack.com/services/T{fake('slack-t', 8, UPPER)}/"
+                           f"B{fake('slack-b', 10, UPPER)}/{hook}"), hook),
+        ("cookie-header", (f"curl -H 'Cookie: sessionid={cookies['session']}; csrftoken={cookies['csrf']}' "
+                           "https://app.example.com/admin/"), cookies["session"], cookies["csrf"]),
+        ("session-cookie", f"Set-Cookie: JSESSIONID={cookies['jsession']}; Path=/; Secure; HttpOnly",
+         cookies["jsession"]),
+        ("curl-cookie", f"curl -b 'PHPSESSID={cookies['php']}' https://shop.example.com/cart", cookies["php"]),
+        ("lone-token", lone, lone),
+    ]
+    return [Planted(kind, text, tuple(secrets)) for kind, text, *secrets in plain]
+
+
+def _uuid(kind: str) -> str:
+    h = fake(kind, 32, HEX)
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def _planted() -> list[Planted]:
+    return [*_vendors(), *_blocks(), *_credentials()]
 
 
 PLANTED = _planted()
@@ -127,16 +240,28 @@ def outputs(p: Planted) -> list[str]:
     return [f"ok\n{p.text}\ndone", f"{FILLER}\n{p.text}\n{FILLER}"]
 
 
+def workspace_file(p: Planted) -> str:
+    """Where the workspace holds a planted text, for the Read and Grep calls replay answers anew."""
+    return f"secrets/{p.kind}.txt"
+
+
 def _claude(path: Path) -> None:
     lines, n = [], 0
     for p in PLANTED:
-        for output, command in zip(outputs(p), (p.text, "tail -n 400 logs/app.log")):
+        file = workspace_file(p)
+        short, long = outputs(p)
+        numbered = "\n".join(f"{i:>6}→{line}" for i, line in enumerate(short.splitlines(), 1))
+        grepped = "\n".join(f"{file}:{i}:{line}" for i, line in enumerate(short.splitlines(), 1))
+        calls = [("Bash", {"command": p.text}, short), ("Bash", {"command": "tail -n 400 logs/app.log"}, long),
+                 ("Read", {"file_path": f"/srv/app/{file}"}, numbered),
+                 ("Grep", {"pattern": ".", "path": f"/srv/app/{file}", "output_mode": "content", "-n": True}, grepped)]
+        for tool, args, output in calls:
             n += 1
             base = {"sessionId": "s-claude", "cwd": "/srv/app", "version": "2.1.38",
-                    "timestamp": f"2026-03-01T10:{n // 60:02d}:{n % 60:02d}.000Z"}
+                    "timestamp": f"2026-03-01T{10 + n // 3600:02d}:{n // 60 % 60:02d}:{n % 60:02d}.000Z"}
             lines.append({**base, "type": "assistant", "uuid": f"a{n}", "requestId": f"req{n}", "message": {
                 "id": f"msg{n}", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
-                "content": [{"type": "tool_use", "id": f"toolu_{n}", "name": "Bash", "input": {"command": command}}]}})
+                "content": [{"type": "tool_use", "id": f"toolu_{n}", "name": tool, "input": args}]}})
             lines.append({**base, "type": "user", "uuid": f"u{n}", "message": {"role": "user", "content": [
                 {"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": output}]}})
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
@@ -183,18 +308,28 @@ def corpus(tmp_path_factory) -> Path:
     return root
 
 
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory) -> Path:
+    """The folder replay runs in: one file per planted kind (a line more than recorded, so outputs change)."""
+    root = tmp_path_factory.mktemp("secrets") / "workspace"
+    for p in PLANTED:
+        (root / workspace_file(p)).parent.mkdir(parents=True, exist_ok=True)
+        (root / workspace_file(p)).write_text(outputs(p)[0] + "\nsee also the runbook\n")
+    return root
+
+
 # ------------------------------------------------------------------ what runs
 
 @dataclass(frozen=True)
 class Run:
-    """One command line; `{corpus}`, `{out}` and `{baseline}` are filled in. `setup` makes any
-    file the command needs first (a baseline), in `out`."""
+    """One command line; `{corpus}`, `{workspace}`, `{out}` and `{baseline}` are filled in. `setup`
+    makes any file the command needs first (a baseline), in `out`."""
 
     name: str
     argv: tuple[str, ...]
     codes: tuple[int, ...] = (0,)
     setup: tuple[str, ...] = ()
-    shows: str = ""  # printed only when the secret-bearing text was really shown (redacted)
+    shows: tuple[str, ...] = ()  # printed only when the secret-bearing text was really shown (redacted)
     writes: tuple[str, ...] = ()  # files it must have written (else their check proves nothing)
 
 
@@ -203,23 +338,30 @@ SUMMARY = "step-summary.md"  # $GITHUB_STEP_SUMMARY
 SCAN = ("scan", "{corpus}", "-j", "1")
 SIM = ("simulate", "{corpus}", "-j", "1", "--explain", "500")
 REPLAY = ("replay", "{corpus}", "--workspace", "{out}", "--tool", "*=cmd:cat", "--explain", "500")
+# builtins answer the Read and Grep calls from {workspace}; drifted calls (the files differ from the
+# recording) are kept so that --diff has every change to show
+BUILTIN = ("replay", "{corpus}", "--workspace", "{workspace}", "--tool", "Read=builtin:read_file",
+           "--tool", "Grep=builtin:grep", "--keep-drifted")
+FORMATS = ("table", "json", "csv", "markdown", *(("html",) if importlib.util.find_spec("altair") else ()))
+DIFFED = (REDACTED, "(variant)")  # a unified diff was shown (`+++ Read (variant)`), and something masked
 COMMANDS = [
     Run("scan-table", SCAN),
     *(Run(f"scan-{fmt}", (*SCAN, "-f", fmt)) for fmt in ("json", "csv", "markdown")),
     Run("scan-json-file", (*SCAN, "-f", "json", "-o", "{out}/scan.json"), writes=("scan.json",)),
     Run("scan-by-session", (*SCAN, "--by", "session", "-f", "markdown")),
-    *(Run(f"scan-top-{fmt}", (*SCAN, "--top", "200", "-f", fmt), shows=REDACTED)
+    *(Run(f"scan-top-{fmt}", (*SCAN, "--top", "200", "-f", fmt), shows=(REDACTED,))
       for fmt in ("table", "json", "markdown", "html")),
     Run("scan-top-csv", (*SCAN, "--top", "200", "-f", "csv")),  # CSV holds the groups only
-    *(Run(f"scan-show-content-{fmt}", (*SCAN, "--top", "200", "--show-content", "-f", fmt), shows=REDACTED)
+    *(Run(f"scan-show-content-{fmt}", (*SCAN, "--top", "200", "--show-content", "-f", fmt), shows=(REDACTED,))
       for fmt in ("table", "json", "markdown", "html")),
     Run("scan-html-file", (*SCAN, "--top", "200", "-f", "html", "-o", "{out}/scan.html"), writes=("scan.html",)),
     Run("scan-records-csv", (*SCAN, "--records", "{out}/calls.csv"), writes=("calls.csv",)),
     Run("scan-records-parquet", (*SCAN, "--records", "{out}/calls.parquet"), writes=("calls.parquet",)),
-    *(Run(f"simulate-{cap}-{fmt}", (*SIM, *flags, "-f", fmt), shows=REDACTED)
+    *(Run(f"simulate-{cap}-{fmt}", (*SIM, *flags, "-f", fmt), shows=(REDACTED,))
       for cap, flags in (("head1", ("--head-lines", "1")), ("head2", ("--head-lines", "2")),
                          ("max-lines", ("--max-lines", "6")), ("max-chars", ("--max-chars", "300")))
       for fmt in ("table", "json", "markdown", "html")),
+    Run("simulate-explain-csv", (*SIM, "--max-lines", "6", "-f", "csv")),  # CSV holds the groups only
     *(Run(f"simulate-preset-{preset}-{fmt}", (*SIM, "--preset", preset, "-f", fmt))
       for preset in ("codex", "claude-code", "mini-swe-agent") for fmt in ("table", "json")),
     Run("simulate-sweep", ("simulate", "{corpus}", "-j", "1", "--sweep", "max-lines=2,6,40", "-f", "json")),
@@ -237,11 +379,19 @@ COMMANDS = [
         setup=("scan", "{corpus}/claude", "-j", "1", "--records", "{out}/a.csv")),
     # replay: `cat` answers every call with its recorded arguments, so the new outputs hold the
     # planted values too; --explain previews both outputs (redacted)
-    *(Run(f"replay-{fmt}", (*REPLAY, "-f", fmt), shows=REDACTED if fmt != "csv" else "")
-      for fmt in ("table", "json", "markdown", "csv")),
+    *(Run(f"replay-{fmt}", (*REPLAY, "-f", fmt), shows=(REDACTED,) if fmt != "csv" else ()) for fmt in FORMATS),
     Run("replay-json-file", (*REPLAY, "-f", "json", "-o", "{out}/replay.json"), writes=("replay.json",)),
-    Run("ci-replay-baseline", ("ci", "{corpus}", "--baseline", "{baseline}", "-f", "markdown"), codes=(0, 3),
+    Run("ci-replay-baseline", ("ci", "{corpus}", "--baseline", "{baseline}", "--workspace", "{out}", "--tool",
+                               "*=cmd:cat", "-f", "markdown"), codes=(0, 3),
         setup=(*REPLAY[:-2], "-f", "json", "-o", "{baseline}"), writes=(SUMMARY,)),
+    # replay through builtins: the secrets come back in the new outputs, shown by --explain and --diff
+    *(Run(f"replay-builtin-explain-{fmt}", (*BUILTIN, "--explain", "500", "-f", fmt),
+          shows=(REDACTED,) if fmt != "csv" else ()) for fmt in FORMATS),
+    *(Run(f"replay-builtin-diff-{fmt}", (*BUILTIN, "--diff", "5", "-f", fmt), shows=DIFFED if fmt != "csv" else ())
+      for fmt in FORMATS),
+    Run("replay-builtin-diff-all", (*BUILTIN, "--diff", "1000", "-f", "json"), shows=DIFFED),
+    Run("replay-builtin-diff-recorded", (*BUILTIN, "--diff", "1000", "--before", "recorded", "-f", "markdown"),
+        shows=DIFFED),
     # not here: replay --calls-out, a transcript written on request (outputs verbatim, as recorded,
     # so that scan counts them exactly); docs/replay.md says so
 ]
@@ -275,8 +425,9 @@ def leaks(texts: dict[str, str]) -> list[str]:
     return found
 
 
-def test_the_corpus_plants_enough_kinds(corpus):
-    assert len({p.kind for p in PLANTED}) >= 15
+def test_the_corpus_plants_enough_kinds(corpus, workspace):
+    assert len({p.kind for p in PLANTED}) == len(PLANTED) >= 60
+    assert len(leaks({"workspace": "\n".join(path.read_text() for path in workspace.rglob("*.txt"))})) == len(PLANTED)
     texts = {path.name: path.read_text() for path in corpus.rglob("*.jsonl")}
     assert len(texts) == 3
     # the planted values are really there, in every transcript (else the leak check proves nothing)
@@ -285,12 +436,12 @@ def test_the_corpus_plants_enough_kinds(corpus):
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: c.name)
-def test_no_planted_secret_is_printed_or_written(command: Run, corpus, run, tmp_path):
+def test_no_planted_secret_is_printed_or_written(command: Run, corpus, workspace, run, tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     summary = tmp_path / SUMMARY
     fill: Callable[[tuple[str, ...]], list[str]] = lambda argv: [
-        a.format(corpus=corpus, out=out, baseline=out / "baseline.json") for a in argv]
+        a.format(corpus=corpus, workspace=workspace, out=out, baseline=out / "baseline.json") for a in argv]
     env = {"GITHUB_STEP_SUMMARY": str(summary), "COLUMNS": "400", "NO_COLOR": "1"}
     if command.setup:
         made = run(*fill(command.setup), "-q", env=env)
@@ -304,7 +455,8 @@ def test_no_planted_secret_is_printed_or_written(command: Run, corpus, run, tmp_
             for i, text in enumerate(_texts(path)):
                 texts[f"{path.name}#{i}"] = text
     assert leaks(texts) == []
-    assert command.shows in "".join(texts.values())
+    shown = _views("".join(texts.values()))  # Markdown escapes the brackets
+    assert all(any(marker in view for view in shown) for marker in command.shows), command.shows
     assert all(f"{name}#0" in texts for name in command.writes), sorted(texts)
 
 

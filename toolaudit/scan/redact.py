@@ -5,11 +5,17 @@ pure regexes, offline, no files, no verification). Our own patterns add only wha
 - private-key blocks (PEM, OpenSSH, PGP) from BEGIN to END, found over the *whole* text, so a
   window, a line or an item cut out of a block is still masked (`spans`, `excerpt`);
 - credentials in URLs, `Bearer`/`Basic` headers, vendor prefixes it lacks (Anthropic,
-  current OpenAI, Google, Hugging Face, fine-grained GitHub…);
+  current OpenAI, Google, fine-grained GitHub…), and the forms in secret_forms (passwords
+  given to curl, mysql, sshpass, sudo…, netrc, cookies, webhooks, PuTTY keys, more vendors,
+  unlabelled random tokens);
 - any assignment to a name containing PASS, SECRET, TOKEN or KEY (`DB_PASS=x`,
   `export API_KEY="x"`, `"password": "x"`, JSON-escaped `\\"password\\":\\"x\\"`,
   `AccountKey=x;`), and `--password x`-style flags. Booleans and null are left alone, and
-  digits when the name is a plural (`max_tokens: 4096` is a count).
+  digits when the name is a plural (`max_tokens: 4096` is a count), and code (`key=lambda`,
+  `= useState(false)`, `= self.token`).
+Checksums and paths are not secrets: what detect-secrets' entropy plugins find unlabelled is
+kept when it has a digest's shape (`sha512-…` integrity, `sha256:…`, go.sum `h1:…`, a commit's
+hex) or a path's (secret_forms.plain).
 A value found is masked to the end of its run of token characters, so a key glued to
 following letters goes whole. Detection runs only on the short window a caller shows (plus
 the rest of the line around it), after a cheap literal prefilter; blocks are found by a
@@ -20,6 +26,8 @@ from __future__ import annotations
 
 import re
 from functools import cache
+
+from . import secret_forms
 
 MASK = "[REDACTED]"
 
@@ -36,7 +44,7 @@ _VENDOR = re.compile(
     r"sk-ant-[A-Za-z0-9_\-]{16,}"
     r"|(?<![A-Za-z0-9])(?:sk|pk|rk)-(?:proj-|svcacct-|admin-|live-|test-)?[A-Za-z0-9_\-]{20,}"
     r"|(?:sk|pk|rk|whsec)_(?:live|test)_[A-Za-z0-9]{10,}"
-    r"|(?:hf_|npm_|glpat-|dop_v1_|xapp-|shpat_|shpss_)[A-Za-z0-9_\-]{16,}"
+    r"|(?:npm_|glpat-|dop_v1_|xapp-|shpat_|shpss_)[A-Za-z0-9_\-]{16,}"
     r"|(?:gh[pousr]|github_pat)_[A-Za-z0-9_]{20,}"
     r"|xox[abeoprs]-[A-Za-z0-9-]{10,}"
     r"|AIza[0-9A-Za-z_\-]{35}"
@@ -51,9 +59,18 @@ _ASSIGN = re.compile(
     (?:(?P<quote>\\*["'])(?P<quoted>[^"'\\\n]+)|(?P<bare>[^\s"'\\,;&|)}}\]\[{{(<>→]+))
     """
 )
-_FLAG = re.compile(rf"(?i)(?<![\w-])--?[\w-]*(?:{_SECRET_WORDS})[\w-]*[ =]([^\s\"'\\-][^\s\"'\\]*)")
+# `--password-stdin` and `--password-file` take no secret: what follows is the next argument, a path
+_FLAG = re.compile(rf"(?i)(?<![\w-])--?[\w-]*(?:{_SECRET_WORDS})[\w-]*(?<!-stdin)(?<!-file)"
+                   r"[ =]([^\s\"'\\-][^\s\"'\\]*)")
 _NEXT_ASSIGNMENT = re.compile(r"\s+(?=[A-Za-z_][\w.-]*=)")
-_HARMLESS = frozenset({"true", "false", "null", "none", "nil", "undefined"})
+# booleans and null, and the words of code where a value would be (`key=lambda x: x[1]`)
+_HARMLESS = frozenset({"true", "false", "null", "none", "nil", "undefined", "lambda", "function", "new", "await",
+                       "async", "this", "self", "typeof", "not"})
+# code or a placeholder, not a value: a call or an index (`useState(false)`, `os.environ[`), an attribute
+# of an object that holds settings (`self.token`), a variable (`$PASS`, `${PASS}`, `{{ db_password }}`)
+_CODE = re.compile(r"[A-Za-z_][\w.]*[(\[].*|(?:self|this|cls|os|process|config|settings|env|options|opts|args|"
+                   r"props|state|ctx|request|req|params|secrets|import)\.[\w.]+")
+_PLACEHOLDER = re.compile(r"\$\{?\w*\}?|\{\{.*\}\}")  # quoted too: `"{{ db_password }}"`
 _COUNT = re.compile(r"\d+")
 
 # the cheap prefilter: words that name a secret, and runs long enough to be a token (with a
@@ -133,17 +150,20 @@ def _values(text: str, worded: bool, shaped: bool | None = None) -> set[str]:
                 for regexes in _keyword_regexes():
                     # a bare value runs to the end of the line for detect-secrets (config files);
                     # several assignments on a line (`env`, `A=x B=y cmd`) are several values
-                    found.update(_NEXT_ASSIGNMENT.split(value, 1)[0]
-                                 for value in keyword.analyze_string(line, denylist_regex_to_group=regexes))
+                    for value in keyword.analyze_string(line, denylist_regex_to_group=regexes):
+                        value = _NEXT_ASSIGNMENT.split(value, 1)[0]
+                        if not _CODE.fullmatch(value) and not _PLACEHOLDER.fullmatch(value):
+                            found.add(value)
     if _token_like(text) if shaped is None else shaped:
         for plugin in by_shape:
             found.update(plugin.analyze_string(text))
         for plugin in by_entropy:
             for value in plugin.analyze_string(text):
                 # entropy is at most log2(distinct characters): most strings fail that cheap test
-                if (len(set(value)) > 2 ** plugin.entropy_limit
+                if (len(set(value)) > 2 ** plugin.entropy_limit and not secret_forms.plain(value.strip(_PADDING))
                         and plugin.calculate_shannon_entropy(value) > plugin.entropy_limit and not _not_random(value)):
                     found.add(value)
+    found.update(secret_forms.values(text, text.lower()))
     return {value.strip(_PADDING) for value in found}
 
 
@@ -155,6 +175,8 @@ def _assigned(text: str) -> list[tuple[int, int]]:
         value = m.group(group)
         if value.lower() in _HARMLESS or (_COUNT.fullmatch(value) and m.group("name").lower().endswith("s")):
             continue
+        if _PLACEHOLDER.fullmatch(value) or (group == "bare" and _CODE.fullmatch(value + text[m.end():m.end() + 1])):
+            continue
         out.append(m.span(group))
     out += [m.span(1) for m in _FLAG.finditer(text)]
     return out
@@ -165,13 +187,13 @@ def _line_spans(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
     window = text[lo:hi]
     lower = window.lower()
     worded = any(hint in lower for hint in _HINTS)
-    shaped = _token_like(window)
-    if not worded and not shaped:
+    shaped = _token_like(window) or any(hint in window for hint in secret_forms.PLUGIN_HINTS)
+    if not worded and not shaped and not secret_forms.hinted(window, lower):
         return []
     spans = [(lo + a, lo + b) for a, b in _assigned(window)] if worded else []
     values = _values(window, worded, shaped)
-    if "\\" in window:  # JSON-escaped text (`\\"`, `\\n`): detect on an unescaped copy too
-        values |= _values(_ESCAPED.sub(lambda m: m.group(1) or " ", window), worded)
+    if "\\" in window:  # JSON-escaped text (`\\"`, `\\n`): detect on an unescaped copy too (lines kept)
+        values |= _values(_ESCAPED.sub(_unescape, window), worded)
     for value in values:
         if len(value) < 4:  # too short to look for elsewhere; assignments are masked in place
             continue
@@ -182,11 +204,16 @@ def _line_spans(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
     return spans
 
 
+def _unescape(m: re.Match) -> str:
+    """A JSON escape as the character it stands for (a tab as a space)."""
+    return m.group(1) or ("\n" if m.group(0).endswith("n") else " ")
+
+
 def _block_spans(text: str, hi: int) -> list[tuple[int, int]]:
-    """Private-key blocks that begin before `hi`: BEGIN line to END line, or to the end of text."""
+    """Private-key blocks that begin before `hi`: BEGIN line to END line (PuTTY: to its MAC), or to the end of text."""
+    out = secret_forms.block_spans(text, hi)
     if text.find(_BLOCK_HINT, 0, hi + len(_BLOCK_HINT)) < 0:
-        return []
-    out = []
+        return out
     for m in _BEGIN.finditer(text, 0, hi):
         end_marker = f"END {m.group(1)}PRIVATE KEY{m.group(2) or ''}"
         end = text.find(end_marker, m.end())
