@@ -87,15 +87,22 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-def replace_text(old: str, new: str, count: int | None) -> Transform:
-    """Replace `old` by `new`: every occurrence (count None) or exactly `count` of them, which must be there."""
+def replace_text(old: str, new: str, count: int | None, eat_newline: bool = False) -> Transform:
+    """Replace `old` by `new`: every occurrence (count None) or exactly `count` of them, which must be there.
+
+    `eat_newline` (Claude Code's Edit): a deletion (`new` empty) of text that does not end with a newline takes the
+    newline after it too wherever the file has one there, as Claude Code's edit function does (cli.js 2.0.0 to
+    2.1.112: `!old.endsWith("\\n") && file.includes(old + "\\n") ? replace(old + "\\n", "") : replace(old, "")`)."""
     def apply(text: str | None) -> str | None:
         if text is None or not old or old not in text:
             raise EditFailed("the text to replace is not in the file")
         found = text.count(old)
         if count is not None and found != count:
             raise EditFailed(f"the text to replace occurs {found} times, the edit expected {count}")
-        return text.replace(old, new)
+        target = old
+        if eat_newline and not new and not old.endswith("\n") and old + "\n" in text:
+            target = old + "\n"
+        return text.replace(target, new)
     return apply
 
 
@@ -112,11 +119,13 @@ def _claude(tool: str, args: dict) -> list[Change] | str | None:
         return [Change(path, write_text(_text(args.get("content"))))]
     if tool == "Edit":
         once = None if args.get("replace_all") is True else 1
-        return [Change(path, replace_text(_text(args.get("old_string")), _text(args.get("new_string")), once))]
+        return [Change(path, replace_text(_text(args.get("old_string")), _text(args.get("new_string")), once,
+                                          eat_newline=True))]
     if tool == "MultiEdit":
         edits = args.get("edits") if isinstance(args.get("edits"), list) else []
         steps = [replace_text(_text(e.get("old_string")), _text(e.get("new_string")),
-                              None if e.get("replace_all") is True else 1) for e in edits if isinstance(e, dict)]
+                              None if e.get("replace_all") is True else 1, eat_newline=True)
+                 for e in edits if isinstance(e, dict)]
         return [Change(path, _chain(steps))]
     if tool == "NotebookEdit":
         return "NotebookEdit changes notebook cells: not applied"

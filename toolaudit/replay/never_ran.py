@@ -1,6 +1,7 @@
 """Calls that never ran: the agent answered them itself (a sibling call's error, permission denied, the user
-rejected or cancelled it, a hook blocked it). Their recording stands; replaying them would report a change
-the tool never made ("fixed errors"), so they are never replayed. Read from the recorded result's text.
+rejected or cancelled it, a hook blocked it, the program the tool runs could not start). Their recording stands;
+replaying them would report a change the tool never made ("fixed errors"), so they are never replayed. Read from
+the recorded result's text.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ _PATTERNS: dict[str, list[tuple[re.Pattern, str]]] = {
          "never ran: blocked by a hook"),
         (re.compile(r"<tool_use_error>(?:No such tool available|InputValidationError|Error: No such tool)"),
          "never ran: the call was invalid"),
+        # the program the tool runs could not start (Grep and Glob spawn Claude Code's own binary as ripgrep: a
+        # binary replaced mid-session by an update answers this for every later call)
+        (re.compile(r"^ENOENT: no such file or directory, posix_spawn "), "never ran: its program could not start"),
     ],
     "codex": [
         (re.compile(r"(?:exec command rejected by user|patch rejected by user|command was rejected)", re.I),

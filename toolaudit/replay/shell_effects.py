@@ -31,7 +31,7 @@ class Effect:
 
 NONE = Effect()
 # read the files, or write only outside them (caches, build outputs, temp files): nothing to track
-READERS = {"cat", "head", "tail", "less", "more", "nl", "wc", "ls", "tree", "grep", "egrep", "fgrep", "rg", "ag",
+READERS = {"mkdir", "cat", "head", "tail", "less", "more", "nl", "wc", "ls", "tree", "grep", "egrep", "fgrep", "rg", "ag",
            "find", "fd", "stat", "file", "du", "df", "pwd", "echo", "printf", "which", "type", "env", "date", "true",
            "false", "test", "[", "diff", "cmp", "sort", "uniq", "cut", "tr", "awk", "jq", "yq", "basename",
            "dirname", "realpath", "readlink", "sleep", "whoami", "uname", "id", "hostname", "ps", "curl", "wget",
@@ -59,9 +59,10 @@ FIND_WRITES = {"-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
 GIT_READERS = {"status", "log", "diff", "show", "blame", "branch", "rev-parse", "ls-files", "grep", "remote",
                "config", "describe", "shortlog", "reflog", "tag", "fetch", "cat-file", "ls-tree", "rev-list",
                "name-rev", "merge-base", "worktree", "add", "commit", "push", "notes"}
+GIT_VALUED = {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env"}  # take a value
 XARGS_VALUED = {"-I", "-n", "-P", "-d", "-L", "-s", "-E", "-a", "--max-args", "--max-procs", "--delimiter",
                 "--max-lines", "--arg-file", "--replace", "--eof"}
-TARGETED = {"rm", "rmdir", "touch", "mkdir", "tee", "truncate", "chmod", "chown", "unlink"}
+TARGETED = {"rm", "rmdir", "touch", "tee", "truncate", "chmod", "chown", "unlink"}  # mkdir: changes no file
 _SEPARATORS = ("&&", "||", ";", "|", "\n", "&")
 _REDIRECT = re.compile(r"(\d*|&)(>>?|>\|)(&?)")
 
@@ -270,7 +271,7 @@ def _part(part: str) -> Effect | None:
         return Effect((EVERYTHING,), f"xargs {rest[0]} writes the files it is given") if inner and inner.paths \
             else None
     if program == "git":
-        sub = next((a for a in args if not a.startswith("-")), "")
+        sub = next(iter(_after_options(args, GIT_VALUED)), "")  # `git -C DIR log`: log, not DIR
         if sub in ("checkout", "switch", "reset", "restore", "stash", "merge", "rebase", "pull", "cherry-pick",
                    "revert", "apply", "am", "clean", "mv", "rm"):
             return Effect((EVERYTHING,), f"git {sub} changes the working tree")

@@ -16,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..model import ToolCall
+from ..scan.redact import redact
 from . import edits, shell_effects
 from .sandbox import OutsideWorkspace, resolve
 from .workspace import map_path, mappings
@@ -95,7 +96,7 @@ class SessionState:
         if found.none:
             return
         if shell_effects.EVERYTHING in found.paths:
-            self.everything = self.everything or f"after `{_short(command)}` ({found.why})"
+            self.everything = self.everything or f"after `{_short(command)}` ({redact(found.why)})"
             return
         self._doubt_paths(list(found.paths), f"`{_short(command)}` may have written it")
 
@@ -115,7 +116,9 @@ class SessionState:
                 continue
             key = self._key(target)
             for doubted, why in self.uncertain.items():
-                if doubted == key or doubted.startswith(key.rstrip("/") + "/") or key == ".":
+                # the file itself, a file under the folder read, or the file under a folder a command wrote
+                if doubted == key or doubted.startswith(key.rstrip("/") + "/") or key == "." \
+                        or doubted == "." or key.startswith(doubted.rstrip("/") + "/"):
                     return f"uncertain: {doubted}: {why}"
         return None
 
@@ -176,5 +179,7 @@ def _timestamp(ts: str | None) -> float | None:
 
 
 def _short(command: str) -> str:
+    """A command's first line, redacted (before it is cut: a cut key is no longer recognised), in 60 chars."""
+    command = redact(command)
     line = command.strip().splitlines()[0] if command.strip() else ""
     return line if len(line) <= 60 else line[:57] + "..."

@@ -1,0 +1,40 @@
+"""The session's state: which files a recorded shell command leaves uncertain for the calls after it."""
+
+from __future__ import annotations
+
+import json
+
+from toolaudit.model import ToolCall
+from toolaudit.replay.state import SessionState
+
+CWD = "/home/dev/proj"
+
+
+def _bash(command: str) -> ToolCall:
+    return ToolCall("s.jsonl", 1, "claude-code", "s", "Bash", "", "c1", args=json.dumps({"command": command}))
+
+
+def test_a_file_under_a_folder_a_command_removed_is_uncertain(tmp_path):
+    state = SessionState(tmp_path, CWD)
+    state.record(_bash("rm -rf build/gen"))
+    assert state.doubt([f"{CWD}/build/gen/api.go"]) == \
+        "uncertain: build/gen: `rm -rf build/gen` may have written it"
+    assert state.doubt([f"{CWD}/build"]) is not None  # a folder holding it: its listing changed
+    assert state.doubt([f"{CWD}/build/other.go"]) is None
+    assert state.doubt([f"{CWD}/build/generated.go"]) is None  # a prefix of the name is not the folder
+
+
+def test_mkdir_changes_no_file_and_a_command_that_writes_anything_doubts_everything(tmp_path):
+    state = SessionState(tmp_path, CWD)
+    state.record(_bash("mkdir -p docs/plans && ls docs"))
+    assert state.doubt([f"{CWD}/docs/plans/a.md", f"{CWD}/docs"]) is None
+    state.record(_bash("gofmt -w ."))
+    assert state.doubt([f"{CWD}/main.go"]) == "uncertain: after `gofmt -w .` (gofmt rewrites files)"
+
+
+def test_a_secret_in_a_command_never_reaches_a_reason(tmp_path):
+    state = SessionState(tmp_path, CWD)
+    key = "AKIA" + "Q3EGRQXZ7VNHDA5M"
+    state.record(_bash(f"aws configure set aws_access_key_id {key} > creds.txt"))
+    why = state.doubt([f"{CWD}/creds.txt"])
+    assert why is not None and key not in why and "REDACTED" in why
