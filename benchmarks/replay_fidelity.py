@@ -3,19 +3,19 @@
 The sessions are Entire's: github.com/entireio/cli keeps Claude Code transcripts on its
 `entire/checkpoints/v1` branch (`<id[:2]>/<id[2:]>/<n>/full.jsonl`), and the `Entire-Checkpoint: <id>`
 trailer of a commit of its history ties a checkpoint to a commit its sessions made. A session can span
-several checkpoints (each folder's `metadata.json` names its `session_id`): its start state is the last commit
-before the session's first timestamp on the first-parent history of the earliest commit (by commit time) whose
-checkpoint holds it (branches were rebased and merged: that commit's parent can be days newer than the
-session), and its transcript the longest one kept. Nothing here fetches anything: give a clone of the repository
-(all branches), e.g.
+several checkpoints (each folder's `metadata.json` names its `session_id`): its transcript is the longest one
+kept, and its start state the last commit written (author date) before its first timestamp on the
+first-parent history of the earliest commit whose checkpoint holds it: replay's own `--commit MADE
+--at-session-start` (branches were rebased and merged: that commit's parent can be days newer than the
+session). Nothing here fetches anything: give a clone of the repository (all branches), e.g.
 
     git clone https://github.com/entireio/cli entire-cli && git -C entire-cli fetch origin entire/checkpoints/v1
     python benchmarks/replay_fidelity.py --repo entire-cli --sessions 25
 
-The checkpoint branch is read from the clone (`git archive`) into a temporary folder. Each session is replayed
-with `toolaudit.replay(..., identity=True, commit=<start>)`: its own Read/Grep/Glob calls re-run through
-Claude Code's emulated tools in the session's state (the parent commit, the session's edits applied in
-order). Prints the fidelity per tool, the reasons for the rest, and one line per session.
+The checkpoint branch is read from the clone (`git archive`) into a temporary folder. Each session's own
+Read/Grep/Glob/Bash calls are re-run through Claude Code's emulated tools in the session's state (that
+commit, the session's edits applied in order). Prints the fidelity per tool, the reasons for the rest, and
+one line per session.
 """
 
 from __future__ import annotations
@@ -39,7 +39,9 @@ TOOLS = ("Read", "Grep", "Glob")
 
 def checkpoints(repo: Path) -> dict[str, list[tuple[int, str]]]:
     """checkpoint id -> [(commit time, commit)] of every commit whose message carries its trailer."""
-    out = subprocess.run(["git", "-C", str(repo), "log", "--all", "--format=%x1e%ct %H %P%x1f%(trailers:"
+    # the code's history only: the checkpoint branch's own commits carry the trailer too
+    out = subprocess.run(["git", "-C", str(repo), "log", f"--exclude=*{BRANCH}*", "--all",
+                          "--format=%x1e%ct %H %P%x1f%(trailers:"
                           "key=Entire-Checkpoint,valueonly)"], capture_output=True, text=True, check=True).stdout
     found: dict[str, list[tuple[int, str]]] = {}
     for record in out.split("\x1e"):
@@ -79,18 +81,6 @@ def claude_sessions(root: Path, found: dict[str, list[tuple[int, str]]]) -> list
     return [(path, min(starts[sid])[1]) for sid, path in longest.items() if starts.get(sid)]
 
 
-def start_commit(repo: Path, session: Path, commit: str) -> str | None:
-    """The last commit on `commit`'s first-parent history made before the session's first timestamp."""
-    with session.open(encoding="utf-8", errors="replace") as lines:
-        stamps = (json.loads(line).get("timestamp") for line in lines if '"timestamp"' in line)
-        first = next((ts for ts in stamps if isinstance(ts, str)), None)
-    if not first:
-        return None
-    out = subprocess.run(["git", "-C", str(repo), "rev-list", "-1", "--first-parent", f"--before={first}", commit],
-                         capture_output=True, text=True).stdout.strip()
-    return out or None
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repo", type=Path, required=True, help="a clone of entireio/cli with the checkpoints branch")
@@ -112,15 +102,14 @@ def main() -> int:
         reasons: Counter = Counter()
         rows = []
         for path, made in counted:
-            parent = start_commit(args.repo, path, made)
-            if parent is None:
-                print(f"{path}: no commit before the session on {made[:12]}'s history", file=sys.stderr)
-                continue
-            result = toolaudit.replay([path], workspace=str(args.repo), identity=True, commit=parent)
+            # replay's own --commit MADE --at-session-start: the last commit written before the session began on
+            # MADE's first-parent history
+            result = toolaudit.replay([path], workspace=str(args.repo), identity=True, commit=made,
+                                      at_session_start=True)
             report = result.identity
             if report is None:
                 continue
-            rows.append({"session": str(path.relative_to(tmp)), "commit": parent,
+            rows.append({"session": str(path.relative_to(tmp)), "commit": made, "notes": list(result.notes),
                          **{k: getattr(report.totals, k) for k in ("calls", "replayed", "identical", "order_only",
                                                                    "within_1pct")}})
             for row in report.tools:

@@ -84,7 +84,7 @@ def expected_capped(lines: list[str], max_matches: int, max_bytes: int) -> str:
 
 def test_grep_seed_is_capped_to_100_results_and_10000_bytes(search_repo: Path) -> None:
     full = matching_lines(search_repo, "RETRY_LIMIT", (".py", ".md"))
-    assert len(full) > 200 and len("\n".join(full).encode()) > 30_000  # the fixture is what the seed needs
+    assert len(full) > 150 and len("\n".join(full).encode()) > 25_000  # the fixture is what the seed needs
     assert constant(search_repo) in full
     args = {"pattern": "RETRY_LIMIT", "path": ".", "include": ["*.py", "*.md"], "ignore_case": False,
             "fixed_strings": False, "max_count": None}

@@ -313,8 +313,6 @@ def test_a_persisted_grep_preview_is_reproduced(tmp_path):
     assert output.endswith("\n...\n</persisted-output>")
 
 
-@pytest.mark.xfail(strict=True, reason="Claude Code's emulations define no Emulation.cut: a variant's output over "
-                                       "Grep's 20,000 characters is not persisted as the agent did (runner._cut)")
 def test_a_variant_of_a_persisted_call_is_cut_as_the_agent_cut_it(tmp_path):
     """The recording shows Claude Code persisted this call's output; a variant answering with more than 20,000
     characters is measured after the same cut (a preview), not whole."""
@@ -322,7 +320,20 @@ def test_a_variant_of_a_persisted_call_is_cut_as_the_agent_cut_it(tmp_path):
     session = _session(case, tmp_path, replace=(REDACTED, SAVED))
     _replay(session, _workspace(case, tmp_path), "--tool", "Grep=builtin:grep?max_matches=10000&max_bytes=100000",
             "--calls-out", str(tmp_path / "calls.jsonl"))
-    assert _calls_out(tmp_path / "calls.jsonl")[PERSISTED]["output"].startswith("<persisted-output>\n")
+    cut = _calls_out(tmp_path / "calls.jsonl")[PERSISTED]["output"]
+    assert cut.startswith("<persisted-output>\n") and f"Full output saved to: {SAVED}\n" in cut
+    assert len(cut) < 3000  # the preview, not the variant's whole answer
+
+
+def test_the_saved_path_a_recording_redacted_is_taken_from_the_recording(tmp_path):
+    """Entire's pipeline redacted every persisted output's path: identity takes the path as recorded, so the
+    preview is still byte-identical, and a variant's cut names the same path."""
+    case = "persisted-grep"
+    doc = _replay(FIXTURES / case / "session.jsonl", _workspace(case, tmp_path), "--tool",
+                  "Grep=builtin:grep?max_matches=10000&max_bytes=100000", "--calls-out", str(tmp_path / "c.jsonl"))
+    grep = _identity(doc, "Grep")
+    assert grep["identical"] == grep["replayed"] >= 1
+    assert f"Full output saved to: {REDACTED}\n" in _calls_out(tmp_path / "c.jsonl")[PERSISTED]["output"]
 
 
 def test_a_file_changed_since_the_session_is_drifted_and_left_out_of_the_saving(tmp_path):
@@ -354,8 +365,8 @@ def test_a_file_changed_since_the_session_is_drifted_and_left_out_of_the_saving(
     assert (drifted["totals"]["drifted"], kept["totals"]["drifted"]) == (1, 0)
 
     table = _replay(session, workspace, *variant, fmt="table")
-    assert "drifted: 1 calls left out of the sizes and the saving (--keep-drifted counts them)" in table
-    assert "drifted: 1 × changed since the session's state" in table
+    assert ("drifted: 1 calls left out of the sizes and the saving (1 × changed since the session's state; "
+            "--keep-drifted counts them)") in table
 
 
 def test_a_read_only_git_command_run_in_another_folder_casts_no_doubt(tmp_path):

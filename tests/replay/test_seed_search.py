@@ -133,9 +133,9 @@ def test_a_saving_made_of_new_errors_is_called_out(tmp_path):
                                       "Read=builtin:read_file", "--before", "recorded"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     verdict = next(line for line in result.output.splitlines() if line.startswith("verdict:"))
-    assert "1 replayed calls became errors" in verdict and "--workspace" in verdict
+    assert "2 replayed calls became errors" in verdict and "--workspace" in verdict
     # measured against Claude Code's own Read re-run there, the call is drifted: nothing to compare
     result = CliRunner().invoke(cli, ["replay", str(SESSION), "--workspace", str(empty), "--tool",
                                       "Read=builtin:read_file"], catch_exceptions=False)
     verdict = next(line for line in result.output.splitlines() if line.startswith("verdict:"))
-    assert "all 1 replayed calls drifted" in verdict and "--workspace" in verdict
+    assert "all 2 replayed calls drifted" in verdict and "--workspace" in verdict

@@ -69,3 +69,21 @@ def test_split_respects_quotes_and_drops_redirections():
     assert split('grep -E "a|b" f 2>&1 | head -5 && echo "x;y" >> log') == [
         ('grep -E "a|b" f  ', []), (" head -5 ", []), (' echo "x;y" ', ["log"])]
     assert split("cmd &>all.log < input.txt") == [("cmd  ", ["all.log"])]
+
+
+@pytest.mark.parametrize("command", [
+    'cd ../entire.io && git log --format="%h %s" -15 | while read h s; do git show --stat "$h"; done',
+    "cd /tmp && rm -rf test-worktree && mkdir test-worktree && cd test-worktree && git init",
+    "cd ~/scratch && touch notes.txt",
+    "git check-ignore -v docs/plans/x.md",
+    "for f in *.go; do wc -l \"$f\"; done",
+    "if [ -f go.mod ]; then cat go.mod; fi",
+])
+def test_loops_and_commands_run_outside_the_working_folder_change_nothing_here(command):
+    assert effect(command, "/Users/dev/cli").paths == ()
+
+
+def test_a_cd_inside_the_working_folder_still_counts_and_a_loop_that_writes_is_seen():
+    assert effect("cd /Users/dev/cli/cmd && rm old.go", "/Users/dev/cli").paths == ("old.go",)
+    assert effect("for f in *.orig; do rm \"$f\"; done", "/Users/dev/cli").paths == ("$f",)
+    assert effect("cd /tmp/x && rm a", None).paths == ()  # no working folder known: an absolute cd is elsewhere

@@ -207,3 +207,19 @@ def test_no_checkout_takes_no_commit():
         replay_options({"tools": ["Read=builtin:read_file"], "no_checkout": True, "commit": "HEAD"})
     options = replay_options({"tools": ["Read=builtin:read_file"], "commit": "main", "at_session_start": True})
     assert options.base == Base("main", True, False)
+
+
+def test_at_session_start_reads_author_dates_a_rebase_keeps(tmp_path):
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    repo = tmp_path / "rebased"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    _commit(repo, "c1", "2026-01-01T00:00:00Z")
+    (repo / "a.txt").write_text("written Jan 5, rebased Jan 20")
+    git(repo, "add", "-A")
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "c2"],
+                   cwd=repo, check=True, env={**os.environ, "GIT_AUTHOR_DATE": "2026-01-05T00:00:00Z",
+                                              "GIT_COMMITTER_DATE": "2026-01-20T00:00:00Z"})
+    with session_base(repo, Base(at_session_start=True), None, "2026-01-10T00:00:00Z", False) as (folder, _, _):
+        assert (folder / "a.txt").read_text() == "written Jan 5, rebased Jan 20"

@@ -33,7 +33,7 @@ DEFAULT_CHECKS = {
     "scan": ("tokens.total:+20%", "tokens_per_run.median:+20%"),
     "simulate": ("tokens.total:+5%", "later_used:+0"),
     # a replay has no model in the loop: the same calls give the same outputs, so any growth is real
-    "replay": ("tokens.total:+0", "*:tokens.total:+0"),
+    "replay": ("tokens.total:+0", "*:tokens.total:+0", "drifted:+0"),
 }
 # below this many calls a per-tool check is reported, not judged; a replay is deterministic, so
 # one call that grew is a real change

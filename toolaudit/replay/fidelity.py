@@ -35,10 +35,13 @@ def matches(kind: str) -> bool:
     return kind in (IDENTICAL, ORDER)
 
 
+ORDER_REASON = "the same lines in another order (by file times, or the disk's own order)"
+
+
 def reason_for(kind: str, doubt: str, recorded: str, replayed: str) -> str:
     """Why an identity replay is not byte-identical, in a few words."""
     if kind == ORDER:
-        return "the same lines in another order (the tool orders by file times)"
+        return ORDER_REASON
     if doubt:
         return doubt
     missing = ("does not exist", "No such file", "not found", "File not found", "ENOENT")

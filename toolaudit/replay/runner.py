@@ -53,6 +53,12 @@ class Replayed:
     emulated: bool = False  # the recorded tool has an emulation: the call counts for fidelity
     doubt: str = ""  # why the session's state may not be what the call saw (an unreplayable command before it)
     identity_reason: str = ""  # why the emulation gave no identity replay (refused, failed)
+    probe: bool = False  # kept (not translated) but --identity: its identity replay still counts for fidelity
+
+    @property
+    def runs(self) -> bool:
+        """Whether anything is re-run for it: the variant, or (a probe) its identity replay alone."""
+        return self.status == "" or self.probe
 
 
 @dataclass(frozen=True)
@@ -204,10 +210,10 @@ class Runner:
             group.sort(key=lambda c: (c.call_index, c.line))  # the order the agent made them: edits before reads
             info = infos.get(session)
             planned = [self._plan(call) for call in group]
-            if not any(p.status == "" for p in planned):  # nothing to run: no state to build
+            if not any(p.runs for p in planned):  # nothing to run: no state to build
                 yield from planned
                 continue
-            last = max(i for i, p in enumerate(planned) if p.status == "")
+            last = max(i for i, p in enumerate(planned) if p.runs)
             scratch = any(_changes(p.before) for p in planned[:last])
             first_ts = min((c.ts for c in group if c.ts), default=None)
             with ExitStack() as stack:
@@ -220,6 +226,8 @@ class Runner:
                 for item in planned:
                     if item.status == "":
                         yield self._run(item, state, info)
+                    elif item.probe:
+                        yield self._probe(item, state, info)
                     else:
                         state.record(item.before)
                         yield item
@@ -241,7 +249,8 @@ class Runner:
         if self.translations is not None and call.tool in self.translations.SHELL_TOOLS:
             done = self.translations.translate(call)
             if isinstance(done, self.translations.NotTranslated):
-                return Replayed(call, None, NOT_TRANSLATED, done.reason, emulated=emulated)
+                probe = emulated and self.options.identity and never_ran(call) is None and not is_mutating(call)
+                return Replayed(call, None, NOT_TRANSLATED, done.reason, emulated=emulated, probe=probe)
             tool, args = done.tool, done.args
         mapping = next((m for m in self.options.mappings if fnmatch.fnmatchcase(tool, m.glob)), None)
         if mapping is None and self.options.identity and emulation_for(call.collector, call.tool) is not None:
@@ -295,6 +304,17 @@ class Runner:
         state.record(item.before)
         return done
 
+    def _probe(self, item: Replayed, state, info: SessionInfo | None) -> Replayed:
+        """A kept call's identity replay alone: its recording stands, its fidelity is counted."""
+        recorded = _recorded_args(item.before)
+        doubt = state.doubt(_paths(recorded)) or ""
+        identity = self._emulate(identity_mapping(item.before), item.before, recorded, state, info)
+        ident, why = None, identity.reason or identity.status
+        if identity.status == "replayed":
+            ident, why = self._as_call(item.before, item.before.tool, identity, recorded), ""
+        state.record(item.before)
+        return replace(item, identity=ident, doubt=doubt, identity_reason=safe_reason(why))
+
     def _answer(self, mapping: Mapping, tool: str, args: dict, root: Path) -> Outcome:
         try:
             return self.implementation(mapping).call(tool, args, root)
@@ -321,7 +341,9 @@ class Runner:
     def _cut(self, call: ToolCall, output: str, args: dict, state, info: SessionInfo | None) -> str:
         """`output` cut as the agent cuts its own tool's (the recording shows it did)."""
         impl = self.implementation(identity_mapping(call))
-        return impl.emulation.cut(output, self._context(call, args, state, info))
+        context = self._context(call, args, state, info)
+        noise = impl.emulation.from_recording(call.output, context)  # the recorded saved path, for one
+        return impl.emulation.cut(output, replace(context, params=noise))
 
     @staticmethod
     def _as_call(before: ToolCall, tool: str, outcome: Outcome, args: dict) -> ToolCall:

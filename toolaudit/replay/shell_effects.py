@@ -58,7 +58,11 @@ FIND_EXEC = {"-exec", "-execdir", "-ok", "-okdir"}
 FIND_WRITES = {"-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
 GIT_READERS = {"status", "log", "diff", "show", "blame", "branch", "rev-parse", "ls-files", "grep", "remote",
                "config", "describe", "shortlog", "reflog", "tag", "fetch", "cat-file", "ls-tree", "rev-list",
-               "name-rev", "merge-base", "worktree", "add", "commit", "push", "notes"}
+               "name-rev", "merge-base", "worktree", "add", "commit", "push", "notes", "check-ignore", "check-attr",
+               "for-each-ref", "show-ref", "symbolic-ref", "var", "help", "version", "count-objects", "fsck"}
+# shell words that open or close a compound command: the command after them is what runs
+KEYWORDS = {"while", "until", "if", "elif", "then", "do", "else", "!", "{", "(", "time"}
+CLOSERS = {"done", "fi", "}", ")", "esac"}
 GIT_VALUED = {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env"}  # take a value
 XARGS_VALUED = {"-I", "-n", "-P", "-d", "-L", "-s", "-E", "-a", "--max-args", "--max-procs", "--delimiter",
                 "--max-lines", "--arg-file", "--replace", "--eof"}
@@ -67,13 +71,21 @@ _SEPARATORS = ("&&", "||", ";", "|", "\n", "&")
 _REDIRECT = re.compile(r"(\d*|&)(>>?|>\|)(&?)")
 
 
-def effect(command: str) -> Effect:
-    """What `command` (one shell command line, as recorded) may have changed."""
+def effect(command: str, cwd: str | None = None) -> Effect:
+    """What `command` (one shell command line, as recorded) may have changed; `cwd`: the folder it ran in
+    (a `cd` out of it moves what follows elsewhere)."""
     command, inner = _substituted(_without_heredocs(command))
-    if any(not effect(sub).none for sub in inner):
+    if any(not effect(sub, cwd).none for sub in inner):
         return Effect((EVERYTHING,), "a command substitution that writes")
     targets: list[str] = []
+    outside = False  # after `cd` out of the working folder: what follows writes elsewhere
     for part, written in split(command):
+        where = _cd(part, cwd)
+        if where is not None:
+            outside = outside if where == "down" else where  # a relative cd stays on whichever side it was
+            continue
+        if outside:
+            continue
         targets += [path for path in written if path not in ("/dev/null", "/dev/stderr", "/dev/stdout")]
         found = _part(part) if part.strip() else None
         if found is None:
@@ -230,6 +242,21 @@ def _all_read(text: str) -> bool:
     return all(not written and (_part(p) is None or not _part(p).paths) for p, written in split(text) if p.strip())
 
 
+def _cd(part: str, cwd: str | None) -> bool | str | None:
+    """For a `cd DIR` command: whether DIR is outside the working folder, or "down" (a folder below where it is);
+    None: not a cd."""
+    try:
+        words = shlex.split(part)
+    except ValueError:
+        return None
+    if not words or words[0] not in ("cd", "pushd"):
+        return None
+    target = next((w for w in words[1:] if not w.startswith("-")), "~")
+    if target.startswith("/"):
+        return cwd is None or not (target == cwd or target.startswith(cwd.rstrip("/") + "/"))
+    return True if target.startswith(("~", "..")) or target == "-" else "down"
+
+
 def _after_options(args: list[str], valued: set[str]) -> list[str]:
     """The words after a program's leading options (an option in `valued` takes the next word)."""
     i = 0
@@ -258,9 +285,10 @@ def _part(part: str) -> Effect | None:
         words = shlex.split(part, comments=True)
     except ValueError:
         return Effect((EVERYTHING,), "cannot be read as words")
-    while words and ("=" in words[0] and not words[0].startswith("=") or words[0] in ("sudo", "time", "env", "nice")):
-        words = words[1:]  # VAR=value prefixes and wrappers
-    if not words:
+    while words and ("=" in words[0] and not words[0].startswith("=") or words[0] in ("sudo", "time", "env", "nice")
+                     or words[0] in KEYWORDS):
+        words = words[1:]  # VAR=value prefixes, wrappers and the keywords of `while …; do …; done`
+    if not words or words[0] in CLOSERS or words[0] == "for":  # `for x in …` reads nothing
         return None
     program = words[0].rsplit("/", 1)[-1]
     args = words[1:]

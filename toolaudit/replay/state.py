@@ -30,6 +30,7 @@ class SessionState:
 
     def __init__(self, root: Path, cwd: str | None, path_map=(), writable: bool = True):
         self.root = root
+        self.cwd = cwd
         self.pairs = mappings(cwd, path_map)
         self.writable = writable  # False: the user's own folder, read as it is (nothing to apply)
         self.uncertain: dict[str, str] = {}  # path relative to root -> why
@@ -92,7 +93,7 @@ class SessionState:
         return "applied to the session's state"
 
     def _shell(self, command: str) -> None:
-        found = shell_effects.effect(command)
+        found = shell_effects.effect(command, self.cwd)
         if found.none:
             return
         if shell_effects.EVERYTHING in found.paths:

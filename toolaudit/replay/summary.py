@@ -244,10 +244,17 @@ class ReplayCollected:
             kind = classify(item.before.output, item.identity.output, recorded.tokens, ident.tokens)
             reason = reason_for(kind, item.doubt, item.before.output, item.identity.output)
             base = replace(ident, residency=recorded.residency)
-        elif item.emulated:
-            reason = item.reason or item.identity_reason or item.status
-        if item.emulated and item.status != "duplicate":
-            self.fidelity.add(item.before.tool, kind, reason)
+        elif item.emulated:  # a probe's own reason is why its identity failed, not why it was kept
+            first, second = (item.identity_reason, item.reason) if item.probe else (item.reason, item.identity_reason)
+            reason = first or second or item.status
+        # fidelity counts the calls something was re-run for (or that never ran): a call kept for want of a
+        # translation says nothing about the emulation
+        counted = item.after is not None or item.probe or item.status == "never_ran"
+        if item.emulated and item.status != "duplicate" and counted:
+            # a call in an uncertain state tests the state, not the emulation: counted apart, with the command
+            self.fidelity.add(item.before.tool, None if item.doubt else kind, item.doubt or reason)
+        if item.after is None:  # kept (an identity probe at most): its recording stands, it drifts from nothing
+            return recorded, False
         drifted = (kind is not None and not matches(kind)) or (kind is None and bool(item.doubt) and item.after)
         if drifted:
             self.drift_reasons[reason or item.doubt] += 1

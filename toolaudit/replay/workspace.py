@@ -30,6 +30,7 @@ import re
 import shutil
 import tempfile
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterator, NamedTuple, Sequence
 
@@ -55,6 +56,9 @@ class Checkout(NamedTuple):
     writable: bool = False
 
 
+HISTORY = 20000  # first-parent commits looked through for --at-session-start
+
+
 @contextmanager
 def session_base(workspace: Path, base: Base, recorded: str | None, first_ts: str | None, scratch: bool,
                  timeout: float = GIT_TIMEOUT) -> Iterator[Checkout]:
@@ -72,21 +76,33 @@ def session_base(workspace: Path, base: Base, recorded: str | None, first_ts: st
 
 
 def _before(workspace: Path, first_ts: str | None, tip: str, timeout: float) -> tuple[str | None, str]:
-    """The last commit before `first_ts` on the first-parent history of `tip` (the branch as it was then,
-    not the commits merged into it later), and a note when there is none."""
+    """The last commit written before `first_ts` on the first-parent history of `tip` (the branch as it was
+    then, not the commits merged into it later), and a note when there is none. Written = its author date: a
+    rebase gives every commit a new committer date, often days after the session that worked on it."""
     if not first_ts:
         return None, "--at-session-start: the session has no timestamp"
     if tip.startswith("-"):
         return None, f"--at-session-start: {tip!r} is not a revision"
+    when = _epoch(first_ts)
+    if when is None:
+        return None, f"--at-session-start: {first_ts!r} is not a time"
     try:
-        done = run(["git", "rev-list", "-1", "--first-parent", f"--before={first_ts}", tip, "--"], cwd=workspace,
-                   timeout=timeout, env=_GIT_ENV)
+        done = run(["git", "log", "--first-parent", f"--max-count={HISTORY}", "--format=%H %at", tip, "--"],
+                   cwd=workspace, timeout=timeout, env=_GIT_ENV)
     except OSError:
         return None, "--at-session-start: git not found"
-    found = done.stdout.decode("ascii", "replace").strip()
-    if done.exit_code != 0 or not found:
-        return None, f"--at-session-start: no commit of {tip} before {first_ts}"
-    return found, ""
+    for line in done.stdout.decode("ascii", "replace").splitlines():
+        commit, _, authored = line.partition(" ")
+        if authored.isdigit() and int(authored) < when:
+            return commit, ""
+    return None, f"--at-session-start: no commit of {tip} before {first_ts}"
+
+
+def _epoch(ts: str) -> float | None:
+    try:
+        return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
 
 
 def mappings(cwd: str | None, path_map: Sequence[tuple[str, str]] = ()) -> list[tuple[str, str]]:

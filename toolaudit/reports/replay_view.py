@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..replay.fidelity import ORDER_REASON
 from ..replay.summary import Menu, ReplayResult, ReplayRow
 from .view import Lines, Section, View, num, pick, register, tokenizer_text
 
@@ -101,9 +102,10 @@ def _summary(result: ReplayResult) -> list[str]:
         f"kept as recorded {t.kept + t.not_translated + t.never_ran:,} (no mapping {t.kept:,} · not translated "
         f"{t.not_translated:,} · never ran {t.never_ran:,}) · refused {t.refused:,} · failed {t.failed:,} · "
         f"errors {t.errors_before:,} → {t.errors_after:,} ({result.new_errors} new, {result.fixed_errors} fixed)",
-        f"risk: later_used {t.later_used:,} (replayed outputs that lack something of the recorded one "
-        "the agent used later)",
     ]
+    if t.later_used:
+        lines.append(f"risk: later_used {t.later_used:,} (replayed outputs that lack something of the recorded one "
+                     "the agent used later)")
     if t.unrecorded:
         kinds = [f"{result.from_calls_file:,} from a calls file" if result.from_calls_file else "",
                  f"{t.unrecorded - result.from_calls_file:,} whose result the transcript never recorded"
@@ -140,19 +142,21 @@ def _identity_lines(result: ReplayResult) -> list[str]:
         t = report.totals
         rate = f"{t.rate:.1%}" if t.rate is not None else "n/a"
         per_tool = ", ".join(f"{r.tool} {r.within_1pct}/{r.replayed}" for r in report.tools if r.replayed)
-        lines.append(f"identity (the agents' own tools re-run now): {t.replayed:,} of {t.calls:,} replayed, "
+        against = ", the variant's before" if result.before == "identity" and (result.spec or {}).get("tools") else ""
+        lines.append(f"identity (the agents' own tools re-run now{against}): {t.replayed:,} of {t.calls:,} replayed in a known state, "
                      f"{t.identical:,} byte-identical, {t.order_only:,} reordered, {t.within_1pct:,} within ±1% "
                      f"tokens ({rate})" + (f" — {per_tool}" if per_tool else ""))
-        for reason, n in t.reasons[:5]:
-            lines.append(f"  not identical: {n:,} × {reason}")
-    if result.before == "identity" and report is not None and report.totals.replayed:
-        lines.append("before = the identity replay of each emulated call (its agent's tool in the same state), "
-                     "else the recording; --before recorded compares with the recording")
+        # said once: reordered calls are counted on the line above, drifted ones on their own line below
+        shown = {ORDER_REASON} | ({r for r, _ in result.drift_reasons} if result.totals.drifted else set())
+        rest = [(reason, n) for reason, n in t.reasons if reason not in shown]
+        if rest:
+            lines.append("  not identical: " + " · ".join(f"{n:,} × {reason}" for reason, n in rest[:5]))
+    if result.before == "recorded" and report is not None:
+        lines.append("before = the recording (--before recorded), not the identity replay")
     if result.totals.drifted:
-        lines.append(f"drifted: {result.totals.drifted:,} calls left out of the sizes and the saving "
-                     "(--keep-drifted counts them)")
-        for reason, n in result.drift_reasons[:5]:
-            lines.append(f"  drifted: {n:,} × {reason}")
+        why = " · ".join(f"{n:,} × {reason}" for reason, n in result.drift_reasons[:5])
+        lines.append(f"drifted: {result.totals.drifted:,} calls left out of the sizes and the saving ({why}; "
+                     "--keep-drifted counts them)")
     return lines
 
 
@@ -185,8 +189,11 @@ def _verdict(t: ReplayRow, new_errors: int, result: ReplayResult) -> str:
         return (f"verdict: nothing to compare: all {t.drifted:,} replayed calls drifted (the agent's own tool, re-run "
                 "now, does not reproduce the recording): check --workspace and --commit, or see `drifted` above")
     change = "smaller" if t.tokens_saved > 0 else "larger" if t.tokens_saved < 0 else "the same size"
+    versus = ""
+    if result.before == "identity" and result.identity is not None and result.identity.totals.replayed:
+        versus = "; before = the agents' own tools re-run in the same state where emulated"
     verdict = (f"verdict: the new tools' outputs are {change} "
-               f"({abs(t.saved_pct):.1f}% {'fewer' if t.tokens_saved >= 0 else 'more'} tokens over every call)")
+               f"({abs(t.saved_pct):.1f}% {'fewer' if t.tokens_saved >= 0 else 'more'} tokens over every call{versus})")
     if new_errors:  # an error message is short: a saving made of errors is no saving
         verdict += (f", but {new_errors:,} replayed calls became errors: check --workspace (the repository "
                     "the sessions worked in) before trusting the saving")

@@ -369,6 +369,7 @@ class _Runner:
         argv, strip = PREPARE[name](self.ws, words[1:], first)
         result = self.execute(name, argv, stdin)
         out = re.sub(rb"(?m)^\./", b"", result.stdout) if strip else result.stdout
+        out = walk_order(name, words[1:], out)
         code = result.exit_code if result.exit_code >= 0 else 128 - result.exit_code  # killed: as bash says
         return self.ws.show(out), self.ws.show(result.stderr), code
 
@@ -385,6 +386,34 @@ class _Runner:
         if result.capped:
             self.res.note = f"{name} output passed {box.max_output_bytes} bytes: the rest was not read"
         return result
+
+
+def walk_order(name: str, args: list[str], out: bytes) -> bytes:
+    """`grep -r` and `find` output listed by path. They walk folders in the filesystem's own order, which differs
+    from one disk to the next and which the recording does not keep: by path, a replay is the same on every
+    machine, and a recording in another order is reported as reordered. Each file's lines keep their order."""
+    flags = [a for a in args[:args.index("--")] if a.startswith("-")] if "--" in args else \
+        [a for a in args if a.startswith("-")]
+    if name == "find":
+        if any(a in ("-print0", "-printf", "-ls", "-fprint", "-quit") for a in args):
+            return out
+        lines = out.split(b"\n")
+        tail = lines.pop() if lines and lines[-1] == b"" else None
+        lines.sort(key=lambda line: line.split(b"/"))
+        return b"\n".join(lines + ([tail] if tail is not None else []))
+    recursive = any(a in ("--recursive", "--dereference-recursive") or
+                    (not a.startswith("--") and ("r" in a or "R" in a)) for a in flags)
+    context = any(a.startswith(("-A", "-B", "-C", "--after", "--before", "--context", "-z", "-Z", "--null"))
+                  or (not a.startswith("--") and re.search(r"[ABCzZ]", a[1:])) or a[1:].isdigit() for a in flags)
+    if name not in ("grep", "egrep", "fgrep") or not recursive or context:
+        return out
+    groups: dict[bytes, list[bytes]] = {}
+    lines = out.split(b"\n")
+    tail = lines.pop() if lines and lines[-1] == b"" else None
+    for line in lines:
+        groups.setdefault(line.split(b":", 1)[0], []).append(line)
+    ordered = [line for path in sorted(groups, key=lambda p: p.split(b"/")) for line in groups[path]]
+    return b"\n".join(ordered + ([tail] if tail is not None else []))
 
 
 def _echo(runner: _Runner, args: list[str], line: int) -> tuple[bytes, bytes, int]:

@@ -1,8 +1,9 @@
 """Claude Code's Bash for read-only commands: run by `shell_readonly` (never a shell), shown as 2.0.64 to 2.1.42 did.
 
 The truth is the Bash tool of the npm package's `cli.js` (its `call`, `mapToolResultToToolResultBlockParam`, the
-command semantics, and the tool-error formatter; the same text in every version read, 2.0.64 to 2.1.42, but for
-the cut), checked against the tool results of the recorded sessions:
+command semantics and the tool-error formatter, the same in every version common.py lists but for the cut), checked
+against the Bash results of Entire's recorded sessions (a call whose re-run differs differs by its state: git refs,
+files outside git, the recording machine's `ls -l`, `wc` and git abbreviations):
 
 - The output: stdout with its trailing whitespace trimmed, a newline, then stderr likewise (Claude Code appends
   stderr to stdout when the command did not fail), blank lines at both ends dropped, trailing whitespace trimmed.
@@ -26,7 +27,7 @@ from typing import ClassVar
 
 from ...base import FAILED, REFUSED, Outcome
 from ...sandbox import OutsideWorkspace, resolve
-from ..base import Call, Emulation, register, version_tuple
+from ..base import Call, register, version_tuple
 from ..shell_readonly import CannotRun, Workspace, run_script
 from ..shell_words import NotReplayable, Result, parse
 from .common import (
@@ -38,6 +39,7 @@ from .common import (
     VERSIONS,
     Answer,
     Context,
+    Persisting,
     finish,
     int_param,
     refuse,
@@ -51,14 +53,12 @@ ERROR_CHARS = 10000  # the tool-error formatter keeps 5,000 characters at each e
 # the commands whose exit 1 is no failure (Claude Code's command semantics; `isError: code >= 2`)
 EXIT_ONE_IS_FINE = frozenset({"grep", "rg", "find", "diff", "test", "["})
 _LEADING_BLANK = re.compile(f"^(?:[{re.escape(_JS_SPACE)}\n]*\n)+")  # JavaScript's /^(\s*\n)+/
-_IMAGE = re.compile(r"^data:image/[a-z0-9.+_-]+;base64,", re.I)
-_SAVED = re.compile(r"^<persisted-output>\nOutput too large \([^)\n]*\)\. Full output saved to: ([^\n]*)\n")
+_IMAGE = re.compile(r"^data:image/[a-z0-9.+_-]+;base64,", re.IGNORECASE)
 
 PARAMS = {
     "cwd": "the shell's folder at this call (absolute as recorded, or relative to the session's working folder): "
            "where an earlier call's `cd` left it",
     "max_output": f"BASH_MAX_OUTPUT_LENGTH: before 2.1.2, outputs longer than this are cut (default {BASH_MAX_OUTPUT})",
-    "saved_path": "the path a persisted output names (the recorded one; the recordings redact it)",
     **COMMON_PARAMS,
 }
 
@@ -116,7 +116,7 @@ def is_failure(command: str, code: int) -> bool:
 
 
 @register
-class Bash(Emulation):
+class Bash(Persisting):
     """Claude Code's Bash for read-only commands: allow-listed programs run without a shell, the output as shown."""
 
     agent = AGENT
@@ -124,20 +124,15 @@ class Bash(Emulation):
     versions = VERSIONS
     params: ClassVar[dict[str, str]] = PARAMS
 
-    def from_recording(self, recorded: str, call: Call) -> dict[str, str]:
-        """The path a persisted output names: the recordings redact it, and it names the recording machine."""
-        found = _SAVED.match(recorded)
-        return {"saved_path": found.group(1)} if found else {}
-
     def cut(self, output: str, call: Call) -> str:
         """`output` cut as the version cut Bash output: the head before 2.1.2, the persisted preview after."""
         try:
             ctx = self._context(call)
-        except Answer:
+            if not ctx.at_least(PERSIST_ALWAYS):
+                return head_cut(output, self._max_output(ctx))
+            return self._persisted(ctx, output)
+        except Answer:  # an unknown version or a bad parameter: nothing to cut by
             return output
-        if not ctx.at_least(PERSIST_ALWAYS):
-            return head_cut(output, self._max_output(ctx))
-        return self._persisted(ctx, output)
 
     def run(self, call: Call) -> Outcome:
         """The `tool_result` content Claude Code showed for this Bash call, or why it cannot be replayed."""
@@ -218,9 +213,4 @@ class Bash(Emulation):
     @staticmethod
     def _persisted(ctx: Context, text: str) -> str:
         """`text`, or the <persisted-output> preview when over the version's size (naming `saved_path` if given)."""
-        shown = finish(ctx, "Bash", text).output
-        saved = ctx.call.params.get("saved_path")
-        if saved and shown is not text:
-            head, sep, rest = shown.partition(". Full output saved to: ")
-            shown = f"{head}{sep}{saved}\n{rest.split(chr(10), 1)[1]}"
-        return shown
+        return finish(ctx, "Bash", text).output

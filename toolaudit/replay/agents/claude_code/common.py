@@ -8,13 +8,13 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ....errors import ToolauditError
 from ...base import FAILED, REFUSED, Outcome
 from ...builtin.ripgrep import rg_path
 from ...sandbox import OutsideWorkspace, RunResult, resolve, run_in
-from ..base import Call, version_tuple
+from ..base import Call, Emulation, version_tuple
 from .js import (
     MISSING,
     js_len,
@@ -75,7 +75,28 @@ COMMON_PARAMS = {
     "persistence": "on/off: versions before 2.1.2 persisted large outputs only under a server flag (default off)",
     "home": "the home folder the <persisted-output> path is under (default: guessed from the working folder)",
     "model": "the session's model (Read's reminder depends on it from 2.1.39; the other tools ignore it)",
+    "saved_path": "the path a <persisted-output> preview names (identity takes the recorded one: the recordings "
+                  "redact it, and it names the recording machine)",
 }
+SAVED = re.compile(r"^<persisted-output>\nOutput too large \([^)\n]*\)\. Full output saved to: ([^\n]*)\n")
+
+
+class Persisting(Emulation):
+    """What every Claude Code tool shares: an output over its size becomes a <persisted-output> preview."""
+
+    own: ClassVar[tuple[str, ...]] = ()  # the parameters of its own beside the input schema's and COMMON_PARAMS
+
+    def from_recording(self, recorded: str, call: Call) -> dict[str, str]:
+        """The path a persisted output names, as recorded (no re-run can know it)."""
+        found = SAVED.match(recorded)
+        return {"saved_path": found.group(1)} if found else {}
+
+    def cut(self, output: str, call: Call) -> str:
+        """`output` as this version shows an output of this tool: persisted when over its size."""
+        try:
+            return finish(context_of(call, self.tool, self.own), self.tool, output).output
+        except Answer:  # an unknown version or a bad parameter: nothing to cut by
+            return output
 
 
 class Answer(Exception):
@@ -282,6 +303,8 @@ def persistence_flag(ctx: Context) -> bool:
 
 def _saved_path(ctx: Context) -> str:
     """Where Claude Code saved a persisted output: ~/.claude/projects/<folder>/<session>/tool-results/<id>.txt."""
+    if ctx.call.params.get("saved_path"):
+        return ctx.call.params["saved_path"]
     home = ctx.call.params.get("home") or _guess_home(ctx.cwd)
     folder = re.sub(r"[^a-zA-Z0-9]", "-", ctx.cwd)
     return f"{home}/.claude/projects/{folder}/{ctx.call.session}/tool-results/{ctx.call.call_id}.txt"

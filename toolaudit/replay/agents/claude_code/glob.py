@@ -6,7 +6,7 @@ import re
 from typing import ClassVar
 
 from ...base import Outcome
-from ..base import Call, Emulation, register
+from ..base import Call, register
 from .common import (
     AGENT,
     COMMON_PARAMS,
@@ -16,6 +16,7 @@ from .common import (
     VERSIONS,
     Answer,
     Context,
+    Persisting,
     context_of,
     finish,
     int_param,
@@ -30,11 +31,12 @@ from .js import node_basename, node_dirname, node_join
 
 
 @register
-class Glob(Emulation):
+class Glob(Persisting):
     """Claude Code's Glob: `rg --files --glob` oldest first, absolute paths, 100 of them at most."""
 
     agent = AGENT
     tool = "Glob"
+    own = ("max_results",)
     versions = VERSIONS
     params: ClassVar[dict[str, str]] = {
         "pattern": "match this glob instead", "path": "search here instead",
@@ -44,7 +46,7 @@ class Glob(Emulation):
     def run(self, call: Call) -> Outcome:
         """The text Claude Code showed for this Glob."""
         try:
-            ctx = context_of(call, "Glob", ("max_results",))
+            ctx = context_of(call, "Glob", self.own)
             return self._glob(ctx)
         except Answer as answer:
             return answer.outcome

@@ -6,7 +6,7 @@ import re
 from typing import Any, ClassVar
 
 from ...base import Outcome
-from ..base import Call, Emulation, register
+from ..base import Call, register
 from .common import (
     AGENT,
     COMMON_PARAMS,
@@ -17,6 +17,7 @@ from .common import (
     VERSIONS,
     Answer,
     Context,
+    Persisting,
     context_of,
     failed_answer,
     finish,
@@ -35,11 +36,12 @@ from .js import MISSING, collation_key, js_len, js_slice, js_text
 
 
 @register
-class Grep(Emulation):
+class Grep(Persisting):
     """Claude Code's Grep: ripgrep with its flags, its three output modes, pagination and path shortening."""
 
     agent = AGENT
     tool = "Grep"
+    own = ("order",)
     versions = VERSIONS
     params: ClassVar[dict[str, str]] = {
         "pattern": "search this regex instead", "path": "search here instead", "glob": "glob filter",
@@ -54,7 +56,7 @@ class Grep(Emulation):
     def run(self, call: Call) -> Outcome:
         """The text Claude Code showed for this Grep."""
         try:
-            ctx = context_of(call, "Grep", ("order",))
+            ctx = context_of(call, "Grep", self.own)
             return self._grep(ctx)
         except Answer as answer:
             return answer.outcome

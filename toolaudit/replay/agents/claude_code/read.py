@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ...base import Outcome
-from ..base import Call, Emulation, register
+from ..base import Call, register
 from .common import (
     AGENT,
     BINARY_EXTENSIONS,
@@ -30,6 +30,7 @@ from .common import (
     VERSIONS,
     Answer,
     Context,
+    Persisting,
     Place,
     context_of,
     error_answer,
@@ -114,11 +115,12 @@ def estimated_tokens(text: str, model: str | None) -> int:
 
 
 @register
-class Read(Emulation):
+class Read(Persisting):
     """Claude Code's Read: a text file numbered line by line, with the version's errors and reminders."""
 
     agent = AGENT
     tool = "Read"
+    own = ("reminder", "max_tokens", "max_bytes", "start_cwd")
     versions = VERSIONS
     params: ClassVar[dict[str, str]] = {
         "file_path": "read this file instead of the recorded one", "offset": "first line (1-based)",
@@ -133,7 +135,7 @@ class Read(Emulation):
     def run(self, call: Call) -> Outcome:
         """The text Claude Code showed for this Read."""
         try:
-            ctx = context_of(call, "Read", ("reminder", "max_tokens", "max_bytes", "start_cwd"))
+            ctx = context_of(call, "Read", self.own)
             return self._read(ctx)
         except Answer as answer:
             return answer.outcome
