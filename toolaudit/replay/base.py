@@ -78,6 +78,10 @@ class Implementation:
         """The tool definitions the implementation offers (MCP `tools/list`); None when it has no menu."""
         return None
 
+    def take_notes(self) -> list[str]:
+        """What the run should say about this implementation once (e.g. a server's stray output), then nothing."""
+        return []
+
     def close(self) -> None:
         """Stop whatever the implementation started (a server process)."""
 

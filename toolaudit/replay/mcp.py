@@ -14,7 +14,10 @@ background thread, so `call()` is synchronous for the runner. Decisions, in one 
   audio and binary resources counted in images/image_bytes, never tokenized; a text resource
   as its text). `structuredContent` is what clients send only when there is no content, so
   it is measured (compact JSON) only then. `isError` is the outcome's is_error. A JSON-RPC
-  error answer is the new tool's answer too: `MCP error CODE: message`, as clients show it.
+  error answer is the new tool's answer too: `MCP error CODE: message`, as clients show it,
+  except -32000, the implementation-defined "server error" a live server sends for its own
+  trouble (busy, a backend down): that call is FAILED with it as reason, and the server kept.
+  The SDK gives a closed connection the same code; the transport tells the two apart.
 - Unknown tool: the call is still sent (a server may serve tools it does not list); when the
   server lists no such tool and answers with an error, the call is FAILED (output: the
   server's text, reason: "unknown tool ..."), because counting an error message as the new
@@ -27,8 +30,11 @@ background thread, so `call()` is synchronous for the runner. Decisions, in one 
   second crash every remaining call is FAILED with the same reason, and nothing is started.
   A call that crashed the server is not retried.
 - Output cap: the text kept is cut to `sandbox.max_output_bytes` UTF-8 bytes (reason "output
-  capped at N bytes"). The SDK reads each JSON-RPC message whole, so one huge answer is held
-  in memory once before the cut.
+  capped at N bytes"). A message is read only up to `message_limit` (twice the cap, for JSON's
+  escapes, plus 1 MiB): a longer answer is never held whole; its call is FAILED ("answer over
+  the output cap ...") at once and the server restarted for the next call (not a crash).
+- Stdout lines that are not JSON-RPC (a stray `print`) are dropped and counted; `take_notes()`
+  reports them once, as one line, instead of a traceback each.
 - A call in a different workspace (a session replayed in its own worktree) restarts the
   server there, so its working folder is always the call's workspace. Relative paths in the
   command are therefore read from the workspace: `mcp:python /abs/path/server.py` names a
@@ -44,10 +50,11 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from ..scan.redact import redact
 from ..collectors.base import Content, flatten
+from ..scan.redact import redact
 from .base import REPLAYED, Implementation, Outcome, Sandbox, ToolDef, implementations
 from .cmd import capped, failed, split_argv
+from .mcp_stdio import Link, stdio_transport
 from .menu import definition_json, resolve_tool_name
 from .sandbox import scrubbed_env
 
@@ -76,12 +83,15 @@ class McpServer(Implementation):
         self._lock = threading.Lock()
         self._portal_cm: Any = None
         self._portal: Any = None
-        self._conn_cm: Any = None  # the open connection (stdio_client + ClientSession)
+        self._conn_cm: Any = None  # the open connection (stdio_transport + ClientSession)
         self._session: Any = None
         self._cwd: Path | None = None
         self._tools: dict[str, dict] = {}  # tools/list, by name, as the server listed them
         self._crashes = 0
         self._dead = ""  # once set, the reason every further call fails with
+        self._link: Link | None = None  # what the transport saw of the running server
+        self._noise = self._noise_told = 0  # stdout lines that were not JSON-RPC: of stopped servers, told
+        self._first_noise = ""
 
     # --- the Implementation interface ------------------------------------------------
 
@@ -104,8 +114,20 @@ class McpServer(Implementation):
             return [ToolDef(name, definition_json(name, t.get("description"), t.get("inputSchema", {})))
                     for name, t in self._tools.items()]
 
+    def take_notes(self) -> list[str]:
+        """What to tell once about the server since the last time: lines on its stdout that are not JSON-RPC."""
+        with self._lock:
+            link = self._link or Link()
+            seen = self._noise + link.noise
+            new, self._noise_told = seen - self._noise_told, seen
+            if not new:
+                return []
+            first = redact(self._first_noise or link.first_noise)
+            lines = "1 line that is" if new == 1 else f"{new} lines that are"
+            return [f"mcp:{self.spec} wrote {lines} not JSON-RPC to stdout (the first: {first!r}): ignored"]
+
     def close(self) -> None:
-        """Stop the server (the SDK closes its stdin, then kills its process group) and the loop thread."""
+        """Stop the server (the transport closes its stdin, then ends its process group) and the loop thread."""
         with self._lock:
             try:
                 self._disconnect()
@@ -135,9 +157,10 @@ class McpServer(Implementation):
             self._portal = self._portal_cm.__enter__()
         with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
             cm = self._portal.wrap_async_context_manager(
-                _connect(self._params(cwd), errlog, max(STARTUP_TIMEOUT, self.sandbox.timeout)))
+                _connect(self._params(cwd), errlog, max(STARTUP_TIMEOUT, self.sandbox.timeout),
+                         message_limit(self.sandbox.max_output_bytes)))
             try:
-                self._session, self._tools = cm.__enter__()
+                self._session, self._tools, self._link = cm.__enter__()
             except Exception as exc:  # noqa: BLE001 - a server that cannot start is a crash, not ours
                 return self._crashed(f"server did not start: {_start_error(exc, errlog)}")
         self._conn_cm, self._cwd = cm, cwd
@@ -160,14 +183,26 @@ class McpServer(Implementation):
             self._disconnect()  # it may be stuck in a blocking handler: start afresh next call
             return failed(f"timed out after {timeout:g} s", "")
         except MCPError as exc:
-            if exc.code == CONNECTION_CLOSED:
-                return failed(self._crashed(CRASHED))
-            return self._answer(name, Content(f"MCP error {exc.code}: {exc.message}"), True)
+            if exc.code == CONNECTION_CLOSED and self._link.closed:
+                return self._ended()
+            text = f"MCP error {exc.code}: {exc.message}"
+            if exc.code == CONNECTION_CLOSED:  # sent by the live server about its own trouble
+                return failed(_line(text), text)
+            return self._answer(name, Content(text), True)
         except Exception as exc:  # noqa: BLE001 - broken streams mean a dead server; the rest a bad result
             if _broken_stream(exc):
-                return failed(self._crashed(CRASHED))
+                return self._ended()
             return failed(f"unusable result: {_one_line(exc)}")
         return self._answer(name, result_content(result), result.get("isError") is True)
+
+    def _ended(self) -> Outcome:
+        """The call whose connection ended: an answer too long to read (a restart), else a crash."""
+        if not self._link.oversized:
+            return failed(self._crashed(CRASHED))
+        self._disconnect()
+        cap = self.sandbox.max_output_bytes
+        return failed(f"answer over the output cap of {cap} bytes (its message passed "
+                      f"{message_limit(cap)} bytes unread): server restarted")
 
     def _answer(self, name: str, seen: Content, is_error: bool) -> Outcome:
         """The outcome for what the server answered; an error about a tool it does not list fails."""
@@ -194,23 +229,26 @@ class McpServer(Implementation):
             cm.__exit__(None, None, None)
         except Exception:  # noqa: BLE001, S110 - a dead server's streams fail on the way out; it is gone either way
             pass
+        link, self._link = self._link, None
+        if link is not None:  # counted once it has stopped: nothing more can come
+            self._noise += link.noise
+            self._first_noise = self._first_noise or link.first_noise
 
 
 # --- runs in the loop thread ---------------------------------------------------------------
 
 
 @asynccontextmanager
-async def _connect(params, errlog, timeout: float):
-    """A started, initialized session and the server's tools (all pages), by name."""
+async def _connect(params, errlog, timeout: float, limit: int):
+    """A started, initialized session, the server's tools (all pages) by name, and its transport's Link."""
     import anyio
-    from mcp import ClientSession, stdio_client
+    from mcp import ClientSession
 
-    async with stdio_client(params, errlog=errlog) as (read, write):
-        async with ClientSession(read, write) as session:
-            with anyio.fail_after(timeout):
-                await session.initialize()
-                tools = await _list_tools(session)
-            yield session, tools
+    async with stdio_transport(params, errlog, limit) as (read, write, link), ClientSession(read, write) as session:
+        with anyio.fail_after(timeout):
+            await session.initialize()
+            tools = await _list_tools(session)
+        yield session, tools, link
 
 
 async def _list_tools(session) -> dict[str, dict]:
@@ -238,6 +276,11 @@ async def _call_tool(session, name: str, args: dict, timeout: float) -> dict:
 
 
 # --- pure helpers ----------------------------------------------------------------------------
+
+
+def message_limit(cap: int) -> int:
+    """The longest JSON-RPC message read for a text cap of `cap` bytes: JSON escapes, and room for media."""
+    return 2 * cap + 1024 * 1024
 
 
 def _dump(model) -> dict:
@@ -283,8 +326,12 @@ def _one_line(exc: BaseException) -> str:
     """An exception as one redacted line; a task group's error as its first cause."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return redact(text[:300])
+    return _line(str(exc)) or type(exc).__name__
+
+
+def _line(text: str) -> str:
+    """Text as one redacted line of at most 300 characters."""
+    return redact(" ".join(text.split())[:300])
 
 
 def _start_error(exc: BaseException, errlog) -> str:
