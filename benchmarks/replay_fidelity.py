@@ -5,9 +5,10 @@ The sessions are Entire's: github.com/entireio/cli keeps Claude Code transcripts
 trailer of a commit of its history ties a checkpoint to a commit its sessions made. A session can span
 several checkpoints (each folder's `metadata.json` names its `session_id`): its transcript is the longest one
 kept, and its start state the last commit written (author date) before its first timestamp on the
-first-parent history of the earliest commit whose checkpoint holds it: replay's own `--commit MADE
---at-session-start` (branches were rebased and merged: that commit's parent can be days newer than the
-session). Nothing here fetches anything: give a clone of the repository (all branches), e.g.
+first-parent history of the branch it recorded (Claude Code's gitBranch) when the clone still has it, else
+of the earliest commit whose checkpoint holds it: replay's own `--at-session-start` (`--commit MADE` in the
+second case; branches were rebased, merged and deleted: that commit's parent can be days newer than the
+session, and a squash merge leaves none of the branch's own commits). Nothing here fetches anything: give a clone of the repository (all branches), e.g.
 
     git clone https://github.com/entireio/cli entire-cli && git -C entire-cli fetch origin entire/checkpoints/v1
     python benchmarks/replay_fidelity.py --repo entire-cli --sessions 25
@@ -81,6 +82,17 @@ def claude_sessions(root: Path, found: dict[str, list[tuple[int, str]]]) -> list
     return [(path, min(starts[sid])[1]) for sid, path in longest.items() if starts.get(sid)]
 
 
+def _has_branch(repo: Path, session: Path) -> bool:
+    """Whether the clone has the branch the session recorded (Claude Code's gitBranch), locally or as a remote's."""
+    with session.open(encoding="utf-8", errors="replace") as lines:
+        branch = next((json.loads(line).get("gitBranch") for line in lines if '"gitBranch"' in line), None)
+    if not branch:
+        return False
+    refs = subprocess.run(["git", "-C", str(repo), "for-each-ref", "--format=%(refname)", f"refs/heads/{branch}",
+                           f"refs/remotes/*/{branch}"], capture_output=True, text=True).stdout.split()
+    return bool(refs)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repo", type=Path, required=True, help="a clone of entireio/cli with the checkpoints branch")
@@ -102,14 +114,16 @@ def main() -> int:
         reasons: Counter = Counter()
         rows = []
         for path, made in counted:
-            # replay's own --commit MADE --at-session-start: the last commit written before the session began on
-            # MADE's first-parent history
-            result = toolaudit.replay([path], workspace=str(args.repo), identity=True, commit=made,
-                                      at_session_start=True)
+            # replay's own --at-session-start: the last commit written before the session began on the history of
+            # the branch it recorded when the clone still has it, else of the first commit it made (--commit)
+            on_branch = _has_branch(args.repo, path)
+            result = toolaudit.replay([path], workspace=str(args.repo), identity=True,
+                                      commit=None if on_branch else made, at_session_start=True)
             report = result.identity
             if report is None:
                 continue
-            rows.append({"session": str(path.relative_to(tmp)), "commit": made, "notes": list(result.notes),
+            rows.append({"session": str(path.relative_to(tmp)), "commit": None if on_branch else made,
+                         "notes": list(result.notes),
                          **{k: getattr(report.totals, k) for k in ("calls", "replayed", "identical", "order_only",
                                                                    "within_1pct")}})
             for row in report.tools:

@@ -320,3 +320,36 @@ def test_a_user_line_of_odd_types_costs_its_turn_not_the_file(tmp_path, content,
         monkeypatch.setattr(base, "DEBUG", True)  # --debug: the trip is raised, as in the collectors
         with pytest.raises(TypeError):
             turns_from_file(s.path, O200K)
+
+
+# --- through the collector (issue 16) ---------------------------------------------------------------
+
+
+def test_nested_subagent_turns_line_up_with_the_collectors_naming(tmp_path):
+    # a subagent's lines nested in its parent's progress lines, with an agentId that is no string: the
+    # collector names the context by the parent's tool_use id, and so do the facts calibrate reads
+    sub = Session(tmp_path / "unused.jsonl", 1.5)
+    sub.request()
+    sub.results(words(800))
+    sub.request()
+    path = tmp_path / "sess-1.jsonl"
+    path.write_text("".join(json.dumps({"type": "progress", "sessionId": "sess-1", "uuid": f"p{i}",
+                                        "parentToolUseID": "toolu_T",
+                                        "data": {"type": "agent_progress", "agentId": 7, "message": line}}) + "\n"
+                            for i, line in enumerate(sub.lines)), encoding="utf-8")
+    (turn,), skipped = turns_from_file(path, O200K)
+    assert (turn.agent, turn.request_index, turn.o200k) == ("toolu_T", 0, 800) and not skipped
+    assert turn.factor == pytest.approx(1.5)
+
+
+def test_calibrate_reads_no_file_itself():
+    # what it knows of a transcript comes from the collector's records (ContextEvent included)
+    import ast
+
+    from toolaudit.calibrate import engine
+
+    tree = ast.parse(Path(engine.__file__).read_text(encoding="utf-8"))
+    names = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names}
+    modules = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert "read_lines" not in names and "base" not in names and "collectors.base" not in modules
+    assert "json" not in {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}

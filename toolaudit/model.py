@@ -81,6 +81,9 @@ class ToolCall:
     # tools whose definitions the result loaded into the context (Claude Code ToolSearch's tool_reference
     # blocks): not in `output`, their size is only known where a request log records the definitions
     tool_refs: tuple[str, ...] = ()
+    # the folder the agent was in when it made the call, where its transcript logs one per line (Claude Code):
+    # replay resolves relative paths and shortens printed ones from there
+    cwd: str | None = None
 
     @property
     def dedupe_key(self) -> tuple | None:
@@ -180,6 +183,30 @@ class Usage:
     def input_total(self) -> int:
         """Everything the request sent: uncached + cache write + cache read."""
         return self.input_uncached + self.cache_write + self.cache_read
+
+
+@dataclass(frozen=True, slots=True)
+class ContextEvent:
+    """A line's effect on one model context beyond tool results (Claude Code, only when asked: calibrate).
+
+    `kind` REQUEST: a line the model wrote; `message_id` names its request (split lines share it),
+    `thinking` says whether this line held thinking, `visible` its texts as the model wrote them (each
+    text block, each tool_use as name + input JSON), for the reader to count with its own tokenizer.
+    Any other `kind` is why more than tool results entered: "compaction", "attachment", "user text",
+    "image", OTHER (a reply no API call wrote) or UNREADABLE (odd values: the turn is passed over).
+    """
+
+    REQUEST = "request"
+    OTHER = "other message"
+    UNREADABLE = "unreadable line"
+
+    source: str
+    line: int
+    agent: str
+    kind: str
+    message_id: str | None = None
+    thinking: bool = False
+    visible: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,6 +373,7 @@ class SessionInfo:
     commit: str | None = None
     agent: str = MAIN_AGENT
     version: str | None = None  # the agent's version, where the transcript records it (replay's emulations)
+    branch: str | None = None  # the git branch the session worked on (Claude Code's gitBranch): --at-session-start
 
 
 @dataclass(frozen=True, slots=True)

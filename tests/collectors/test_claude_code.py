@@ -278,6 +278,22 @@ def test_deep_nesting_loses_one_line(tmp_path):
 
 # ------------------------------------------------------------------ SessionInfo: where the session worked (replay)
 
+def test_each_call_keeps_the_folder_its_line_logged(tmp_path):
+    """Claude Code logs the shell's folder on every line: a Bash `cd` moves where later calls resolve paths."""
+    def use(i: int, cwd: str) -> dict:
+        return {"type": "assistant", "sessionId": "s-9", "cwd": cwd, "uuid": f"a{i}", "message": {
+            "id": f"m{i}", "role": "assistant", "content": [
+                {"type": "tool_use", "id": f"t{i}", "name": "Read", "input": {"file_path": "x.go"}}]}}
+
+    def result(i: int, cwd: str) -> dict:
+        return {"type": "user", "sessionId": "s-9", "cwd": cwd, "uuid": f"u{i}", "message": {
+            "role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{i}", "content": "ok"}]}}
+    path = write(tmp_path, jsonl(use(1, "/home/u/proj"), result(1, "/home/u/proj"),
+                                 use(2, "/home/u/proj/sub"), result(2, "/home/u/other")))
+    calls = kinds(ClaudeCodeCollector().collect(path), ToolCall)
+    assert [c.cwd for c in calls] == ["/home/u/proj", "/home/u/proj/sub"]  # the call's line, not the result's
+
+
 def test_the_first_recorded_cwd_is_the_sessions_folder(tmp_path):
     lines = [{"type": "user", "sessionId": "s-9", "cwd": "/home/u/proj", "uuid": "u1", "message": {"content": "hi"}},
              {"type": "user", "sessionId": "s-9", "cwd": "/home/u/proj/sub", "uuid": "u2", "message": {"content": "x"}}]
@@ -289,8 +305,9 @@ def test_the_first_recorded_cwd_is_the_sessions_folder(tmp_path):
 
 def test_sample_session_and_subagent_file_record_their_cwd():
     assert kinds(ClaudeCodeCollector().collect(MAIN), SessionInfo) == [
-        SessionInfo(str(MAIN), "5f1c2a9e-3b7d-4e21-9a6c-0d8e4f2b7a11", "/home/dev/shop", version="2.1.38")]
+        SessionInfo(str(MAIN), "5f1c2a9e-3b7d-4e21-9a6c-0d8e4f2b7a11", "/home/dev/shop", version="2.1.38",
+                    branch="main")]
     sub = SAMPLE / "5f1c2a9e-3b7d-4e21-9a6c-0d8e4f2b7a11" / "subagents" / "agent-b41c9d2.jsonl"
     assert kinds(ClaudeCodeCollector().collect(sub), SessionInfo) == [
         SessionInfo(str(sub), "5f1c2a9e-3b7d-4e21-9a6c-0d8e4f2b7a11", "/home/dev/shop", agent="b41c9d2",
-                    version="2.1.38")]
+                    version="2.1.38", branch="main")]

@@ -223,3 +223,14 @@ def test_at_session_start_reads_author_dates_a_rebase_keeps(tmp_path):
                                               "GIT_COMMITTER_DATE": "2026-01-20T00:00:00Z"})
     with session_base(repo, Base(at_session_start=True), None, "2026-01-10T00:00:00Z", False) as (folder, _, _):
         assert (folder / "a.txt").read_text() == "written Jan 5, rebased Jan 20"
+
+
+def test_at_session_start_follows_the_branch_the_session_recorded(branched):
+    ts = "2026-01-11T09:30:00.000Z"
+    with session_base(branched, Base(at_session_start=True), None, ts, False, branch="feature") as (folder, _, _):
+        assert (folder / "a.txt").read_text() == "f1"  # HEAD is main, but the session worked on feature
+    git(branched, "update-ref", "refs/remotes/origin/gone-locally", git(branched, "rev-parse", "feature"))
+    with session_base(branched, Base(at_session_start=True), None, ts, False, branch="gone-locally") as (f, _, _):
+        assert (f / "a.txt").read_text() == "f1"  # a remote-tracking branch will do
+    with session_base(branched, Base(at_session_start=True), None, ts, False, branch="deleted") as (f, _, _):
+        assert (f / "a.txt").read_text() == "c2"  # a branch the workspace lacks: HEAD's history

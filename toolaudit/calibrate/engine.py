@@ -4,6 +4,8 @@ In one model context (the main agent, or one subagent), request k+1 sent everyth
 request k sent, plus request k's output, plus what came back (tool results). So
 `input_total(k+1) - input_total(k) - output(k)` is the exact Claude size of the
 tool results, and dividing by their o200k size gives one observation of the factor.
+All of it comes from ClaudeCodeCollector's records: Usage, ToolCall and, asked for, ContextEvent
+(what else entered each context); calibrate reads no file itself.
 
 A turn (k, k+1) qualifies only when nothing else entered the context between them:
 - same segment (no compact_boundary, no compact summary) and the same model;
@@ -26,7 +28,6 @@ plain o200k counts (f = 1), the baseline the factor improves on.
 
 from __future__ import annotations
 
-import json
 from bisect import bisect_left
 import statistics
 from collections import Counter
@@ -34,11 +35,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..collectors import base
 from ..scan.stats import nearest_rank
 from ..collectors.claude_code import ClaudeCodeCollector
 from ..results import Exportable, rows_frame
-from ..model import MAIN_AGENT, ToolCall, Usage
+from ..model import MAIN_AGENT, ContextEvent, ToolCall, Usage
 from ..tokenizers import Tokenizer, sanitize
 
 MIN_O200K = 500
@@ -114,7 +114,7 @@ class Calibration(Exportable):
 
 @dataclass
 class _Request:
-    """What one assistant message wrote, from the raw lines."""
+    """What one assistant message wrote, from its ContextEvent records."""
 
     message_id: str
     thinking: bool = False
@@ -123,97 +123,20 @@ class _Request:
 
 @dataclass
 class _Context:
-    """The raw facts of one context, in line order: requests and disqualifying lines."""
+    """The facts of one context, in line order: requests and disqualifying lines."""
 
     requests: dict[str, _Request] = field(default_factory=dict)
     events: list[tuple[int, str]] = field(default_factory=list)  # (line, message id or a reason)
 
-
-def _user_extra(obj: dict) -> str | None:
-    """Why a user line adds more than tool results to the context, or None."""
-    if obj.get("isCompactSummary"):
-        return "compaction"
-    message = obj.get("message")
-    content = message.get("content") if isinstance(message, dict) else None
-    if isinstance(content, str):
-        return "user text" if content else None
-    if not isinstance(content, list):
-        return None
-    kinds = {block.get("type") for block in content if isinstance(block, dict)}
-    if "image" in kinds:
-        return "image"
-    return "user text" if kinds - {"tool_result"} else None
-
-
-def _assistant(obj: dict, ctx: _Context, number: int, tokenizer: Tokenizer) -> None:
-    """Record an assistant line: its message id in line order, its thinking and visible output."""
-    message = obj.get("message")
-    if not isinstance(message, dict):
-        return
-    message_id = message.get("id")
-    if message.get("model") == "<synthetic>" or not isinstance(message_id, str):
-        ctx.events.append((number, "other message"))
-        return
-    request = ctx.requests.setdefault(message_id, _Request(message_id))
-    ctx.events.append((number, message_id))
-    content = message.get("content")
-    for block in content if isinstance(content, list) else [{"type": "text", "text": content}]:
-        if not isinstance(block, dict):
-            continue
-        kind = block.get("type")
-        if kind in ("thinking", "redacted_thinking"):
-            request.thinking = True
-        elif kind == "text" and isinstance(block.get("text"), str):
-            request.visible += tokenizer.count(sanitize(block["text"]))
-        elif kind == "tool_use":
-            said = f"{block.get('name') or ''}{json.dumps(block.get('input'), ensure_ascii=False)}"
-            request.visible += tokenizer.count(sanitize(said))
-
-
-def _facts(path: Path, tokenizer: Tokenizer) -> dict[str, _Context]:
-    """One streaming pass: per context (named as the collector names it), its lines' facts.
-
-    A line whose values are of types no reader expects is one "unreadable line" event, as the
-    collectors skip it (base.guarded): the turn it falls in is passed over, never the file.
-    """
-    contexts: dict[str, _Context] = {}
-    own = MAIN_AGENT  # the file's own agent, named by its sidechain lines
-    for number, obj in base.read_lines(path):
-        if not isinstance(obj, dict):
-            continue
-        if isinstance(obj.get("agentId"), str) and obj.get("isSidechain"):
-            own = obj["agentId"]
-        try:
-            _line(obj, number, own, contexts, tokenizer)
-        except Exception:  # noqa: BLE001 -- odd data: this line, not the file
-            if base.DEBUG:
-                raise
-            contexts.setdefault(own, _Context()).events.append((number, "unreadable line"))
-    return contexts
-
-
-def _line(obj: dict, number: int, own: str, contexts: dict[str, _Context], tokenizer: Tokenizer) -> None:
-    """The facts of one line of the file's own agent `own`, into its context's."""
-    agent, kind = own, obj.get("type")
-    if kind == "progress":
-        data = obj.get("data")
-        if not (isinstance(data, dict) and data.get("type") == "agent_progress"
-                and isinstance(data.get("message"), dict)):
+    def add(self, event: ContextEvent, tokenizer: Tokenizer) -> None:
+        """One line's event; a request's visible texts counted here (the collector knows no tokenizer)."""
+        if event.kind != ContextEvent.REQUEST:
+            self.events.append((event.line, event.kind))
             return
-        # nested subagent lines: the collector's naming, so request indices line up
-        agent = str(data.get("agentId") or obj.get("parentToolUseID") or "subagent")
-        obj, kind = data["message"], data["message"].get("type")
-    ctx = contexts.setdefault(agent, _Context())
-    if kind == "system" and obj.get("subtype") == "compact_boundary":
-        ctx.events.append((number, "compaction"))
-    elif kind == "attachment":  # hook output, file mentions: sent to the model as reminders
-        ctx.events.append((number, "attachment"))
-    elif kind == "user":
-        reason = _user_extra(obj)
-        if reason:
-            ctx.events.append((number, reason))
-    elif kind == "assistant":
-        _assistant(obj, ctx, number, tokenizer)
+        request = self.requests.setdefault(event.message_id, _Request(event.message_id))
+        self.events.append((event.line, event.message_id))
+        request.thinking = request.thinking or event.thinking
+        request.visible += sum(tokenizer.count(sanitize(text)) for text in event.visible)
 
 
 def _between(ctx: _Context, start: int, end: int, message_id: str) -> str | None:
@@ -230,14 +153,16 @@ def turns_from_file(path: Path, tokenizer: Tokenizer) -> tuple[list[Turn], Count
     """The qualifying turns of one Claude Code file and, per reason, the candidates passed over."""
     usage: dict[tuple[str, int], Usage] = {}
     results: dict[tuple[str, int], list[int]] = {}  # (agent, request) -> [o200k, images]
-    for record in ClaudeCodeCollector().records(path):
-        if isinstance(record, Usage) and record.request_index is not None:
+    contexts: dict[str, _Context] = {}  # per context (named as the collector names it), its lines' facts
+    for record in ClaudeCodeCollector(context_events=True).records(path):
+        if isinstance(record, ContextEvent):
+            contexts.setdefault(record.agent, _Context()).add(record, tokenizer)
+        elif isinstance(record, Usage) and record.request_index is not None:
             usage[(record.agent, record.request_index)] = record
         elif isinstance(record, ToolCall) and record.request_index is not None:
             added = results.setdefault((record.agent, record.request_index), [0, 0])
             added[0] += tokenizer.count(sanitize(record.output))
             added[1] += record.images
-    contexts = _facts(path, tokenizer)
     turns, skipped = [], Counter()
     for (agent, k), first in sorted(usage.items()):
         second = usage.get((agent, k + 1))
@@ -256,7 +181,7 @@ def _turn(path: Path, agent: str, k: int, first: Usage, second: Usage, added: li
     """The turn between requests k and k+1, or the reason it does not qualify."""
     ctx = contexts.get(agent)
     if ctx is None or first.request_id not in ctx.requests:
-        return "no raw lines", None
+        return "no raw lines", None  # no ContextEvent for its request (the reason's name is kept: saved files count it)
     if first.model != second.model or first.model is None:
         return "model switch", None
     reason = _between(ctx, first.line, second.line, first.request_id)

@@ -59,8 +59,9 @@ def config_tools() -> list[str]:
                    "recording (a check that the replay set-up is sound).")
 @click.option("--commit", metavar="REV", help="Start every session's state at REV (default: the recorded commit).")
 @click.option("--at-session-start", is_flag=True,
-              help="Start each session's state at the last commit before its first timestamp (on the first-parent "
-                   "history of HEAD, or of --commit REV when given).")
+              help="Start each session's state at the last commit written before its first timestamp, on the "
+                   "first-parent history of --commit REV, else of the branch the session recorded (when the "
+                   "workspace has it), else of HEAD.")
 @click.option("--no-checkout", is_flag=True, help="Start from the workspace as it is (copied when edits apply).")
 @click.option("--diff", "diff", type=click.IntRange(min=0), default=0, metavar="N",
               help="Show the N largest changes: call id, session, line, tokens recorded / identity / variant, "

@@ -285,6 +285,7 @@ class _Pending:
     agent: str
     ts: str | None
     model: str | None
+    cwd: str | None = None
 
 
 @dataclass
@@ -303,9 +304,9 @@ class Pairing:
     calls: int = 0
 
     def call(self, call_id: str, tool: str, args: Any, line: int, *, agent: str = MAIN_AGENT,
-             ts: str | None = None, model: str | None = None) -> None:
+             ts: str | None = None, model: str | None = None, cwd: str | None = None) -> None:
         """Remember a call until its result arrives."""
-        self.pending[call_id] = _Pending(tool, dump_args(args), line, self.calls, agent, ts, model)
+        self.pending[call_id] = _Pending(tool, dump_args(args), line, self.calls, agent, ts, model, cwd)
         self.calls += 1
 
     def result(self, call_id: str, content: Any, line: int, *, is_error: bool = False,
@@ -330,7 +331,7 @@ class Pairing:
             args=call.args, images=seen.images, image_bytes=seen.image_bytes, is_error=is_error,
             ts=ts or call.ts, model=model or call.model, status=PAIRED, call_index=call.call_index,
             request_index=request_index, segment=segment, id_scope=self.id_scope, call_line=call.line,
-            tool_refs=seen.tool_refs,
+            tool_refs=seen.tool_refs, cwd=call.cwd,
         )
 
     def unpaired(self) -> Iterable[ToolCall]:
@@ -340,7 +341,7 @@ class Pairing:
                 source=self.source, line=call.line, collector=self.collector, session=self.session,
                 tool=call.tool, output="", call_id=call_id, agent=call.agent, args=call.args,
                 ts=call.ts, model=call.model, status=UNPAIRED, call_index=call.call_index,
-                id_scope=self.id_scope,
+                id_scope=self.id_scope, cwd=call.cwd,
             )
         self.pending.clear()
 

@@ -16,6 +16,9 @@ before `<session>.jsonl`); the progress copy may hold a shorter result and fewer
 
 A line whose values are not of the expected types (a list where a string belongs) is one
 Skipped record, `unexpected shape: ...`; the lines after it are read as usual.
+
+`ClaudeCodeCollector(context_events=True)` also yields, per line, the ContextEvent records
+calibrate needs (claude_code_context): what entered each context besides tool results.
 """
 
 from __future__ import annotations
@@ -24,9 +27,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..model import MAIN_AGENT, SCAN_SCOPE, UNKNOWN_TOOL, ModelText, SessionEnd, SessionInfo, Skipped, Usage
+from ..model import (MAIN_AGENT, SCAN_SCOPE, UNKNOWN_TOOL, ContextEvent, ModelText, SessionEnd, SessionInfo, Skipped,
+                     Usage)
 from .base import (Collector, Pairing, Record, anthropic_1h, anthropic_parts, collectors, guarded, read_lines, file_stem,
                    str_or_none)
+from .claude_code_context import line_events
 
 # Line types that claim a file (with an envelope key). Detection reads past lines it does not know
 # (discover._sniff), so a new type costs nothing; these are the ones whose lines may be all a window
@@ -69,19 +74,25 @@ class ClaudeCodeCollector(Collector):
     key = "claude-code"
     description = "Claude Code session JSONL (~/.claude/projects), subagents included"
 
+    def __init__(self, context_events: bool = False) -> None:
+        """`context_events`: also yield calibrate's ContextEvent records (a second look at every line)."""
+        self.context_events = context_events
+
     @classmethod
     def sniff_line(cls, first: Any) -> bool:
         kind = first.get("type")
         return isinstance(kind, str) and kind in LINE_TYPES and bool(_ENVELOPE & first.keys())
 
-    def collect(self, path: Path, doc: Any = None) -> Iterator[Record]:
+    def collect(self, path: Path, doc: Any = None) -> Iterator[Record | ContextEvent]:
         source = str(path)
+        events = self.context_events
         session = file_stem(path)
         pairing: Pairing | None = None
         contexts: dict[str, _Context] = {}
         own_agent = MAIN_AGENT
         cwd = None  # the first recorded working folder: where the session started, for replay
         version = None  # Claude Code's version (replay's emulations reproduce that version's tools)
+        branch = None  # the git branch it worked on (replay --at-session-start reads its history)
         for number, obj in read_lines(path):
             if isinstance(obj, Skipped):
                 yield obj
@@ -97,14 +108,18 @@ class ClaudeCodeCollector(Collector):
                 cwd = obj["cwd"]
             if version is None and isinstance(obj.get("version"), str) and obj["version"]:
                 version = obj["version"]  # the first: a resumed session keeps the version it began with
+            if branch is None and isinstance(obj.get("gitBranch"), str) and obj["gitBranch"]:
+                branch = obj["gitBranch"]
             if pairing is None:
                 pairing = Pairing(source, self.key, session, id_scope=SCAN_SCOPE)
             yield from guarded(self._line(obj, number, own_agent, pairing, contexts, source), source, number)
+            if events:  # apart from _line: a line it cannot read still tells calibrate its turn is spoilt
+                yield from line_events(obj, number, own_agent, source)
         if pairing is None:
             return
         yield from pairing.unpaired()
         if cwd is not None:
-            yield SessionInfo(source, session, cwd, agent=own_agent, version=version)
+            yield SessionInfo(source, session, cwd, agent=own_agent, version=version, branch=branch)
         for agent, ctx in contexts.items():
             yield from ctx.usage.values()
             yield SessionEnd(source, session, tuple(ctx.segments) + (ctx.requests,), agent=agent)
@@ -172,7 +187,7 @@ class ClaudeCodeCollector(Collector):
                         yield Skipped(source, number, "tool_use block without an id")
                         continue
                     pairing.call(call_id, str_or_none(block.get("name")) or UNKNOWN_TOOL, block.get("input"),
-                                 number, agent=agent, ts=ts, model=model)
+                                 number, agent=agent, ts=ts, model=model, cwd=str_or_none(obj.get("cwd")))
             return
         if not isinstance(content, list):
             return

@@ -195,6 +195,8 @@ class Runner:
             return ReplayFile(source, cls.key, error=f"cannot read: {exc.strerror or exc}")
         notes: list[str] = []
         out = list(self._replay_sessions(calls, infos, notes))
+        for impl in self._impls.values():
+            notes.extend(impl.take_notes())
         return ReplayFile(source, cls.key, tuple(out), tuple(ends), tuple(menus), tuple(skipped), tuple(notes),
                           stream=tuple(stream))
 
@@ -219,7 +221,7 @@ class Runner:
             with ExitStack() as stack:
                 root, note, writable = stack.enter_context(ws.session_base(
                     self.options.sandbox.workspace, self.options.base, info.commit if info else None, first_ts,
-                    scratch))
+                    scratch, branch=info.branch if info else None))
                 if note:
                     notes.append(f"session {session}: {note}")
                 state = SessionState(root, info.cwd if info else None, self.options.path_map, writable)
@@ -330,7 +332,7 @@ class Runner:
         cap = self._caps.get((call.source, call.session, call.agent))
         return Call(call.tool, args, state.root, (info.cwd if info else None) or str(state.root),
                     info.version if info else None, self.options.sandbox, session=call.session, call_id=call.call_id,
-                    model=call.model, output_cap=cap)
+                    model=call.model, output_cap=cap, here=call.cwd)
 
     def _emulate(self, mapping: Mapping, call: ToolCall, args: dict, state, info: SessionInfo | None) -> Outcome:
         impl = self.implementation(mapping)

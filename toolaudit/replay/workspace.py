@@ -61,14 +61,16 @@ HISTORY = 20000  # first-parent commits looked through for --at-session-start
 
 @contextmanager
 def session_base(workspace: Path, base: Base, recorded: str | None, first_ts: str | None, scratch: bool,
-                 timeout: float = GIT_TIMEOUT) -> Iterator[Checkout]:
-    """The folder a session's state starts from (see Base); a scratch folder when `scratch` or a commit."""
+                 timeout: float = GIT_TIMEOUT, branch: str | None = None) -> Iterator[Checkout]:
+    """The folder a session's state starts from (see Base); a scratch folder when `scratch` or a commit.
+    `branch`: the one the session recorded working on (--at-session-start reads its history when it is here)."""
     workspace = Path(workspace).resolve()
     commit, note = recorded, ""
     if base.no_checkout:
         commit = None
     elif base.at_session_start:
-        commit, note = _before(workspace, first_ts, base.commit or "HEAD", timeout)
+        tip = base.commit or _branch_ref(workspace, branch, timeout) or "HEAD"
+        commit, note = _before(workspace, first_ts, tip, timeout)
     elif base.commit:
         commit = base.commit
     with session_workspace(workspace, commit, timeout, scratch=scratch) as found:
@@ -96,6 +98,19 @@ def _before(workspace: Path, first_ts: str | None, tip: str, timeout: float) -> 
         if authored.isdigit() and int(authored) < when:
             return commit, ""
     return None, f"--at-session-start: no commit of {tip} before {first_ts}"
+
+
+def _branch_ref(workspace: Path, branch: str | None, timeout: float) -> str | None:
+    """The ref of the recorded branch in the workspace (a local branch, else a remote's), or None."""
+    if not branch or branch.startswith("-") or branch == "HEAD":
+        return None
+    try:
+        done = run(["git", "for-each-ref", "--format=%(refname)", f"refs/heads/{branch}", f"refs/remotes/*/{branch}"],
+                   cwd=workspace, timeout=timeout, env=_GIT_ENV)
+    except OSError:
+        return None
+    refs = done.stdout.decode("utf-8", "replace").split()
+    return refs[0] if done.exit_code == 0 and refs else None
 
 
 def _epoch(ts: str) -> float | None:

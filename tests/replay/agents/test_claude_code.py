@@ -378,3 +378,21 @@ def test_node_path_relative(path: str, relative: str) -> None:
 
 def test_js_lengths_count_utf16_units() -> None:
     assert js.js_len("a😀") == 3 and js.js_slice("a😀b", 0, 3) == "a😀" and js.js_trim("\ufeff x \x1c") == "x \x1c"
+
+
+def test_a_call_made_after_a_cd_resolves_and_shortens_paths_from_there(root: Path) -> None:
+    """Claude Code's Bash `cd` moves its working folder for every later tool: relative paths start there and Grep
+    prints paths relative to it; a missing file's error names it."""
+    write(root, "cmd/cli/strategy/common.go", "package strategy\n\nfunc GetGitCommonDir() {}\n")
+    here = f"{CWD}/cmd/cli/strategy"
+
+    def at_here(tool: str, args: dict) -> str:
+        call = Call(tool=tool, args=args, root=root, cwd=CWD, version="2.1.38",
+                    sandbox=Sandbox(workspace=root, timeout=60), session="s", call_id="t", here=here)
+        return EMULATIONS[("claude-code", tool)]().run(call).output
+
+    assert at_here("Read", {"file_path": "common.go"}).startswith("     1→package strategy\n")
+    assert at_here("Grep", {"pattern": "func Get", "output_mode": "content", "-n": True}) == \
+        "common.go:3:func GetGitCommonDir() {}"  # recorded so in a session that had cd'd there
+    assert at_here("Read", {"file_path": "gone.go"}) == \
+        f"<tool_use_error>File does not exist. Current working directory: {here}</tool_use_error>"

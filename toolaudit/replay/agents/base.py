@@ -35,6 +35,7 @@ class Call:
     call_id: str = ""  # the call's id (likewise)
     model: str | None = None  # the model the output went to (some agents cut by its tokenizer)
     output_cap: tuple[str, int] | None = None  # the session's recorded cap (Codex truncation_policy): (unit, limit)
+    here: str | None = None  # the agent's current folder at this call, when its transcript logs it (absolute)
 
 
 class Emulation:

@@ -41,6 +41,7 @@ from .common import (
     Context,
     Persisting,
     finish,
+    here_of,
     int_param,
     refuse,
 )
@@ -162,7 +163,8 @@ class Bash(Persisting):
             # common.finish reads the size from the parameter: Bash's is its own, not a Read/Grep/Glob one
             call = replace(call, params={**call.params, "max_result_chars": str(BASH_RESULT_CHARS)})
         root = Path(call.root).resolve()
-        return Context(version, dict(call.args), (call.cwd or str(root)).rstrip("/") or "/", root, call)
+        cwd = (call.cwd or str(root)).rstrip("/") or "/"
+        return Context(version, dict(call.args), cwd, root, call, here_of(call, cwd))
 
     @staticmethod
     def _command(ctx: Context) -> str:
@@ -179,7 +181,7 @@ class Bash(Persisting):
     def _workspace(ctx: Context) -> Workspace:
         """The replay folder, the current folder at the shell's (the `cwd` parameter) when one is given."""
         ws = Workspace(ctx.root, ctx.cwd)
-        shell_cwd = ctx.call.params.get("cwd", "").strip()
+        shell_cwd = ctx.call.params.get("cwd", "").strip() or ctx.here
         if shell_cwd and shell_cwd != ctx.cwd:
             try:
                 target = resolve(ws.root, ws.root_path(shell_cwd))

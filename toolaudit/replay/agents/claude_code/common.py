@@ -122,6 +122,11 @@ class Context:
     cwd: str  # the recorded working folder: where absolute paths are shown
     root: Path  # the replay folder, resolved: where they are read
     call: Call
+    here: str = ""  # the folder Claude Code was in at this call (a Bash `cd` moves it): relative paths start there
+
+    def __post_init__(self) -> None:
+        if not self.here:
+            object.__setattr__(self, "here", self.cwd)
 
     def at_least(self, gate: tuple[int, ...]) -> bool:
         """Whether the emulated version has the behaviour that began at `gate`."""
@@ -152,7 +157,13 @@ def context_of(call: Call, tool: str, own: tuple[str, ...]) -> Context:
     root = Path(call.root).resolve()
     cwd = (call.cwd or str(root)).rstrip("/") or "/"
     _check_input(tool, schema, args)
-    return Context(version, args, cwd, root, call)
+    return Context(version, args, cwd, root, call, here_of(call, cwd))
+
+
+def here_of(call: Call, cwd: str) -> str:
+    """The folder the call was made from: the one the transcript logged on its line, else the session's."""
+    here = (call.here or "").rstrip("/")
+    return here if here.startswith("/") else cwd
 
 
 def _param_value(text: str) -> Any:
@@ -251,7 +262,7 @@ def place_of(ctx: Context, raw: str) -> Place:
     text = raw.strip()
     if text == "~" or text.startswith("~/"):
         raise Answer(refuse(f"path {raw!r} is under the home folder, outside the replay folder"))
-    shown = node_resolve(ctx.cwd, text) if text else ctx.cwd
+    shown = node_resolve(ctx.here, text) if text else ctx.here
     shown = unicodedata.normalize("NFC", shown)
     if shown == ctx.cwd:
         rel = ""
@@ -278,7 +289,7 @@ def shown_path(ctx: Context, path: str) -> str:
 
 def relativized(ctx: Context, path: str) -> str:
     """Grep's path shortening: relative to the working folder unless that starts with `..`."""
-    rel = node_relative(ctx.cwd, ctx.cwd, path)
+    rel = node_relative(ctx.here, ctx.here, path)
     return path if rel.startswith("..") else rel
 
 

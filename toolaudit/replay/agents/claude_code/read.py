@@ -285,9 +285,9 @@ def _missing_message(ctx: Context, place: Place) -> str:
     """"File does not exist.", the working folder when the session had left its first one (?start_cwd=),
     and a sibling of the same stem suggested, as Claude Code looked one up."""
     text = "File does not exist."
-    start = ctx.call.params.get("start_cwd")
-    if start and start.rstrip("/") != ctx.cwd:
-        text += f" Current working directory: {ctx.cwd}"
+    start = ctx.call.params.get("start_cwd") or ctx.cwd
+    if start.rstrip("/") != ctx.here:
+        text += f" Current working directory: {ctx.here}"
     suggestion = _similar_file(place)
     return text + (f" Did you mean {suggestion}?" if suggestion else "")
 
