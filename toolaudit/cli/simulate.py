@@ -41,7 +41,9 @@ def _rules_table(policy_file: Path | None) -> tuple[dict | None, str]:
 @click.option("--tool", "tools", multiple=True, metavar="GLOB|@FAMILY",
               help="Apply the flags only to tools matching GLOB or of a family (repeatable; e.g. Grep, 'mcp__*', "
                    "@shell, @read, @search, @edit/write, @web, @task/subagent, @mcp:SERVER, @other).")
-@click.option("--preset", metavar="NAME", help="An agent's real caps (see `toolaudit list policies`); flags win over it.")
+@click.option("--preset", metavar="NAME[@VERSION]",
+              help="An agent's real caps, as the version each session recorded had them (claude-code@2.1.38 pins "
+                   "one; see `toolaudit list policies`); flags win over it.")
 @click.option("--policy-file", type=click.Path(exists=True, dir_okay=False, path_type=Path), metavar="FILE",
               help="TOML: a table per tool glob, plus [default]. Default: [tool.toolaudit.simulate.policies].")
 @click.option("--sweep", metavar="PARAM=VALUES",

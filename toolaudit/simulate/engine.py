@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from itertools import islice
 from typing import Iterable
 
-from ..model import UNPAIRED, Measurement, ModelText, OutputCap, SessionEnd, Skipped, ToolCall
+from ..model import UNPAIRED, Measurement, ModelText, OutputCap, SessionEnd, SessionInfo, Skipped, ToolCall
 from ..tokenizers import Tokenizer, sanitize, sanitized_size
 from . import risk
 from ..scan.measure import measure, with_residency
@@ -80,8 +80,9 @@ def simulate_records(records: Iterable, maps: list, tokenizer: Tokenizer, *,
 
     Also returns (session, recorded) for each session with a call: whether the session
     recorded its own output cap (OutputCap), which a preset that follows the session applies.
+    A versioned preset takes the range of the version each session recorded (SessionInfo).
     """
-    stream, skipped, ends, caps, cap_now = [], [], [], [], {}
+    stream, skipped, ends, caps, cap_now, versions = [], [], [], [], {}, {}
     for record in records:
         if isinstance(record, Skipped):
             skipped.append(record)
@@ -89,6 +90,8 @@ def simulate_records(records: Iterable, maps: list, tokenizer: Tokenizer, *,
             ends.append(record)
         elif isinstance(record, OutputCap):
             cap_now[(record.session, record.agent)] = record
+        elif isinstance(record, SessionInfo) and record.version:
+            versions.setdefault(record.session, record.version)
         elif isinstance(record, ModelText) or (isinstance(record, ToolCall) and record.status != UNPAIRED):
             stream.append(record)
             if isinstance(record, ToolCall):
@@ -109,7 +112,8 @@ def simulate_records(records: Iterable, maps: list, tokenizer: Tokenizer, *,
     for i, (call, text, row) in enumerate(zip(calls, texts, base)):
         full, later, held = None, None, []
         for m, policy_map in enumerate(maps):
-            policy = None if row.agent_truncated else policy_map.policy_for(call.tool, call.model, caps[i])
+            policy = None if row.agent_truncated else policy_map.policy_for(
+                call.tool, call.model, caps[i], versions.get(call.session), call.collector)
             after = text if policy is None else policy.apply(text, lambda t, m=call.model: tokenizer.count_for(t, m))
             cut = None if after is text else _cut(full := full or risk.Full(text), after, row, tokenizer, explain)
             # no cap may make an output larger: where its marker costs more than it saves, the output stays whole

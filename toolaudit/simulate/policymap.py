@@ -28,7 +28,7 @@ from ..registry import did_you_mean
 from ..scan.families import DEFAULT as DEFAULT_FAMILIES, Families, families_from
 from .policies import Chain, HeadTail, JsonFields, MatchLimit, Policy, SearchPreview
 from .policies.agents import CodexWrapped
-from .presets import Preset
+from .presets import Preset, Versioned
 
 PARAMS: dict[str, type] = {
     "preview_chars": int, "include_content": bool,
@@ -111,7 +111,7 @@ def read_policy_file(path: Path) -> dict[str, Any]:
 class PolicyMap:
     """The layered policies: a tool's chain is preset, overridden by file rules, then by flags."""
 
-    preset: Preset | None = None
+    preset: Preset | Versioned | None = None
     rules: tuple[tuple[str, Chain], ...] = ()
     flags: Chain = Chain()
     tools: tuple[str, ...] = ()  # --tool globs (or @FAMILY) the flags are limited to; empty: every tool
@@ -122,23 +122,35 @@ class PolicyMap:
     @property
     def follows_session(self) -> bool:
         """True when the preset takes each session's recorded cap (codex)."""
-        return self.preset is not None and self.preset.cap_for is not None
+        return self.preset is not None and self.preset.follows_cap
 
-    def policy_for(self, tool: str, model: str | None = None, recorded: OutputCap | None = None) -> Policy | None:
+    def policy_for(self, tool: str, model: str | None = None, recorded: OutputCap | None = None,
+                   version: str | None = None, collector: str | None = None) -> Policy | None:
         """The policy for `tool`, or None when nothing applies (the output is left whole).
 
         `model` and `recorded` (the session's own cap) matter only when the preset follows the
-        session. A Codex 0.5x JSON-wrapped output is cut inside its wrapper (CodexWrapped).
+        session; `version` (the session's recorded one) and `collector` (whose recording it is)
+        only when the preset is versioned (presets.Versioned). A Codex 0.5x JSON-wrapped output
+        is cut inside its wrapper (CodexWrapped).
         """
-        key = (tool, model, recorded) if self.follows_session else tool
+        preset = self._range(version, collector)
+        follows = preset is not None and preset.follows_cap
+        key = (tool, preset and preset.key, *((model, recorded) if follows else ()))
         if key not in self._cache:
-            cap = self.preset.cap_for(recorded, model) if self.follows_session else None
-            chain = self._compose(tool, cap)
+            cap = preset.cap_for(recorded, model) if follows else None
+            chain = self._compose(tool, preset, cap)
             self._cache[key] = CodexWrapped(chain) if chain is not None else None
         return self._cache[key]
 
-    def _compose(self, tool: str, cap: Policy | None = None) -> Chain | None:
-        chain = self.preset.chain_for(tool, cap) if self.preset else Chain()
+    def _range(self, version: str | None, collector: str | None) -> Preset | None:
+        """The preset's range for a session of `version` recorded by `collector` (asked once per pair)."""
+        key = ("@range", version, collector)
+        if key not in self._cache:
+            self._cache[key] = self.preset.at(version, collector) if self.preset else None
+        return self._cache[key]
+
+    def _compose(self, tool: str, preset: Preset | None = None, cap: Policy | None = None) -> Chain | None:
+        chain = preset.chain_for(tool, cap) if preset else Chain()
         rule = next((c for glob, c in self.rules if self.takes(glob, tool)), None)
         if rule is not None:
             chain = chain.override(*rule.policies)
