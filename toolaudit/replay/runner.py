@@ -332,7 +332,7 @@ class Runner:
         cap = self._caps.get((call.source, call.session, call.agent))
         return Call(call.tool, args, state.root, (info.cwd if info else None) or str(state.root),
                     info.version if info else None, self.options.sandbox, session=call.session, call_id=call.call_id,
-                    model=call.model, output_cap=cap, here=call.cwd)
+                    model=call.model, output_cap=cap, here=call.cwd, ts=call.ts)
 
     def _emulate(self, mapping: Mapping, call: ToolCall, args: dict, state, info: SessionInfo | None) -> Outcome:
         impl = self.implementation(mapping)
