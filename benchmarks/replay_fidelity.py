@@ -99,6 +99,9 @@ def main() -> int:
     ap.add_argument("--sessions", type=int, default=25, help="how many sessions (those with the most calls first)")
     ap.add_argument("--json", type=Path, help="also write the per-session figures here")
     ap.add_argument("--checkpoints", type=Path, help="the checkpoint branch's files, already extracted")
+    ap.add_argument("--on-branch", action="store_true",
+                    help="only sessions whose recorded branch the clone still has (main included): a branch deleted "
+                         "after a squash merge leaves no commit of the state its sessions started from")
     args = ap.parse_args()
     found = checkpoints(args.repo)
     with tempfile.TemporaryDirectory() as tmp:
@@ -107,6 +110,8 @@ def main() -> int:
         else:
             extract(args.repo, Path(tmp))
         sessions = claude_sessions(Path(tmp), found)
+        if args.on_branch:  # only sessions whose start state can be read from a branch the clone still has
+            sessions = [s for s in sessions if _has_branch(args.repo, s[0])]
         # the sessions with the most read-only calls: the ones a fidelity table is about
         counted = sorted(sessions, key=lambda s: -sum(s[0].read_text(errors="replace").count(f'"name":"{t}"')
                                                      for t in TOOLS))[: args.sessions]

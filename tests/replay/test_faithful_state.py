@@ -14,12 +14,12 @@ import json
 import shutil
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from toolaudit.cli import cli
 from toolaudit.collectors.claude_code import ClaudeCodeCollector
 from toolaudit.model import ToolCall
+from toolaudit.replay.fidelity import START_REASON
 from toolaudit.replay.state import SessionState
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "replay-entire"
@@ -351,7 +351,8 @@ def test_a_file_changed_since_the_session_is_drifted_and_left_out_of_the_saving(
     drifted = _replay(session, workspace, *variant)
     kept = _replay(session, workspace, *variant, "--keep-drifted")
 
-    reason = [{"reason": "changed since the session's state", "calls": 1}]
+    # the session's first look at the file: the difference is in the state it started from
+    reason = [{"reason": START_REASON, "calls": 1}]
     assert drifted["drifted"] == kept["drifted"] == reason
     assert _identity(drifted, "Read")["identical"] == 1 and _identity(drifted, "Read")["reasons"] == reason
     assert (_identity(drifted, "Glob")["identical"], _identity(drifted, "Grep")["identical"]) == (1, 2)
@@ -365,7 +366,7 @@ def test_a_file_changed_since_the_session_is_drifted_and_left_out_of_the_saving(
     assert (drifted["totals"]["drifted"], kept["totals"]["drifted"]) == (1, 0)
 
     table = _replay(session, workspace, *variant, fmt="table")
-    assert ("drifted: 1 calls left out of the sizes and the saving (1 × changed since the session's state; "
+    assert (f"drifted: 1 calls left out of the sizes and the saving (1 × {START_REASON}; "
             "--keep-drifted counts them)") in table
 
 
@@ -382,7 +383,7 @@ def test_a_read_only_git_command_run_in_another_folder_casts_no_doubt(tmp_path):
     changed = workspace / "cmd/entire/cli/wingman_spawn_unix.go"
     changed.write_text("".join(changed.read_text(encoding="utf-8").splitlines(keepends=True)[:40]), encoding="utf-8")
     report = _replay(FIXTURES / case / "session.jsonl", workspace)
-    assert report["drifted"] == [{"reason": "changed since the session's state", "calls": 1}]
+    assert report["drifted"] == [{"reason": START_REASON, "calls": 1}]
 
 
 # --- the fixtures are never written ------------------------------------------------------------------------

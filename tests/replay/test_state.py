@@ -38,3 +38,18 @@ def test_a_secret_in_a_command_never_reaches_a_reason(tmp_path):
     state.record(_bash(f"aws configure set aws_access_key_id {key} > creds.txt"))
     why = state.doubt([f"{CWD}/creds.txt"])
     assert why is not None and key not in why and "REDACTED" in why
+
+
+def test_a_call_is_fresh_until_the_session_edited_or_read_as_recorded_what_it_reads(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.go").write_text("package a\n")
+    (tmp_path / "src" / "b.go").write_text("package b\n")
+    state = SessionState(tmp_path, CWD)
+    assert state.fresh([f"{CWD}/src/a.go"]) and state.fresh([f"{CWD}/src"])
+    state.confirm([f"{CWD}/src/a.go"])  # read as the recording shows it
+    assert not state.fresh([f"{CWD}/src/a.go"]) and state.fresh([f"{CWD}/src/b.go"])
+    edit = ToolCall("s.jsonl", 2, "claude-code", "s", "Edit", "ok", "c2", args=json.dumps(
+        {"file_path": f"{CWD}/src/b.go", "old_string": "package b", "new_string": "package bee"}))
+    state.record(edit)
+    assert not state.fresh([f"{CWD}/src/b.go"])
+    assert not state.fresh([f"{CWD}/src"])  # a folder after an edit: what differs may be the edit

@@ -38,8 +38,12 @@ def matches(kind: str) -> bool:
 ORDER_REASON = "the same lines in another order (by file times, or the disk's own order)"
 
 
-def reason_for(kind: str, doubt: str, recorded: str, replayed: str) -> str:
-    """Why an identity replay is not byte-identical, in a few words."""
+START_REASON = "differs at the session's first look at it (the start state: uncommitted changes, or another commit)"
+
+
+def reason_for(kind: str, doubt: str, recorded: str, replayed: str, fresh: bool = False) -> str:
+    """Why an identity replay is not byte-identical, in a few words; `fresh`: the session had neither edited nor
+    read as recorded what the call reads (a difference is then in the state it started from)."""
     if kind == ORDER:
         return ORDER_REASON
     if doubt:
@@ -49,7 +53,7 @@ def reason_for(kind: str, doubt: str, recorded: str, replayed: str) -> str:
         return "path absent now (created outside the recorded edits)"
     if kind == WITHIN:
         return "changed slightly since the session's state (within ±1% tokens)"
-    return "changed since the session's state"
+    return START_REASON if fresh else "changed since the session's state"
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,7 @@ class Replayed:
     doubt: str = ""  # why the session's state may not be what the call saw (an unreplayable command before it)
     identity_reason: str = ""  # why the emulation gave no identity replay (refused, failed)
     probe: bool = False  # kept (not translated) but --identity: its identity replay still counts for fidelity
+    fresh: bool = False  # the session's first look at what it reads (a difference is in the start state)
 
     @property
     def runs(self) -> bool:
@@ -284,6 +285,7 @@ class Runner:
         root = state.root
         recorded = _recorded_args(item.before)
         doubt = state.doubt(_paths(recorded)) or ""
+        fresh = state.fresh(_paths(recorded))
         identity = None
         if item.emulated:
             identity = self._emulate(identity_mapping(item.before), item.before, recorded, state, info)
@@ -302,7 +304,9 @@ class Runner:
         if ident is not None and identity.status != "replayed":
             ident, why = None, identity.reason or identity.status  # no identity to compare with
         done = replace(item, after=after, status=outcome.status, reason=safe_reason(outcome.reason), args=args,
-                       identity=ident, doubt=doubt, identity_reason=safe_reason(why))
+                       identity=ident, doubt=doubt, identity_reason=safe_reason(why), fresh=fresh)
+        if ident is not None and ident.output == item.before.output:
+            state.confirm(_paths(recorded))
         state.record(item.before)
         return done
 
@@ -310,12 +314,15 @@ class Runner:
         """A kept call's identity replay alone: its recording stands, its fidelity is counted."""
         recorded = _recorded_args(item.before)
         doubt = state.doubt(_paths(recorded)) or ""
+        fresh = state.fresh(_paths(recorded))
         identity = self._emulate(identity_mapping(item.before), item.before, recorded, state, info)
         ident, why = None, identity.reason or identity.status
         if identity.status == "replayed":
             ident, why = self._as_call(item.before, item.before.tool, identity, recorded), ""
+            if identity.output == item.before.output:
+                state.confirm(_paths(recorded))
         state.record(item.before)
-        return replace(item, identity=ident, doubt=doubt, identity_reason=safe_reason(why))
+        return replace(item, identity=ident, doubt=doubt, identity_reason=safe_reason(why), fresh=fresh)
 
     def _answer(self, mapping: Mapping, tool: str, args: dict, root: Path) -> Outcome:
         try:

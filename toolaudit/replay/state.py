@@ -37,6 +37,7 @@ class SessionState:
         self.everything: str | None = None  # why the whole workspace is uncertain
         self.applied = 0
         self.failed = 0
+        self.known: set[str] = set()  # files the session edited, or read as the recording shows them
 
     # --- paths ----------------------------------------------------------------------------------
 
@@ -89,6 +90,7 @@ class SessionState:
                 continue
             _write(target, after, when)
             self.uncertain.pop(self._key(target), None)
+            self.known.add(self._key(target))
             self.applied += 1
         return "applied to the session's state"
 
@@ -106,6 +108,27 @@ class SessionState:
             target = self.local(path) if path else None
             if target is not None:
                 self.uncertain.setdefault(self._key(target), why)
+
+    def fresh(self, paths: list[str]) -> bool:
+        """Whether a call reading `paths` is the session's first look at them: no file among them edited or read
+        as recorded before (a folder: no edit applied anywhere yet)."""
+        for path in paths:
+            target = self.local(path)
+            if target is None:
+                continue
+            if target.is_dir():
+                if self.applied:
+                    return False
+            elif self._key(target) in self.known:
+                return False
+        return True
+
+    def confirm(self, paths: list[str]) -> None:
+        """The files a call read were as the recording shows them."""
+        for path in paths:
+            target = self.local(path)
+            if target is not None and target.is_file():
+                self.known.add(self._key(target))
 
     def doubt(self, paths: list[str]) -> str | None:
         """Why an answer reading `paths` (recorded) may differ from the recording for want of state, or None."""

@@ -242,7 +242,7 @@ class ReplayCollected:
         if item.identity is not None:
             ident = measure(item.identity, self.tokenizer, previews=False)
             kind = classify(item.before.output, item.identity.output, recorded.tokens, ident.tokens)
-            reason = reason_for(kind, item.doubt, item.before.output, item.identity.output)
+            reason = reason_for(kind, item.doubt, item.before.output, item.identity.output, item.fresh)
             base = replace(ident, residency=recorded.residency)
         elif item.emulated:  # a probe's own reason is why its identity failed, not why it was kept
             first, second = (item.identity_reason, item.reason) if item.probe else (item.reason, item.identity_reason)
