@@ -64,22 +64,30 @@ def extract(repo: Path, into: Path) -> None:
             tar.extractall(into, filter="data")
 
 
-def claude_sessions(root: Path, found: dict[str, list[tuple[int, str]]]) -> list[tuple[Path, str]]:
-    """(transcript, earliest commit) of each Claude Code session: its longest transcript, the first commit it made."""
+AGENTS = ("claude-code", "gemini-cli")  # toolaudit's collector keys (metadata.json's `agent` is not always right)
+
+
+def agent_sessions(root: Path, found: dict[str, list[tuple[int, str]]], agent: str) -> list[tuple[Path, str]]:
+    """(transcript, earliest commit) of each session of `agent`: its longest transcript, the first commit it made."""
     longest: dict[str, Path] = {}
     starts: dict[str, list[tuple[int, str]]] = {}
     for meta in sorted(root.glob("*/*/*/metadata.json")):
         session = meta.parent / "full.jsonl"
         sid = json.loads(meta.read_text(encoding="utf-8")).get("session_id")
-        if not sid or not session.is_file():
-            continue
-        head = session.read_text(encoding="utf-8", errors="replace")[:20000]
-        if '"sessionId"' not in head or '"version"' not in head:  # Claude Code's lines (Gemini's are one document)
+        if not sid or not session.is_file() or _format(session) != agent:
             continue
         starts.setdefault(sid, []).extend(found.get(meta.parts[-4] + meta.parts[-3], []))
         if sid not in longest or session.stat().st_size > longest[sid].stat().st_size:
             longest[sid] = session
     return [(path, min(starts[sid])[1]) for sid, path in longest.items() if starts.get(sid)]
+
+
+def _format(session: Path) -> str | None:
+    """The transcript format toolaudit detects in `session` (its collector's key)."""
+    from toolaudit.collectors import discover
+
+    cls, _ = discover.detect(session)
+    return cls.key if cls is not None else None
 
 
 def _has_branch(repo: Path, session: Path) -> bool:
@@ -99,6 +107,7 @@ def main() -> int:
     ap.add_argument("--sessions", type=int, default=25, help="how many sessions (those with the most calls first)")
     ap.add_argument("--json", type=Path, help="also write the per-session figures here")
     ap.add_argument("--checkpoints", type=Path, help="the checkpoint branch's files, already extracted")
+    ap.add_argument("--agent", choices=AGENTS, default="claude-code", help="whose sessions")
     ap.add_argument("--on-branch", action="store_true",
                     help="only sessions whose recorded branch the clone still has (main included): a branch deleted "
                          "after a squash merge leaves no commit of the state its sessions started from")
@@ -109,12 +118,12 @@ def main() -> int:
             tmp = str(args.checkpoints)
         else:
             extract(args.repo, Path(tmp))
-        sessions = claude_sessions(Path(tmp), found)
+        sessions = agent_sessions(Path(tmp), found, args.agent)
         if args.on_branch:  # only sessions whose start state can be read from a branch the clone still has
             sessions = [s for s in sessions if _has_branch(args.repo, s[0])]
         # the sessions with the most read-only calls: the ones a fidelity table is about
         counted = sorted(sessions, key=lambda s: -sum(s[0].read_text(errors="replace").count(f'"name":"{t}"')
-                                                     for t in TOOLS))[: args.sessions]
+                                                     for t in TOOLS))[: args.sessions]  # Gemini's: by file order
         totals: dict[str, Counter] = {}
         reasons: Counter = Counter()
         rows = []

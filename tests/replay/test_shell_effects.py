@@ -87,3 +87,14 @@ def test_a_cd_inside_the_working_folder_still_counts_and_a_loop_that_writes_is_s
     assert effect("cd /Users/dev/cli/cmd && rm old.go", "/Users/dev/cli").paths == ("old.go",)
     assert effect("for f in *.orig; do rm \"$f\"; done", "/Users/dev/cli").paths == ("$f",)
     assert effect("cd /tmp/x && rm a", None).paths == ()  # no working folder known: an absolute cd is elsewhere
+
+
+@pytest.mark.parametrize(("command", "keeps"), [
+    ("git reset HEAD", True), ("git reset HEAD~1 --soft", True), ("git reset --hard origin/main", False),
+    ("git checkout -b alex/improve-explain", True), ("git switch -c fix/x", True), ("git checkout main", False),
+    ("git checkout -b new origin/other", False), ("git checkout -- cmd/main.go", False),
+    ("git restore --staged a.go", True), ("git restore a.go", False),
+    ("git stash list", True), ("git stash", False), ("git stash pop", False),
+])
+def test_git_commands_that_only_move_refs_or_the_index_keep_the_files(command, keeps):
+    assert (effect(command).paths == ()) is keeps

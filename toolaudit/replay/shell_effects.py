@@ -265,6 +265,22 @@ def _after_options(args: list[str], valued: set[str]) -> list[str]:
     return args[i:]
 
 
+def _git_keeps_files(sub: str, args: list[str]) -> bool:
+    """git commands that move refs or the index but leave the working tree's files as they are."""
+    words = [a for a in args if a != "--"]
+    if sub == "reset":  # without --hard (or --merge/--keep) a reset only unstages
+        return not any(a in ("--hard", "--merge", "--keep") for a in words)
+    if sub in ("checkout", "switch"):  # a new branch at HEAD: `checkout -b NEW`, `switch -c NEW`
+        flags = [a for a in words if a.startswith("-")]
+        names = [a for a in words if not a.startswith("-")]
+        return bool(flags) and set(flags) <= {"-b", "-B", "-c", "-C", "--create", "--force-create"} and len(names) == 1
+    if sub == "restore":  # --staged alone: the index
+        return "--staged" in words and "--worktree" not in words and "-W" not in words
+    if sub == "stash":
+        return bool(words) and words[0] in ("list", "show")
+    return False
+
+
 def _find(args: list[str]) -> Effect | None:
     """find reads, unless it deletes or writes a list, or `-exec`s a program that writes."""
     if any(a in FIND_WRITES for a in args):
@@ -299,7 +315,10 @@ def _part(part: str) -> Effect | None:
         return Effect((EVERYTHING,), f"xargs {rest[0]} writes the files it is given") if inner and inner.paths \
             else None
     if program == "git":
-        sub = next(iter(_after_options(args, GIT_VALUED)), "")  # `git -C DIR log`: log, not DIR
+        rest = _after_options(args, GIT_VALUED)
+        sub = next(iter(rest), "")  # `git -C DIR log`: log, not DIR
+        if _git_keeps_files(sub, rest[1:]):
+            return None
         if sub in ("checkout", "switch", "reset", "restore", "stash", "merge", "rebase", "pull", "cherry-pick",
                    "revert", "apply", "am", "clean", "mv", "rm"):
             return Effect((EVERYTHING,), f"git {sub} changes the working tree")
