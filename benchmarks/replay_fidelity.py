@@ -153,10 +153,18 @@ def main() -> int:
         rate = acc["within_1pct"] / acc["replayed"] if acc["replayed"] else 0
         print(f"{tool:6} {acc['calls']:6} {acc['replayed']:8} {acc['identical']:9} {acc['order_only']:9} "
               f"{acc['within_1pct']:6} {rate:7.1%}")
-    for (tool, reason), n in reasons.most_common(20):
-        print(f"  {tool}: {n} × {reason}")
+    folded: Counter = Counter()  # the many "uncertain: after `CMD`" reasons said once per tool
+    for (tool, reason), n in reasons.items():
+        if reason.startswith("uncertain:"):
+            reason = "uncertain: after a command that may have written files (not compared)"
+        folded[(tool, reason)] += n
+    for tool in sorted(totals, key=lambda t: -totals[t]["calls"]):
+        for (t, reason), n in sorted(folded.items(), key=lambda kv: -kv[1]):
+            if t == tool:
+                print(f"  {tool}: {n} × {reason}")
     if args.json:
-        args.json.write_text(json.dumps({"sessions": rows}, indent=2))
+        args.json.write_text(json.dumps({"sessions": rows, "tools": {t: dict(acc) for t, acc in totals.items()},
+                                         "reasons": [[t, r, n] for (t, r), n in folded.most_common()]}, indent=2))
     return 0
 
 
