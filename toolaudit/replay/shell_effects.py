@@ -59,7 +59,8 @@ FIND_WRITES = {"-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
 GIT_READERS = {"status", "log", "diff", "show", "blame", "branch", "rev-parse", "ls-files", "grep", "remote",
                "config", "describe", "shortlog", "reflog", "tag", "fetch", "cat-file", "ls-tree", "rev-list",
                "name-rev", "merge-base", "worktree", "add", "commit", "push", "notes", "check-ignore", "check-attr",
-               "for-each-ref", "show-ref", "symbolic-ref", "var", "help", "version", "count-objects", "fsck"}
+               "for-each-ref", "show-ref", "symbolic-ref", "var", "help", "version", "count-objects", "fsck",
+               "ls-remote"}
 # shell words that open or close a compound command: the command after them is what runs
 KEYWORDS = {"while", "until", "if", "elif", "then", "do", "else", "!", "{", "(", "time"}
 CLOSERS = {"done", "fi", "}", ")", "esac"}

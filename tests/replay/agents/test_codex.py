@@ -186,6 +186,18 @@ def test_rg_and_grep(ws: Path) -> None:
     assert out(ws, f"rg -n alpha {SHOWN}") == f"{SHOWN}/a.txt:1:alpha\n"  # printed under the recorded path
 
 
+def test_rg_missing_path_message_as_its_walk_prints_it(ws: Path) -> None:
+    # rg searching several paths walks them in parallel: `rg: P: No such file…`; one path that is no folder is one
+    # search on one thread, as is --sort: `rg: P: IO error for operation on P: …` (both in real recordings)
+    got = out(ws, "rg -n beta nope b.txt")
+    assert got == "b.txt:1:beta two\nrg: nope: No such file or directory (os error 2)\n"
+    one = out(ws, "rg -n beta nope")
+    assert one == "rg: nope: IO error for operation on nope: No such file or directory (os error 2)\n"
+    assert out(ws, "rg --files src nope") == ("src/deep/x.py\nsrc/main.py\n"
+                                             "rg: nope: No such file or directory (os error 2)\n")
+    assert "IO error for operation on nope" in out(ws, "rg -n beta --sort path nope b.txt")
+
+
 def test_echo_pwd_and_an_argv_without_shell(ws: Path) -> None:
     assert out(ws, "echo hi there; echo -n x") == "hi there\nx"
     assert out(ws, "pwd") == SHOWN + "\n"
@@ -243,6 +255,26 @@ def test_legacy_cut_058_and_044(ws: Path) -> None:
     assert "line 128\n\n[... omitted 44 of 300 lines ...]\n\nline 173\n" in text and text.endswith("line 300\n")
     old = out(ws, "cat many.txt", version="0.44.0")
     assert old.startswith("line 1\n") and "[... omitted 44 of 300 lines ...]" in old
+
+
+def test_legacy_cut_before_045_joins_lines(ws: Path) -> None:
+    # 0.34.0 / 0.36.0 recordings: head and tail read with str::lines() and joined with "\n", so neither keeps its
+    # last newline (`…\n[... omitted 4 of 260 lines ...]\n\n…check=True)` with no newline at the end)
+    _lines(ws, 300)
+    old = out(ws, "cat many.txt", version="0.36.0")
+    assert "line 128\n[... omitted 44 of 300 lines ...]\n\nline 173\n" in old and old.endswith("line 300")
+    (ws / "crlf.txt").write_bytes(b"".join(b"row %d\r\n" % i for i in range(1, 301)))
+    assert out(ws, "cat crlf.txt", version="0.36.0").endswith("row 299\nrow 300")  # lines() drops the \r too
+
+
+def test_legacy_byte_cut_marker_by_version(ws: Path) -> None:
+    # 200 lines of 60 bytes: over 10 KiB, under 256 lines. 0.34 - 0.47 recordings say `omitted 0`, 0.48 - 0.58 the
+    # byte marker (openai/codex#5451)
+    (ws / "wide.txt").write_text("".join(f"{i:03d} {'x' * 55}\n" for i in range(200)))
+    for version in ("0.36.0", "0.47.0"):
+        assert "\n[... omitted 0 of 200 lines ...]\n\n" in out(ws, "cat wide.txt", version=version)
+    assert out(ws, "cat wide.txt", version="0.47.0").startswith("Total output lines: 200\n\n000 ")
+    assert "\n[... output truncated to fit 10240 bytes ...]\n\n" in out(ws, "cat wide.txt", version="0.48.0")
 
 
 def test_policy_cut_by_version(ws: Path) -> None:

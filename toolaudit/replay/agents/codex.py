@@ -11,9 +11,15 @@ Envelope, by tool (each output is stdout then stderr, as `aggregate_output` join
   Original token count: T\\nOutput:\\n…` (T = ceil(bytes / 4) of the whole output).
 
 Cut, by version (`Call.version`, session_meta.cli_version; unknown means the newest):
-- < 0.45: the legacy cut (10 KiB and 256 lines, 128 + 128 lines, `[... omitted k of N lines ...]`) without the
-  `Total output lines: N` hint that openai/codex#4740 (2025-10-04) added: an estimate from that PR's date;
-- 0.45 - 0.58: the legacy cut with the hint (`CodexLegacy`; the 0.58.0 recordings of the corpus match it);
+- < 0.45: the first legacy cut (10 KiB and 256 lines, 128 + 128 lines, `[... omitted k of N lines ...]`, even
+  `omitted 0` for a cut by bytes alone), head and tail read with `str::lines()` and joined with `\\n` (neither ends
+  with a newline; a `\\r` before one is dropped), without the `Total output lines: N` hint that openai/codex#4740
+  (2025-10-04) added (the 0.34.0 and 0.36.0 recordings; 0.45 is an estimate from that PR's date, the 0.46.0
+  recordings have the hint and whole lines);
+- 0.45 - 0.58: the legacy cut with the hint, lines kept whole (`split_inclusive`); a cut by bytes alone says
+  `[... omitted 0 of N lines ...]` before 0.48 (the 0.46.0 and 0.47.0 recordings), then
+  `[... output truncated to fit 10240 bytes ...]` (openai/codex#5451, 2025-10-21; `CodexLegacy`, which the 0.48.0 -
+  0.58.0 recordings of the corpus match);
 - >= 0.59 (openai/codex#6842, 2025-11-18): the session's TruncationPolicy, `truncation_policy=bytes:N|tokens:N`
   (turn_context.truncation_policy), else Tokens(10000) for a `*codex*` `model`, else Bytes(10000): a 50/50 middle cut
   (`CodexMiddle`), with formatted_truncate_text's `Total output lines: N\\n\\n` header for `shell` and exec_command,
@@ -39,6 +45,7 @@ from typing import Any, ClassVar
 
 from ...simulate.policies import CodexLegacy, CodexMiddle
 from ...simulate.policies.agents import rust_lines
+from ...simulate.policies.base import cut_bytes, cut_bytes_tail, nbytes
 from ..base import FAILED, REFUSED, Outcome
 from ..sandbox import OutsideWorkspace, resolve
 from .base import Call, Emulation, register, version_tuple
@@ -46,15 +53,18 @@ from .shell_readonly import CannotRun, Workspace, run_argv, run_script
 from .shell_words import NotReplayable, Result
 
 HINT_SINCE = (0, 45)
+BYTES_MARKER_SINCE = (0, 48)
 POLICY_SINCE = (0, 59)
 WARNING_SINCE = (0, 141)
+LEGACY_BYTES, LEGACY_LINES = 10 * 1024, 256  # MODEL_FORMAT_MAX_BYTES, MODEL_FORMAT_MAX_LINES
 DEFAULT_LIMIT = 10_000  # TruncationPolicy Bytes(10_000) / Tokens(10_000); unified exec's DEFAULT_MAX_OUTPUT_TOKENS
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash"})
 
 PARAMS = {
     "duration": "seconds printed as the duration or wall time (the recorded value; default: measured)",
     "chunk_id": "exec_command's chunk id (the recorded one; default: derived from the call id)",
-    "truncation": "legacy, legacy-nohint, bytes:N or tokens:N: the cut, instead of the version's",
+    "truncation": "legacy (0.45-0.58), legacy-nohint (before 0.45), bytes:N or tokens:N: the cut, instead of "
+                  "the version's",
     "truncation_policy": "the recording's turn_context truncation_policy (bytes:N, tokens:N or its JSON)",
     "model": "the session's model: with no recorded policy, a *codex* model is cut by tokens:10000, others by bytes",
     "warning": "1 or 0: print the `Warning: truncated output` line (default: version >= 0.141)",
@@ -176,12 +186,46 @@ def formatted_cut(text: str, unit: str, limit: int, warning: bool) -> str:
     return f"{head}Total output lines: {rust_lines(text)}\n\n{plain_cut(text, unit, limit)}"
 
 
-def legacy_cut(text: str, hint: bool) -> str:
-    """The ≤ 0.58 cut: 10 KiB and 256 lines, head and tail; `Total output lines: N\\n\\n` first when `hint`."""
-    cut = CodexLegacy().apply(text)
-    if cut is not text and not hint:
-        cut = cut.split("\n\n", 1)[1]
-    return cut
+def legacy_cut(text: str, hint: bool, joined: bool = False, bytes_marker: bool = True) -> str:
+    """The ≤ 0.58 cut: 10 KiB and 256 lines, head and tail; `Total output lines: N\\n\\n` first when `hint`.
+
+    `joined`: the first version's (before 0.45), head and tail lines read with `str::lines()` and joined with `\\n`;
+    `bytes_marker`: a cut that omits no line says `output truncated to fit N bytes` (from 0.48), else `omitted 0`."""
+    if not joined and bytes_marker:
+        cut = CodexLegacy().apply(text)
+        return cut if cut is text or hint else cut.split("\n\n", 1)[1]
+    total = rust_lines(text)
+    if nbytes(text) <= LEGACY_BYTES and total <= LEGACY_LINES:
+        return text
+    if joined:  # str::lines(): no line keeps its newline, nor the \r before it
+        segments = text.split("\n")
+        if segments[-1] == "":
+            segments.pop()
+        ended = len(segments) if text.endswith("\n") else len(segments) - 1  # the lines a \n ends
+        segments = [line[:-1] if i < ended and line.endswith("\r") else line for i, line in enumerate(segments)]
+        glue = "\n"
+    else:  # split_inclusive('\n'): each line keeps its newline
+        segments = [line + "\n" for line in text.split("\n")]
+        segments[-1] = segments[-1][:-1]
+        if not segments[-1]:
+            segments.pop()
+        glue = ""
+    head_take = min(LEGACY_LINES // 2, len(segments))
+    tail_take = min(LEGACY_LINES - LEGACY_LINES // 2, len(segments) - head_take)
+    omitted = len(segments) - head_take - tail_take
+    head = glue.join(segments[:head_take])
+    tail = glue.join(segments[len(segments) - tail_take:]) if tail_take else ""
+    marker = f"\n[... omitted {omitted} of {total} lines ...]\n\n"
+    result = cut_bytes(head, min(LEGACY_BYTES // 2, max(LEGACY_BYTES - nbytes(marker), 0))) + marker
+    result += cut_bytes_tail(tail, max(LEGACY_BYTES - nbytes(result), 0))
+    return f"Total output lines: {total}\n\n{result}" if hint else result
+
+
+def _legacy(call: Call, text: str, kind: str, hint: bool) -> str:
+    """`legacy_cut` as the call's version made it (`kind` legacy-nohint: the first version's)."""
+    version = version_tuple(call.version)
+    return legacy_cut(text, hint, joined=kind == "legacy-nohint",
+                      bytes_marker=kind == "legacy" and (not version or version >= BYTES_MARKER_SINCE))
 
 
 def token_count(text: str) -> int:
@@ -192,7 +236,7 @@ def token_count(text: str) -> int:
 def _structured_cut(call: Call, text: str) -> str:
     kind, limit = cut_kind(call)
     if kind.startswith("legacy"):
-        return legacy_cut(text, kind == "legacy")
+        return _legacy(call, text, kind, kind == "legacy")
     return formatted_cut(text, kind, limit, _warning(call))
 
 
@@ -257,7 +301,7 @@ def envelope(call: Call, body: str, exit_code: int, seconds: float) -> str:
         return unified(body, cut, exit_code, wall, chunk)
     if call.tool == "shell_command":
         kind, limit = cut_kind(call)
-        cut = legacy_cut(body, False) if kind.startswith("legacy") else plain_cut(body, kind, limit)
+        cut = _legacy(call, body, kind, False) if kind.startswith("legacy") else plain_cut(body, kind, limit)
         return freeform(body, cut, exit_code, _tenths(call, seconds))
     return json_wrapper(_structured_cut(call, body), exit_code, _tenths(call, seconds))
 

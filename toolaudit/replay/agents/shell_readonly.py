@@ -10,6 +10,8 @@ nothing matches). Anything else raises `NotReplayable` with a short, stable reas
 What differs from the agent's shell, on purpose: the locale is C.UTF-8 (bytewise `ls` and glob
 order, English messages); `rg` gets `--sort path` (its parallel walk has no stable order) and, with
 no path named, `./` whose prefix is removed again (our stdin is an empty pipe, which rg would search).
+Sorting makes rg walk on one thread, whose errors read `rg: P: IO error for operation on P: …`; where rg
+would have walked in parallel (more than one path, or a folder) they are printed as it prints them, `rg: P: …`.
 Output is all stdout then all stderr, as Codex aggregates it.
 """
 
@@ -370,8 +372,11 @@ class _Runner:
         result = self.execute(name, argv, stdin)
         out = re.sub(rb"(?m)^\./", b"", result.stdout) if strip else result.stdout
         out = walk_order(name, words[1:], out)
+        err = result.stderr
+        if name == "rg" and err and _parallel_walk(self.ws, words[1:]):
+            err = _SORTED_WALK_ERROR.sub(rb"rg: \1: ", err)
         code = result.exit_code if result.exit_code >= 0 else 128 - result.exit_code  # killed: as bash says
-        return self.ws.show(out), self.ws.show(result.stderr), code
+        return self.ws.show(out), self.ws.show(err), code
 
     def execute(self, name: str, argv: list[str], stdin: bytes):
         # by its bare name, found on the child's PATH: GNU tools print argv[0] in their messages
@@ -386,6 +391,24 @@ class _Runner:
         if result.capped:
             self.res.note = f"{name} output passed {box.max_output_bytes} bytes: the rest was not read"
         return result
+
+
+# what rg's one-thread walk (which `--sort` makes it use) says of a path it cannot read
+_SORTED_WALK_ERROR = re.compile(rb"^rg: (.+?): IO error for operation on \1: ", re.MULTILINE)
+
+
+def _parallel_walk(ws: Workspace, args: list[str]) -> bool:
+    """Whether rg, run as recorded (without our `--sort`), walks in parallel: not when the call sorts or runs one
+    thread itself, nor for one search (a single path that is not a folder, or stdin), which rg does on one thread."""
+    options, operands = scan("rg", args)
+    keys = {option for option, _ in options}
+    if keys & {"--sort", "--sortr"} or any(option in ("-j", "--threads") and value == "1" for option, value in options):
+        return False
+    named = keys & {"-e", "-f", "--regexp", "--file", "--files", "--type-list"}
+    paths = operands if named else operands[1:]
+    if len(paths) == 1:
+        return paths[0] != "-" and (ws.cwd / ws.root_path(paths[0])).is_dir()
+    return True
 
 
 def walk_order(name: str, args: list[str], out: bytes) -> bytes:
