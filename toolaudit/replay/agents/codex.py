@@ -47,7 +47,6 @@ from ...simulate.policies import CodexLegacy, CodexMiddle
 from ...simulate.policies.agents import rust_lines
 from ...simulate.policies.base import cut_bytes, cut_bytes_tail, nbytes
 from ..base import FAILED, REFUSED, Outcome
-from ..sandbox import OutsideWorkspace, resolve
 from .base import Call, Emulation, register, version_tuple
 from .shell_readonly import CannotRun, Workspace, run_argv, run_script
 from .shell_words import NotReplayable, Result
@@ -108,13 +107,7 @@ def _workspace(call: Call, workdir: str | None) -> Workspace:
     """The workspace with the current folder at the recorded workdir (inside the replay folder)."""
     ws = Workspace(call.root, call.cwd)
     if workdir:
-        try:
-            target = resolve(ws.root, ws.root_path(workdir))
-        except OutsideWorkspace:
-            raise NotReplayable(f"workdir outside the workspace: {workdir}") from None
-        if not target.is_dir():
-            raise NotReplayable(f"workdir missing in the replay folder: {workdir}")
-        ws.cwd = target
+        ws.enter(workdir, "workdir")
     return ws
 
 

@@ -168,6 +168,16 @@ class Workspace:
         self.shown = (shown or str(self.root)).rstrip("/") or "/"
         self.cwd = cwd or self.root
 
+    def enter(self, folder: str, what: str) -> None:
+        """Make the recorded `folder` (the agent's `what`: workdir, the shell's folder) the current one."""
+        try:
+            target = resolve(self.root, self.root_path(folder))
+        except OutsideWorkspace:
+            raise NotReplayable(f"{what} outside the workspace: {folder}") from None
+        if not target.is_dir():
+            raise NotReplayable(f"{what} missing in the replay folder: {folder}")
+        self.cwd = target
+
     def inside(self, text: str) -> str:
         """The operand to pass for path `text` (recorded absolute paths moved into the replay folder)."""
         mapped = self.root_path(text)

@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import ClassVar
 
 from ...base import FAILED, REFUSED, Outcome
-from ...sandbox import OutsideWorkspace, resolve
 from ..base import Call, register, version_tuple
 from ..shell_readonly import CannotRun, Workspace, run_script
 from ..shell_words import NotReplayable, Result, parse
@@ -183,13 +182,7 @@ class Bash(Persisting):
         ws = Workspace(ctx.root, ctx.cwd)
         shell_cwd = ctx.call.params.get("cwd", "").strip() or ctx.here
         if shell_cwd and shell_cwd != ctx.cwd:
-            try:
-                target = resolve(ws.root, ws.root_path(shell_cwd))
-            except OutsideWorkspace:
-                raise NotReplayable(f"the shell's folder {shell_cwd} is outside the workspace") from None
-            if not target.is_dir():
-                raise NotReplayable(f"the shell's folder {shell_cwd} is missing in the replay folder")
-            ws.cwd = target
+            ws.enter(shell_cwd, "the shell's folder")
         return ws
 
     @staticmethod

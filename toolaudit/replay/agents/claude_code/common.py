@@ -91,6 +91,17 @@ class Persisting(Emulation):
         found = SAVED.match(recorded)
         return {"saved_path": found.group(1)} if found else {}
 
+    def run(self, call: Call) -> Outcome:
+        """The text Claude Code showed for this call (an error text or a refusal when it could not answer)."""
+        try:
+            return self.answer(context_of(call, self.tool, self.own))
+        except Answer as answer:
+            return answer.outcome
+
+    def answer(self, ctx: Context) -> Outcome:
+        """The tool's answer for a call whose version and arguments were checked."""
+        raise NotImplementedError
+
     def cut(self, output: str, call: Call) -> str:
         """`output` as this version shows an output of this tool: persisted when over its size."""
         try:

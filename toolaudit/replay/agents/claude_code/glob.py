@@ -6,7 +6,7 @@ import re
 from typing import ClassVar
 
 from ...base import Outcome
-from ..base import Call, register
+from ..base import register
 from .common import (
     AGENT,
     COMMON_PARAMS,
@@ -14,10 +14,8 @@ from .common import (
     GLOB_LIMIT,
     TRUNCATED_GLOB,
     VERSIONS,
-    Answer,
     Context,
     Persisting,
-    context_of,
     finish,
     int_param,
     invalid_answer,
@@ -43,15 +41,8 @@ class Glob(Persisting):
         "max_results": f"results shown before the truncation note (default {GLOB_LIMIT})", **COMMON_PARAMS,
     }
 
-    def run(self, call: Call) -> Outcome:
+    def answer(self, ctx: Context) -> Outcome:
         """The text Claude Code showed for this Glob."""
-        try:
-            ctx = context_of(call, "Glob", self.own)
-            return self._glob(ctx)
-        except Answer as answer:
-            return answer.outcome
-
-    def _glob(self, ctx: Context) -> Outcome:
         pattern = ctx.arg("pattern")
         path = ctx.arg("path")
         given = isinstance(path, str) and bool(path)

@@ -6,7 +6,7 @@ import re
 from typing import Any, ClassVar
 
 from ...base import Outcome
-from ..base import Call, register
+from ..base import register
 from .common import (
     AGENT,
     COMMON_PARAMS,
@@ -18,7 +18,6 @@ from .common import (
     Answer,
     Context,
     Persisting,
-    context_of,
     failed_answer,
     finish,
     invalid_answer,
@@ -53,15 +52,8 @@ class Grep(Persisting):
         **COMMON_PARAMS,
     }
 
-    def run(self, call: Call) -> Outcome:
+    def answer(self, ctx: Context) -> Outcome:
         """The text Claude Code showed for this Grep."""
-        try:
-            ctx = context_of(call, "Grep", self.own)
-            return self._grep(ctx)
-        except Answer as answer:
-            return answer.outcome
-
-    def _grep(self, ctx: Context) -> Outcome:
         pattern = ctx.arg("pattern")
         path = ctx.arg("path")
         place = place_of(ctx, path if isinstance(path, str) and path else "")

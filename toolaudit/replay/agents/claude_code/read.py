@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ...base import Outcome
-from ..base import Call, register
+from ..base import register
 from .common import (
     AGENT,
     BINARY_EXTENSIONS,
@@ -32,7 +32,6 @@ from .common import (
     Context,
     Persisting,
     Place,
-    context_of,
     error_answer,
     failed_answer,
     finish,
@@ -132,15 +131,8 @@ class Read(Persisting):
         **COMMON_PARAMS,
     }
 
-    def run(self, call: Call) -> Outcome:
+    def answer(self, ctx: Context) -> Outcome:
         """The text Claude Code showed for this Read."""
-        try:
-            ctx = context_of(call, "Read", self.own)
-            return self._read(ctx)
-        except Answer as answer:
-            return answer.outcome
-
-    def _read(self, ctx: Context) -> Outcome:
         place = place_of(ctx, ctx.arg("file_path"))
         if ctx.arg("pages") is not MISSING:
             return refuse("Read with pages (PDF pages as images) is not emulated")
