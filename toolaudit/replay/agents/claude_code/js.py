@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
+
+from ....simulate.policies.agents import size_text  # noqa: F401  (one definition: simulate's persisted preview uses it)
 
 # --- JavaScript and Node semantics --------------------------------------------------------------
 
@@ -49,21 +50,6 @@ def js_text(value: Any) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
-
-
-def size_text(count: int) -> str:
-    """Claude Code's byte size words: `512 bytes`, `20.5KB`, `3.1MB` (toFixed(1), `.0` dropped)."""
-    def fixed(value: float) -> str:  # toFixed rounds the exact binary value half up, unlike format()
-        text = str(Decimal(value).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
-        return text.removesuffix(".0")
-
-    kb = count / 1024
-    if kb < 1:
-        return f"{count} bytes"
-    if kb < 1024:
-        return f"{fixed(kb)}KB"
-    mb = kb / 1024
-    return f"{fixed(mb)}MB" if mb < 1024 else f"{fixed(mb / 1024)}GB"
 
 
 # ICU's root collation (what localeCompare uses) for ASCII: whitespace, punctuation, symbols, digits,
