@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, settings
+
+# The tests' own scan cache (toolaudit.scan.cache), never the user's: set before any scan, removed at exit
+_CACHE = tempfile.mkdtemp(prefix="toolaudit-test-cache-")
+os.environ["TOOLAUDIT_CACHE_DIR"] = _CACHE
+atexit.register(shutil.rmtree, _CACHE, True)
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_logs"
@@ -35,8 +43,8 @@ def run():
     """Invoke the CLI; returns the click Result (assert exit_code first)."""
     from toolaudit.cli import cli
 
-    def invoke(*args: str, env: dict | None = None):
-        return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False, env=env)
+    def invoke(*args: str, env: dict | None = None, input: str | None = None):
+        return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False, env=env, input=input)
 
     return invoke
 

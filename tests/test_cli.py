@@ -116,7 +116,7 @@ def test_formats_and_output_file(run, tmp_path):
     assert run("scan", CLAUDE, "-f", "csv", "-o", out).exit_code == 0
     rows = list(csv.DictReader(io.StringIO(out.read_text())))
     assert list(rows[0]) == TOOL_FIELDS + ["tokenizer"] and rows[-1]["tool"] == "TOTAL"
-    assert rows[0]["tokenizer"] == "o200k_base (exact, engine toktok)"
+    assert rows[0]["tokenizer"] == "o200k_base (exact, engine auto)"
     md = run("scan", CLAUDE, "-f", "markdown")
     assert md.exit_code == 0
     assert md.stdout.startswith("### toolaudit scan") and "| **TOTAL** |" in md.stdout

@@ -52,7 +52,7 @@ def test_parquet_columns_are_typed_and_the_file_says_who_measured(run, inputs, t
     assert kinds["is_error"] == kinds["agent_truncated"] == "bool" and kinds["tool"] == "string"
     about = json.loads(schema.metadata[b"toolaudit"])
     assert about == {"version": __version__, "tokenizer": "o200k_base", "tokenizer_label": "o200k_base",
-                     "engine": "toktok", "schema_version": SCHEMA_VERSION}
+                     "engine": "auto", "schema_version": SCHEMA_VERSION}
     table = pq.read_table(target)
     kept = _kept_rows(inputs)
     assert table.num_rows == len(kept) > 100

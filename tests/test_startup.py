@@ -9,7 +9,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 ONE_FILE = ROOT / "sample_logs" / "claude-code" / "-home-dev-shop" / "9a0b7c6d-1e2f-4a3b-8c9d-0e1f2a3b4c5d.jsonl"
-HEAVY = ("pandas", "numpy", "pyarrow", "genai_prices", "altair", "vl_convert", "toktok", "tiktoken")
+HEAVY = ("pandas", "numpy", "pyarrow", "genai_prices", "altair", "vl_convert", "toktok", "rs_bpe", "tiktoken")
 
 
 def _imported_after(args: list[str], watch: tuple[str, ...] = HEAVY) -> set[str]:
@@ -40,8 +40,13 @@ def test_help_and_version_import_nothing_heavy():
     assert _imported_after(["scan", "--help"]) == set()
 
 
-def test_a_scan_imports_no_pandas_and_approx_builds_no_vocabulary():
-    assert _imported_after(["scan", str(ONE_FILE), "-q", "-j", "1"]) == {"toktok"}
+def test_a_scan_imports_no_pandas_and_approx_builds_no_vocabulary(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOOLAUDIT_CACHE_DIR", str(tmp_path))
+    # a small workload: the engine that loads fast (tokenizers.engine_for)
+    assert _imported_after(["scan", str(ONE_FILE), "-q", "-j", "1"]) == {"rs_bpe"}
+    # the same file again, from the scan cache: nothing to count, no vocabulary at all
+    assert _imported_after(["scan", str(ONE_FILE), "-q", "-j", "1"]) == set()
+    assert _imported_after(["scan", str(ONE_FILE), "-q", "-j", "1", "--no-cache", "--engine", "toktok"]) == {"toktok"}
     assert _imported_after(["scan", str(ONE_FILE), "-q", "-j", "1", "--tokenizer", "approx", "-f", "json"]) == set()
 
 

@@ -41,9 +41,13 @@ def no_network(monkeypatch):
     monkeypatch.setattr(tiktoken.load, "read_file_cached", refuse)
 
 
-def pair(name: str) -> tuple[Tokenizer, Tokenizer]:
-    """(toktok through toolaudit, the real tiktoken Encoding through toolaudit)."""
-    return get_tokenizer(name, "toktok"), from_tiktoken_encoding(load_encoding(name))
+# the exact engines each count what tiktoken counts (`auto` is one of them per workload)
+EXACT = ("toktok", "rs-bpe")
+
+
+def pair(name: str, engine: str = "toktok") -> tuple[Tokenizer, Tokenizer]:
+    """(`engine` through toolaudit, the real tiktoken Encoding through toolaudit)."""
+    return get_tokenizer(name, engine), from_tiktoken_encoding(load_encoding(name))
 
 
 # --- the varied set -------------------------------------------------------------------
@@ -159,11 +163,12 @@ def test_hello_world_anchor():
 # --- exactness --------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("engine", EXACT)
 @pytest.mark.parametrize("name", ENCODINGS)
 @pytest.mark.parametrize("key", sorted(VARIED))
-def test_toktok_counts_equal_tiktoken(name, key):
+def test_exact_engines_count_what_tiktoken_counts(name, key, engine):
     text = VARIED[key]
-    toktok_tok, tiktoken_tok = pair(name)
+    toktok_tok, tiktoken_tok = pair(name, engine)
     assert sanitize(text) == text
     assert toktok_tok.count(text) == tiktoken_tok.count(text) > 0
 
@@ -179,9 +184,10 @@ def test_toktok_ids_equal_tiktoken(name, key):
     assert toktok._encoding(name).encode_ordinary(text) == enc.encode_ordinary(text)
 
 
+@pytest.mark.parametrize("engine", EXACT)
 @pytest.mark.parametrize("name", ENCODINGS)
-def test_special_token_literals_are_ordinary_text(name):
-    toktok_tok, tiktoken_tok = pair(name)
+def test_special_token_literals_are_ordinary_text(name, engine):
+    toktok_tok, tiktoken_tok = pair(name, engine)
     enc = load_encoding(name)
     for literal in ("<|endoftext|>", "<|endofprompt|>"):
         n = toktok_tok.count(literal)
@@ -189,13 +195,14 @@ def test_special_token_literals_are_ordinary_text(name):
         assert n > 1  # not the single special token
 
 
+@pytest.mark.parametrize("engine", EXACT)
 @pytest.mark.parametrize("name", ENCODINGS)
 @pytest.mark.parametrize("key", sorted(SURROGATES))
-def test_lone_surrogates(name, key):
+def test_lone_surrogates(name, key, engine):
     raw = SURROGATES[key]
     clean = sanitize(raw)
     clean.encode("utf-8")  # sanitize leaves text that encodes
-    toktok_tok, tiktoken_tok = pair(name)
+    toktok_tok, tiktoken_tok = pair(name, engine)
     counted = toktok_tok.count(clean)
     assert counted == tiktoken_tok.count(clean)
     # tiktoken repairs the raw string itself; sanitize must repair it the same way
@@ -212,11 +219,12 @@ _HALVES = ["\ud800", "\udbff", "\udc00", "\udfff", "\ud83d", "\ude00"]  # surrog
 _HYPO = settings(max_examples=75, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@pytest.mark.parametrize("engine", EXACT)
 @pytest.mark.parametrize("name", ENCODINGS)
 @_HYPO
 @given(text=st.text())
-def test_hypothesis_text(name, text):
-    toktok_tok, tiktoken_tok = pair(name)
+def test_hypothesis_text(name, text, engine):
+    toktok_tok, tiktoken_tok = pair(name, engine)
     assert toktok_tok.count(text) == tiktoken_tok.count(text)
 
 
@@ -238,32 +246,46 @@ def _older_unicode(c: str) -> bool:
 
 @pytest.mark.parametrize("name", ENCODINGS)
 @pytest.mark.parametrize("point", [0x323B0, 0x11DB0, 0x1E6C0, 0x10940])
-def test_unicode_17_letters_are_where_the_engines_part(name, point):
+def test_unicode_17_letters_are_where_toktok_parts(name, point):
     # the documented exception (docs/scan.md): when this fails, the engines agree again; drop UNICODE_17
     toktok_tok, tiktoken_tok = pair(name)
     text = f"x{chr(point)}/A"
     assert toktok_tok.count(text) != tiktoken_tok.count(text)
     assert toktok_tok.count(f"x{chr(point - 1)}/A") == tiktoken_tok.count(f"x{chr(point - 1)}/A")
+    # rs-bpe counts them as tiktoken does
+    assert get_tokenizer(name, "rs-bpe").count(text) == tiktoken_tok.count(text)
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_auto_picks_by_workload_and_counts_alike(name):
+    assert get_tokenizer(name, "auto", workload=1000).engine == "rs-bpe"
+    assert get_tokenizer(name, "auto", workload=tokenizers.AUTO_CROSSOVER_BYTES).engine == "toktok"
+    assert get_tokenizer(name, "auto").engine == "toktok"  # an unknown workload counts as large
+    small, large = get_tokenizer(name, "auto", workload=1), get_tokenizer(name, "auto", workload=1 << 40)
+    for text in VARIED.values():
+        assert small.count(text) == large.count(text)
 
 
 @pytest.mark.parametrize("name", ENCODINGS)
 @_HYPO
 @given(text=st.text(st.characters(codec=None, exclude_categories=()).filter(_older_unicode) | st.sampled_from(_HALVES),
                     max_size=200))
-def test_hypothesis_any_code_point(name, text):
+@pytest.mark.parametrize("engine", EXACT)
+def test_hypothesis_any_code_point(name, text, engine):
     # Surrogates included: the measuring path sanitizes, tiktoken repairs on its own.
-    toktok_tok, tiktoken_tok = pair(name)
+    toktok_tok, tiktoken_tok = pair(name, engine)
     clean = sanitize(text)
     assert toktok_tok.count(clean) == tiktoken_tok.count(clean) == len(load_encoding(name).encode_ordinary(text))
 
 
+@pytest.mark.parametrize("engine", EXACT)
 @pytest.mark.parametrize("name", ENCODINGS)
 @_HYPO
 @given(parts=st.lists(st.sampled_from(sorted(VARIED.values())) | st.text(max_size=30), max_size=6))
-def test_hypothesis_spliced_samples(name, parts):
+def test_hypothesis_spliced_samples(name, parts, engine):
     # Splices make BPE merges cross the seams between the fixed samples.
     text = "".join(parts)
-    toktok_tok, tiktoken_tok = pair(name)
+    toktok_tok, tiktoken_tok = pair(name, engine)
     assert toktok_tok.count(text) == tiktoken_tok.count(text)
 
 
@@ -286,8 +308,8 @@ def test_labels():
 
 def test_defaults():
     tok = get_tokenizer()
-    assert (tok.name, tok.engine) == (tokenizers.DEFAULT_TOKENIZER, tokenizers.DEFAULT_ENGINE)
-    assert tok.name == "o200k_base" and tok.engine == "toktok"
+    assert (tokenizers.DEFAULT_TOKENIZER, tokenizers.DEFAULT_ENGINE) == ("o200k_base", "auto")
+    assert tok.name == "o200k_base" and tok.engine == "toktok"  # auto, for a workload it was not told
 
 
 @pytest.mark.parametrize("name", ["gpt2", "o200k", "", "O200K_BASE"])

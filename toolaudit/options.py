@@ -17,7 +17,7 @@ from .tokenizers import DEFAULT_ENGINE, DEFAULT_TOKENIZER
 @dataclass(frozen=True)
 class InputOptions:
     """How transcripts are found, read and counted (--from, --tokenizer, --engine, --calibration, --strict,
-    --debug, -j, --scheduler)."""
+    --debug, -j, --scheduler, --no-cache)."""
 
     source_format: str | None = None  # --from KEY: one format forced; None detects each file's
     tokenizer: str = DEFAULT_TOKENIZER
@@ -27,6 +27,7 @@ class InputOptions:
     debug: bool = False  # odd data raises where it trips (tracebacks)
     jobs: int = 1  # worker processes; 0 = every core, 1 = none (the API's default: one process)
     scheduler: str | None = None  # a dask.distributed scheduler address for the per-file work
+    cache: bool = True  # scan: reuse the numbers of files unchanged since the last scan (scan.cache)
 
 
 def split_options(cls: type, given: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -18,7 +18,7 @@ from .collectors import discover
 from .errors import StrictError, ToolauditError, check_strict
 from .model import FileResult, ScanMeta, SessionEnd, Skipped, ToolCall, ToolMenu, Usage
 from .options import SILENT, Hooks, InputOptions
-from .tokenizers import Tokenizer, get_tokenizer, sanitized_size
+from .tokenizers import Tokenizer, engine_for, get_tokenizer, sanitized_size
 
 
 @dataclass(frozen=True)
@@ -151,6 +151,21 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
+def _workload(files: list) -> int | None:
+    """The bytes `files` hold, counted only up to what decides the `auto` engine (None: remote inputs)."""
+    from .distributed import size_of
+    from .tokenizers import AUTO_CROSSOVER_BYTES
+
+    total = 0
+    for path in files:
+        if not isinstance(path, Path):
+            return None
+        total += size_of(path)
+        if total >= AUTO_CROSSOVER_BYTES:
+            break
+    return total
+
+
 # Below this much input, worker processes cost more than they save (starting the pool, shipping
 # results back): at 20 MB, -j 2 took twice as long as -j 1 on a 2-core machine (benchmarks/bench_scan.py).
 FORK_PAYS_BYTES = 32 * 1024 * 1024
@@ -184,13 +199,17 @@ def scan_files(files: list[Path], options: FileOptions, jobs: int | None = None,
         options = replace(options, late_previews=False)
         yield from scan_on_cluster(scheduler, files, options, worker, extra)
         return
+    options = replace(options, engine=engine_for(options.engine, _workload(files)))
     jobs = auto_jobs(files) if not jobs or jobs < 1 else jobs
     jobs = min(jobs, len(files))
     if jobs <= 1:
         for path in files:
             yield worker(path, options, *extra)
         return
-    # spawn-safe and fork-fast: fork where available, workers hold their own tokenizer
+    # spawn-safe and fork-fast: fork where available, the vocabulary built here first is shared by all
+    # workers (toktok's takes 0.3 s and holds the GIL: once, not once per worker)
+    if hasattr(os, "fork"):
+        _tokenizer(options).count("warm")
     ctx = get_context("fork") if hasattr(os, "fork") else get_context("spawn")
     with ctx.Pool(jobs, initializer=_worker_signals) as pool:
         yield from pool.imap(_scan_one, ((worker, p, options, *extra) for p in files), chunksize=1)
@@ -229,15 +248,22 @@ def release_freed() -> None:
 
 
 def run(files: list[Path], options: FileOptions, sink, read: InputOptions = InputOptions(), *, on_file=None,
-        worker=scan_file, extra: tuple = ()):
+        worker=scan_file, extra: tuple = (), cache=None, roots: tuple = ()):
     """Run `worker` over `files` and fold each result into `sink` (its `add`); returns `sink`.
 
     `read` gives the workers (jobs), the cluster (scheduler: see scan_files) and `strict`: the first
     non-benign skipped line, or a file that could not be read or recognised, raises StrictError.
-    `on_file(result)` is called after each file (progress).
+    `on_file(result)` is called after each file (progress). With `cache` (scan.cache.ScanCache) only the
+    files that changed are read; the entries of files gone from the folders `roots` are dropped.
     """
     strict = read.strict
-    for result in scan_files(files, options, read.jobs, worker, extra, read.scheduler or None):
+    results = scan_files(files, options, read.jobs, worker, extra, read.scheduler or None)
+    if cache is not None:
+        from .scan.cache import through_cache
+
+        results = through_cache(cache, files, lambda changed: scan_files(changed, options, read.jobs, worker, extra),
+                                roots)
+    for result in results:
         if strict:
             check_strict(result)
         sink.add(result)
@@ -273,7 +299,7 @@ def input_files(paths, strict: bool, hooks: Hooks = SILENT) -> tuple[list, list[
 
 
 def gather(paths, read: InputOptions, options: FileOptions, sink, *, hooks: Hooks = SILENT, worker=None,
-           extra: tuple = ()):
+           extra: tuple = (), cache=None):
     """Find the files under `paths`, run them through `worker` (scan_file) into `sink`; returns `sink`.
 
     Files and folders that cannot be listed go into `sink.errors` (and fail `read.strict`). With
@@ -285,7 +311,8 @@ def gather(paths, read: InputOptions, options: FileOptions, sink, *, hooks: Hook
     sink.errors.extend(problems)  # unreadable folders belong in the result's errors, not only on stderr
     progress, advance = hooks.progress(len(files)) if hooks.progress else (None, None)
     with progress or nullcontext():
-        run(files, options, sink, read, on_file=advance, worker=worker or scan_file, extra=extra)
+        run(files, options, sink, read, on_file=advance, worker=worker or scan_file, extra=extra, cache=cache,
+            roots=tuple(resolve_paths(paths)))
     hooks.problems(sink.unrecognised, sink.errors)
     return sink
 

@@ -1,7 +1,11 @@
 """Exact, offline token counts behind one small interface.
 
 Engines:
-- `toktok` (default): toktok-rs, vocabularies compiled in, ids identical to tiktoken's.
+- `auto` (default): `rs-bpe` for a small workload, `toktok` for a large one (`engine_for`): rs-bpe
+  loads in 0.04 s and toktok in 0.3-0.4 s, but toktok counts bulk text faster.
+- `toktok`: toktok-rs, vocabularies compiled in, ids identical to tiktoken's (except letters that
+  Unicode 17 added: docs/scan.md).
+- `rs-bpe`: rs-bpe, vocabularies compiled in, counts identical to tiktoken's.
 - `tiktoken`: the reference; it downloads its vocabulary on first use, so it works
   only where that vocabulary is already cached (TIKTOKEN_CACHE_DIR) or reachable.
 - `approx`: ceil(chars / 4), always labelled estimated.
@@ -32,9 +36,12 @@ ENCODINGS = ("o200k_base", "cl100k_base")
 APPROX = "approx"
 CLAUDE = "claude"
 TOKENIZERS = ENCODINGS + (APPROX, CLAUDE)
-ENGINES = ("toktok", "tiktoken")
+ENGINES = ("auto", "toktok", "rs-bpe", "tiktoken")
 DEFAULT_TOKENIZER = "o200k_base"
-DEFAULT_ENGINE = "toktok"
+DEFAULT_ENGINE = "auto"
+# Below this much text to count, `auto` counts with rs-bpe (fast to load), above with toktok (fast
+# to count): measured by benchmarks/bench_engines.py, see docs/performance.md.
+AUTO_CROSSOVER_BYTES = 24 * 1024 * 1024
 _CACHE_MAX = 200_000
 CLAUDE_BASE = "o200k_base"
 DEFAULT_FACTOR = 1.25  # Claude 3 to 4.6
@@ -123,6 +130,33 @@ def _toktok_counter(encoding: str) -> Callable[[str], int]:
     return toktok._encoding(encoding).count
 
 
+def _rsbpe_counter(encoding: str) -> Callable[[str], int]:
+    from rs_bpe.bpe import openai
+
+    return getattr(openai, encoding)().count
+
+
+def engine_for(engine: str, workload: int | None) -> str:
+    """The engine that counts: `engine` itself, or for `auto` the one that fits `workload` bytes of
+    input (None: unknown, counted as large)."""
+    if engine != "auto":
+        return engine
+    return "rs-bpe" if workload is not None and workload < AUTO_CROSSOVER_BYTES else "toktok"
+
+
+def _lazy(build: Callable[[], Callable[[str], int]]) -> Callable[[str], int]:
+    """A counter that builds its vocabulary on the first count: a scan served from its cache counts
+    nothing and never pays for it."""
+    built: list = []
+
+    def count(text: str) -> int:
+        if not built:
+            built.append(build())
+        return built[0](text)
+
+    return count
+
+
 def _count_ordinary(enc) -> Callable[[str], int]:
     return lambda text: len(enc.encode_ordinary(text))
 
@@ -204,10 +238,12 @@ def _claude(engine: str, calibration: str | Path | None) -> Tokenizer:
 
 
 def get_tokenizer(name: str = DEFAULT_TOKENIZER, engine: str = DEFAULT_ENGINE,
-                  calibration: str | Path | None = None) -> Tokenizer:
+                  calibration: str | Path | None = None, workload: int | None = None) -> Tokenizer:
     """The tokenizer for an encoding name (or `approx`, `claude`) and engine.
 
-    `calibration` (a `toolaudit calibrate --save` file) applies only to `claude`.
+    `calibration` (a `toolaudit calibrate --save` file) applies only to `claude`; `workload` (bytes of
+    input to count, when known) lets `auto` pick its engine (engine_for). The vocabulary is built on
+    the first count.
     """
     # Checked first so a mistyped engine is reported even with `approx`; "approx" is
     # accepted as an engine because that is what an approx Tokenizer reports.
@@ -216,13 +252,16 @@ def get_tokenizer(name: str = DEFAULT_TOKENIZER, engine: str = DEFAULT_ENGINE,
     if calibration is not None and name != CLAUDE:
         raise UsageError(f"a calibration file applies only to --tokenizer {CLAUDE}, not {name}")
     if name == CLAUDE:
-        return _claude(engine, calibration)
+        return _claude(engine_for(engine, workload), calibration)
     if name == APPROX:
         return Tokenizer(APPROX, APPROX, True, lambda text: math.ceil(len(text) / 4))
     if name not in ENCODINGS:
         raise UsageError(f"unknown tokenizer {name!r}; choose one of {', '.join(TOKENIZERS)}")
+    engine = engine_for(engine, workload)
     if engine == "toktok":
-        return Tokenizer(name, engine, False, _toktok_counter(name))
-    if engine == "tiktoken":
+        return Tokenizer(name, engine, False, _lazy(lambda: _toktok_counter(name)))
+    if engine == "rs-bpe":
+        return Tokenizer(name, engine, False, _lazy(lambda: _rsbpe_counter(name)))
+    if engine == "tiktoken":  # built now: its offline failure is a usage error before any file is read
         return Tokenizer(name, engine, False, _tiktoken_counter(name))
     raise UsageError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")

@@ -207,17 +207,21 @@ def scheduler_option(func):
 
 
 def input_options(func):
-    """--from, --tokenizer, --calibration, --engine, --strict, --debug, -q, -j, --scheduler: how inputs are read
+    """--from, --tokenizer, --calibration, --engine, --strict, --debug, -q, -j, --scheduler, --no-cache: how inputs are read
     and counted. The command receives them as one InputOptions, `read`, and `quiet` beside it."""
     body = func
 
     @functools.wraps(body)
     def command(*args, source_format, tokenizer, calibration, engine, strict, debug, jobs=0, scheduler=None,
-                **kwargs):
-        read = InputOptions(source_format, tokenizer, engine, calibration, strict, debug, jobs, scheduler)
+                no_cache=False, **kwargs):
+        read = InputOptions(source_format, tokenizer, engine, calibration, strict, debug, jobs, scheduler,
+                            cache=not no_cache)
         return body(*args, read=read, **kwargs)
 
     func = scheduler_option(command)
+    func = click.option("--no-cache", is_flag=True,
+                        help="Read every file again instead of reusing the scan cache's numbers for files that "
+                             "did not change (see `toolaudit cache info`).")(func)
     func = click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default=True,
                         help="Worker processes; 0 = all cores, 1 = no workers.")(func)
     func = click.option("-q", "--quiet", is_flag=True, help="No progress bar, no notes on stderr.")(func)
@@ -275,4 +279,4 @@ def main() -> None:
 
 
 # the commands register themselves on `cli`
-from . import calibrate, ci, compare, listing, replay, scan, simulate  # noqa: E402,F401
+from . import cache, calibrate, ci, compare, listing, mcp, replay, scan, simulate, statusline, watch  # noqa: E402,F401

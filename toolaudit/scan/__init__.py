@@ -2,4 +2,4 @@
 
 from ..jobs import entry_point
 
-entry_point(__name__, "scan", ('ScanOptions', 'collect'))
+entry_point(__name__, "scan", ('ScanOptions', 'collect', 'context_now', 'ContextNow', 'live_snapshot'))

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ..model import ScanResult
+from .context import ContextNow
 from ..options import SILENT, Hooks, InputOptions, build, split_options
 from .families import DEFAULT as DEFAULT_FAMILIES, Families
 
@@ -78,9 +79,24 @@ def collect(paths: list, options: ScanOptions, hooks: Hooks = SILENT):
                            late_previews=options.records is None and not options.calls)
     collected = Collected(since=options.since, until=options.until, plan=None if options.calls else _plan(options))
     about = RecordsMeta(read.tokenizer, read.engine if read.tokenizer != "approx" else "approx", tok.label)
-    with recording(options.records, collected, about) as sink:
-        gather(paths, read, files, sink, hooks=hooks)
+    cache = _cache(options, files, hooks)
+    try:
+        with recording(options.records, collected, about) as sink:
+            gather(paths, read, files, sink, hooks=hooks, cache=cache)
+    finally:
+        if cache is not None:
+            cache.close()
     return collected, tok
+
+
+def _cache(options: ScanOptions, files, hooks: Hooks):
+    """The scan cache (scan.cache), when it may serve: local work that shows no text (previews, content)."""
+    read = options.read
+    if not read.cache or read.scheduler or files.previews or files.show_content:
+        return None
+    from .cache import ScanCache, options_key
+
+    return ScanCache(options_key(read.tokenizer, read.engine, read.calibration, read.source_format), note=hooks.tell)
 
 
 def _plan(options: ScanOptions):
@@ -88,3 +104,67 @@ def _plan(options: ScanOptions):
     from .summary import Grouping, Plan
 
     return Plan(Grouping(options.by, options.families, options.tz), options.top, options.cost, options.model)
+
+
+def context_now(transcript: Path | str, read: InputOptions | None = None, *, context: int | None = None,
+                hooks: Hooks = SILENT) -> "ContextNow":
+    """The main context of the session in `transcript` (one file). `context`: the current context's size
+    when the caller knows it (Claude Code's statusline input), else the last recorded request's input."""
+    from ..pipeline import FileOptions, gather, tokenizer_of
+    from .cache import ScanCache, options_key
+    from ..model import MAIN_AGENT
+    from .context import context_of
+    from .summary import Collected
+
+    read = read or InputOptions(tokenizer="claude")
+    path = Path(transcript)
+    tok = tokenizer_of(read)
+    cache = ScanCache(options_key(read.tokenizer, read.engine, read.calibration, read.source_format),
+                      note=hooks.tell) if read.cache else None
+    collected = Collected()
+    try:
+        gather([path], read, FileOptions.of(read, previews=False), collected, hooks=hooks, cache=cache)
+    finally:
+        if cache is not None:
+            cache.close()
+    if collected.errors or collected.unrecognised:
+        from ..errors import ToolauditError
+
+        raise ToolauditError((collected.errors + collected.unrecognised)[0], slug="statusline-input")
+    rows = [r for r in collected.all_rows() if r.agent == MAIN_AGENT and r.status != "unpaired"]
+    return context_of(str(path), rows, collected.usage, context, tok,
+                      tuple(str(s) for s in collected.skipped if not s.benign))
+
+
+def live_snapshot(paths, read: InputOptions | None = None, *, window_s: float = 7200.0, hooks: Hooks = SILENT):
+    """The sessions under `paths` (none: the agents' folders) written within the last `window_s` seconds,
+    read through the scan cache: what `toolaudit watch` shows at each refresh (scan.live.Snapshot)."""
+    import os
+    import time
+
+    from ..pipeline import FileOptions, input_files, run, tokenizer_of
+    from .cache import ScanCache, options_key
+    from .live import snapshot_of
+    from .summary import Collected
+
+    read = read or InputOptions()
+    taken = time.time()
+    files, _ = input_files([Path(p) for p in paths], read.strict, hooks)
+    mtimes: dict[str, float] = {}
+    for path in files:
+        try:
+            mtime = os.stat(path).st_mtime
+        except OSError:
+            continue
+        if taken - mtime <= window_s:
+            mtimes[str(path)] = mtime
+    recent = [p for p in files if str(p) in mtimes]
+    collected = Collected()
+    cache = ScanCache(options_key(read.tokenizer, read.engine, read.calibration, read.source_format),
+                      note=hooks.tell) if read.cache else None
+    try:
+        run(recent, FileOptions.of(read, previews=False), collected, read, cache=cache)
+    finally:
+        if cache is not None:
+            cache.close()
+    return snapshot_of(collected.all_rows(), mtimes, window_s, taken, tokenizer_of(read))

@@ -1,0 +1,160 @@
+"""The everyday figures (issue 19) in one run: the scan cache, a grown session, the statusline, the engines.
+
+    python benchmarks/bench_everyday.py                 # 100 MB corpus; grown 5 MB session; statusline; engines
+    python benchmarks/bench_everyday.py --big           # and the 2 GB / ~10k-file corpus (generated once: minutes)
+    python benchmarks/bench_everyday.py --repeat 5
+
+Corpora come from synth_corpus.py (bench_scan.ensure_corpus: benchmarks/corpus/c<MB>, git-ignored). Every
+timed command runs in its own wrapper process (bench_scan.measure); commands compared with each other run
+interleaved in rounds and the best of --repeat is kept, and ratios are also given per round (a busy
+moment slows both sides). Each cached command runs against a cache it warmed itself (TOOLAUDIT_CACHE_DIR
+in a temp folder). Needs no network.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import bench_scan  # noqa: E402
+import synth_corpus  # noqa: E402
+
+SCAN_ME = str(HERE / "bench_scan.py")
+
+
+def _scan(home: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "toolaudit", "scan", str(home), "-f", "json", "-q", "-o", os.devnull, *extra]
+
+
+def cache_figures(home: Path, mb: float, env: dict, repeat: int) -> None:
+    """An unchanged re-scan from the cache against a full scan and against the floor."""
+    subprocess.run(_scan(home), env=env, check=True)  # warm the cache
+    commands = {
+        "full scan (--no-cache)": _scan(home, "--no-cache"),
+        "re-scan, unchanged (cache)": _scan(home),
+        "floor: read + orjson + toktok": [sys.executable, SCAN_ME, "_floor", str(home)],
+    }
+    best, rounds = bench_scan.interleaved(commands, env, repeat)
+    print(f"\n{mb:g} MB corpus ({sum(1 for p in home.rglob('*.jsonl'))} files), best of {repeat}, interleaved:")
+    for label, m in best.items():
+        print(f"  {label:<32} {m['seconds']:>7.2f} s  peak {m['peak_kb'] / 1024:>5.0f} MB")
+    full, cached = "full scan (--no-cache)", "re-scan, unchanged (cache)"
+    print(f"  re-scan / full scan: {bench_scan.round_ratios(rounds, cached, full)} per round "
+          f"(goal <= 0.05 at 2 GB); re-scan / floor: {bench_scan.round_ratios(rounds, cached, 'floor: read + orjson + toktok')}")
+
+
+def _session(folder: Path, size: int, seed: int) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "grown.jsonl"
+    synth_corpus.write_claude(path, seed, 0, size)
+    return path
+
+
+def _donor_lines(work: Path, seed: int, size: int) -> list[bytes]:
+    donor = work / "donor.jsonl"
+    synth_corpus.write_claude(donor, seed + 1, 1, size)
+    return donor.read_bytes().splitlines(keepends=True)
+
+
+def _grow(path: Path, lines: list[bytes], at: int, size: int) -> int:
+    """Append whole lines of about `size` bytes from `lines[at:]`; returns the next index."""
+    taken = 0
+    with path.open("ab") as fh:
+        while taken < size and at < len(lines):
+            fh.write(lines[at])
+            taken += len(lines[at])
+            at += 1
+    return at
+
+
+def _timed(cmd: list[str], env: dict, stdin: str | None = None) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, env=env, check=True, input=stdin, text=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def grown_figures(work: Path, env: dict, rounds: int) -> None:
+    """A 5 MB session that grew by 100 KB since the last scan (and since the last statusline)."""
+    session = _session(work / "live" / "-home-dev-app", 5_000_000, 11)
+    lines = _donor_lines(work, 11, 200_000 * (2 * rounds + 2))
+    subprocess.run(_scan(session), env=env, check=True)
+    at = 0
+    grown, statusline, unchanged = [], [], []
+    stdin = json.dumps({"session_id": "bench", "transcript_path": str(session)})
+    subprocess.run([sys.executable, "-m", "toolaudit", "statusline"], env=env, input=stdin, text=True, check=True,
+                   capture_output=True)
+    for _ in range(rounds):  # interleaved: grow + scan, grow + statusline, unchanged statusline
+        at = _grow(session, lines, at, 100_000)
+        grown.append(_timed(_scan(session), env))
+        at = _grow(session, lines, at, 100_000)
+        statusline.append(_timed([sys.executable, "-m", "toolaudit", "statusline"], env, stdin))
+        unchanged.append(_timed([sys.executable, "-m", "toolaudit", "statusline"], env, stdin))
+    size = session.stat().st_size / 1e6
+    print(f"\na {size:.1f} MB Claude Code session, {rounds} rounds (each grows it by 100 KB first):")
+    print(f"  scan of the grown session: best {min(grown):.3f} s, median {statistics.median(grown):.3f} s "
+          f"(goal <= 0.15 s)")
+    p95 = sorted(statusline)[max(0, round(0.95 * len(statusline)) - 1)]
+    print(f"  statusline after growth: p95 {p95:.3f} s, median {statistics.median(statusline):.3f} s (goal p95 <= 0.15 s)")
+    print(f"  statusline, nothing new: median {statistics.median(unchanged):.3f} s")
+    empty = work / "empty"
+    empty.mkdir(exist_ok=True)
+    starts = [_timed([sys.executable, "-m", "toolaudit", "scan", str(empty), "-q", "-f", "json"], env)
+              for _ in range(rounds)]
+    print(f"  for scale: toolaudit's start-up (scan of an empty folder) median {statistics.median(starts):.3f} s")
+
+
+def engine_figures(env: dict, repeat: int, sizes: list[float]) -> None:
+    """rs-bpe against toktok on a fresh scan (no cache, one process) at several sizes: the `auto` crossover."""
+    print("\nengines, scan --no-cache -j 1 (best of %d, interleaved):" % repeat)
+    print(f"  {'MB':>6} {'rs-bpe s':>9} {'toktok s':>9}")
+    points = []
+    for mb in sizes:
+        home = bench_scan.ensure_corpus(HERE / "corpus" / f"c{mb:g}", mb, 7, 2)
+        folder = HERE / "corpus" / f"c{mb:g}" / "home"
+        commands = {e: _scan(folder, "--no-cache", "-j", "1", "--engine", e) for e in ("rs-bpe", "toktok")}
+        best, _ = bench_scan.interleaved(commands, env, repeat)
+        real_mb = home["bytes"] / 1e6
+        points.append((real_mb, best["rs-bpe"]["seconds"], best["toktok"]["seconds"]))
+        print(f"  {real_mb:>6.1f} {best['rs-bpe']['seconds']:>9.2f} {best['toktok']['seconds']:>9.2f}")
+    (m0, r0, t0), (m1, r1, t1) = points[0], points[-1]
+    slope_r, slope_t = (r1 - r0) / (m1 - m0), (t1 - t0) / (m1 - m0)
+    if slope_r > slope_t:
+        cross = m0 + (t0 - r0) / (slope_r - slope_t)
+        print(f"  per MB: rs-bpe {slope_r * 1000:.1f} ms, toktok {slope_t * 1000:.1f} ms; start: toktok pays "
+              f"{t0 - r0:.2f} s more at {m0:.1f} MB; crossover ≈ {cross:.0f} MB (tokenizers.AUTO_CROSSOVER_BYTES)")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=20, help="grown-session and statusline rounds")
+    parser.add_argument("--big", action="store_true", help="also the 2 GB / ~10k-file corpus")
+    parser.add_argument("--skip", default="", help="comma-separated: cache,grown,engines")
+    args = parser.parse_args(argv)
+    skip = set(filter(None, args.skip.split(",")))
+    env = bench_scan._env()
+    print(bench_scan._machine())
+    with tempfile.TemporaryDirectory(prefix="toolaudit-everyday-") as tmp:
+        work = Path(tmp)
+        env["TOOLAUDIT_CACHE_DIR"] = str(work / "cache")
+        if "cache" not in skip:
+            for mb in (100, 2000) if args.big else (100,):
+                bench_scan.ensure_corpus(HERE / "corpus" / f"c{mb}", mb, 7, 2)
+                cache_figures(HERE / "corpus" / f"c{mb}" / "home", mb, env, args.repeat)
+        if "grown" not in skip:
+            grown_figures(work, env, args.rounds)
+        if "engines" not in skip:
+            engine_figures(env, args.repeat, [2, 8, 32])
+
+
+if __name__ == "__main__":
+    main()

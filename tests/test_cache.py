@@ -1,0 +1,273 @@
+"""The scan cache: a cached scan says exactly what an uncached one says, holds no text, and survives
+damage and two scans at once (toolaudit.scan.cache)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import toolaudit
+from toolaudit import pipeline
+from toolaudit.scan import cache as scan_cache
+
+from conftest import SAMPLES
+
+KANBAN = SAMPLES / "claude-code" / "-home-dev-kanban" / "c3d2e1f0-7a6b-4c5d-8e9f-a0b1c2d3e4f5.jsonl"
+SHOP = SAMPLES / "claude-code" / "-home-dev-shop" / "5f1c2a9e-3b7d-4e21-9a6c-0d8e4f2b7a11.jsonl"
+
+
+@pytest.fixture
+def cache_home(tmp_path, monkeypatch) -> Path:
+    """An empty cache folder of this test's own."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv(scan_cache.ENV, str(folder))
+    return folder
+
+
+@pytest.fixture
+def reads(monkeypatch) -> list[str]:
+    """The files scan_file really read (a cache hit reads none)."""
+    seen: list[str] = []
+    real = pipeline.scan_file
+
+    def counting(path, options):
+        seen.append(Path(path).name)
+        return real(path, options)
+
+    monkeypatch.setattr(pipeline, "scan_file", counting)
+    return seen
+
+
+def _doc(paths, **options) -> dict:
+    """The scan's JSON document (what `scan -f json` prints), its creation time left out."""
+    result = toolaudit.scan(paths, jobs=1, **options)
+    doc = json.loads(result.to_json())
+    doc["meta"].pop("created")
+    return doc
+
+
+def both(paths, **options) -> tuple[dict, dict]:
+    """(the cached scan's document, the uncached one's)."""
+    return _doc(paths, **options), _doc(paths, cache=False, **options)
+
+
+def test_cached_equals_uncached_on_the_real_corpus_and_the_samples(corpus, cache_home, reads):
+    for paths, by in (([corpus], "tool"), ([SAMPLES], "session"), ([corpus, SAMPLES], "file")):
+        cold, plain = both(paths, by=by, cost=True)
+        reads.clear()
+        warm = _doc(paths, by=by, cost=True)
+        assert cold == plain == warm
+        assert reads == []  # the second cached scan read no file
+    assert scan_cache.info().files > 50
+
+
+def _lines(path: Path) -> list[bytes]:
+    return path.read_bytes().splitlines(keepends=True)
+
+
+def test_a_growing_shrinking_rewritten_corpus(tmp_path, cache_home, reads):
+    folder = tmp_path / "projects" / "-home-dev-app"
+    folder.mkdir(parents=True)
+    grow, other = folder / "grow.jsonl", folder / "other.jsonl"
+    kanban, shop = _lines(KANBAN), _lines(SHOP)
+    assert len(kanban) > 16 and len(shop) > 12
+    grow.write_bytes(b"".join(kanban[:8]))
+    other.write_bytes(b"".join(shop))
+    steps = {
+        "first": lambda: None,
+        "grown": lambda: _append(grow, b"".join(kanban[8:15])),
+        "half a line": lambda: _append(grow, kanban[15][: len(kanban[15]) // 2]),
+        "line finished": lambda: _append(grow, kanban[15][len(kanban[15]) // 2:]),
+        "shrunk": lambda: grow.write_bytes(b"".join(kanban[:5])),
+        "rewritten": lambda: grow.write_bytes(b"".join(shop[:12])),
+        "new file": lambda: (folder / "new.jsonl").write_bytes(b"".join(kanban[:10])),
+        "deleted": lambda: other.unlink(),
+    }
+    for name, change in steps.items():
+        change()
+        reads.clear()
+        cached = _doc([tmp_path / "projects"], by="session")
+        read_again = list(reads)
+        assert cached == _doc([tmp_path / "projects"], by="session", cache=False), name
+        expected = {"first": ["grow.jsonl", "other.jsonl"], "new file": ["new.jsonl"], "deleted": []}
+        assert sorted(read_again) == expected.get(name, ["grow.jsonl"]), name  # only what changed
+    assert sorted(Path(p).name for p in scan_cache.ScanCache(_key()).stamps()) == ["grow.jsonl", "new.jsonl"]
+
+
+def _append(path: Path, data: bytes) -> None:
+    assert data
+    with path.open("ab") as fh:
+        fh.write(data)
+
+
+def _key() -> str:
+    return scan_cache.options_key("o200k_base", "auto", None, None)
+
+
+def test_same_size_same_mtime_other_bytes_is_read_again(tmp_path, cache_home, reads):
+    path = tmp_path / "s.jsonl"
+    lines = _lines(KANBAN)
+    path.write_bytes(b"".join(lines))
+    first = _doc([path])
+    st = path.stat()
+    swapped = lines[1:2] + lines[:1] + lines[2:]  # the same bytes in another order: same size
+    path.write_bytes(b"".join(swapped))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert path.stat().st_size == st.st_size and path.stat().st_mtime_ns == st.st_mtime_ns
+    reads.clear()
+    again = _doc([path])
+    assert reads == ["s.jsonl"]  # its first bytes changed: not trusted
+    assert again == _doc([path], cache=False) and first["totals"] == again["totals"]
+
+
+def test_no_cache_writes_nothing_and_text_options_read_the_files(tmp_path, cache_home, reads):
+    _doc([KANBAN], cache=False)
+    assert not (cache_home / scan_cache.NAME).exists()
+    _doc([KANBAN])
+    reads.clear()
+    _doc([KANBAN], top=3)  # --top shows previews: text the cache does not hold
+    assert reads == [KANBAN.name]
+
+
+MARKER = "QZXJ-unique-marker-7731"
+
+
+def _marked_claude(path: Path) -> None:
+    """The kanban session with MARKER in every tool argument and every tool output."""
+    out = []
+    for raw in _lines(KANBAN):
+        record = json.loads(raw)
+        content = (record.get("message") or {}).get("content")
+        for item in content if isinstance(content, list) else ():
+            if item.get("type") == "tool_use":
+                item["input"] = {key: f"{MARKER} {value}" for key, value in item["input"].items()}
+            elif item.get("type") == "tool_result":
+                item["content"] = f"{MARKER} output"
+        if "toolUseResult" in record:
+            record["toolUseResult"] = f"{MARKER} copy"
+        out.append(json.dumps(record) + "\n")
+    path.write_text("".join(out))
+
+
+def test_the_cache_holds_no_output_or_argument_text(tmp_path, cache_home):
+    marked = tmp_path / "in"
+    marked.mkdir()
+    _marked_claude(marked / "s.jsonl")
+    rows = [{"session": "s", "call_id": f"c{i}", "tool": "Grep", "args": {"pattern": f"{MARKER}{i}"},
+             "output": f"{MARKER} line {i}\n" * 20} for i in range(30)]
+    (marked / "calls.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    doc = _doc([marked])
+    assert doc["totals"]["calls"] >= 30
+    assert scan_cache.info().files == 2
+    for file in cache_home.iterdir():  # the database, its WAL and shared memory alike
+        assert MARKER.encode() not in file.read_bytes(), file.name
+    with sqlite3.connect(cache_home / scan_cache.NAME) as db:
+        for (entry,) in db.execute("SELECT entry FROM files"):
+            assert MARKER.encode() not in entry
+
+
+def _cli(*args: str, env: dict) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "toolaudit", *args], capture_output=True, text=True, env=env,
+                          timeout=300)
+
+
+def _corrupt_then_scan(cache_home: Path, damage) -> tuple[str, dict]:
+    cache_home.mkdir(parents=True, exist_ok=True)
+    damage(cache_home / scan_cache.NAME)
+    env = {**os.environ, scan_cache.ENV: str(cache_home)}
+    done = _cli("scan", str(SAMPLES / "claude-code"), "-f", "json", "-j", "1", env=env)
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    doc["meta"].pop("created")
+    return done.stderr, doc
+
+
+def _garbage(path: Path) -> None:
+    path.write_bytes(b"not a database at all " * 500)
+
+
+def _foreign(path: Path) -> None:
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE notes (body TEXT)")
+        db.execute("INSERT INTO notes VALUES ('someone else''s')")
+
+
+def _other_app(path: Path) -> None:
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE about (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        db.execute("INSERT INTO about VALUES ('app', 'other-tool')")
+
+
+@pytest.mark.parametrize("damage", [_garbage, _foreign, _other_app], ids=["garbage", "foreign", "other-app"])
+def test_a_damaged_or_foreign_cache_is_discarded_with_a_note(cache_home, damage):
+    stderr, doc = _corrupt_then_scan(cache_home, damage)
+    assert "discarded, starting a new one" in stderr
+    assert doc == _doc([SAMPLES / "claude-code"], cache=False)
+    assert scan_cache.info().files == doc["totals"]["files"] == 4  # a new cache, in use
+
+
+def test_a_damaged_entry_is_read_again(cache_home, reads):
+    _doc([KANBAN])
+    with sqlite3.connect(cache_home / scan_cache.NAME) as db:
+        db.execute("UPDATE files SET entry = ?", (b'{"m": [[1, 2]]}',))
+    reads.clear()
+    assert _doc([KANBAN]) == _doc([KANBAN], cache=False)
+    assert reads[0] == KANBAN.name
+
+
+def test_two_scans_at_once_share_one_cache(tmp_path, cache_home):
+    # many small files, so that the processes write batches at the same time
+    folder = tmp_path / "many"
+    for i in range(60):
+        (folder / f"p{i % 5}").mkdir(parents=True, exist_ok=True)
+        rows = [{"session": f"s{i}", "call_id": f"c{n}", "tool": ("Read", "Grep", "Bash")[n % 3],
+                 "args": {"n": n}, "output": f"line {n}\n" * (n * (i + 1) % 97)} for n in range(40)]
+        (folder / f"p{i % 5}" / f"s{i}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    env = {**os.environ, scan_cache.ENV: str(cache_home)}
+    args = [sys.executable, "-m", "toolaudit", "scan", str(folder), "-f", "json", "-j", "1", "-q", "--by", "file"]
+    runs = [subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env) for _ in range(3)]
+    outputs = [run.communicate(timeout=300) for run in runs]
+    assert all(run.returncode == 0 for run in runs), [err for _, err in outputs]
+    expected = _doc([folder], by="file", cache=False)
+    for out, _ in outputs:
+        doc = json.loads(out)
+        doc["meta"].pop("created")
+        assert doc == expected
+    with sqlite3.connect(cache_home / scan_cache.NAME) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    assert scan_cache.info().files == 60
+    assert _doc([folder], by="file") == expected
+
+
+def test_cache_info_and_clear(cache_home, run):
+    assert "no scan cache yet" in run("cache", "info").output
+    _doc([KANBAN])
+    shown = run("cache", "info").output
+    assert f"{cache_home / scan_cache.NAME}" in shown and "1 files · o200k_base · engine auto" in shown
+    assert json.loads(run("cache", "info", "--json").output)["files"] == 1
+    assert "removed the scan cache" in run("cache", "clear").output
+    assert not (cache_home / scan_cache.NAME).exists()
+
+
+def test_entries_of_other_code_are_dropped(cache_home):
+    _doc([KANBAN])
+    with sqlite3.connect(cache_home / scan_cache.NAME) as db:
+        db.execute("UPDATE files SET key = '1|0000000000000000|o200k_base|auto||'")
+    scan_cache.ScanCache(_key()).close()
+    assert scan_cache.info().files == 0
+
+
+def test_an_unwritable_cache_folder_only_turns_the_cache_off(tmp_path, monkeypatch, run):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv(scan_cache.ENV, str(blocker / "below"))  # a folder inside a file: cannot exist
+    result = run("scan", str(KANBAN), "-f", "json", "-j", "1")
+    assert result.exit_code == 0 and "scan cache off" in result.stderr
+    shutil.rmtree(tmp_path / "cache", ignore_errors=True)

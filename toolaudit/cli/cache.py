@@ -1,0 +1,48 @@
+"""`toolaudit cache`: where the scan cache is, what it holds, and clearing it."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from . import cli
+
+
+@cli.group(name="cache")
+def cache() -> None:
+    """The scan cache: each file's numbers (never its text), so that a re-scan reads only what changed.
+
+    It lives in the user cache folder (TOOLAUDIT_CACHE_DIR overrides it); `scan --no-cache` bypasses it.
+    """
+
+
+@cache.command(name="info")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object instead of lines.")
+def cache_info(as_json: bool) -> None:
+    """Where the cache is, its size on disk, and how many files it holds per set of options."""
+    from ..scan.cache import info
+
+    found = info()
+    if as_json:
+        click.echo(json.dumps(found.__dict__))
+        return
+    if not found.exists:
+        click.echo(f"no scan cache yet at {found.path}")
+        return
+    click.echo(f"{found.path}: {found.bytes:,} bytes, {found.files:,} files")
+    for key, files in found.keys:
+        _, _, tokenizer, engine, calibrated, forced = (key.split("|") + [""] * 6)[:6]
+        extra = "".join(f" · {label} {value}" for label, value in (("calibration", calibrated), ("--from", forced))
+                        if value)
+        stale = "" if key.split("|")[1] == found.current.split("|")[1] else " (an older toolaudit: unused)"
+        click.echo(f"  {files:>7,} files · {tokenizer} · engine {engine}{extra}{stale}")
+
+
+@cache.command(name="clear")
+def cache_clear() -> None:
+    """Remove the cache (the next scan reads every file and builds it again)."""
+    from ..scan.cache import cache_dir, clear
+
+    freed = clear()
+    click.echo(f"removed the scan cache in {cache_dir()} ({freed:,} bytes)")

@@ -1,0 +1,32 @@
+"""The one line `toolaudit statusline` prints under Claude Code's prompt (format only)."""
+
+from __future__ import annotations
+
+from ..scan.context import ContextNow
+
+TOP_TOOLS = 2
+
+
+def compact(n: int) -> str:
+    """12,345 as 12k, 1,234,567 as 1.2M: a count that fits a status line."""
+    for size, unit in ((1_000_000_000, "G"), (1_000_000, "M"), (1_000, "k")):
+        if n >= size * 0.9995:  # 999,999 is 1.0M, not 1000k
+            value = n / size
+            return f"{value:.1f}{unit}" if value < 10 else f"{value:.0f}{unit}"
+    return str(n)
+
+
+def statusline(now: ContextNow, top: int = TOP_TOOLS) -> str:
+    """`tools ~61% of ctx · Bash 31% · Read 22% · re-sent 1.2M` ("~": the counts are estimated; without
+    the context's size, tokens instead of shares)."""
+    mark = "~" if now.estimated else ""
+    if not now.calls:
+        return "tools: no tool output yet"
+    if now.share is None:
+        parts = [f"tools {mark}{compact(now.in_context)} tok in ctx"]
+        parts += [f"{tool} {mark}{compact(tokens)}" for tool, tokens in now.by_tool[:top] if tokens]
+    else:
+        parts = [f"tools {mark}{now.share:.0%} of ctx"]
+        parts += [f"{tool} {min(1.0, tokens / now.context):.0%}" for tool, tokens in now.by_tool[:top] if tokens]
+    parts.append(f"re-sent {mark}{compact(now.resent)}")
+    return " · ".join(parts)

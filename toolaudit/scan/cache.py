@@ -1,0 +1,347 @@
+"""The scan cache: each file's measured numbers, kept so that a re-scan reads only the files that changed.
+
+A file's entry is keyed by what the measurement depends on (toolaudit's code, the tokenizer, its
+calibration, a forced format) and checked against the file's stamp: path, size, mtime_ns, inode and a
+digest of its first and last EDGE bytes. A file whose stamp changed is read whole again; a file gone from
+a scanned folder drops out. Entries hold numbers, names, timestamps and digests only (Measurement rows
+without previews, skipped lines, usage, menus): never output or argument text, so `--top`,
+`--show-content` and `--records`, which show text, read their files.
+
+The store is one SQLite file in WAL mode under the user cache folder (TOOLAUDIT_CACHE_DIR overrides it).
+SQLite's own journal keeps it whole through a kill, so it is not written through files.atomic_path;
+two processes scanning at once wait on its lock, and a write that cannot get the lock is skipped
+(the cache is an accelerator: a scan never fails because of it). A file that is not a toolaudit cache,
+or is damaged, is discarded with a note and never trusted.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from dataclasses import dataclass
+from hashlib import sha256
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+import orjson
+
+from ..model import FileResult, Measurement, MenuMeasurement, Skipped, Usage
+
+ENV = "TOOLAUDIT_CACHE_DIR"
+NAME = "scan.sqlite"
+APP = "toolaudit-scan-cache"
+LAYOUT = 1  # bump when the tables or the entry encoding change
+EDGE = 4096
+UNRECOGNISED = "no collector recognises this file"  # pipeline.scan_file's error: a fact about the file, kept
+_BATCH = 200  # entries written per transaction
+_WAIT_S = 30.0  # how long a writer waits for another process's lock before it skips its writes
+
+
+def cache_dir() -> Path:
+    """Where the cache lives: $TOOLAUDIT_CACHE_DIR, else the user cache folder (platformdirs)."""
+    given = os.environ.get(ENV)
+    if given:
+        return Path(given)
+    from platformdirs import user_cache_path
+
+    return user_cache_path("toolaudit", appauthor=False)
+
+
+def code_digest() -> str:
+    """A digest of toolaudit's installed modules (names, sizes, mtimes): a changed collector or measure
+    invalidates every entry, even when the version number did not change (a development checkout)."""
+    from .. import __file__ as init, __version__
+
+    root = Path(init).parent
+    h = sha256(__version__.encode())
+    for path in sorted(root.rglob("*.py")):
+        st = path.stat()
+        h.update(f"{path.relative_to(root)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()[:16]
+
+
+def options_key(tokenizer: str, engine: str, calibration: str | None, forced: str | None) -> str:
+    """The key of every option that changes a per-call number, with the code's digest.
+
+    The engine is in it: engines agree on every count but the letters Unicode 17 added (docs/scan.md),
+    so `auto` and `toktok` keep entries apart.
+    """
+    calibrated = sha256(Path(calibration).read_bytes()).hexdigest()[:16] if calibration else ""
+    return f"{LAYOUT}|{code_digest()}|{tokenizer}|{engine}|{calibrated}|{forced or ''}"
+
+
+def _code_prefix(key: str) -> str:
+    """The part of an options key that names the layout and the code (options_key)."""
+    return "|".join(key.split("|")[:2]) + "|"
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """What identifies one version of a file's bytes."""
+
+    size: int
+    mtime_ns: int
+    inode: int
+    edges: bytes
+
+
+def stamp_of(path: Path) -> Stamp | None:
+    """The file's stamp now, or None when it cannot be read (then it is scanned, not cached)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        head = os.pread(fd, EDGE, 0)
+        tail = os.pread(fd, EDGE, max(0, st.st_size - EDGE)) if st.st_size > EDGE else b""
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return Stamp(st.st_size, st.st_mtime_ns, st.st_ino, sha256(head + b"\0" + tail).digest()[:16])
+
+
+def encode(result: FileResult) -> bytes:
+    """A file's result as cache bytes: rows of field values (previews and heads are never in it)."""
+    return orjson.dumps({
+        "c": result.collector, "e": result.error,
+        "m": [_fields(m, Measurement) for m in result.measurements],
+        "s": [_fields(s, Skipped) for s in result.skipped],
+        "u": [_fields(u, Usage) for u in result.usage],
+        "n": [_fields(n, MenuMeasurement) for n in result.menus],
+    })
+
+
+def _fields(item, cls) -> list:
+    return [getattr(item, name) for name in cls.__dataclass_fields__]
+
+
+def decode(source: str, data: bytes) -> FileResult:
+    """The FileResult of cache bytes (ValueError/TypeError when they are not what encode wrote)."""
+    doc = orjson.loads(data)
+    rows = tuple(Measurement(*row[:-1], tool_refs=tuple(row[-1])) for row in doc["m"])
+    if any(not isinstance(row.tokens, int) for row in rows):
+        raise ValueError("a row without a count")
+    menus = tuple(MenuMeasurement(*row[:6], tuple(tuple(t) for t in row[6]), *row[7:]) for row in doc["n"])
+    return FileResult(source, doc["c"], rows, tuple(Skipped(*row) for row in doc["s"]), doc["e"],
+                      tuple(Usage(*row) for row in doc["u"]), menus)
+
+
+def cacheable(result: FileResult) -> bool:
+    """True for what depends on the file's bytes alone: not a read error that may pass."""
+    return result.error is None or result.error == UNRECOGNISED
+
+
+class ScanCache:
+    """One open cache for one options key (see the module's docstring)."""
+
+    def __init__(self, key: str, folder: Path | None = None, note: Callable[[str], None] | None = None):
+        self.key = key
+        self.path = (folder or cache_dir()) / NAME
+        self._note = note or (lambda line: None)
+        self._pending: list[tuple] = []
+        self.hits = self.misses = 0
+        self._db = self._open()
+
+    def _open(self) -> sqlite3.Connection | None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            return self._connect()
+        except sqlite3.DatabaseError as exc:
+            self._discard(f"unreadable ({exc})")
+        except OSError as exc:
+            self._note(f"scan cache off: cannot use {self.path.parent}: {exc.strerror or exc}")
+            return None
+        try:
+            return self._connect()
+        except (sqlite3.DatabaseError, OSError) as exc:
+            self._note(f"scan cache off: {self.path}: {exc}")
+            return None
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=_WAIT_S, isolation_level=None, check_same_thread=False)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("CREATE TABLE IF NOT EXISTS about (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            found = dict(db.execute("SELECT name, value FROM about").fetchall())
+            tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if not found and tables - {"about", "files"}:  # another program's database: never adopted
+                found = {"app": "another program's"}
+            if not found:
+                db.executemany("INSERT INTO about VALUES (?, ?)", [("app", APP), ("layout", str(LAYOUT))])
+            elif found.get("app") != APP or found.get("layout") != str(LAYOUT):
+                db.execute("ROLLBACK")
+                db.close()
+                raise sqlite3.DatabaseError(f"not a toolaudit scan cache of layout {LAYOUT}")
+            db.execute("CREATE TABLE IF NOT EXISTS files (key TEXT NOT NULL, path TEXT NOT NULL, size INTEGER, "
+                       "mtime_ns INTEGER, inode INTEGER, edges BLOB, entry BLOB, PRIMARY KEY (key, path))")
+            # entries measured by other code can never serve again: they go, so upgrades do not pile up
+            db.execute("DELETE FROM files WHERE key NOT LIKE ?", (_code_prefix(self.key) + "%",))
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            db.close()
+            raise
+        return db
+
+    def _discard(self, why: str) -> None:
+        self._note(f"scan cache {self.path} {why}: discarded, starting a new one")
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                os.unlink(f"{self.path}{suffix}")
+            except FileNotFoundError:
+                pass
+
+    def stamps(self) -> dict[str, Stamp]:
+        """Every path this key holds, with the stamp it was measured at."""
+        if self._db is None:
+            return {}
+        try:
+            found = self._db.execute("SELECT path, size, mtime_ns, inode, edges FROM files WHERE key = ?",
+                                     (self.key,)).fetchall()
+        except sqlite3.DatabaseError as exc:
+            self._off(exc)
+            return {}
+        return {path: Stamp(size, mtime, inode, edges) for path, size, mtime, inode, edges in found}
+
+    def load(self, source: str) -> FileResult | None:
+        """The cached result of `source`, or None (a damaged entry is dropped with a note)."""
+        try:
+            row = self._db.execute("SELECT entry FROM files WHERE key = ? AND path = ?", (self.key, source)).fetchone()
+        except (sqlite3.DatabaseError, AttributeError) as exc:
+            self._off(exc)
+            return None
+        if row is None:
+            return None
+        try:
+            return decode(source, row[0])
+        except (ValueError, TypeError, KeyError, IndexError, orjson.JSONDecodeError) as exc:
+            self._note(f"scan cache: the entry of {source} is damaged ({type(exc).__name__}): read again")
+            self.forget([source])
+            return None
+
+    def put(self, source: str, stamp: Stamp, result: FileResult) -> None:
+        """Keep `result` for `source` at `stamp` (written in batches; see flush)."""
+        self._pending.append((self.key, source, stamp.size, stamp.mtime_ns, stamp.inode, stamp.edges,
+                              encode(result)))
+        if len(self._pending) >= _BATCH:
+            self.flush()
+
+    def forget(self, sources: Iterable[str]) -> None:
+        """Drop the entries of `sources` (files that are gone or damaged)."""
+        self._write("DELETE FROM files WHERE key = ? AND path = ?", [(self.key, s) for s in sources])
+
+    def flush(self) -> None:
+        """Write the pending entries in one transaction."""
+        pending, self._pending = self._pending, []
+        self._write("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)", pending)
+
+    def _write(self, sql: str, rows: list[tuple]) -> None:
+        if self._db is None or not rows:
+            return
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.executemany(sql, rows)
+            self._db.execute("COMMIT")
+        except sqlite3.OperationalError as exc:  # locked for _WAIT_S by another scan: skip, never fail
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            self._note(f"scan cache: {len(rows)} entries not written ({exc})")
+        except sqlite3.DatabaseError as exc:
+            self._off(exc)
+
+    def _off(self, exc: Exception) -> None:
+        self._note(f"scan cache off for this run: {self.path}: {exc}")
+        if self._db is not None:
+            self._db.close()
+        self._db = None
+
+    def close(self) -> None:
+        """Write what is pending and let go of the store."""
+        self.flush()
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+
+def through_cache(cache: ScanCache, files: list, scan: Callable[[list], Iterator[FileResult]],
+                  roots: Iterable[Path] = ()) -> Iterator[FileResult]:
+    """Each of `files`' results in order: from `cache` where the file's stamp is unchanged, else from
+    `scan(the files that changed)`, kept for next time. Entries of files gone from `roots` are dropped."""
+    known = cache.stamps()
+    stamps, misses = [], []
+    for path in files:
+        stamp = stamp_of(path) if isinstance(path, Path) else None
+        hit = stamp is not None and known.get(str(path)) == stamp
+        stamps.append((stamp, hit))
+        if not hit:
+            misses.append(path)
+    fresh = scan(misses)
+    for path, (stamp, hit) in zip(files, stamps):
+        result = cache.load(str(path)) if hit else None
+        if result is None:
+            result = next(fresh) if not hit else scan([path]).__next__()
+            cache.misses += 1
+            if stamp is not None and cacheable(result):
+                cache.put(str(path), stamp, result)
+        else:
+            cache.hits += 1
+        yield result
+    cache.forget(_gone(known, files, roots))
+    cache.flush()
+
+
+def _gone(known: dict[str, Stamp], files: list, roots: Iterable[Path]) -> list[str]:
+    """Cached paths under a scanned folder that the scan no longer found."""
+    seen = {str(p) for p in files}
+    folders = [str(r).rstrip(os.sep) + os.sep for r in roots if isinstance(r, Path) and r.is_dir()]
+    return [p for p in known if p not in seen and any(p.startswith(f) for f in folders)]
+
+
+@dataclass(frozen=True)
+class CacheInfo:
+    """What `toolaudit cache info` shows: where the cache is, its size, and its entries per options key."""
+
+    path: str
+    exists: bool
+    bytes: int
+    files: int
+    keys: tuple[tuple[str, int], ...]  # (options key, files) for each key held
+    current: str  # the key of a default scan with this toolaudit
+
+
+def info(folder: Path | None = None) -> CacheInfo:
+    """The cache's location, size and entries (read only: a damaged cache is reported, not repaired)."""
+    from ..tokenizers import DEFAULT_ENGINE, DEFAULT_TOKENIZER
+
+    path = (folder or cache_dir()) / NAME
+    current = options_key(DEFAULT_TOKENIZER, DEFAULT_ENGINE, None, None)
+    if not path.exists():
+        return CacheInfo(str(path), False, 0, 0, (), current)
+    size = sum(os.path.getsize(f"{path}{s}") for s in ("", "-wal") if os.path.exists(f"{path}{s}"))
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=_WAIT_S)
+        try:
+            keys = tuple(db.execute("SELECT key, COUNT(*) FROM files GROUP BY key ORDER BY key").fetchall())
+        finally:
+            db.close()
+    except sqlite3.DatabaseError:
+        keys = ()
+    return CacheInfo(str(path), True, size, sum(n for _, n in keys), keys, current)
+
+
+def clear(folder: Path | None = None) -> int:
+    """Remove the cache's files; returns the bytes freed."""
+    path = (folder or cache_dir()) / NAME
+    freed = 0
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            freed += os.path.getsize(f"{path}{suffix}")
+            os.unlink(f"{path}{suffix}")
+        except FileNotFoundError:
+            pass
+    return freed
