@@ -37,9 +37,9 @@ def reads(monkeypatch) -> list[str]:
     seen: list[str] = []
     real = pipeline.scan_file
 
-    def counting(path, options):
+    def counting(path, options, **extra):
         seen.append(Path(path).name)
-        return real(path, options)
+        return real(path, options, **extra)
 
     monkeypatch.setattr(pipeline, "scan_file", counting)
     return seen
@@ -101,6 +101,36 @@ def test_a_growing_shrinking_rewritten_corpus(tmp_path, cache_home, reads):
     assert sorted(Path(p).name for p in scan_cache.ScanCache(_key()).stamps()) == ["grow.jsonl", "new.jsonl"]
 
 
+def test_a_grown_file_counts_only_its_new_outputs(tmp_path, cache_home, monkeypatch):
+    from toolaudit.tokenizers import Tokenizer
+
+    path = tmp_path / "s.jsonl"
+    rows = [{"session": "s", "call_id": f"c{n}", "tool": "Grep", "args": {"n": n}, "output": f"out {n}\n" * (n + 1)}
+            for n in range(30)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows[:20]))
+    counted: list[str] = []
+    real = Tokenizer.count_for
+    monkeypatch.setattr(Tokenizer, "count_for", lambda self, text, model: counted.append(text) or real(self, text, model))
+    _doc([path])
+    assert len(counted) == 20
+    counted.clear()
+    _append(path, "".join(json.dumps(r) + "\n" for r in rows[20:]).encode())
+    grown = _doc([path])
+    assert len(counted) == 10  # the ten new outputs only
+    assert grown == _doc([path], cache=False) and grown["totals"]["calls"] == 30
+
+
+def test_appended_tells_growth_from_a_rewrite(tmp_path):
+    path = tmp_path / "f.jsonl"
+    path.write_bytes(b"a" * 10_000)
+    before = scan_cache.stamp_of(path)
+    assert not scan_cache.appended(path, before)  # not longer
+    _append(path, b"b" * 100)
+    assert scan_cache.appended(path, before)
+    path.write_bytes(b"a" * 9_000 + b"x" + b"a" * 1_099)  # longer, but the old end changed: rewritten
+    assert not scan_cache.appended(path, before)
+
+
 def _append(path: Path, data: bytes) -> None:
     assert data
     with path.open("ab") as fh:
@@ -132,8 +162,20 @@ def test_no_cache_writes_nothing_and_text_options_read_the_files(tmp_path, cache
     assert not (cache_home / scan_cache.NAME).exists()
     _doc([KANBAN])
     reads.clear()
-    _doc([KANBAN], top=3)  # --top shows previews: text the cache does not hold
+    _doc([KANBAN], records=str(tmp_path / "calls.csv"))  # every call's preview: every file is read
     assert reads == [KANBAN.name]
+
+
+@pytest.mark.parametrize("show_content", [False, True])
+def test_top_reads_again_only_the_files_of_the_largest_calls(corpus, cache_home, reads, show_content):
+    for _ in range(2):
+        reads.clear()
+        cached = _doc([corpus, SAMPLES], top=5, show_content=show_content)
+    read_again = set(reads)
+    assert cached == _doc([corpus, SAMPLES], top=5, show_content=show_content, cache=False)
+    holding = {Path(row["file"]).name for row in cached["top"]}
+    assert 0 < len(read_again) <= 10 and holding <= read_again  # the top rows' files, and a few candidates'
+    assert all(row["args_preview"] for row in cached["top"])
 
 
 MARKER = "QZXJ-unique-marker-7731"

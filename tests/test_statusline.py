@@ -11,14 +11,14 @@ import pytest
 
 import toolaudit
 from toolaudit.model import Measurement
-from toolaudit.reports.statusline import compact, statusline
+from toolaudit.reports.statusline import _percent, compact, statusline
 from toolaudit.scan.context import context_of
 from toolaudit.tokenizers import get_tokenizer
 
 from conftest import SAMPLES
 
 SHOP = SAMPLES / "claude-code" / "-home-dev-shop" / "5f1c2a9e-3b7d-4e21-9a6c-0d8e4f2b7a11.jsonl"
-LINE = re.compile(r"^tools ~\d+% of ctx( · [\w.:-]+ \d+%)* · re-sent ~[\d.]+[kMG]?$")
+LINE = re.compile(r"^tools ~<?\d+% of ctx( · [\w.:-]+ <?\d+%)* · re-sent ~[\d.]+[kMG]?$")
 
 
 def _claude_sessions(corpus: Path) -> list[Path]:
@@ -37,10 +37,10 @@ def test_real_sessions_give_one_line_that_agrees_with_the_api(corpus, run):
         if not now.calls or now.context is None:
             continue
         assert LINE.match(line), line
-        assert line.startswith(f"tools ~{now.share:.0%} of ctx")
+        assert line.startswith(f"tools ~{_percent(now.share)} of ctx")
         assert f"re-sent ~{compact(now.resent)}" in line
         top = now.by_tool[0]
-        assert f"{top[0]} {top[1] / now.context:.0%}" in line
+        assert f"{top[0]} {_percent(top[1] / now.context)}" in line
         checked += 1
     assert checked >= 5
 

@@ -71,8 +71,9 @@ def _guarded(options: FileOptions, fail, work):
         return fail(f"failed: {type(exc).__name__}: {exc}")
 
 
-def scan_file(path: Path, options: FileOptions) -> FileResult:
-    """Every measured call and skipped line of one file; errors become `FileResult.error`."""
+def scan_file(path: Path, options: FileOptions, known: dict | None = None) -> FileResult:
+    """Every measured call and skipped line of one file; errors become `FileResult.error`. `known`: the
+    counts of an earlier scan of the file, when lines were only added since (scan.measure.measure)."""
     source = str(path)
 
     def work() -> FileResult:
@@ -86,7 +87,7 @@ def scan_file(path: Path, options: FileOptions) -> FileResult:
             if isinstance(record, ToolCall):
                 text, size = sanitized_size(record.output)
                 rows.append(measure(record, tokenizer, show_content=options.show_content and not late,
-                                    previews=options.previews and not late, text=text, size=size))
+                                    previews=options.previews and not late, text=text, size=size, known=known))
                 if late:
                     heads.append(head_of(record, text, options.show_content))
             elif isinstance(record, Skipped):
@@ -262,7 +263,8 @@ def run(files: list[Path], options: FileOptions, sink, read: InputOptions = Inpu
         from .scan.cache import through_cache
 
         results = through_cache(cache, files, lambda changed: scan_files(changed, options, read.jobs, worker, extra),
-                                roots)
+                                roots, lambda path, known: worker(path, replace(options, engine=engine_for(
+                                    options.engine, _workload([path]))), known=known))
     for result in results:
         if strict:
             check_strict(result)

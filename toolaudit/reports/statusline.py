@@ -16,6 +16,11 @@ def compact(n: int) -> str:
     return str(n)
 
 
+def _percent(share: float) -> str:
+    """61%, or <1% for a share that rounds to nothing."""
+    return "<1%" if 0 < share < 0.005 else f"{min(1.0, share):.0%}"
+
+
 def statusline(now: ContextNow, top: int = TOP_TOOLS) -> str:
     """`tools ~61% of ctx · Bash 31% · Read 22% · re-sent 1.2M` ("~": the counts are estimated; without
     the context's size, tokens instead of shares)."""
@@ -26,7 +31,7 @@ def statusline(now: ContextNow, top: int = TOP_TOOLS) -> str:
         parts = [f"tools {mark}{compact(now.in_context)} tok in ctx"]
         parts += [f"{tool} {mark}{compact(tokens)}" for tool, tokens in now.by_tool[:top] if tokens]
     else:
-        parts = [f"tools {mark}{now.share:.0%} of ctx"]
-        parts += [f"{tool} {min(1.0, tokens / now.context):.0%}" for tool, tokens in now.by_tool[:top] if tokens]
+        parts = [f"tools {mark}{_percent(now.share)} of ctx"]
+        parts += [f"{tool} {_percent(tokens / now.context)}" for tool, tokens in now.by_tool[:top] if tokens]
     parts.append(f"re-sent {mark}{compact(now.resent)}")
     return " · ".join(parts)

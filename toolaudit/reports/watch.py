@@ -23,10 +23,11 @@ def _age(seconds: float) -> str:
 
 def _window(seconds: float) -> str:
     """2h, 30m, 3d: the span of --since."""
-    for size, unit in ((86400, "d"), (3600, "h"), (60, "m")):
-        if seconds >= size:
-            return f"{seconds / size:.4g}{unit}"
-    return f"{seconds:g}s"
+    for size, unit in ((86400, "d"), (3600, "h"), (60, "m"), (1, "s")):
+        if seconds >= size or unit == "s":
+            value = seconds / size
+            return f"{value:.0f}{unit}" if value >= 10 or value == int(value) else f"{value:.1f}{unit}"
+    return ""
 
 
 def view(snap: Snapshot, keys_hint: str = "q quits"):

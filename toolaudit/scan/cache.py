@@ -26,6 +26,7 @@ from typing import Callable, Iterable, Iterator
 import orjson
 
 from ..model import FileResult, Measurement, MenuMeasurement, Skipped, Usage
+from .measure import known_key
 
 ENV = "TOOLAUDIT_CACHE_DIR"
 NAME = "scan.sqlite"
@@ -85,21 +86,42 @@ class Stamp:
     edges: bytes
 
 
-def stamp_of(path: Path) -> Stamp | None:
-    """The file's stamp now, or None when it cannot be read (then it is scanned, not cached)."""
+def _peek(path: Path, size: int | None = None) -> tuple[os.stat_result, bytes] | None:
+    """The file's stat and the digest of its first EDGE bytes and of the EDGE bytes before `size` (its
+    size now when None), or None when it cannot be read."""
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:
         return None
     try:
         st = os.fstat(fd)
-        head = os.pread(fd, EDGE, 0)
-        tail = os.pread(fd, EDGE, max(0, st.st_size - EDGE)) if st.st_size > EDGE else b""
+        end = st.st_size if size is None else min(size, st.st_size)
+        head = os.pread(fd, min(EDGE, end), 0)
+        tail = os.pread(fd, EDGE, end - EDGE) if end > EDGE else b""
     except OSError:
         return None
     finally:
         os.close(fd)
-    return Stamp(st.st_size, st.st_mtime_ns, st.st_ino, sha256(head + b"\0" + tail).digest()[:16])
+    return st, sha256(head + b"\0" + tail).digest()[:16]
+
+
+def appended(path: Path, before: Stamp) -> bool:
+    """True when `path` is the file stamped `before` with lines added at its end: the same inode, larger,
+    and the same first and (then) last EDGE bytes where they were."""
+    peeked = _peek(path, before.size)
+    if peeked is None:
+        return False
+    st, edges = peeked
+    return st.st_ino == before.inode and st.st_size > before.size and edges == before.edges
+
+
+def stamp_of(path: Path) -> Stamp | None:
+    """The file's stamp now, or None when it cannot be read (then it is scanned, not cached)."""
+    peeked = _peek(path)
+    if peeked is None:
+        return None
+    st, edges = peeked
+    return Stamp(st.st_size, st.st_mtime_ns, st.st_ino, edges)
 
 
 def encode(result: FileResult) -> bytes:
@@ -269,21 +291,35 @@ class ScanCache:
 
 
 def through_cache(cache: ScanCache, files: list, scan: Callable[[list], Iterator[FileResult]],
-                  roots: Iterable[Path] = ()) -> Iterator[FileResult]:
+                  roots: Iterable[Path] = (), grown: Callable[[Path, dict], FileResult] | None = None
+                  ) -> Iterator[FileResult]:
     """Each of `files`' results in order: from `cache` where the file's stamp is unchanged, else from
-    `scan(the files that changed)`, kept for next time. Entries of files gone from `roots` are dropped."""
+    `scan(the files that changed)`, kept for next time. Entries of files gone from `roots` are dropped.
+
+    A file that only grew (appended) is read whole again by `grown(path, known)` in this process, with
+    `known` the token counts of its cached rows, so only the new outputs are counted."""
     known = cache.stamps()
     stamps, misses = [], []
     for path in files:
         stamp = stamp_of(path) if isinstance(path, Path) else None
-        hit = stamp is not None and known.get(str(path)) == stamp
-        stamps.append((stamp, hit))
-        if not hit:
+        before = known.get(str(path))
+        hit = stamp is not None and before == stamp
+        longer = not hit and grown is not None and before is not None and stamp is not None and appended(path, before)
+        stamps.append((stamp, hit, longer))
+        if not hit and not longer:
             misses.append(path)
     fresh = scan(misses)
-    for path, (stamp, hit) in zip(files, stamps):
-        result = cache.load(str(path)) if hit else None
-        if result is None:
+    for path, (stamp, hit, longer) in zip(files, stamps):
+        result = cache.load(str(path)) if hit or longer else None
+        if longer:
+            counts = {} if result is None else {
+                known_key(r.session, r.call_id, r.line, r.chars, r.bytes, r.model): r.tokens
+                for r in result.measurements if r.status != "unpaired"}
+            result = grown(path, counts)
+            cache.misses += 1
+            if stamp is not None and cacheable(result):
+                cache.put(str(path), stamp, result)
+        elif result is None:
             result = next(fresh) if not hit else scan([path]).__next__()
             cache.misses += 1
             if stamp is not None and cacheable(result):

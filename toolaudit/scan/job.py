@@ -36,6 +36,10 @@ class ScanOptions:
     def of(cls, **given: Any) -> "ScanOptions":
         """The options of API keywords: InputOptions' fields (tokenizer, jobs…) and scan's own, flat."""
         read, rest = split_options(InputOptions, given)
+        if isinstance(rest.get("records"), str):  # a path or URL as text, as on the command line
+            from ..storage import local_or_remote
+
+            rest["records"] = local_or_remote(rest["records"])
         return build(cls, {**rest, "read": InputOptions(**read)}, "scan")
 
 
@@ -86,17 +90,37 @@ def collect(paths: list, options: ScanOptions, hooks: Hooks = SILENT):
     finally:
         if cache is not None:
             cache.close()
+    if cache is not None and options.top:
+        _heads_of_largest(collected, files)
     return collected, tok
 
 
 def _cache(options: ScanOptions, files, hooks: Hooks):
-    """The scan cache (scan.cache), when it may serve: local work that shows no text (previews, content)."""
+    """The scan cache (scan.cache), when it may serve: local work whose text, if any, is only the previews
+    of --top (made late, from the few files that hold the largest calls: _heads_of_largest)."""
     read = options.read
-    if not read.cache or read.scheduler or files.previews or files.show_content:
+    if not read.cache or read.scheduler or (files.previews and not files.late_previews):
         return None
     from .cache import ScanCache, options_key
 
     return ScanCache(options_key(read.tokenizer, read.engine, read.calibration, read.source_format), note=hooks.tell)
+
+
+def _heads_of_largest(collected, files) -> None:
+    """Read again the files that hold a --top candidate served from the cache (it has no head: the cache
+    keeps no text) and give each its head, as an uncached scan would have."""
+    from ..pipeline import scan_file
+
+    largest = collected.folded.largest
+    sources = sorted({row.source for row, head in largest if head is None})
+    heads: dict[tuple, tuple] = {}
+    for source in sources:
+        result = scan_file(Path(source), files)
+        heads.update(((r.source, r.line, r.session, r.call_id), head) for r, head in zip(result.measurements,
+                                                                                          result.heads))
+    collected.folded.largest = [(row, head if head is not None else heads.get((row.source, row.line, row.session,
+                                                                                 row.call_id)))
+                                for row, head in largest]
 
 
 def _plan(options: ScanOptions):

@@ -46,6 +46,14 @@ class Snapshot:
         return sum(s.tokens for s in self.sessions)
 
 
+def _project(source: str) -> str:
+    """The folder a transcript is in; a Claude Code subagent's is its session's project, marked (sub)."""
+    parents = PurePath(source).parents
+    if parents[0].name == "subagents" and len(parents) > 2:
+        return f"{parents[2].name} (sub)"
+    return parents[0].name
+
+
 def snapshot_of(rows: list[Measurement], mtimes: dict[str, float], window_s: float, taken: float, tok) -> Snapshot:
     """The Snapshot of the rows of the files in `mtimes` (path → mtime)."""
     by_session: dict[tuple[str, str], list[Measurement]] = {}
@@ -63,7 +71,7 @@ def snapshot_of(rows: list[Measurement], mtimes: dict[str, float], window_s: flo
         for row in kept:
             per_tool[row.tool] = per_tool.get(row.tool, 0) + row.tokens
         top = max(per_tool.items(), key=lambda kv: (kv[1], kv[0]))[0]
-        sessions.append(SessionLive(session, source, PurePath(source).parent.name, len(kept),
+        sessions.append(SessionLive(session, source, _project(source), len(kept),
                                     sum(r.tokens for r in kept), top,
                                     tuple(r.tokens for r in kept[-LAST_OUTPUTS:]), mtimes.get(source, 0.0)))
     sessions.sort(key=lambda s: (-s.updated, s.source, s.session))

@@ -15,17 +15,29 @@ CONTENT_PREVIEW = 200
 ARGS_REACH, CONTENT_REACH = preview_reach(ARGS_PREVIEW), preview_reach(CONTENT_PREVIEW)
 
 
+def known_key(session: str, call_id: str, line: int, chars: int, size: int, model: str | None) -> tuple:
+    """What identifies one call's output in an earlier scan of the same file (measure's `known`)."""
+    return session, call_id, line, chars, size, model
+
+
 def measure(call: ToolCall, tokenizer: Tokenizer, *, show_content: bool = False, previews: bool = True,
-            text: str | None = None, size: int | None = None) -> Measurement:
+            text: str | None = None, size: int | None = None, known: dict | None = None) -> Measurement:
     """The numbers of one call. chars = code points, bytes = UTF-8 length.
 
     `previews` computes what only `--top` and `--records` show: the redacted argument preview, and the
     line count (None without: a pass over every output that nothing else reads);
-    `text` and `size` pass an output already sanitized and sized (sanitized_size).
+    `text` and `size` pass an output already sanitized and sized (sanitized_size); `known` holds the
+    token counts of an earlier scan of this file when only lines were added since (known_key: the same
+    line, call and length is the same output, so its count is not made again).
     """
     if text is None or size is None:
         text, size = sanitized_size(call.output)
     cut_by = truncated_by(text)
+    tokens = None
+    if known:
+        tokens = known.get(known_key(call.session, call.call_id, call.line, len(text), size, call.model))
+    if tokens is None:
+        tokens = tokenizer.count_for(text, call.model)
     return Measurement(
         source=call.source,
         line=call.line,
@@ -42,7 +54,7 @@ def measure(call: ToolCall, tokenizer: Tokenizer, *, show_content: bool = False,
         chars=len(text),
         bytes=size,
         lines=(text.count("\n") + 1 if text else 0) if previews else None,
-        tokens=tokenizer.count_for(text, call.model),
+        tokens=tokens,
         images=call.images,
         image_bytes=call.image_bytes,
         call_index=call.call_index,
