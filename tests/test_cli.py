@@ -17,6 +17,9 @@ TOOL_FIELDS = ["tool", "calls", "tokens", "share", "tokens_mean", "tokens_p50", 
 
 
 def test_every_command_has_help(run):
+    cli.load_all()  # the commands' modules are imported when a command runs
+    assert len(cli.commands) >= 11
+
     def walk(group, prefix):
         for name, cmd in group.commands.items():
             assert cmd.help, f"{prefix}{name} has no help text"

@@ -25,12 +25,12 @@ EXAMPLES = [
 
 def every_pattern(text: str) -> str | None:
     """truncated_by without the prefilter: every pattern searched in every text."""
-    return earliest(text, markers._COMPILED) if text else None
+    return earliest(text, markers.compiled()) if text else None
 
 
 def test_every_marker_searched_anywhere_has_a_keyword():
     """Else that pattern would run on every output again (the slow path the prefilter removed)."""
-    missing = [p.pattern for p, where, _, keyword in markers._COMPILED if where != START and keyword is None]
+    missing = [p.pattern for p, where, _, keyword in markers.compiled() if where != START and keyword is None]
     assert missing == []
 
 

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import difflib
 from functools import cache
-from importlib.metadata import entry_points
-from typing import Generic, TypeVar
+from typing import Callable, Generic, TypeVar
 
 from .errors import UsageError
 
@@ -14,6 +12,8 @@ T = TypeVar("T")
 
 def did_you_mean(name: str, choices) -> str:
     """A ` (did you mean 'x'?)` suffix when a close choice exists, else ``."""
+    import difflib  # only for a mistake: its regexes cost every start-up 5 ms
+
     close = difflib.get_close_matches(name, list(choices), n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
@@ -21,6 +21,8 @@ def did_you_mean(name: str, choices) -> str:
 @cache
 def installed_entry_points():
     """Every installed entry point, read once (each read walks all installed packages)."""
+    from importlib.metadata import entry_points  # 20 ms of imports: only when a registry is first used
+
     return entry_points()
 
 
@@ -33,6 +35,9 @@ class Registry(Generic[T]):
         self.group = group
         self._items: dict[str, T] = {}
         self._plugins_loaded = False
+        # (a loader that imports the built-in modules, their module names in order): the built-ins come
+        # first, in that order, whichever of them some code imported first
+        self.builtins: tuple[Callable[[], None], tuple[str, ...]] | None = None
 
     def register(self, item: T) -> T:
         """Decorator: add a class under its `key` attribute."""
@@ -43,6 +48,12 @@ class Registry(Generic[T]):
         if self._plugins_loaded:
             return
         self._plugins_loaded = True
+        if self.builtins is not None:
+            load, order = self.builtins
+            load()
+            rank = {module: i for i, module in enumerate(order)}
+            self._items = dict(sorted(self._items.items(),
+                                      key=lambda kv: rank.get(getattr(kv[1], "__module__", ""), len(rank))))
         for ep in installed_entry_points().select(group=self.group):
             self.register(ep.load())
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+from importlib import import_module
 import signal
 import sys
 from pathlib import Path
@@ -86,10 +87,31 @@ class Command(click.Command):
         return super().invoke(ctx)
 
 
+# command name -> the module that defines it: imported when the command runs (or help lists them all),
+# so `toolaudit statusline`, run after every message, does not import every other command
+COMMANDS = {"scan": "scan", "simulate": "simulate", "replay": "replay", "compare": "compare", "ci": "ci",
+            "calibrate": "calibrate", "list": "listing", "cache": "cache", "statusline": "statusline",
+            "watch": "watch", "mcp": "mcp"}
+
+
 class Cli(click.Group):
     """A group that turns every error into one `error: …` line and an exit code."""
 
     command_class = Command  # every `@cli.command()` refuses to write over its inputs
+
+    def get_command(self, ctx, name):
+        if name not in self.commands and name in COMMANDS:
+            import_module(f"{__name__}.{COMMANDS[name]}")
+        return super().get_command(ctx, name)
+
+    def list_commands(self, ctx):
+        self.load_all()
+        return super().list_commands(ctx)
+
+    def load_all(self) -> None:
+        """Import every command's module (help, and checking [tool.toolaudit] against every option)."""
+        for module in COMMANDS.values():
+            import_module(f"{__name__}.{module}")
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         argv = list(sys.argv[1:] if args is None else args)
@@ -168,7 +190,7 @@ def _restore(previous: dict) -> None:
 
 def _command(argv: list[str]) -> str:
     first = next((a for a in argv if not a.startswith("-")), "")
-    return f"{first} " if first in cli.commands else ""
+    return f"{first} " if first in cli.commands or first in COMMANDS else ""
 
 
 @click.group(cls=Cli, context_settings={"help_option_names": ["-h", "--help"], "auto_envvar_prefix": "TOOLAUDIT"})
@@ -184,6 +206,8 @@ def cli(ctx: click.Context) -> None:
     """
     path = find_pyproject()
     table = toolaudit_table(path)
+    if table:  # every command's options are checked against the table
+        cli.load_all()
     ctx.default_map = default_map(cli, path, table)
     ctx.obj = {"config_path": path, "config": table}  # read once; simulate takes its policies from it
 
@@ -278,5 +302,3 @@ def main() -> None:
     cli.main()
 
 
-# the commands register themselves on `cli`
-from . import cache, calibrate, ci, compare, listing, mcp, replay, scan, simulate, statusline, watch  # noqa: E402,F401

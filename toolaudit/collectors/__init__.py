@@ -22,7 +22,15 @@ BUILTIN = (
     "otel_genai",
     "openai_chat",
 )
-for _name in BUILTIN:
-    import_module(f"{__name__}.{_name}")
+
+
+def _load_builtins() -> None:
+    """Import the built-in collectors (each registers itself), on the registry's first use: a command that
+    reads no transcript (a scan served from its cache, --help) does not import fifteen formats."""
+    for name in BUILTIN:
+        import_module(f"{__name__}.{name}")
+
+
+collectors.builtins = (_load_builtins, tuple(f"{__name__}.{name}" for name in BUILTIN))
 
 __all__ = ["Collector", "collectors"]

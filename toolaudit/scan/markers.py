@@ -7,6 +7,7 @@ is tied to the agent that writes it, so reports can say whose cap fired.
 from __future__ import annotations
 
 import re
+from functools import cache
 
 # Anchored where the agent writes them, so a file that merely quotes a marker (a doc,
 # this module) is not taken for a cut: LINE markers stand on a line of their own, START
@@ -95,7 +96,11 @@ def _keyword(pattern: str) -> str | None:
 # One search per pattern, boundaries checked after: Python's re cannot skip ahead to the
 # literal start of a pattern that opens with an alternation (a many-way one was the
 # slowest part of a scan).
-_COMPILED = [(re.compile(p, re.S), where, agent, _keyword(p)) for agent, ps in MARKERS.items() for p, where in ps]
+@cache
+def compiled() -> list[tuple]:
+    """(pattern, where, agent, keyword) of every marker, compiled on first use (a scan served from its
+    cache never needs them)."""
+    return [(re.compile(p, re.S), where, agent, _keyword(p)) for agent, ps in MARKERS.items() for p, where in ps]
 _JSON_START = '{"output":"'
 
 
@@ -115,7 +120,7 @@ def truncated_by(text: str) -> str | None:
     if not text:
         return None
     held = {keyword: keyword in text for keyword in KEYWORDS}
-    return earliest(text, [entry for entry in _COMPILED if entry[3] is None or held[entry[3]]])
+    return earliest(text, [entry for entry in compiled() if entry[3] is None or held[entry[3]]])
 
 
 def earliest(text: str, compiled: list) -> str | None:

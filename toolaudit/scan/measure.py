@@ -4,15 +4,29 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import replace
+from functools import cache
 
 from ..model import Measurement, MenuMeasurement, SessionEnd, ToolCall, ToolMenu
 from ..tokenizers import Tokenizer, sanitize, sanitized_size
 from .markers import truncated_by
-from .redact import preview, preview_reach
 
 ARGS_PREVIEW = 60
 CONTENT_PREVIEW = 200
-ARGS_REACH, CONTENT_REACH = preview_reach(ARGS_PREVIEW), preview_reach(CONTENT_PREVIEW)
+
+
+def preview(text: str, width: int) -> str:
+    """scan.redact.preview, imported on first use: its 90 secret patterns cost a scan served from the
+    cache, or one without previews, nothing."""
+    from .redact import preview as redacted_preview
+
+    return redacted_preview(text, width)
+
+
+@cache
+def _reach(width: int) -> int:
+    from .redact import preview_reach
+
+    return preview_reach(width)
 
 
 def known_key(session: str, call_id: str, line: int, chars: int, size: int, model: str | None) -> tuple:
@@ -72,7 +86,7 @@ def measure(call: ToolCall, tokenizer: Tokenizer, *, show_content: bool = False,
 def head_of(call: ToolCall, text: str, show_content: bool) -> tuple[str, str | None]:
     """What `call`'s previews read (FileResult.heads): its sanitized arguments' and output's (`text`, sanitized)
     first chars; the output's only with `show_content`."""
-    return sanitize(call.args)[:ARGS_REACH], text[:CONTENT_REACH] if show_content else None
+    return sanitize(call.args)[:_reach(ARGS_PREVIEW)], text[:_reach(CONTENT_PREVIEW)] if show_content else None
 
 
 def previewed(row: Measurement, head: tuple[str, str | None]) -> Measurement:
