@@ -120,6 +120,48 @@ def test_a_grown_file_counts_only_its_new_outputs(tmp_path, cache_home, monkeypa
     assert grown == _doc([path], cache=False) and grown["totals"]["calls"] == 30
 
 
+def _claude_sessions(corpus: Path, least: int) -> list[Path]:
+    """Real Claude Code sessions of at least `least` lines, the longest first."""
+    found = [p for p in (corpus / "claude-code").rglob("*.jsonl") if len(_lines(p)) >= least]
+    return sorted(found, key=lambda p: -len(_lines(p)))
+
+
+def test_a_grown_claude_code_session_is_read_on_from_its_checkpoint(corpus, tmp_path, cache_home, monkeypatch):
+    # real sessions cut at many places (mid-call, mid-line, after a compaction or a subagent's progress),
+    # scanned, then grown: the resumed read must say exactly what a whole read says
+    from toolaudit.collectors import reading
+
+    starts: list[int] = []
+    real = reading.read_lines
+
+    def spying(path, start=(0, 0), at=None):
+        starts.append(start[0])
+        return real(path, start, at)
+
+    monkeypatch.setattr(reading, "read_lines", spying)
+    monkeypatch.setattr("toolaudit.collectors.claude_code.read_lines", spying)
+    sessions = _claude_sessions(corpus, 40)[:3]
+    assert sessions, "no Claude Code session of 40 lines in the corpus"
+    resumed = 0
+    for n, session in enumerate(sessions):
+        lines = _lines(session)
+        path = tmp_path / f"s{n}" / session.name
+        path.parent.mkdir()
+        cuts = sorted({len(lines) * k // 7 for k in range(1, 7)})
+        path.write_bytes(b"".join(lines[: cuts[0]]))
+        _doc([path])
+        for a, b in zip(cuts, cuts[1:] + [len(lines)]):
+            half = lines[b - 1][: len(lines[b - 1]) // 2] if b < len(lines) else b""
+            _append(path, b"".join(lines[a: b - 1]) + (lines[b - 1][: len(half)] if half else lines[b - 1]))
+            starts.clear()
+            grown = _doc([path], by="session")
+            resumed += any(starts)
+            assert grown == _doc([path], by="session", cache=False), (session.name, a, b)
+            if half:  # finish the cut line
+                _append(path, lines[b - 1][len(half):])
+    assert resumed >= 10  # most reads went on from a checkpoint rather than from the start
+
+
 def test_appended_tells_growth_from_a_rewrite(tmp_path):
     path = tmp_path / "f.jsonl"
     path.write_bytes(b"a" * 10_000)
@@ -313,3 +355,17 @@ def test_an_unwritable_cache_folder_only_turns_the_cache_off(tmp_path, monkeypat
     result = run("scan", str(KANBAN), "-f", "json", "-j", "1")
     assert result.exit_code == 0 and "scan cache off" in result.stderr
     shutil.rmtree(tmp_path / "cache", ignore_errors=True)
+
+
+def test_compare_and_ci_scan_through_the_cache(cache_home, reads, tmp_path):
+    runs = Path(__file__).resolve().parents[1] / "docs" / "examples" / "runs"
+    first = json.loads(toolaudit.compare(runs / "baseline", runs / "capped").to_json())
+    reads.clear()
+    again = json.loads(toolaudit.compare(runs / "baseline", runs / "capped").to_json())
+    assert reads == []  # both sides' transcripts came from the cache
+    assert again == {**first, "meta": again["meta"]}
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(toolaudit.scan([SAMPLES / "claude-code"]).to_json())
+    reads.clear()
+    verdict = toolaudit.gate([SAMPLES / "claude-code"], baseline=baseline)
+    assert reads == [] and verdict.passed

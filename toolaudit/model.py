@@ -262,6 +262,8 @@ class FileResult:
     # arguments and output (None without --show-content) that its previews read. Unredacted: never
     # shown, and never sent off this machine (see scan.measure.previewed).
     heads: tuple[tuple[str, str | None], ...] = ()
+    # where a resumable collector may read on when the file grows (Collector.checkpoint): numbers, ids, names
+    checkpoint: tuple | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -71,19 +71,33 @@ def _guarded(options: FileOptions, fail, work):
         return fail(f"failed: {type(exc).__name__}: {exc}")
 
 
-def scan_file(path: Path, options: FileOptions, known: dict | None = None) -> FileResult:
-    """Every measured call and skipped line of one file; errors become `FileResult.error`. `known`: the
-    counts of an earlier scan of the file, when lines were only added since (scan.measure.measure)."""
+def scan_file(path: Path, options: FileOptions, known: dict | None = None, resume: tuple | None = None
+              ) -> FileResult:
+    """Every measured call and skipped line of one file; errors become `FileResult.error`.
+
+    When lines were only added since an earlier scan: `known` holds its token counts (scan.measure.measure),
+    and `resume` = (its collector, its checkpoint, its rows and skipped lines up to the checkpoint) lets a
+    resumable collector read on from there (scan.cache.through_cache).
+    """
     source = str(path)
 
     def work() -> FileResult:
-        cls, doc = discover.detect(path, options.forced)
+        late = options.previews and options.late_previews  # previews made by the command, from heads
+        if resume is not None and not late and not options.forced:
+            # its first bytes are those it was recognised by: the collector that read it reads on
+            cls, doc = discover.collectors.builtin(resume[0]), None
+        else:
+            cls, doc = discover.detect(path, options.forced)
         if cls is None:
             return FileResult(source, None, error="no collector recognises this file")
         tokenizer = _tokenizer(options)
         rows, skipped, ends, usage, menus, heads = [], [], [], [], [], []
-        late = options.previews and options.late_previews  # previews made by the command, from heads
-        for record in cls().records(path, doc):
+        collector, checkpoint = cls(), None
+        if resume is not None and cls.resumable and resume[0] == cls.key and not late:
+            checkpoint = resume[1]
+            rows.extend(replace(row, residency=None) for row in resume[2])  # their residency is counted anew
+            skipped.extend(resume[3])
+        for record in collector.records(path, doc, resume=checkpoint):
             if isinstance(record, ToolCall):
                 text, size = sanitized_size(record.output)
                 rows.append(measure(record, tokenizer, show_content=options.show_content and not late,
@@ -99,7 +113,7 @@ def scan_file(path: Path, options: FileOptions, known: dict | None = None) -> Fi
             elif isinstance(record, ToolMenu):
                 menus.append(measure_menu(record, tokenizer, cls.key))
         return FileResult(source, cls.key, tuple(with_residency(rows, ends)), tuple(skipped),
-                          usage=tuple(usage), menus=tuple(menus), heads=tuple(heads))
+                          usage=tuple(usage), menus=tuple(menus), heads=tuple(heads), checkpoint=collector.checkpoint)
 
     return _guarded(options, lambda reason: FileResult(source, None, error=reason), work)
 
@@ -263,8 +277,8 @@ def run(files: list[Path], options: FileOptions, sink, read: InputOptions = Inpu
         from .scan.cache import through_cache
 
         results = through_cache(cache, files, lambda changed: scan_files(changed, options, read.jobs, worker, extra),
-                                roots, lambda path, known: worker(path, replace(options, engine=engine_for(
-                                    options.engine, _workload([path]))), known=known))
+                                roots, lambda path, known, resume: worker(path, replace(options, engine=engine_for(
+                                    options.engine, _workload([path]))), known=known, resume=resume))
     for result in results:
         if strict:
             check_strict(result)

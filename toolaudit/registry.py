@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
+from importlib import import_module
 from typing import Callable, Generic, TypeVar
 
 from .errors import UsageError
@@ -56,6 +57,15 @@ class Registry(Generic[T]):
                                       key=lambda kv: rank.get(getattr(kv[1], "__module__", ""), len(rank))))
         for ep in installed_entry_points().select(group=self.group):
             self.register(ep.load())
+
+    def builtin(self, key: str) -> T:
+        """The built-in item `key`, importing only its own module when the built-ins are loaded lazily (a
+        module is named after its key: `claude-code` in `claude_code`); any other key as `get` finds it."""
+        if self.builtins is not None and not self._plugins_loaded and key not in self._items:
+            module = key.replace("-", "_")
+            if any(name.rsplit(".", 1)[-1] == module for name in self.builtins[1]):
+                import_module(f"{self.builtins[1][0].rsplit('.', 1)[0]}.{module}")
+        return self._items[key] if key in self._items else self.get(key)
 
     def all(self) -> dict[str, T]:
         """Every registered item by key, in registration order."""

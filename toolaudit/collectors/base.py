@@ -45,6 +45,11 @@ class Collector:
     lenient_text: ClassVar[bool] = False
     # what every report says of this format's numbers, when they are not simply what the model saw
     note: ClassVar[str] = ""
+    # True for a format that can go on reading a file that grew from where it stopped: its collect takes
+    # `resume` (a checkpoint) and, after a read, sets `checkpoint` = (byte offset, line number, state as
+    # plain data: numbers, ids and names, never a text) when the last line it read was whole
+    resumable: ClassVar[bool] = False
+    checkpoint: tuple | None = None
 
     @classmethod
     def sniff_line(cls, first: Any) -> bool:
@@ -72,14 +77,15 @@ class Collector:
         """Yield the records of `path` (`doc`: the parsed document, when sniffing had it)."""
         raise NotImplementedError
 
-    def records(self, path: Path, doc: Any = None) -> Iterator[Record]:
-        """`collect`'s records as they leave the collector: every text in them cleaned (see clean)."""
+    def records(self, path: Path, doc: Any = None, resume: tuple | None = None) -> Iterator[Record]:
+        """`collect`'s records as they leave the collector: every text in them cleaned (see clean); `resume`:
+        a checkpoint of this format's (resumable) to go on from."""
         name = str(path)
         # A document parsed before this call (sniffing's) may have been parsed leniently.
         dirty = self.lenient_text or (doc is not None and reading.LENIENT[0] > 0)
         dirty = dirty or (not name.isascii() and sanitize(name) is not name)  # a file name that is not UTF-8
         runs = reading.LENIENT[0]
-        for record in self.collect(path, doc):
+        for record in self.collect(path, doc, resume=resume) if resume is not None else self.collect(path, doc):
             # Why only then: cleaning every field of every record was a tenth of a scan, and no
             # text can hold a lone surrogate until the lenient parser has run (see loads). A record
             # is built before it is yielded, so a parse behind it has counted by now; a count

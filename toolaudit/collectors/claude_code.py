@@ -29,8 +29,8 @@ from typing import Any, Iterator
 
 from ..model import (MAIN_AGENT, SCAN_SCOPE, UNKNOWN_TOOL, ContextEvent, ModelText, SessionEnd, SessionInfo, Skipped,
                      Usage)
-from .base import (Collector, Pairing, Record, anthropic_1h, anthropic_parts, collectors, guarded, read_lines, file_stem,
-                   str_or_none)
+from .base import (Collector, Pairing, Record, _Pending, anthropic_1h, anthropic_parts, collectors, guarded,
+                   read_lines, file_stem, str_or_none)
 from .claude_code_context import line_events
 
 # Line types that claim a file (with an envelope key). Detection reads past lines it does not know
@@ -67,12 +67,43 @@ class _Context:
         self.segments.append(self.requests)
 
 
+def _saved(pairing: Pairing | None, contexts: dict[str, _Context]) -> dict:
+    """What a resumed read needs of the pairing and the contexts, as plain data: numbers, ids and names.
+    Pending calls keep no arguments (a resumed read serves the scan cache, which shows none)."""
+    return {
+        "pairing": None if pairing is None else {
+            "session": pairing.session, "calls": pairing.calls,
+            "pending": [[call_id, p.tool, p.line, p.call_index, p.agent, p.ts, p.model, p.cwd]
+                        for call_id, p in pairing.pending.items()]},
+        "contexts": {agent: {"message_ids": ctx.message_ids, "requests": ctx.requests, "segments": ctx.segments,
+                             "usage": [[getattr(u, f) for f in Usage.__dataclass_fields__] for u in ctx.usage.values()]}
+                     for agent, ctx in contexts.items()},
+    }
+
+
+def _restored(source: str, key: str, state: dict) -> tuple[Pairing | None, dict[str, _Context]]:
+    """The pairing and contexts of a checkpoint (_saved)."""
+    saved = state["pairing"]
+    pairing = None
+    if saved is not None:
+        pairing = Pairing(source, key, saved["session"], id_scope=SCAN_SCOPE, calls=saved["calls"])
+        for call_id, tool, line, index, agent, ts, model, cwd in saved["pending"]:
+            pairing.pending[call_id] = _Pending(tool, "", line, index, agent, ts, model, cwd)
+    contexts = {}
+    for agent, ctx in state["contexts"].items():
+        usage = [Usage(*fields) for fields in ctx["usage"]]
+        contexts[agent] = _Context(dict(ctx["message_ids"]), ctx["requests"], list(ctx["segments"]),
+                                   {u.request_id: u for u in usage})
+    return pairing, contexts
+
+
 @collectors.register
 class ClaudeCodeCollector(Collector):
     """Claude Code `~/.claude/projects/**/*.jsonl` sessions and subagent files."""
 
     key = "claude-code"
     description = "Claude Code session JSONL (~/.claude/projects), subagents included"
+    resumable = True  # a grown session is read from its checkpoint (Collector.checkpoint)
 
     def __init__(self, context_events: bool = False) -> None:
         """`context_events`: also yield calibrate's ContextEvent records (a second look at every line)."""
@@ -83,7 +114,7 @@ class ClaudeCodeCollector(Collector):
         kind = first.get("type")
         return isinstance(kind, str) and kind in LINE_TYPES and bool(_ENVELOPE & first.keys())
 
-    def collect(self, path: Path, doc: Any = None) -> Iterator[Record | ContextEvent]:
+    def collect(self, path: Path, doc: Any = None, resume: tuple | None = None) -> Iterator[Record | ContextEvent]:
         source = str(path)
         events = self.context_events
         session = file_stem(path)
@@ -93,7 +124,14 @@ class ClaudeCodeCollector(Collector):
         cwd = None  # the first recorded working folder: where the session started, for replay
         version = None  # Claude Code's version (replay's emulations reproduce that version's tools)
         branch = None  # the git branch it worked on (replay --at-session-start reads its history)
-        for number, obj in read_lines(path):
+        start, at = (0, 0), [0, 0, False]
+        if resume is not None:
+            start, state = (resume[0], resume[1]), resume[2]
+            session, own_agent, cwd, version, branch = (state["session"], state["own_agent"], state["cwd"],
+                                                        state["version"], state["branch"])
+            pairing, contexts = _restored(source, self.key, state)
+            at = [start[0], start[1], True]
+        for number, obj in read_lines(path, start, at):
             if isinstance(obj, Skipped):
                 yield obj
                 continue
@@ -115,6 +153,9 @@ class ClaudeCodeCollector(Collector):
             yield from guarded(self._line(obj, number, own_agent, pairing, contexts, source), source, number)
             if events:  # apart from _line: a line it cannot read still tells calibrate its turn is spoilt
                 yield from line_events(obj, number, own_agent, source)
+        if at[2] and not events:  # the last line read was whole: the next read may start after it
+            state = {"session": session, "own_agent": own_agent, "cwd": cwd, "version": version, "branch": branch}
+            self.checkpoint = (at[0], at[1], {**state, **_saved(pairing, contexts)})
         if pairing is None:
             return
         yield from pairing.unpaired()

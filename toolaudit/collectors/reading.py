@@ -146,16 +146,23 @@ def file_stem(path: Path) -> str:
     return Path(plain_name(path)).stem
 
 
-def read_lines(path: Path) -> Iterator[tuple[int, Any]]:
+def read_lines(path: Path, start: tuple[int, int] = (0, 0), at: list | None = None) -> Iterator[tuple[int, Any]]:
     """Stream a JSONL file: (line number, parsed object or Skipped). Blank lines are passed over.
 
     Invalid UTF-8 is decoded with replacement. A last line without its newline that
     does not parse is a session still being written: reported, marked benign. Whatever
     else keeps a line from parsing (nesting too deep, ...) skips that line only. A
     compressed file that ends early (or is no valid stream) is one problem where it breaks.
+
+    `start` = (byte offset, lines before it) resumes a file read before (a checkpoint); `at`, when
+    given, holds [the offset after the last whole line read, its number, whether the last line read was
+    whole] as the lines go by: a place to resume from, when the last line read was whole.
     """
-    number, limit = 0, MAX_LINE_BYTES
+    offset, number = start
+    limit = MAX_LINE_BYTES
     with open_source(path) as fh:
+        if offset:
+            fh.seek(offset)
         readline = fh.readline  # with a size: a line is never read past the limit (bounded_lines, inlined)
         while True:
             try:
@@ -168,6 +175,11 @@ def read_lines(path: Path) -> Iterator[tuple[int, Any]]:
             if not raw:
                 return
             number += 1
+            cut = False  # a last line still being written
+            if at is not None:
+                offset += raw if isinstance(raw, int) else len(raw)
+                cut = not isinstance(raw, int) and not raw.endswith(b"\n")
+                at[:] = [at[0], at[1], False] if cut else [offset, number, True]
             if isinstance(raw, int):
                 yield number, Skipped(str(path), number, f"line of {raw:,} bytes, over the {limit:,} bytes a line "
                                                          "may have (TOOLAUDIT_MAX_LINE_BYTES): passed over")
@@ -175,8 +187,13 @@ def read_lines(path: Path) -> Iterator[tuple[int, Any]]:
             if number == 1 and raw.startswith(BOM):
                 raw = raw[len(BOM):]
             if raw.isspace():  # not strip(): that copies every line to look at its first byte
+                if cut:  # blank: it changes nothing either
+                    at[2] = True
                 continue
-            yield number, _parse_line(path, number, raw)
+            parsed = _parse_line(path, number, raw)
+            if cut and isinstance(parsed, Skipped):  # a cut line that does not parse changes nothing: the
+                at[2] = True  # next read may start before it
+            yield number, parsed
 
 
 def bounded_lines(fh: BinaryIO, limit: int | None = None) -> Iterator[bytes | int]:

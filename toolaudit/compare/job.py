@@ -33,7 +33,7 @@ def side(path: Path, read: InputOptions, hooks: Hooks = SILENT) -> Side:
     found = records_side(path)
     if found is not None:
         return found
-    collected, _ = collect([path], ScanOptions(read, calls=True), hooks)
+    collected, _ = collect([path], ScanOptions(read, calls=True, call_previews=False), hooks)  # numbers: the cache serves
     return side_from_scan(path, collected)
 
 

@@ -14,7 +14,6 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import lru_cache
-from importlib.metadata import version
 from typing import Callable
 
 from ..model import Measurement, Usage
@@ -24,6 +23,8 @@ MTOK = Decimal(1_000_000)
 
 def prices_version() -> str:
     """The price table every result names."""
+    from importlib.metadata import version  # 20 ms of imports: only when prices are asked for
+
     return f"genai-prices {version('genai-prices')}"
 
 

@@ -31,7 +31,7 @@ from .measure import known_key
 ENV = "TOOLAUDIT_CACHE_DIR"
 NAME = "scan.sqlite"
 APP = "toolaudit-scan-cache"
-LAYOUT = 1  # bump when the tables or the entry encoding change
+LAYOUT = 2  # bump when the tables or the entry encoding change
 EDGE = 4096
 UNRECOGNISED = "no collector recognises this file"  # pipeline.scan_file's error: a fact about the file, kept
 _BATCH = 200  # entries written per transaction
@@ -127,7 +127,7 @@ def stamp_of(path: Path) -> Stamp | None:
 def encode(result: FileResult) -> bytes:
     """A file's result as cache bytes: rows of field values (previews and heads are never in it)."""
     return orjson.dumps({
-        "c": result.collector, "e": result.error,
+        "c": result.collector, "e": result.error, "r": result.checkpoint,
         "m": [_fields(m, Measurement) for m in result.measurements],
         "s": [_fields(s, Skipped) for s in result.skipped],
         "u": [_fields(u, Usage) for u in result.usage],
@@ -147,7 +147,7 @@ def decode(source: str, data: bytes) -> FileResult:
         raise ValueError("a row without a count")
     menus = tuple(MenuMeasurement(*row[:6], tuple(tuple(t) for t in row[6]), *row[7:]) for row in doc["n"])
     return FileResult(source, doc["c"], rows, tuple(Skipped(*row) for row in doc["s"]), doc["e"],
-                      tuple(Usage(*row) for row in doc["u"]), menus)
+                      tuple(Usage(*row) for row in doc["u"]), menus, checkpoint=doc.get("r"))
 
 
 def cacheable(result: FileResult) -> bool:
@@ -164,6 +164,8 @@ class ScanCache:
         self._note = note or (lambda line: None)
         self._pending: list[tuple] = []
         self.hits = self.misses = 0
+        # the files behind served rows whose source is not their file (OpenHands' conversation folders)
+        self.read_from: dict[str, set] = {}
         self._db = self._open()
 
     def _open(self) -> sqlite3.Connection | None:
@@ -247,9 +249,14 @@ class ScanCache:
             return None
 
     def put(self, source: str, stamp: Stamp, result: FileResult) -> None:
-        """Keep `result` for `source` at `stamp` (written in batches; see flush)."""
-        self._pending.append((self.key, source, stamp.size, stamp.mtime_ns, stamp.inode, stamp.edges,
-                              encode(result)))
+        """Keep `result` for `source` at `stamp` (written in batches; see flush). A file whose name or
+        numbers cannot be stored as UTF-8 (a name that is not) is simply not kept."""
+        try:
+            source.encode("utf-8")
+            entry = encode(result)
+        except (UnicodeEncodeError, orjson.JSONEncodeError, TypeError):
+            return
+        self._pending.append((self.key, source, stamp.size, stamp.mtime_ns, stamp.inode, stamp.edges, entry))
         if len(self._pending) >= _BATCH:
             self.flush()
 
@@ -291,13 +298,14 @@ class ScanCache:
 
 
 def through_cache(cache: ScanCache, files: list, scan: Callable[[list], Iterator[FileResult]],
-                  roots: Iterable[Path] = (), grown: Callable[[Path, dict], FileResult] | None = None
+                  roots: Iterable[Path] = (), grown: Callable[[Path, dict, tuple | None], FileResult] | None = None
                   ) -> Iterator[FileResult]:
     """Each of `files`' results in order: from `cache` where the file's stamp is unchanged, else from
     `scan(the files that changed)`, kept for next time. Entries of files gone from `roots` are dropped.
 
-    A file that only grew (appended) is read whole again by `grown(path, known)` in this process, with
-    `known` the token counts of its cached rows, so only the new outputs are counted."""
+    A file that only grew (appended) is read again by `grown(path, known, resume)` in this process: from
+    its checkpoint when its collector left one (resume_from), else whole, with `known` the token counts of
+    its cached rows, so only the new outputs are counted."""
     known = cache.stamps()
     stamps, misses = [], []
     for path in files:
@@ -315,7 +323,7 @@ def through_cache(cache: ScanCache, files: list, scan: Callable[[list], Iterator
             counts = {} if result is None else {
                 known_key(r.session, r.call_id, r.line, r.chars, r.bytes, r.model): r.tokens
                 for r in result.measurements if r.status != "unpaired"}
-            result = grown(path, counts)
+            result = grown(path, counts, None if result is None else resume_from(result))
             cache.misses += 1
             if stamp is not None and cacheable(result):
                 cache.put(str(path), stamp, result)
@@ -326,9 +334,23 @@ def through_cache(cache: ScanCache, files: list, scan: Callable[[list], Iterator
                 cache.put(str(path), stamp, result)
         else:
             cache.hits += 1
+            for source in {r.source for r in result.measurements} - {str(path)}:
+                cache.read_from.setdefault(source, set()).add(path)  # a row named after its folder
         yield result
     cache.forget(_gone(known, files, roots))
     cache.flush()
+
+
+def resume_from(cached: FileResult) -> tuple | None:
+    """(collector, checkpoint, rows and skipped lines up to it) of a cached result that has a checkpoint:
+    what pipeline.scan_file reads on from. The rows of the lines after it (and the calls then waiting for
+    a result) are read again; usage comes whole from the checkpoint's state."""
+    if cached.checkpoint is None or cached.collector is None:
+        return None
+    line = cached.checkpoint[1]
+    return (cached.collector, tuple(cached.checkpoint),
+            tuple(r for r in cached.measurements if r.line <= line and r.status != "unpaired"),
+            tuple(s for s in cached.skipped if s.line <= line))
 
 
 def _gone(known: dict[str, Stamp], files: list, roots: Iterable[Path]) -> list[str]:

@@ -31,6 +31,7 @@ class ScanOptions:
     until: datetime | None = None  # only calls and requests before
     tz: tzinfo | None = None  # of periods (--by day|week|month); None: this machine's zone
     calls: bool = False  # keep every call's row on the result (ScanResult.calls, .to_pandas("calls"))
+    call_previews: bool = True  # ... each with its redacted argument preview (False: numbers only, from the cache)
 
     @classmethod
     def of(cls, **given: Any) -> "ScanOptions":
@@ -79,7 +80,8 @@ def collect(paths: list, options: ScanOptions, hooks: Hooks = SILENT):
     tok = tokenizer_of(read)
     # --top alone: previews only for the rows shown, made here (redacting every call's was a third of the scan)
     files = FileOptions.of(read, show_content=options.show_content,
-                           previews=bool(options.top) or options.records is not None or options.calls,
+                           previews=bool(options.top) or options.records is not None
+                           or (options.calls and options.call_previews),
                            late_previews=options.records is None and not options.calls)
     collected = Collected(since=options.since, until=options.until, plan=None if options.calls else _plan(options))
     about = RecordsMeta(read.tokenizer, read.engine if read.tokenizer != "approx" else "approx", tok.label)
@@ -91,7 +93,7 @@ def collect(paths: list, options: ScanOptions, hooks: Hooks = SILENT):
         if cache is not None:
             cache.close()
     if cache is not None and options.top:
-        _heads_of_largest(collected, files)
+        _heads_of_largest(collected, files, cache.read_from)
     return collected, tok
 
 
@@ -106,16 +108,18 @@ def _cache(options: ScanOptions, files, hooks: Hooks):
     return ScanCache(options_key(read.tokenizer, read.engine, read.calibration, read.source_format), note=hooks.tell)
 
 
-def _heads_of_largest(collected, files) -> None:
+def _heads_of_largest(collected, files, read_from: dict[str, set]) -> None:
     """Read again the files that hold a --top candidate served from the cache (it has no head: the cache
-    keeps no text) and give each its head, as an uncached scan would have."""
+    keeps no text) and give each its head, as an uncached scan would have. `read_from`: the files behind
+    a row source that is not a file (ScanCache.read_from)."""
     from ..pipeline import scan_file
 
     largest = collected.folded.largest
-    sources = sorted({row.source for row, head in largest if head is None})
+    wanted = {row.source for row, head in largest if head is None}
+    paths = sorted({str(p) for source in wanted for p in read_from.get(source, {Path(source)})})
     heads: dict[tuple, tuple] = {}
-    for source in sources:
-        result = scan_file(Path(source), files)
+    for path in paths:
+        result = scan_file(Path(path), files)
         heads.update(((r.source, r.line, r.session, r.call_id), head) for r, head in zip(result.measurements,
                                                                                           result.heads))
     collected.folded.largest = [(row, head if head is not None else heads.get((row.source, row.line, row.session,
