@@ -9,7 +9,36 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..model import MAIN_AGENT, Measurement, Usage
+from ..model import MAIN_AGENT, UNPAIRED, Measurement, Usage
+from .dedupe import Dedupe
+
+
+class Rows:
+    """A sink for gather that keeps the calls with an output (each once: scan.dedupe) and the requests (each
+    once) of a few files: what statusline and watch need, without the summary's machinery."""
+
+    def __init__(self) -> None:
+        self.rows: list[Measurement] = []
+        self.usage: list[Usage] = []
+        self.skipped: list = []
+        self.errors: list[str] = []
+        self.unrecognised: list[str] = []
+        self._dedupe = Dedupe()
+        self._requests: set[tuple] = set()
+
+    def add(self, result) -> None:
+        """Fold one file's result in (pipeline.gather's sink protocol)."""
+        if result.error is not None:
+            unknown = result.collector is None and "recognises" in result.error
+            (self.unrecognised if unknown else self.errors).append(f"{result.source}: {result.error}")
+            return
+        for u in result.usage:
+            key = (u.collector, u.request_id) if u.global_id else (u.collector, u.source, u.request_id)
+            if key not in self._requests:
+                self._requests.add(key)
+                self.usage.append(u)
+        self.rows.extend(r for r in result.measurements if r.status != UNPAIRED and self._dedupe.answered(r.dedupe_key))
+        self.skipped.extend(result.skipped)
 
 
 @dataclass(frozen=True)

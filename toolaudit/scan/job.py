@@ -141,27 +141,25 @@ def context_now(transcript: Path | str, read: InputOptions | None = None, *, con
     from ..pipeline import FileOptions, gather, tokenizer_of
     from .cache import ScanCache, options_key
     from ..model import MAIN_AGENT
-    from .context import context_of
-    from .summary import Collected
+    from .context import Rows, context_of
 
     read = read or InputOptions(tokenizer="claude")
     path = Path(transcript)
     tok = tokenizer_of(read)
     cache = ScanCache(options_key(read.tokenizer, read.engine, read.calibration, read.source_format),
                       note=hooks.tell) if read.cache else None
-    collected = Collected()
+    kept = Rows()
     try:
-        gather([path], read, FileOptions.of(read, previews=False), collected, hooks=hooks, cache=cache)
+        gather([path], read, FileOptions.of(read, previews=False), kept, hooks=hooks, cache=cache)
     finally:
         if cache is not None:
             cache.close()
-    if collected.errors or collected.unrecognised:
+    if kept.errors or kept.unrecognised:
         from ..errors import ToolauditError
 
-        raise ToolauditError((collected.errors + collected.unrecognised)[0], slug="statusline-input")
-    rows = [r for r in collected.all_rows() if r.agent == MAIN_AGENT and r.status != "unpaired"]
-    return context_of(str(path), rows, collected.usage, context, tok,
-                      tuple(str(s) for s in collected.skipped if not s.benign))
+        raise ToolauditError((kept.errors + kept.unrecognised)[0], slug="statusline-input")
+    return context_of(str(path), [r for r in kept.rows if r.agent == MAIN_AGENT], kept.usage, context, tok,
+                      tuple(str(s) for s in kept.skipped if not s.benign))
 
 
 def live_snapshot(paths, read: InputOptions | None = None, *, window_s: float = 7200.0, hooks: Hooks = SILENT):
@@ -172,8 +170,8 @@ def live_snapshot(paths, read: InputOptions | None = None, *, window_s: float = 
 
     from ..pipeline import FileOptions, input_files, run, tokenizer_of
     from .cache import ScanCache, options_key
+    from .context import Rows
     from .live import snapshot_of
-    from .summary import Collected
 
     read = read or InputOptions()
     taken = time.time()
@@ -187,12 +185,12 @@ def live_snapshot(paths, read: InputOptions | None = None, *, window_s: float = 
         if taken - mtime <= window_s:
             mtimes[str(path)] = mtime
     recent = [p for p in files if str(p) in mtimes]
-    collected = Collected()
+    kept = Rows()
     cache = ScanCache(options_key(read.tokenizer, read.engine, read.calibration, read.source_format),
                       note=hooks.tell) if read.cache else None
     try:
-        run(recent, FileOptions.of(read, previews=False), collected, read, cache=cache)
+        run(recent, FileOptions.of(read, previews=False), kept, read, cache=cache)
     finally:
         if cache is not None:
             cache.close()
-    return snapshot_of(collected.all_rows(), mtimes, window_s, taken, tokenizer_of(read))
+    return snapshot_of(kept.rows, mtimes, window_s, taken, tokenizer_of(read))
