@@ -13,7 +13,8 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, settings
 
-# The tests' own scan cache (toolaudit.scan.cache), never the user's: set before any scan, removed at exit
+# The tests' own scan cache (toolaudit.scan.cache), never the user's: set before any scan, removed at exit;
+# each test then gets an empty one of its own (fresh_scan_cache), so that no test is served another's rows
 _CACHE = tempfile.mkdtemp(prefix="toolaudit-test-cache-")
 os.environ["TOOLAUDIT_CACHE_DIR"] = _CACHE
 atexit.register(shutil.rmtree, _CACHE, True)
@@ -28,6 +29,13 @@ _IN_CI = bool(os.environ.get("CI"))
 settings.register_profile("toolaudit", deadline=None, suppress_health_check=[HealthCheck.too_slow],
                           derandomize=_IN_CI, **({"database": None} if _IN_CI else {}))
 settings.load_profile("toolaudit")
+
+
+@pytest.fixture(autouse=True)
+def fresh_scan_cache(monkeypatch, tmp_path_factory):
+    """An empty scan cache for each test: a test that breaks a collector on purpose reads its files, and
+    a scan made twice in one test is served from the cache as a user's would be."""
+    monkeypatch.setenv("TOOLAUDIT_CACHE_DIR", str(tmp_path_factory.mktemp("scan-cache")))
 
 
 @pytest.fixture
