@@ -9,17 +9,23 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
+# what the commands need (the HTML report included), and no more: `make demo` stays light
+$(VENV)/.installed-main: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[html]'
+	touch $@
+
+# the test suite's extras (pytest, hypothesis, the MCP SDK, dask, moto, mkdocs...)
+$(VENV)/.installed: pyproject.toml $(VENV)/.installed-main
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
 install: $(VENV)/.installed
 
-demo: install
+demo: $(VENV)/.installed-main
 	$(BIN)/toolaudit scan sample_logs/
 
 # replay a recorded session's Bash greps through a dedicated, capped grep (tests/fixtures/)
-replay-demo: install
+replay-demo: $(VENV)/.installed-main
 	$(BIN)/toolaudit replay tests/fixtures/search_session.jsonl --workspace tests/fixtures/search_repo \
 		--translate shell-search --tool 'grep=builtin:grep?max_matches=100&max_bytes=10000' \
 		--tool 'glob=builtin:glob' --tool 'Read=builtin:read_file?max_chars=5000'

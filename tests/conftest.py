@@ -106,3 +106,11 @@ def schema_problems(doc) -> list[str]:
         _VALIDATORS[command] = Draft202012Validator(json.loads(schema_path(command).read_text(encoding="utf-8")))
     return [f"{schema_path(command).name}: /{'/'.join(map(str, e.absolute_path))}: {e.message[:300]}"
             for e in _VALIDATORS[command].iter_errors(doc)]
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Say once, at the end and loudly, that the browser tests did not run for want of Chromium."""
+    skipped = terminalreporter.stats.get("skipped", [])
+    if any("chromium is not installed" in str(getattr(report, "longrepr", "")) for report in skipped):
+        terminalreporter.write_sep("!", "the HTML report's browser tests were SKIPPED: no Chromium found "
+                                   "(Debian: apt-get install chromium; .ci/run installs it)", red=True, bold=True)

@@ -158,3 +158,22 @@ def test_periods_are_formatted_the_same_on_every_platform():
     # Go's zero time (year 1) is in real logs: written unpadded, as glibc's strftime did
     assert [period_of("0001-01-01T00:00:00Z", unit, timezone.utc) for unit in ("day", "month")] == ["1-01-01", "1-01"]
     assert period_of("2026-03-01T23:59:59-05:00", "day", timezone.utc) == "2026-03-02"
+
+
+def test_an_empty_window_says_how_much_it_left_out_and_where_the_data_is(run):
+    from conftest import SAMPLES
+    from toolaudit.scan.job import ScanOptions, collect
+    from toolaudit.scan.periods import when_of
+
+    collected, _ = collect([SAMPLES], ScanOptions.of(calls=True))
+    times = [when_of(x.ts) for x in [*collected.all_rows(), *collected.usage]]
+    dated = [t for t in times if t is not None]
+    late = run("scan", SAMPLES, "-f", "json", "-q", "--since", "2099-01-01")
+    doc = json.loads(late.stdout)
+    assert late.exit_code == 0 and doc["totals"]["calls"] == 0
+    assert doc["window_dropped"] == {"calls_and_requests": len(dated), "newest": max(dated).isoformat()}
+    assert doc["undated_dropped"] == len(times) - len(dated)
+    table = run("scan", SAMPLES, "-q", "--since", "2099-01-01").output
+    assert (f"left out {len(dated):,} dated calls or requests outside the window; the newest of all is "
+            f"{max(dated).isoformat()}") in table
+    assert "window_dropped" not in json.loads(run("scan", SAMPLES, "-f", "json", "-q").stdout)

@@ -350,6 +350,8 @@ class ScanResult(Exportable):
     residency_known_calls: int = 0
     bill: object = None  # scan.billing.Bill: provider usage and dollars, when known
     undated: int = 0  # calls and requests left out by --since/--until for want of a timestamp
+    outside: int = 0  # dated calls and requests left out by --since/--until
+    newest: str | None = None  # with `outside`: the newest timestamp seen, so an empty window says where the data is
     menu: object = None  # scan.summary.Menu: the tool definitions requests carried, when recorded
     # per run (compare's rule: a session of a transcript, its subagents joined): steadier than totals
     runs: int = 0

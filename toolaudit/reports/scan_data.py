@@ -58,6 +58,8 @@ def scan_dict(result: ScanResult) -> dict[str, Any]:
     doc["errors"] = list(result.errors)
     if result.undated:
         doc["undated_dropped"] = result.undated
+    if result.outside:
+        doc["window_dropped"] = {"calls_and_requests": result.outside, "newest": result.newest}
     bill = result.bill
     if bill is not None:
         doc["usage"] = {**bill.total.as_dict(), "tool_output_share": _share(result),
@@ -254,6 +256,9 @@ def summary_lines(result: ScanResult) -> list[str]:
     lines.extend(f"note: {note}" for note in result.notes)
     if result.undated:
         lines.append(f"--since/--until left out {result.undated} calls or requests without a timestamp")
+    if result.outside:
+        lines.append(f"--since/--until left out {result.outside:,} dated calls or requests outside the window; "
+                     f"the newest of all is {result.newest}")
     for skip in result.skipped[:5]:
         lines.append(f"skipped {skip}")
     if result.skipped_count > 5:

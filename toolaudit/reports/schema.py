@@ -140,6 +140,7 @@ def scan_schema() -> dict:
         "groups": array(keyed({k: v for k, v in row.items() if k != "tool"})),
         **_skipped(),
         "undated_dropped": INT,
+        "window_dropped": obj({"calls_and_requests": INT, "newest": STR}),
         "usage": usage,
         "cost": cost,
         "menu": menu,
@@ -147,7 +148,8 @@ def scan_schema() -> dict:
         "notes": array(STR),
         "days": array(record(DayRow)),
         "top": array(top),
-    }, optional=("groups", "undated_dropped", "usage", "cost", "menu", "tool_references", "notes", "top"))
+    }, optional=("groups", "undated_dropped", "window_dropped", "usage", "cost", "menu", "tool_references", "notes",
+                 "top"))
 
 
 def simulate_schema() -> dict:

@@ -57,6 +57,9 @@ class Collected:
                  until: datetime | None = None, *, plan: "Plan | None" = None):
         self.since, self.until = since, until
         self.undated = 0
+        self.outside = 0  # dated calls and requests --since/--until left out (a call's copies once)
+        self._left_keys: set[bytes] = set()  # digests of the calls left out, so that copies count once
+        self.newest: datetime | None = None  # the newest timestamp of them all (in the window or not)
         self.usage: list[Usage] = []
         self._requests: set[bytes] = set()
         self.rows: list[Measurement] = []
@@ -88,15 +91,17 @@ class Collected:
         folded = self.folded
         for u in result.usage:
             key = digest((result.collector, u.request_id) if u.global_id else (result.collector, u.source, u.request_id))
-            if key not in self._requests and self._inside(u.ts):
-                self._requests.add(key)
+            if key in self._requests:
+                continue
+            self._requests.add(key)  # a copy of a request left out by the window is left out once
+            if self._inside(u.ts):
                 if folded is None:
                     self.usage.append(u)
                 else:
                     folded.add_usage(u)
         added: list[tuple[Measurement, tuple | None]] = []  # each kept call, with its head (late previews)
         for row, head in zip(result.measurements, result.heads or repeat(None)):
-            if not self._inside(row.ts):
+            if not self._inside(row.ts, row.dedupe_key):
                 continue
             key = row.dedupe_key
             if row.status == UNPAIRED and key is not None:
@@ -130,14 +135,25 @@ class Collected:
         if kept is None or menu.requests > kept.requests:
             self.menus[key] = menu
 
-    def _inside(self, ts: str | None) -> bool:
+    def _inside(self, ts: str | None, key: tuple | None = None) -> bool:
+        """Whether a call or request (`key`: a call's dedupe key) is in the --since/--until window; those left
+        out are counted, a call's copies once."""
         if self.since is None and self.until is None:
             return True
         when = _when(ts)
-        if when is None:
-            self.undated += 1
-            return False
-        return (self.since is None or when >= self.since) and (self.until is None or when < self.until)
+        if when is not None and (self.newest is None or when > self.newest):
+            self.newest = when
+        if when is not None and (self.since is None or when >= self.since) and (self.until is None or when < self.until):
+            return True
+        hashed = None if key is None else digest(key)
+        if hashed is None or hashed not in self._left_keys:
+            if hashed is not None:
+                self._left_keys.add(hashed)
+            if when is None:
+                self.undated += 1
+            else:
+                self.outside += 1
+        return False
 
     def unpaired(self) -> list[Measurement]:
         """The calls whose result never came (no later file held it)."""
@@ -354,6 +370,8 @@ class Tally:
             residency_known_calls=self.known,
             bill=self.billing.finish() if (self.requests or plan.cost) else None,
             undated=collected.undated,
+            outside=collected.outside,
+            newest=collected.newest.isoformat() if collected.newest is not None and collected.outside else None,
             menu=(menu := menu_summary(list(collected.menus.values()), plan.top)),
             tool_refs=references(self.ref_calls, self.refs, menu),
             notes=format_notes(collected.collectors),
