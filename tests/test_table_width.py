@@ -132,3 +132,35 @@ def test_unpriced_tools_show_na_with_their_calls_never_zero_dollars(run, tmp_pat
     assert re.search(r"^Read .*\$\d+\.\d\d$", priced.stdout, re.M)
     csv = run("scan", _session(tmp_path, model=None), "--cost", "-f", "csv", "-q", "-j", "1").stdout
     assert csv.splitlines()[1].split(",")[12] == ""  # cost_usd_estimated: unknown, not 0.0
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_top_fits_shortens_ids_in_the_middle_and_names_what_it_dropped(terminal, run, columns):
+    from conftest import SAMPLES
+
+    table = terminal(columns, "scan", SAMPLES / "claude-code", "--top", "3").output
+    part = table[table.index("Largest calls"):].split("\n\n")[0].splitlines()
+    assert all(len(line) <= columns for line in part)
+    rows = part[2:5]
+    assert [row.split()[1] for row in rows] == ["10,536", "6,669", "5,578"]  # tokens whole, never dropped
+    assert "c3d2e1f…2d3e4f5" in rows[0] and "5f1c2a9…f2b7a11" in rows[2]
+    if columns == 80:
+        assert part[-1] == "(not shown at this width: file:line, args; --wide shows all)"
+    else:
+        assert all(re.search(r"…[0-9a-f]+\.jsonl:\d+$", row) for row in rows)
+        assert part[-1] == "(not shown at this width: args; --wide shows all)"
+    doc = json.loads(run("scan", SAMPLES / "claude-code", "--top", "3", "-q", "-f", "json").stdout)
+    assert doc["top"][0]["session"] == "c3d2e1f0-7a6b-4c5d-8e9f-a0b1c2d3e4f5"
+
+
+def test_piped_top_is_whole(run):
+    from conftest import SAMPLES
+
+    piped = run("scan", SAMPLES / "claude-code", "--top", "3", "-q").output
+    assert "c3d2e1f0-7a6b-4c5d-8e9f-a0b1c2d3e4f5" in piped and "not shown" not in piped
+
+
+def test_middle():
+    from toolaudit.reports.view import middle
+
+    assert middle("abcdef", 6) == "abcdef" and middle("abcdefgh", 5) == "ab…gh" and len(middle("x" * 99, 40)) == 40

@@ -268,8 +268,8 @@ def summary_lines(result: ScanResult) -> list[str]:
 
 def top_cells(result: ScanResult) -> tuple[list[str], list[list[str]]]:
     """Headers and rows of the `--top` table."""
-    headers = ["tool", "session", "file:line", "tokens", "args"]
-    rows = [[m.tool, m.session[:12], f"{m.source}:{m.line}", num(m.tokens), m.args_preview] for m in result.top]
+    headers = ["tool", "tokens", "session", "file:line", "args"]
+    rows = [[m.tool, num(m.tokens), m.session, f"{m.source}:{m.line}", m.args_preview] for m in result.top]
     if any(m.output_preview is not None for m in result.top):
         headers.append("output (redacted)")
         for row, m in zip(rows, result.top):
@@ -313,7 +313,12 @@ class ScanView(View):
         if billing is not None:
             out.append(Section(*billing, title=f"Billed usage by {result.meta.by}"))
         if result.top:
-            out.append(Section(*top_cells(result), title="Largest calls"))
+            # on a terminal, ids and paths shortened in the middle (a long path wrapped one row over five lines)
+            headers, rows = top_cells(result)
+            names = ["tool", "tokens", "session", "file", "args", "output"][:len(headers)]
+            # a terminal drops from the right (args first, tokens never) and shortens ids in the middle
+            out.append(Section(headers, rows, title="Largest calls", columns=names, compact=tuple(names),
+                               shorten={0: 32, 2: 15, 3: 40}))
         if result.menu is not None and result.menu.top:
             out.append(Section(*menu_cells(result.menu), title="Largest tool definitions"))
         return out

@@ -22,7 +22,7 @@ from rich.table import Table
 
 from ..errors import UsageError
 from .base import Reporter, reporters
-from .view import visible_blocks, Section, view_of
+from .view import Section, middle, view_of, visible_blocks
 
 BAR = "bar"
 BAR_WIDTH = 10
@@ -114,29 +114,32 @@ def _natural(console: Console, table: Table) -> int:
     return Measurement.get(console, console.options.update_width(10_000), table).maximum
 
 
-def fitted(section: Section, console: Console, color: bool, layout: Layout) -> tuple[Table, int]:
-    """The section's table and the width to print it at, on a terminal.
+def fitted(section: Section, console: Console, color: bool, layout: Layout) -> tuple[Table, int, list[str]]:
+    """The section's table, the width to print it at, on a terminal, and the headers of the columns it dropped.
 
     The compact set drops its least important columns until the table fits (keeping the first
     and one number), then shortens the first column. --wide and --columns drop nothing. What
     still does not fit is printed at its own width: the terminal wraps the line, no number is cut.
     """
     names = _chosen(section, layout, fit=True)
+    chosen = list(names)
     table = _table(_select(section, names), color)
     natural = _natural(console, table)
     while natural > console.width and len(names) > 2 and not (layout.wide or layout.columns):
         names.remove(_drop_order(section, names)[0])
         table = _table(_select(section, names), color)
         natural = _natural(console, table)
+    ids = section.columns or []
+    dropped = [section.headers[ids.index(n)] for n in chosen if n not in names and n in ids]
     if natural <= console.width or layout.wide or layout.columns:  # asked for: all of it, at its own width
-        return table, max(console.width, natural)
+        return table, max(console.width, natural), dropped
     shown = _select(section, names)
     widest = max([len(r[0]) for r in shown.rows] + [len(shown.headers[0])] + ([len(shown.footer[0])] if shown.footer else []))
     name_width = max(MIN_NAME, widest - (natural - console.width))
     if name_width < widest:
         table = _table(shown, color, name_width)
         natural = _natural(console, table)
-    return table, max(console.width, natural)
+    return table, max(console.width, natural), dropped
 
 
 @reporters.register
@@ -161,13 +164,19 @@ class TableReport(Reporter):
             if block.title:
                 console.print(block.title + ":", style="bold" if color else None)
             if isinstance(block, Section):
+                if fit and block.shorten:
+                    block = replace(block, rows=[[middle(cell, block.shorten[i]) if i in block.shorten else cell
+                                                  for i, cell in enumerate(row)] for row in block.rows])
                 if block.columns is None:
                     console.print(_table(block, color))
                 elif fit:
-                    table, at = fitted(block, console, color, layout)
+                    table, at, dropped = fitted(block, console, color, layout)
                     terminal, console.width = console.width, at  # print(width=) cannot go past the console's
                     console.print(table)
                     console.width = terminal
+                    if dropped:
+                        console.print(f"(not shown at this width: {', '.join(dropped)}; --wide shows all)",
+                                      style="dim" if color else None)
                 else:
                     console.print(_table(_select(block, _chosen(block, layout, fit=False)), color))
             else:

@@ -25,6 +25,8 @@ class Section:
     columns: list[str] | None = None
     compact: tuple[str, ...] = ()
     bar: list[float] | None = None
+    # for the terminal table only: column index -> the width its cells are shortened to in the middle (`middle`)
+    shorten: dict[int, int] | None = None
 
 
 @dataclass
@@ -82,6 +84,15 @@ def visible_blocks(blocks: list) -> list:
         else:
             out.append(replace(block, lines=[visible(line) for line in block.lines]))
     return out
+
+
+def middle(text: str, width: int) -> str:
+    """`text` in at most `width` characters, its middle replaced by `…` (ids and paths differ at their ends:
+    two long session ids stay told apart); `-f json` keeps them whole."""
+    if len(text) <= width:
+        return text
+    head = (width - 1) // 2
+    return f"{text[:head]}…{text[len(text) - (width - 1 - head):]}"
 
 
 def num(value: float) -> str:
