@@ -164,3 +164,18 @@ def test_middle():
     from toolaudit.reports.view import middle
 
     assert middle("abcdef", 6) == "abcdef" and middle("abcdefgh", 5) == "ab…gh" and len(middle("x" * 99, 40)) == 40
+
+
+def test_a_long_mcp_name_loses_its_middle_before_a_promised_column(terminal, tmp_path):
+    long = "mcp__claude-in-chrome__read_console_messages"
+    rows = [{"session": "s", "call_id": f"c{i}", "tool": tool, "args": {}, "output": "x " * (50 * (i + 1))}
+            for i, tool in enumerate([long, "Read", "Bash", "mcp__github__list_pull_requests_for_review"])]
+    (tmp_path / "calls.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    table = terminal(80, "scan", tmp_path).output
+    from toolaudit.reports.view import middle
+
+    lines = _table_rows(_lines(table))
+    assert lines[0].split()[:5] == ["tool", "calls", "tokens", "share", "p95"]  # the compact set, whole
+    assert all(len(line) <= 80 for line in lines)
+    for name in (long, "mcp__github__list_pull_requests_for_review"):
+        assert len(middle(name, 30)) == 30 and any(line.startswith(middle(name, 30) + " ") for line in lines)

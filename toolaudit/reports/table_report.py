@@ -27,6 +27,7 @@ from .view import Section, middle, view_of, visible_blocks
 BAR = "bar"
 BAR_WIDTH = 10
 _EIGHTHS = " ▏▎▍▌▋▊▉"
+NAME_CAP = 30  # a name is shortened to this before any column is dropped
 MIN_NAME = 8  # a shortened first column keeps at least this many characters
 
 
@@ -125,6 +126,11 @@ def fitted(section: Section, console: Console, color: bool, layout: Layout) -> t
     chosen = list(names)
     table = _table(_select(section, names), color)
     natural = _natural(console, table)
+    if natural > console.width and not (layout.wide or layout.columns):
+        # a long name (a 40-char MCP tool) loses its middle before a column the table promises is dropped
+        section = replace(section, rows=[[middle(row[0], NAME_CAP), *row[1:]] for row in section.rows])
+        table = _table(_select(section, names), color)
+        natural = _natural(console, table)
     while natural > console.width and len(names) > 2 and not (layout.wide or layout.columns):
         names.remove(_drop_order(section, names)[0])
         table = _table(_select(section, names), color)
@@ -136,7 +142,8 @@ def fitted(section: Section, console: Console, color: bool, layout: Layout) -> t
     shown = _select(section, names)
     widest = max([len(r[0]) for r in shown.rows] + [len(shown.headers[0])] + ([len(shown.footer[0])] if shown.footer else []))
     name_width = max(MIN_NAME, widest - (natural - console.width))
-    if name_width < widest:
+    if name_width < widest:  # long names lose their middle (mcp__server__tool keeps server and tool apart)
+        shown = replace(shown, rows=[[middle(row[0], name_width), *row[1:]] for row in shown.rows])
         table = _table(shown, color, name_width)
         natural = _natural(console, table)
     return table, max(console.width, natural), dropped
