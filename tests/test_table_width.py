@@ -145,10 +145,10 @@ def test_top_fits_shortens_ids_in_the_middle_and_names_what_it_dropped(terminal,
     assert [row.split()[1] for row in rows] == ["10,536", "6,669", "5,578"]  # tokens whole, never dropped
     assert "c3d2e1f…2d3e4f5" in rows[0] and "5f1c2a9…f2b7a11" in rows[2]
     if columns == 80:
-        assert part[-1] == "(not shown at this width: file:line, args; --wide shows all)"
+        assert part[-1] == "(not shown: file:line, args; --wide shows all)"
     else:
         assert all(re.search(r"…[0-9a-f]+\.jsonl:\d+$", row) for row in rows)
-        assert part[-1] == "(not shown at this width: args; --wide shows all)"
+        assert part[-1] == "(not shown: args; --wide shows all)"
     doc = json.loads(run("scan", SAMPLES / "claude-code", "--top", "3", "-q", "-f", "json").stdout)
     assert doc["top"][0]["session"] == "c3d2e1f0-7a6b-4c5d-8e9f-a0b1c2d3e4f5"
 
@@ -179,3 +179,25 @@ def test_a_long_mcp_name_loses_its_middle_before_a_promised_column(terminal, tmp
     assert all(len(line) <= 80 for line in lines)
     for name in (long, "mcp__github__list_pull_requests_for_review"):
         assert len(middle(name, 30)) == 30 and any(line.startswith(middle(name, 30) + " ") for line in lines)
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_compare_and_replay_tables_fit_and_never_split_a_number(terminal, run, columns):
+    from conftest import ROOT
+
+    runs = ROOT / "docs" / "examples" / "runs"
+    compare = _lines(terminal(columns, "compare", runs / "baseline", runs / "capped").output)
+    fixtures = ROOT / "tests" / "fixtures"
+    replay = _lines(run("replay", fixtures / "search_session.jsonl", "--workspace", fixtures / "search_repo",
+                        "--translate", "shell-search", "--tool", "grep=builtin:grep?max_matches=100&max_bytes=10000",
+                        "--tool", "glob=builtin:glob", "-q", env={"COLUMNS": str(columns), "NO_COLOR": "1"}).output)
+    for lines, numbers in ((compare, ("2,419", "2,153", "↓ 11.0%")), (replay, ("8,850", "2,894", "67.3"))):
+        end = next(i for i, line in enumerate(lines) if not line or line.startswith(("TOTAL", "(not shown")))
+        table = lines[:end + lines[end].startswith("TOTAL")]
+        assert all(len(line) <= columns for line in table), "\n".join(table)
+        for number in numbers:
+            assert any(number in line for line in table), number
+    header = replay[0].split()
+    assert header[:3] == ["tool", "calls", "replayed"] and "saved" in replay[0] and "later_used" in replay[0]
+    shown = next(line for line in replay if line.startswith("(not shown"))  # what the width left out is named
+    assert "refused/failed" in shown and "--wide shows all" in shown

@@ -232,7 +232,14 @@ class ReplayView(View):
         tok = "tokens" + (" (est.)" if result.meta.estimated else "")
         headers = ["tool", "calls", "replayed", "kept", "refused/failed", f"{tok} before", "after", "saved %",
                    "bytes before", "bytes after", "p50 before → after", "errors", "weighted saved", "later_used"]
-        out: list = [Section(headers, [_cells(r) for r in result.tools], _cells(result.totals)),
+        # on a terminal: the sizes, the saving and its risk first; counts of kept and refused calls, bytes and
+        # medians when there is room (--wide: all)
+        ids = ["tool", "calls", "replayed", "kept", "refused", "before", "after", "saved%", "bytes_before",
+               "bytes_after", "p50", "errors", "weighted", "later_used"]
+        compact = ("tool", "calls", "replayed", "before", "after", "saved%", "later_used", "weighted", "errors",
+                   "kept", "refused")
+        out: list = [Section(headers, [_cells(r) for r in result.tools], _cells(result.totals), columns=ids,
+                             compact=compact),
                      Lines(_summary(result))]
         if result.explained:
             out.append(Lines(_explain(result), title="Replayed calls (previews redacted)", code=True))

@@ -174,6 +174,9 @@ class TableReport(Reporter):
                 if fit and block.shorten:
                     block = replace(block, rows=[[middle(cell, block.shorten[i]) if i in block.shorten else cell
                                                   for i, cell in enumerate(row)] for row in block.rows])
+                if fit and block.columns is None:  # every table fits: columns drop from the right, no number folds
+                    ids = [f"column {i}" for i in range(len(block.headers))]
+                    block = replace(block, columns=ids, compact=tuple(ids))
                 if block.columns is None:
                     console.print(_table(block, color))
                 elif fit:
@@ -182,7 +185,7 @@ class TableReport(Reporter):
                     console.print(table)
                     console.width = terminal
                     if dropped:
-                        console.print(f"(not shown at this width: {', '.join(dropped)}; --wide shows all)",
+                        console.print(f"(not shown: {', '.join(dropped)}; --wide shows all)",
                                       style="dim" if color else None)
                 else:
                     console.print(_table(_select(block, _chosen(block, layout, fit=False)), color))
