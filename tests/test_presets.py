@@ -29,7 +29,7 @@ def test_every_preset_cites_the_table():
     assert set(PRESETS) == {"codex", "codex-tokens", "codex-legacy", "claude-code", "gemini-cli", "openhands",
                             "swe-agent", "swe-agent-bash-only", "mini-swe-agent", "opencode", "roo"}
     for preset in PRESETS.values():
-        assert "harness-caps.md" in preset.description and "\n" not in preset.description and preset.notes
+        assert "docs/caps.md" in preset.description and "\n" not in preset.description and preset.notes
 
 
 def test_unknown_preset_is_a_usage_error_with_a_suggestion():
@@ -414,3 +414,13 @@ def test_simulate_codex_recorded_policy_on_the_corpus(run, corpus):
     result = run("simulate", corpus / "codex", "--preset", "codex", "-f", "json", "-j", "1", "-q")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["meta"]["session_caps"] == {"recorded": 2, "default": 2}
+
+
+def test_the_presets_cite_a_page_in_the_repository():
+    # their facts and sources live in docs/caps.md; the research notes they came from are not shipped
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    texts = [*root.joinpath("toolaudit").rglob("*.py"), *root.joinpath("docs").rglob("*.md"), root / "README.md"]
+    assert not [str(p) for p in texts if "harness-caps" in p.read_text(encoding="utf-8")]
+    assert (root / "docs" / "caps.md").is_file()

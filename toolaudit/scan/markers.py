@@ -1,6 +1,6 @@
 """Recognise the truncation markers agents put into outputs they already cut.
 
-Marker texts come from ../shared/docs/harness-caps.md and formats.md; each pattern
+Marker texts come from docs/caps.md and formats.md; each pattern
 is tied to the agent that writes it, so reports can say whose cap fired.
 """
 

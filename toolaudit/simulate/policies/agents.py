@@ -4,7 +4,7 @@ Codex counts lines the Rust way (a trailing newline ends the last line, it does 
 start a new one) and mixes byte and line budgets; OpenCode keeps whole lines only.
 Sources: openai/codex `codex-rs/utils/string/src/truncate.rs`,
 `codex-rs/utils/output-truncation/src/lib.rs`, legacy `codex-rs/core/src/truncate.rs`;
-opencode `packages/opencode/src/tool/truncation.ts` (see docs/harness-caps.md).
+opencode `packages/opencode/src/tool/truncation.ts` (see docs/caps.md).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Presets: the real output caps of real agents, per range of their versions, with their own marker texts.
 
-Numbers and marker texts come from ../shared/docs/harness-caps.md, the agents' sources it
+Numbers and marker texts come from docs/caps.md, the agents' sources it
 cites, and (Claude Code) the npm package's cli.js of each version range (see claude_code.py).
 A preset maps tool-name globs (matched case-insensitively, first match wins) to a Chain; "*"
 is the default. Tool groups name the equivalent tools of other agents too (Claude Code's Bash

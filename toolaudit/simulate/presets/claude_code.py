@@ -77,7 +77,7 @@ CLAUDE_CODE = Versioned(
     "claude-code", "claude-code",
     "Claude Code: Bash 30,000 chars, Grep 20,000 chars (cut, then persisted from 2.1.2; 250 entries from "
     "2.1.84), Read refused over 25,000 tokens (persisted over 100,000 chars 2.1.6-2.1.78), Glob 100 paths, "
-    "MCP over 25,000 tokens (harness-caps.md: Claude Code rows; cli.js per version)",
+    "MCP over 25,000 tokens (docs/caps.md: Claude Code rows; cli.js per version)",
     (
         _range((2, 0, 64), "2.0.64-2.0.70",
                "Bash head 30,000 + `... [N lines truncated] ...`; Grep head 20,000 likewise; Read refused over "

@@ -20,7 +20,7 @@ def codex_session_cap(recorded: OutputCap | None, model: str | None) -> CodexMid
     """The session's recorded `truncation_policy`, else the model family's default.
 
     Codex models (a slug with `codex`: gpt-5-codex, gpt-5.1-codex-max...) default to
-    Tokens(10_000), the GPT-4/5 families to Bytes(10_000) (harness-caps.md: Codex CLI — current).
+    Tokens(10_000), the GPT-4/5 families to Bytes(10_000) (docs/caps.md: Codex CLI — current).
     """
     if recorded is not None:
         return CodexMiddle(recorded.limit, recorded.unit)
@@ -63,7 +63,7 @@ CODEX = Versioned(
     "codex", "codex",
     "Codex CLI: 10 KiB and 256 lines, 128 + 128 (before 0.59), then the session's recorded truncation_policy, "
     "else Bytes(10_000) (GPT-4/5 families) or Tokens(10_000) (Codex models), 50/50 middle cut, `…N chars|tokens "
-    "truncated…` (harness-caps.md: Codex CLI — legacy, current)",
+    "truncated…` (docs/caps.md: Codex CLI — legacy, current)",
     (
         _range((0,), "0.1-0.44", "10 KiB and 256 lines, 128 + 128 lines, `[... omitted k of N lines ...]`, no "
                "`Total output lines` line", LEGACY_NOTES, cut=CodexCut("legacy-nohint")),
@@ -80,7 +80,7 @@ CODEX = Versioned(
 CODEX_TOKENS = preset(
     "codex-tokens",
     "Codex CLI (current, Codex models): Tokens(10_000) = 40,000 bytes at 4 bytes/token, 50/50 middle cut, "
-    "`…N tokens truncated…` (harness-caps.md: Codex CLI — current)",
+    "`…N tokens truncated…` (docs/caps.md: Codex CLI — current)",
     {"*": CodexMiddle(10_000, "tokens")},
     "Marker after the budget: 20,000 B head + 20,000 B tail; N = ceil((bytes - 40,000) / 4); same header "
     "as codex 0.141+. Tokens are Codex's bytes/4 estimate, not the scan's tokenizer. Every session, whatever "
@@ -90,7 +90,7 @@ CODEX_TOKENS = preset(
 CODEX_LEGACY = preset(
     "codex-legacy",
     "Codex CLI legacy (<= v0.5x): 10 KiB (10,240 B) AND 256 lines, 128 head + 128 tail lines, head <= 5,120 B "
-    "(harness-caps.md: Codex CLI — legacy)",
+    "(docs/caps.md: Codex CLI — legacy)",
     {"*": CodexLegacy()},
     "Marker inside the 10,240-byte budget (head + marker + tail), `Total output lines: N\\n\\n` on top. "
     "`[... omitted k of N lines ...]` when lines were dropped, else `[... output truncated to fit 10240 "

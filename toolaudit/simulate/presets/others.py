@@ -1,5 +1,5 @@
 """The agents whose caps toolaudit knows in one version: Gemini CLI, OpenHands, SWE-agent, mini-swe-agent,
-OpenCode, Roo Code (numbers and markers from ../shared/docs/harness-caps.md and the sources it cites).
+OpenCode, Roo Code (numbers and markers from docs/caps.md and the sources it cites).
 
 Their transcripts in the corpus record no version, so each preset is one range: the caps the
 table documents as current. Gemini CLI's 40,000-char cap is that of PR #18446 (2026-02) on;
@@ -33,7 +33,7 @@ OTHERS: tuple[Preset, ...] = (
     preset(
         "gemini-cli",
         "Gemini CLI: 40,000 chars, 20% head / 80% tail, `Output too large. Showing first 8,000 and last 32,000 "
-        "characters…` (harness-caps.md: Gemini CLI — shell & single-text MCP outputs)",
+        "characters…` (docs/caps.md: Gemini CLI — shell & single-text MCP outputs)",
         {"*": HeadTail(
             max_chars=40_000, head_ratio=0.2,
             header="Output too large. Showing first {head:,} and last {tail:,} characters. "
@@ -47,7 +47,7 @@ OTHERS: tuple[Preset, ...] = (
     preset(
         "openhands",
         "OpenHands (V0): every observation at 30,000 chars, 50/50 middle cut, "
-        "`[... Observation truncated due to length ...]` (harness-caps.md: OpenHands (V0))",
+        "`[... Observation truncated due to length ...]` (docs/caps.md: OpenHands (V0))",
         {"*": HeadTail(max_chars=30_000, head_ratio=0.5,
                          marker="\n[... Observation truncated due to length ...]\n")},
         "Marker after the budget: 15,000 + 15,000 chars. Condensers (observation masking, summaries) are not "
@@ -56,7 +56,7 @@ OTHERS: tuple[Preset, ...] = (
     preset(
         "swe-agent",
         "SWE-agent (default template): max_observation_length 100,000 chars, head only, `<response clipped>"
-        "<NOTE>…` (harness-caps.md: SWE-agent)",
+        "<NOTE>…` (docs/caps.md: SWE-agent)",
         {"*": HeadTail(max_chars=100_000, head_ratio=1.0, marker=SWE_AGENT_NOTE)},
         "Marker after the budget: the first 100,000 chars, then the note ({omitted} = chars - 100,000). The "
         "`Observation: ` prefix is on every observation, cut or not, so it is left out; last_n_observations is "
@@ -65,21 +65,21 @@ OTHERS: tuple[Preset, ...] = (
     preset(
         "swe-agent-bash-only",
         "SWE-agent bash_only.yaml: 10,000 chars, 5,000 head + 5,000 tail in <observation_head>/<elided_chars>/"
-        "<observation_tail> (harness-caps.md: SWE-agent bash_only.yaml)",
+        "<observation_tail> (docs/caps.md: SWE-agent bash_only.yaml)",
         {"*": HeadTail(
             max_chars=10_000, head_ratio=0.5,
             header=MINI_SWE_WARNING + "\n\n<observation_head>\n",
             marker="\n</observation_head>\n\n<elided_chars>\n{omitted} characters elided\n</elided_chars>\n\n"
                    "<observation_tail>\n",
             footer="\n</observation_tail>")},
-        "Marker after the budget. harness-caps.md abridges the warning; its full text and the blank lines "
+        "Marker after the budget. docs/caps.md's source abridges the warning; its full text and the blank lines "
         "between blocks follow bash_only.yaml's template as quoted in public copies (the same warning as "
         "mini-swe-agent's).",
     ),
     preset(
         "mini-swe-agent",
         "mini-swe-agent: outputs of 10,000 chars or more become the first 5,000 + last 5,000 in <warning>"
-        "<output_head><elided_chars><output_tail> (harness-caps.md: mini-swe-agent)",
+        "<output_head><elided_chars><output_tail> (docs/caps.md: mini-swe-agent)",
         {"*": HeadTail(
             max_chars=10_000, head_ratio=0.5, cut_at_limit=True,
             header=MINI_SWE_WARNING + "<output_head>\n",
@@ -92,7 +92,7 @@ OTHERS: tuple[Preset, ...] = (
     preset(
         "opencode",
         "OpenCode: 2,000 lines / 50 KiB (51,200 B), whichever is hit first, whole lines from the head, saved-"
-        "file hint (harness-caps.md: OpenCode)",
+        "file hint (docs/caps.md: OpenCode)",
         {"*": OpenCodeCut(2000, 51_200)},
         "Marker and hint after the budget: `...N lines|bytes truncated...` and OpenCode's hint without the "
         "task tool, <file> standing for the saved output's path. Grep's 100-match limit is not simulated.",
@@ -100,7 +100,7 @@ OTHERS: tuple[Preset, ...] = (
     preset(
         "roo",
         "Roo Code terminal: 50,000 chars (20/80, `[...N characters omitted...]`) taking precedence over 500 "
-        "lines (20/80, `[...N lines omitted...]`) (harness-caps.md: Roo Code)",
+        "lines (20/80, `[...N lines omitted...]`) (docs/caps.md: Roo Code)",
         {
             SHELL: FirstOf((
                 HeadTail(max_chars=50_000, head_ratio=0.2, marker="\n[...{omitted} characters omitted...]\n"),
