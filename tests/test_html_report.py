@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from png import first_row_with
 from conftest import ROOT, SAMPLES
 from toolaudit import reports
 
@@ -253,7 +254,14 @@ def test_ci_report_puts_failed_checks_first(run, tmp_path):
     page, ci = report(run, tmp_path, "ci", "ci", SAMPLES, "--baseline", baseline,
                       "--fail-on", "*:tokens.total:+10%", "--min-calls", "0")
     assert ci["verdict"] == "fail"
+    html = page.read_text()
+    # the verdict first: before any chart, in words (no emoji a machine's fonts may lack), failed checks named
+    assert html.index('<section class="verdict fail"') < html.index('<section class="chart"')
+    assert '<p class="badge">FAIL</p>' in html and "<li>failed: " in html
+    assert not any(mark in html for mark in ("✅", "❌", "⚠"))
     dom = Page(open_in_browser(page, tmp_path))
+    top = first_row_with(tmp_path / "ci.png", (0xFF, 0xEB, 0xE9))  # the FAIL box's background, in the screenshot
+    assert top is not None and top < 400, top  # in the first screen, under the title
     checks = dom.chart("Checks, failed first")
     assert checks["rows"][1][:2] == ["fail", "Read"] and all(r[0] != "fail" for r in checks["rows"][2:])
     assert label(checks["labels"][0], "check") == "Read · tokens.total" and label(checks["labels"][0], "status") == "fail"
@@ -339,3 +347,24 @@ def test_missing_extra_is_one_usage_line(run, tmp_path, monkeypatch):
                                                   "(from a clone of toolaudit)"]
     assert not (tmp_path / "r.html").exists()
 
+
+
+def test_simulate_replay_and_compare_lead_with_their_verdict(run, tmp_path):
+    page, _ = report(run, tmp_path, "simulate", "simulate", SAMPLES, "--preset", "claude-code")
+    html = page.read_text()
+    box = html[html.index('<section class="verdict'):html.index("</section>", html.index('<section class="verdict'))]
+    assert html.index('<section class="verdict') < html.index('<section class="chart"')
+    assert "<li>saved " in box and "<li>risk: " in box and 'class="verdict warn"' in box  # later_used 1
+    page, _ = report(run, tmp_path, "replay", *REPLAY)
+    html = page.read_text()
+    assert html.index('<section class="verdict') < html.index('<section class="chart"')
+    assert "<li>verdict: " in html[html.index('<section class="verdict'):]
+    runs = Path(__file__).resolve().parents[1] / "docs" / "examples" / "runs"
+    a, b = tmp_path / "a", tmp_path / "b"
+    shutil.copytree(runs / "baseline" / "add-export", a / "add-export")
+    shutil.copytree(runs / "capped" / "bump-deps", b / "bump-deps")
+    page, _ = report(run, tmp_path, "compare", "compare", a, b)
+    html = page.read_text()
+    assert '<section class="verdict warn"' in html and "no task is on both sides" in html
+    page, _ = report(run, tmp_path, "compare-shared", "compare", runs / "baseline", runs / "capped")
+    assert '<section class="verdict' not in page.read_text()

@@ -154,6 +154,12 @@ class CompareView(View):
     kind = "compare"
     title = "toolaudit compare"
 
+
+    def headline(self, result: CompareResult) -> tuple[str, list[str]] | None:
+        both = [r for r in result.tasks if all(getattr(r.deltas[0], side) is not None for side in ("a", "b"))]
+        if result.tasks and not both:
+            return "warn", ["no task is on both sides: the per-task medians compare nothing (see the notes)"]
+        return None
     def doc(self, result: CompareResult) -> dict:
         return compare_dict(result)
 

@@ -105,6 +105,12 @@ class GateView(View):
     kind = "ci"
     title = "toolaudit ci"
 
+
+    def headline(self, result: GateResult) -> tuple[str, list[str]]:
+        lines = verdict_lines(result)
+        first = lines[0].removeprefix(ICON[result.verdict]).strip()  # the HTML says it in words, not an emoji
+        status = {"pass": "pass", "fail": "fail"}.get(result.verdict, "warn")
+        return status, [first, *(line for line in lines[1:] if line.startswith(("failed:", "not comparable", "could not")))]
     def doc(self, result: GateResult) -> dict:
         return {
             "schema_version": result.baseline.get("schema_version"),

@@ -36,7 +36,17 @@ tfoot td{font-weight:600;border-top:2px solid #d0d7de}
 ul{padding-left:20px}
 pre{background:#f6f8fa;padding:10px;overflow-x:auto;font-size:12px}
 footer{padding:24px 24px 32px}
+.verdict{margin:16px 0 8px;padding:8px 14px;border-left:6px solid #0969da;background:#ddf4ff}
+.verdict.pass{border-color:#1a7f37;background:#dafbe1}
+.verdict.fail{border-color:#cf222e;background:#ffebe9}
+.verdict.warn{border-color:#9a6700;background:#fff8c5}
+.verdict .badge{font-weight:700;margin:0 0 2px;letter-spacing:.04em}
+.verdict ul{margin:0}
 """.strip()
+# status -> the word the verdict box leads with (text, not an emoji a machine's fonts may lack)
+BADGE = {"pass": "PASS", "fail": "FAIL", "warn": "CHECK", "info": "RESULT"}
+# the text formats' status emoji, said in words in HTML
+WORDS = {"✅": "PASS", "❌": "FAIL", "⚠️": "WARNING", "⚠": "WARNING"}
 
 
 def _charts():
@@ -84,8 +94,25 @@ def blocks_html(blocks: list) -> str:
         elif isinstance(block, Lines) and block.code:
             out.append("<pre>" + escape("\n".join(block.lines)) + "</pre>")
         else:
-            out.append("<ul>" + "".join(f"<li>{escape(line)}</li>" for line in block.lines) + "</ul>")
+            out.append("<ul>" + "".join(f"<li>{escape(_words(line))}</li>" for line in block.lines) + "</ul>")
     return "\n".join(out)
+
+
+def _words(text: str) -> str:
+    """`text` with the status emoji of the text formats as words."""
+    for mark, word in WORDS.items():
+        text = text.replace(mark, word)
+    return text
+
+
+def verdict_html(headline: tuple[str, list[str]] | None) -> str:
+    """The box a report leads with: its status as a word, then the verdict's lines ("" without one)."""
+    if not headline or not headline[1]:
+        return ""
+    status, lines = headline
+    items = "".join(f"<li>{escape(_words(line))}</li>" for line in lines)
+    return (f'<section class="verdict {status}" aria-label="verdict"><p class="badge">{BADGE[status]}</p>'
+            f"<ul>{items}</ul></section>")
 
 
 def _meta_line(doc: dict) -> str:
@@ -123,6 +150,7 @@ class HtmlReport(Reporter):
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
             f"<title>{title}</title><style>{STYLE}</style></head><body>",
             f'<header><h1>{title}</h1><p class="meta">{_meta_line(doc)}</p></header><main>',
+            verdict_html(view.headline(result)),  # the verdict first, before any chart
             *sections,
             '<section class="details"><h2>Details</h2>', blocks_html(view.blocks(result)), "</section>",
             "</main><footer>Written by toolaudit: one file, no scripts, nothing loaded from the network. "

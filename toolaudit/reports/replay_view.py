@@ -220,6 +220,14 @@ class ReplayView(View):
     kind = "replay"
     title = "toolaudit replay"
 
+
+    def headline(self, result: ReplayResult) -> tuple[str, list[str]]:
+        lines = _summary(result)
+        first = [line for line in lines if line.startswith("verdict:")] + lines[:1]
+        warned = [line for line in lines if line.startswith("risk:")]
+        if result.new_errors:
+            warned.insert(0, f"{result.new_errors:,} calls became errors")
+        return ("warn" if warned else "info"), first + warned
     def doc(self, result: ReplayResult) -> dict:
         return replay_dict(result)
 

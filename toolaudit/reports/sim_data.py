@@ -159,6 +159,12 @@ class SimView(View):
         rows = sim_dict(result)["sweep"] if result.sweep else [sim_row(r) for r in first.tools] + [sim_row(first.totals)]
         return [{**row, "tokenizer": tokenizer_text(result.meta)} for row in rows]
 
+    def headline(self, result: SimResult) -> tuple[str, list[str]] | None:
+        lines = [line for line in sim_summary_lines(result) if line.startswith(("saved ", "risk: "))]
+        t = result.variants[0].totals
+        risky = t.later_used or t.errors_cut or t.json_broken
+        return ("warn" if risky else "info", lines) if lines else None
+
     def blocks(self, result: SimResult) -> list:
         headers, rows, totals = sim_cells(result)
         table = Section(headers, rows, totals)

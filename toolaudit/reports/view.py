@@ -60,6 +60,11 @@ class View:
         """A Markdown layout of its own, or None for the common one."""
         return None
 
+    def headline(self, result: Any) -> tuple[str, list[str]] | None:
+        """What a reader needs first (the HTML report's top): a status ("pass", "fail", "warn" or "info")
+        and the verdict's lines, taken from the lines the other formats show; None for nothing to lead with."""
+        return None
+
 
 # control characters and the bidirectional controls that reorder what a terminal or a page shows
 _INVISIBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
