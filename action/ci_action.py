@@ -18,8 +18,16 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-MARKER = "<!-- toolaudit -->"  # finds the comment this action wrote before, so a PR keeps one
 PAGE = 100
+
+
+def marker(env: dict[str, str]) -> str:
+    """The hidden line that finds the comment this configuration wrote before, so a PR keeps one per
+    configuration: the `comment-key` input, else the job's id and the baseline (two jobs, or one job gating
+    two baselines, no longer overwrite each other's comment)."""
+    baseline = env.get("INPUT_BASELINE") or "toolaudit-baseline.json"
+    key = env.get("INPUT_COMMENT_KEY") or f"{env.get('GITHUB_JOB', '')} {baseline}"
+    return f"<!-- toolaudit: {' '.join(key.replace('--', '- -').split())} -->"  # `--` would end the comment
 
 
 def report_path(env: dict[str, str]) -> str:
@@ -56,8 +64,8 @@ def pr_number(event_path: str | None) -> int | None:
 class GitHub:
     """The few REST calls the comment needs, with a token."""
 
-    def __init__(self, api: str, repo: str, token: str):
-        self.api, self.repo, self.token = api.rstrip("/"), repo, token
+    def __init__(self, api: str, repo: str, token: str, mark: str):
+        self.api, self.repo, self.token, self.mark = api.rstrip("/"), repo, token, mark
 
     def call(self, method: str, path: str, body: dict | None = None):
         request = urllib.request.Request(
@@ -69,12 +77,13 @@ class GitHub:
             return json.loads(response.read() or b"null")
 
     def own_comment(self, number: int) -> int | None:
-        """The id of the earlier comment that carries MARKER, if any (every page of the PR's comments)."""
+        """The id of the earlier comment that starts with this configuration's marker, if any (every page of the
+        PR's comments)."""
         page = 1
         while True:
             comments = self.call("GET", f"/repos/{self.repo}/issues/{number}/comments?per_page={PAGE}&page={page}")
             for comment in comments:
-                if MARKER in (comment.get("body") or ""):
+                if (comment.get("body") or "").startswith(self.mark + "\n"):
                     return comment["id"]
             if len(comments) < PAGE:
                 return None
@@ -82,7 +91,7 @@ class GitHub:
 
     def post_or_update(self, number: int, markdown: str) -> str:
         """One comment per PR: updated in place when it exists. Returns what was done."""
-        body = {"body": f"{MARKER}\n{markdown}"}
+        body = {"body": f"{self.mark}\n{markdown}"}
         found = self.own_comment(number)
         if found is None:
             self.call("POST", f"/repos/{self.repo}/issues/{number}/comments", body)
@@ -106,7 +115,8 @@ def main(env: dict[str, str] | None = None) -> int:
             fh.write(f"exit-code={code}\nreport={report_path(env)}\n")
     token, number = env.get("INPUT_TOKEN", ""), pr_number(env.get("GITHUB_EVENT_PATH"))
     if token and markdown and number is not None:
-        github = GitHub(env.get("GITHUB_API_URL") or "https://api.github.com", env.get("GITHUB_REPOSITORY", ""), token)
+        github = GitHub(env.get("GITHUB_API_URL") or "https://api.github.com", env.get("GITHUB_REPOSITORY", ""), token,
+                        marker(env))
         try:
             print(f"toolaudit action: {github.post_or_update(number, markdown)}")
         except (urllib.error.URLError, OSError, ValueError) as exc:

@@ -15,7 +15,8 @@ import yaml
 from conftest import ROOT, SAMPLES
 
 SCRIPT = ROOT / "action" / "ci_action.py"
-MARKER = "<!-- toolaudit -->"
+sys.path.insert(0, str(SCRIPT.parent))
+from ci_action import marker  # noqa: E402
 
 
 class FakeGitHub:
@@ -122,14 +123,15 @@ def test_first_run_posts_one_comment_and_fills_the_summary(github, action_env, t
     assert [(r["method"], r["path"].split("?")[0]) for r in api.requests] == [
         ("GET", "/repos/octo/agent/issues/7/comments"), ("POST", "/repos/octo/agent/issues/7/comments")]
     assert all(r["auth"] == "Bearer t0k" for r in api.requests)
-    body = api.requests[-1]["body"]["body"]
-    assert body.startswith(MARKER) and body.removeprefix(MARKER + "\n") == summary.removeprefix("earlier step\n")
+    body, mark = api.requests[-1]["body"]["body"], marker(action_env)
+    assert mark == f"<!-- toolaudit: {action_env['INPUT_BASELINE']} -->"  # no job id outside Actions
+    assert body.startswith(mark) and body.removeprefix(mark + "\n") == summary.removeprefix("earlier step\n")
     assert "t0k" not in done.stdout + done.stderr
 
 
 def test_a_later_run_updates_its_own_comment_on_page_two(github, action_env):
     others = [{"id": i, "body": f"review {i}"} for i in range(100)]
-    api = github(comments=others + [{"id": 4242, "body": f"{MARKER}\nold verdict"}, {"id": 5, "body": "lgtm"}])
+    api = github(comments=others + [{"id": 4242, "body": f"{marker(action_env)}\nold verdict"}, {"id": 5, "body": "lgtm"}])
     done = run_action(action_env, api.url)
     assert done.returncode == 3, done.stdout + done.stderr
     calls = [(r["method"], r["path"]) for r in api.requests]
@@ -137,6 +139,21 @@ def test_a_later_run_updates_its_own_comment_on_page_two(github, action_env):
                          ("GET", "/repos/octo/agent/issues/7/comments?per_page=100&page=2")]
     assert calls[2:] == [("PATCH", "/repos/octo/agent/issues/comments/4242")]  # no second comment
     assert "FAIL" in api.requests[-1]["body"]["body"] and "updated comment 4242 on #7" in done.stdout
+
+
+def test_two_configurations_keep_one_comment_each(github, action_env):
+    # two jobs of one workflow gate one PR: each finds and updates its own comment, never the other's
+    lint = {**action_env, "GITHUB_JOB": "tools-lint"}
+    nightly = {**action_env, "GITHUB_JOB": "tools-nightly", "INPUT_COMMENT_KEY": "nightly -- corpus"}
+    assert marker(lint) != marker(nightly) and "-->" not in marker(nightly)[:-3]
+    api = github(comments=[{"id": 11, "body": f"{marker(lint)}\nlint's verdict"},
+                           {"id": 12, "body": f"{marker(nightly)}\nnightly's verdict"}])
+    for env, own in ((nightly, 12), (lint, 11)):
+        api.requests.clear()
+        done = run_action(env, api.url)
+        assert done.returncode == 3, done.stdout + done.stderr
+        assert [(r["method"], r["path"]) for r in api.requests][-1] == ("PATCH", f"/repos/octo/agent/issues/comments/{own}")
+        assert api.requests[-1]["body"]["body"].startswith(marker(env) + "\n")
 
 
 def test_passing_gate_without_a_pull_request_comments_nowhere(github, action_env, tmp_path):
@@ -175,6 +192,10 @@ def test_action_yml_is_a_composite_that_passes_every_input_to_the_script():
     assert action["runs"]["using"] == "composite"
     steps = action["runs"]["steps"]
     assert steps[0]["uses"].startswith("actions/setup-python@")
+    # the caller's Python stays the caller's for the job's later steps; pip's downloads are cached
+    assert steps[0]["with"]["update-environment"] is False and steps[0]["with"]["cache"] == "pip"
+    assert steps[1]["env"]["ACTION_PYTHON"] == "${{ steps.python.outputs.python-path }}"
+    assert '"$ACTION_PYTHON" -m venv "$RUNNER_TEMP/toolaudit-venv"' in steps[1]["run"]
     assert '"$GITHUB_ACTION_PATH${EXTRAS:+[$EXTRAS]}"' in steps[1]["run"]  # from the action's own checkout
     assert steps[1]["env"]["EXTRAS"] == "${{ inputs.extras }}"
     step = next(s for s in steps if s.get("id") == "ci")
@@ -187,3 +208,14 @@ def test_action_yml_is_a_composite_that_passes_every_input_to_the_script():
         assert step["env"][var] == f"${{{{ inputs.{name} }}}}", var
         assert f'"{var}"' in script, f"{var} is passed but never read"
     assert set(action["outputs"]) == {"exit-code", "report"}
+
+
+@pytest.mark.parametrize("fmt, extras, wanted", [("html", "", "html"), ("html", "mcp", "mcp,html"),
+                                                 ("html", "html", "html"), ("html", "mcp,html", "mcp,html"),
+                                                 ("markdown", "", ""), ("junit", "mcp", "mcp")])
+def test_an_html_report_gets_the_html_extra(fmt, extras, wanted):
+    action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+    line = next(l for l in action["runs"]["steps"][1]["run"].splitlines() if l.startswith("if "))
+    done = subprocess.run(["bash", "-c", line + '\nprintf %s "$EXTRAS"'], env={"FORMAT": fmt, "EXTRAS": extras},
+                          capture_output=True, text=True, check=True)
+    assert done.stdout == wanted
