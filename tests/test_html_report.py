@@ -221,7 +221,7 @@ def test_simulate_reports_in_the_browser(run, tmp_path):
     curve = Page(open_in_browser(page, tmp_path)).chart("Sweep of max_chars")
     assert curve["marks"] == {"point": 4 * len(values), "line mark": 4}
     saved = {label(t, "value"): label(t, "y") for t in curve["by_mark"]["point"] if label(t, "series") == "saved %"}
-    assert saved == {str(v["value"]): f"{v['saved_pct']:,}" for v in doc["sweep"]}
+    assert saved == {f"{int(v['value']):,}": f"{v['saved_pct']:,}" for v in doc["sweep"]}  # a value axis
     assert [r[0] for r in curve["rows"][1:]] == values
 
 
@@ -368,3 +368,22 @@ def test_simulate_replay_and_compare_lead_with_their_verdict(run, tmp_path):
     assert '<section class="verdict warn"' in html and "no task is on both sides" in html
     page, _ = report(run, tmp_path, "compare-shared", "compare", runs / "baseline", runs / "capped")
     assert '<section class="verdict' not in page.read_text()
+
+
+def test_time_is_on_a_date_scale_with_gaps_and_a_sweep_on_a_value_scale(run, tmp_path):
+    from toolaudit.reports import charts
+
+    calls = [{"session": "s", "call_id": f"c{i}", "tool": "Read", "args": {}, "output": "x " * 100, "ts": ts}
+             for i, ts in enumerate(["2026-03-01T10:00:00Z", "2026-03-01T11:00:00Z", "2026-03-09T09:00:00Z"])]
+    transcript = write_calls(tmp_path / "dated.jsonl", calls)
+    doc = json.loads(run("scan", transcript, "-f", "json", "-q").stdout)
+    chart = charts.time_chart(doc)
+    encoding = chart.spec["encoding"]
+    assert encoding["x"]["type"] == "temporal" and encoding["x2"]["field"] == "end"
+    assert [row[0] for row in chart.rows] == ["2026-03-01", "2026-03-09"]  # the table lists the days with data
+    svg = charts.svg(chart.spec)
+    assert "2026-03-05" in svg or "2026-03-04" in svg or "2026-03-03" in svg  # the axis runs through the gap
+    sweep = json.loads(run("simulate", KANBAN, "--sweep", "max_chars=2000,5000,20000", "-f", "json", "-q",
+                           "-j", "1").stdout)
+    spec = charts.sweep_chart(sweep).spec
+    assert all(layer["encoding"]["x"]["type"] == "quantitative" for layer in spec["layer"])

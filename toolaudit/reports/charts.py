@@ -134,6 +134,16 @@ def _bucket(days: list[str]) -> tuple[str, Callable[[str], str]]:
     return "month", lambda day: day[:7]
 
 
+def _bucket_end(start: str, unit: str) -> str:
+    """The first day after the day, week (from its Monday) or month `start` (an ISO date, or YYYY-MM)."""
+    from datetime import date, timedelta
+
+    if unit == "month":
+        year, month = int(start[:4]), int(start[5:7])
+        return f"{year + month // 12}-{month % 12 + 1:02d}-01"
+    return (date.fromisoformat(start) + timedelta(days=7 if unit == "week" else 1)).isoformat()
+
+
 def time_chart(doc: dict) -> Chart | None:
     """Tokens per day (UTC; per week or month over a long span), stacked by tool; None without dated calls."""
     days = doc.get("days") or []
@@ -152,14 +162,17 @@ def time_chart(doc: dict) -> Chart | None:
         sums[key] = sums.get(key, 0) + d["tokens"]
     groups = named + ([other] if other else [])
     buckets = sorted({b for b, _ in sums})
-    values = [{unit: b, "tool": g, "tokens": sums[(b, g)], "rank": i}
+    # on a real date scale (UTC): each bar spans its day, week or month, and a span without data is a gap
+    values = [{unit: b, "end": _bucket_end(b, unit), "tool": g, "tokens": sums[(b, g)], "rank": i}
               for b in buckets for i, g in enumerate(groups) if (b, g) in sums]
     chart = alt.Chart(alt.Data(values=values)).mark_bar().encode(
-        x=alt.X(f"{unit}:O", sort=buckets, title=f"{unit} (UTC)" if unit == "day" else f"{unit} (UTC, from)"),
+        x=alt.X(f"{unit}:T", scale=alt.Scale(type="utc"), axis=alt.Axis(format="%Y-%m-%d" if unit != "month" else "%Y-%m"),
+                title=f"{unit} (UTC)" if unit == "day" else f"{unit} (UTC, from)"),
+        x2="end:T",
         y=alt.Y("sum(tokens):Q", title="tool-output tokens", axis=alt.Axis(labelExpr=SHORT)),
         color=alt.Color("tool:N", sort=groups, scale=alt.Scale(domain=groups), title=None),
         order=alt.Order("rank:Q"),
-        tooltip=[f"{unit}:O", "tool:N", alt.Tooltip("tokens:Q", format=",")],
+        tooltip=[alt.Tooltip(f"{unit}:N"), "tool:N", alt.Tooltip("tokens:Q", format=",")],
     ).properties(width=max(WIDTH, 14 * len(buckets)), height=220)
     rows = tuple((b, *(amount(sums.get((b, g), 0)) for g in groups), amount(sum(sums.get((b, g), 0) for g in groups)))
                  for b in buckets)
@@ -219,22 +232,36 @@ def before_after_chart(tools: list[dict], what: str) -> Chart:
                  ("tool", "before", "after", "saved"), table)
 
 
+def _number(value: Any) -> float | None:
+    """A swept value as a number (the JSON holds them as written: "2000", "0.4"), or None for a word."""
+    if isinstance(value, bool):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
 def sweep_chart(doc: dict) -> Chart:
     """Saved % and weighted saved % against the swept value; later_used and errors_cut on a second axis."""
     sweep = doc["sweep"]
     name = doc["meta"]["sweep"]
     order = [str(v["value"]) for v in sweep]
+    numeric = all(_number(v["value"]) is not None for v in sweep)
+    # a numeric parameter on a quantitative axis: 2,000 and 20,000 spaced by value, not as equal steps
+    x = alt.X("value:Q", title=name) if numeric else alt.X("value:O", sort=order, title=name)
     saved = [("saved %", "saved_pct"), ("weighted saved %", "weighted_saved_pct")]
     risk = [("later_used", "later_used"), ("errors_cut", "errors_cut")]
 
     def layer(series, title, dash, colors):
-        values = [{"value": str(v["value"]), "series": s, "y": v[f]} for v in sweep for s, f in series]
+        values = [{"value": _number(v["value"]) if numeric else str(v["value"]), "series": s, "y": v[f]}
+                  for v in sweep for s, f in series]
         labels = [s for s, _ in series]
         return alt.Chart(alt.Data(values=values)).mark_line(point=True, strokeDash=dash).encode(
-            x=alt.X("value:O", sort=order, title=name),
-            y=alt.Y("y:Q", title=title),
+            x=x, y=alt.Y("y:Q", title=title),
             color=alt.Color("series:N", sort=labels, scale=alt.Scale(domain=labels, range=colors), title=None),
-            tooltip=["value:O", "series:N", alt.Tooltip("y:Q", format=",")])
+            tooltip=[alt.Tooltip("value:Q" if numeric else "value:O", format="," if numeric else ""), "series:N",
+                     alt.Tooltip("y:Q", format=",")])
 
     chart = alt.layer(layer(saved, "saved %", [1, 0], ["#4c78a8", "#9ecae9"]),
                       layer(risk, "calls (later_used, errors_cut)", [5, 3], ["#e45756", "#f58518"])
