@@ -387,3 +387,23 @@ def test_time_is_on_a_date_scale_with_gaps_and_a_sweep_on_a_value_scale(run, tmp
                            "-j", "1").stdout)
     spec = charts.sweep_chart(sweep).spec
     assert all(layer["encoding"]["x"]["type"] == "quantitative" for layer in spec["layer"])
+
+
+@pytest.mark.parametrize("by", ["family", "model", "session"])
+def test_by_changes_the_charts(run, by):
+    from toolaudit.reports import charts
+
+    doc = json.loads(run("scan", SAMPLES, "--by", by, "-f", "json", "-q", "-j", "1").stdout)
+    found = charts.scan_charts(doc)
+    assert found[0].title == f"Tokens per {by}" and found[0].headers[0] == by
+    assert [r[0] for r in found[0].rows[:3]] == [str(g[by]) for g in doc["groups"][:3]]
+    assert found[1].title == "Tokens per tool"
+
+
+def test_by_week_and_month_set_the_time_charts_unit(run):
+    from toolaudit.reports import charts
+
+    for by in ("week", "month"):
+        doc = json.loads(run("scan", SAMPLES, "--by", by, "-f", "json", "-q", "-j", "1").stdout)
+        titles = [c.title for c in charts.scan_charts(doc)]
+        assert f"Tokens per {by}" in titles and "Tokens per day" not in titles

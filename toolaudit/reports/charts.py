@@ -95,6 +95,19 @@ def tools_chart(doc: dict) -> Chart:
                  tuple((r["tool"], amount(r["calls"]), amount(r["tokens"]), f"{r['share']:.1%}") for r in rows))
 
 
+def groups_chart(doc: dict) -> Chart | None:
+    """Tokens per `--by` group (family, model, session, agent, file, collector), largest first; None by tool
+    or by a period (the time chart shows periods)."""
+    by = doc["meta"].get("by", "tool")
+    if by in ("tool", "day", "week", "month") or not doc.get("groups"):
+        return None
+    rows = _others([{by: str(g[by]), "calls": g["calls"], "tokens": g["tokens"], "share": g["share"]}
+                    for g in doc["groups"]], by, ("calls", "tokens", "share"), label=f"{by}s")
+    spec = _spec(_bars(rows, "tokens", by, "tool-output tokens"))
+    return Chart(f"Tokens per {by}", spec, f"Tool-output tokens per {by}, largest first", (by, "calls", "tokens", "share"),
+                 tuple((r[by], amount(r["calls"]), amount(r["tokens"]), f"{r['share']:.1%}") for r in rows))
+
+
 def distribution_chart(doc: dict) -> Chart:
     """p50, p95 and max tokens per call of the largest tools (symlog scale: 0 stays on it)."""
     tools = doc["tools"][:TOP]
@@ -119,14 +132,19 @@ def distribution_chart(doc: dict) -> Chart:
                        for t in tools))
 
 
-def _bucket(days: list[str]) -> tuple[str, Callable[[str], str]]:
-    """Per day; more than MAX_BUCKETS of them: per ISO week (its Monday), then per month."""
+def _bucket(days: list[str], by: str | None = None) -> tuple[str, Callable[[str], str]]:
+    """Per day; more than MAX_BUCKETS of them: per ISO week (its Monday), then per month. `--by week` or
+    `--by month` asks for that unit."""
     from datetime import date, timedelta
 
     def week(day: str) -> str:
         d = date.fromisoformat(day)
         return (d - timedelta(days=d.weekday())).isoformat()
 
+    if by == "month":
+        return "month", lambda day: day[:7]
+    if by == "week":
+        return "week", week
     if len(set(days)) <= MAX_BUCKETS:
         return "day", lambda day: day
     if len({week(d) for d in days}) <= MAX_BUCKETS:
@@ -155,7 +173,7 @@ def time_chart(doc: dict) -> Chart | None:
     ranked = sorted(totals, key=lambda t: (-totals[t], t))
     named = ranked[:STACKED]
     other = f"others ({len(ranked) - STACKED} tools)" if len(ranked) > STACKED else None
-    unit, bucket = _bucket([d["day"] for d in days])
+    unit, bucket = _bucket([d["day"] for d in days], doc["meta"].get("by"))
     sums: dict[tuple[str, str], int] = {}
     for d in days:
         key = (bucket(d["day"]), d["tool"] if d["tool"] in named else other)
@@ -215,7 +233,7 @@ def scan_charts(doc: dict) -> list[Chart]:
     """Tokens per tool, per call, over time, and the bill."""
     if not doc["tools"]:
         return []
-    found = [tools_chart(doc), distribution_chart(doc), time_chart(doc), bill_chart(doc)]
+    found = [groups_chart(doc), tools_chart(doc), distribution_chart(doc), time_chart(doc), bill_chart(doc)]
     return [c for c in found if c is not None]
 
 
