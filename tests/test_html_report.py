@@ -407,3 +407,38 @@ def test_by_week_and_month_set_the_time_charts_unit(run):
         doc = json.loads(run("scan", SAMPLES, "--by", by, "-f", "json", "-q", "-j", "1").stdout)
         titles = [c.title for c in charts.scan_charts(doc)]
         assert f"Tokens per {by}" in titles and "Tokens per day" not in titles
+
+
+PROBE = """<script>
+addEventListener("load", () => {
+  const boxes = [...document.querySelectorAll("body *")].filter(e => !["TD", "TH"].includes(e.tagName));
+  const clipped = boxes.filter(e => ["auto", "scroll", "hidden"].includes(getComputedStyle(e).overflowX)
+                                    && e.scrollWidth > e.clientWidth + 1);
+  const out = document.createElement("pre");
+  out.id = "probe";
+  out.textContent = JSON.stringify({width: innerWidth, clipped: clipped.map(e => e.tagName + "." + e.className)});
+  document.body.append(out);
+});
+</script>"""
+
+
+def clipped_at(page: Path, tmp_path: Path, width: int) -> dict:
+    """What a copy of `page`, with a measuring script let in, finds hidden in a scroll box at `width` px."""
+    copy = tmp_path / f"probe-{page.name}"
+    html = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", page.read_text(encoding="utf-8"))
+    copy.write_text(html.replace("</body>", PROBE + "</body>"), encoding="utf-8")
+    done = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'probe-profile'}",
+                           f"--window-size={width},900", "--virtual-time-budget=2000", "--dump-dom", copy.as_uri()],
+                          capture_output=True, text=True, timeout=120)
+    found = re.search(r'<pre id="probe">(.*?)</pre>', done.stdout, re.S)
+    assert found, done.stderr[-2000:]
+    return json.loads(found.group(1).replace("&quot;", '"'))
+
+
+@browser
+def test_no_column_hides_behind_a_scroll_box_at_1280_px(run, tmp_path):
+    for name, args in (("simulate", ("simulate", SAMPLES, "--max-chars", "2000")), ("replay", REPLAY),
+                       ("scan", ("scan", SAMPLES, "--top", "5"))):
+        page, _ = report(run, tmp_path, name, *args)
+        probe = clipped_at(page, tmp_path, 1280)
+        assert probe["width"] == 1280 and probe["clipped"] == [], (name, probe)

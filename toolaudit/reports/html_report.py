@@ -24,12 +24,13 @@ h2{font-size:17px;margin:28px 0 8px}
 h3{font-size:15px;margin:20px 0 6px}
 .meta,.note,footer{color:#59636e;font-size:13px}
 .pair{display:flex;flex-wrap:wrap;gap:24px;align-items:flex-start}
-figure{margin:0;padding:0 24px 0 48px;max-width:100%;overflow-x:auto}
+figure{margin:0;padding:0 24px 0 48px}
 figure svg{overflow:visible}
-.scroll{overflow-x:auto;max-width:100%}
+.scroll{max-width:none}
 table{border-collapse:collapse;font-variant-numeric:tabular-nums;font-size:13px}
 caption{text-align:left;font-weight:600;padding:0 0 4px;color:#59636e}
-th,td{padding:2px 10px;border-bottom:1px solid #eaeef2;text-align:right;white-space:nowrap}
+th,td{padding:2px 8px;border-bottom:1px solid #eaeef2;text-align:right;white-space:nowrap}
+thead th{white-space:normal;vertical-align:bottom;min-width:3.5em}
 th:first-child,td:first-child{text-align:left;max-width:420px;overflow:hidden;text-overflow:ellipsis}
 thead th{border-bottom:2px solid #d0d7de}
 tfoot td{font-weight:600;border-top:2px solid #d0d7de}
