@@ -201,3 +201,21 @@ def test_compare_and_replay_tables_fit_and_never_split_a_number(terminal, run, c
     assert header[:3] == ["tool", "calls", "replayed"] and "saved" in replay[0] and "later_used" in replay[0]
     shown = next(line for line in replay if line.startswith("(not shown"))  # what the width left out is named
     assert "refused/failed" in shown and "--wide shows all" in shown
+
+
+def test_wide_shows_every_column_of_compare_replay_and_ci(terminal, run, tmp_path):
+    from conftest import ROOT, SAMPLES
+
+    runs = ROOT / "docs" / "examples" / "runs"
+    assert "(not shown" in terminal(80, "compare", runs / "baseline", runs / "capped").output
+    wide = terminal(80, "compare", runs / "baseline", runs / "capped", "--wide").output
+    assert "(not shown" not in wide and "B min–max" in wide
+    fixtures = ROOT / "tests" / "fixtures"
+    replay = run("replay", fixtures / "search_session.jsonl", "--workspace", fixtures / "search_repo", "--wide",
+                 "--translate", "shell-search", "--tool", "grep=builtin:grep", "-q", env={"COLUMNS": "80"}).output
+    assert "(not shown" not in replay and "refused/failed" in replay
+    baseline = tmp_path / "b.json"
+    assert run("scan", SAMPLES / "codex", "-f", "json", "-o", baseline, "-q").exit_code == 0
+    narrow = terminal(36, "ci", SAMPLES / "codex", "--baseline", baseline).output
+    assert "PASS" in narrow and "(not shown" in narrow
+    assert "(not shown" not in terminal(36, "ci", SAMPLES / "codex", "--baseline", baseline, "--wide").output

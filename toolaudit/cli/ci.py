@@ -12,6 +12,7 @@ from ..errors import EXIT_ERROR, EXIT_GATE
 from ..files import atomic_write
 from ..options import InputOptions
 from ..reports import render_report, reporters
+from .scan import layout_of, wide_option
 from ..tokenizers import ENGINES, TOKENIZERS
 from . import INPUT_PATHS, cli, hooks_for, scheduler_option
 
@@ -70,10 +71,11 @@ class Percent(click.ParamType):
               type=click.Choice(["table", "markdown", "json", "csv", "junit", "html"]),
               help="markdown: a PR comment; junit: one test case per check; csv: one row per check.")
 @click.option("-o", "--output", default="-", metavar="PATH|-", help="Write the report here; `-` is stdout.")
+@wide_option
 @click.pass_context
 def ci(ctx, paths, baseline, workspace, tools, fail_on, min_calls, max_vanished, allow_vanished, allow_unjudged,
        update_baseline, source_format, tokenizer, engine,
-       calibration, strict, debug, quiet, jobs, scheduler, fmt, output):
+       calibration, strict, debug, quiet, jobs, scheduler, fmt, output, wide):
     """Fail the build when tool outputs grew against a baseline.
 
     Measures PATH... again the way the baseline was measured (the same tokenizer,
@@ -114,7 +116,7 @@ def ci(ctx, paths, baseline, workspace, tools, fail_on, min_calls, max_vanished,
                    f"{totals.get('tokens', totals.get('tokens_after', 0)):,} tokens)", err=True)
         return
     result = run_gate(paths, options, hooks=hooks)
-    render_report(result, fmt, output)
+    render_report(result, fmt, output, **layout_of(fmt, wide, None, ()))
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:  # appended, not replaced: earlier steps wrote there too
         try:

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ..reports import render_report
+from .scan import layout_of, wide_option
 from . import cli, hooks_for, input_options, output_options
 
 
@@ -21,7 +22,8 @@ from . import cli, hooks_for, input_options, output_options
                    "B, else 0.")
 @input_options
 @output_options
-def compare(a, b, group_by, read, quiet, fmt, output):
+@wide_option
+def compare(a, b, group_by, read, quiet, fmt, output, wide):
     """Compare condition A (baseline) with B (variant): tool output per run, by task and tool.
 
     A and B are folders of transcripts (or one transcript file each), or per-call
@@ -55,4 +57,4 @@ def compare(a, b, group_by, read, quiet, fmt, output):
     from ..compare.job import CompareOptions, compare as run_compare
 
     result = run_compare(a, b, CompareOptions(read, group_by), hooks=hooks_for(quiet))
-    render_report(result, fmt, output)
+    render_report(result, fmt, output, **layout_of(fmt, wide, None, ()))

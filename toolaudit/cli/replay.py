@@ -8,6 +8,7 @@ import click
 
 from ..errors import EXIT_GATE, UsageError
 from ..reports import render_report
+from .scan import layout_of, wide_option
 from . import cli, hooks_for, input_options, output_options
 
 TRANSLATIONS = ("shell-search",)
@@ -70,9 +71,10 @@ def config_tools() -> list[str]:
               help="Write every call, with its new output, as toolaudit-jsonl (scan/simulate/ci read it).")
 @input_options
 @output_options
+@wide_option
 def replay(paths, workspace, tools, translate, tool_names, path_maps, timeout, max_output_bytes, env, explain,
            identity, before, keep_drifted, min_identity, commit, at_session_start, no_checkout, diff, calls_out, read,
-           quiet, fmt, output):
+           quiet, fmt, output, wide):
     """Re-run the calls agents really made through a new tool, and measure it before it ships.
 
     Reads the recorded calls under PATH... (any transcript scan reads, or a calls
@@ -110,7 +112,7 @@ def replay(paths, workspace, tools, translate, tool_names, path_maps, timeout, m
             "no_checkout": no_checkout, "diff": diff}
     options = replay_options(spec, read=read, explain=explain, calls_out=calls_out)
     result = run_replay(paths, options, hooks=hooks_for(quiet))
-    render_report(result, fmt, output)
+    render_report(result, fmt, output, **layout_of(fmt, wide, None, ()))
     rate = result.identity.totals.rate if result.identity is not None else None
     if min_identity is not None and (rate is None or rate * 100 < min_identity):
         shown = "no emulated call was replayed" if rate is None else f"identity {rate:.1%}"

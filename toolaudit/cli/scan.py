@@ -35,6 +35,14 @@ def table_options(columns: str):
     return decorate
 
 
+def wide_option(func):
+    """-w/--wide alone, for the commands whose tables have no named columns (compare, replay, ci)."""
+    return click.option("-w", "--wide", is_flag=True,
+                        help="Table: every column. On a terminal the tables show the columns that fit its width, "
+                             "from the left, and name the ones they leave out (numbers are never cut); piped or "
+                             "written to a file they are whole.")(func)
+
+
 def layout_of(fmt: str, wide: bool, columns: str | None, choices: tuple[str, ...]) -> dict:
     """The table reporter's `layout` option (empty for other formats)."""
     if fmt != "table":
