@@ -219,3 +219,23 @@ def test_wide_shows_every_column_of_compare_replay_and_ci(terminal, run, tmp_pat
     narrow = terminal(36, "ci", SAMPLES / "codex", "--baseline", baseline).output
     assert "PASS" in narrow and "(not shown" in narrow
     assert "(not shown" not in terminal(36, "ci", SAMPLES / "codex", "--baseline", baseline, "--wide").output
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_explain_and_diff_numbers_sit_in_tables_that_fit(terminal, run, columns):
+    from conftest import ROOT, SAMPLES
+
+    sim = _lines(terminal(columns, "simulate", SAMPLES, "--max-chars", "2000", "--explain", "2").output)
+    at = sim.index("What the cut hid:")
+    assert sim[at + 2].startswith("#1 ") and all(len(line) <= columns for line in sim[at:at + 4])
+    assert re.search(r"^#1 \w+ +[\d,]+ +[\d,]+ ", sim[at + 2])  # tokens before and after, whole
+    fixtures = ROOT / "tests" / "fixtures"
+    out = _lines(run("replay", fixtures / "search_session.jsonl", "--workspace", fixtures / "search_repo",
+                     "--translate", "shell-search", "--tool", "grep=builtin:grep?max_matches=100&max_bytes=10000",
+                     "--explain", "2", "--diff", "1", "-q", env={"COLUMNS": str(columns), "NO_COLOR": "1"}).output)
+    for title, numbers in (("Replayed calls (previews redacted):", ("8,791", "2,834", "29,938", "10,000")),
+                           ("Largest changes (texts redacted):", ("8,791", "2,834"))):
+        at = out.index(title)
+        table = out[at + 1:at + 3]
+        assert all(len(line) <= columns for line in table)
+        assert all(n in table[1] for n in numbers), table

@@ -160,12 +160,20 @@ def _identity_lines(result: ReplayResult) -> list[str]:
     return lines
 
 
+def _diffs_section(result: ReplayResult) -> Section:
+    """--diff's numbers, a row per call (#n names its diff below): a table, so a terminal never splits a number."""
+    ids = ["tool", "recorded", "identity", "variant", "call", "session", "where"]
+    rows = [[f"#{i} {d.tool}", num(d.tokens_recorded), num(d.tokens_identity) if d.tokens_identity is not None
+             else "n/a", num(d.tokens_variant), d.call_id, d.session, d.where] for i, d in enumerate(result.diffs, 1)]
+    return Section(["tool", "tokens recorded", "identity", "variant", "call", "session", "file:line"], rows,
+                   title="Largest changes (texts redacted)", columns=ids, compact=tuple(ids),
+                   shorten={4: 15, 5: 15, 6: 40})
+
+
 def _diffs(result: ReplayResult) -> list[str]:
     out = []
-    for d in result.diffs:
-        identity = f"{d.tokens_identity:,}" if d.tokens_identity is not None else "n/a"
-        out.append(f"{d.tool} {d.call_id} session {d.session} at {d.where}: tokens recorded {d.tokens_recorded:,} · "
-                   f"identity {identity} · variant {d.tokens_variant:,}")
+    for i, d in enumerate(result.diffs, 1):
+        out.append(f"#{i} {d.tool} {d.call_id} at {d.where}")
         out += [f"  {line}" for line in d.diff.splitlines()]
     return out
 
@@ -200,11 +208,19 @@ def _verdict(t: ReplayRow, new_errors: int, result: ReplayResult) -> str:
     return verdict
 
 
+def _explain_section(result: ReplayResult) -> Section:
+    """--explain's numbers, a row per call (#n names it in the lines below)."""
+    ids = ["tool", "before", "after", "bytes_before", "bytes_after", "status", "where"]
+    rows = [[f"#{i} {e.tool} → {e.as_tool}", num(e.tokens_before), num(e.tokens_after),
+             num(e.bytes_before), num(e.bytes_after), e.status, e.where] for i, e in enumerate(result.explained, 1)]
+    return Section(["tool", "tokens before", "after", "bytes before", "after", "status", "file:line"], rows,
+                   title="Replayed calls (previews redacted)", columns=ids, compact=tuple(ids), shorten={6: 40})
+
+
 def _explain(result: ReplayResult) -> list[str]:
     out = []
-    for e in result.explained:
-        out.append(f"{e.tool} → {e.as_tool} at {e.where} [{e.status}]: {e.tokens_before:,} → {e.tokens_after:,} "
-                   f"tokens ({e.bytes_before:,} → {e.bytes_after:,} bytes)" + (f" — {e.reason}" if e.reason else ""))
+    for i, e in enumerate(result.explained, 1):
+        out.append(f"#{i} {e.tool} → {e.as_tool} at {e.where}" + (f" — {e.reason}" if e.reason else ""))
         if e.used_at:
             out.append(f"  the new output lacks something the agent used later, at {e.used_at}")
         out.append(f"  args: {e.args}")
@@ -220,7 +236,6 @@ class ReplayView(View):
     kind = "replay"
     title = "toolaudit replay"
 
-
     def headline(self, result: ReplayResult) -> tuple[str, list[str]]:
         lines = _summary(result)
         first = [line for line in lines if line.startswith("verdict:")] + lines[:1]
@@ -228,6 +243,7 @@ class ReplayView(View):
         if result.new_errors:
             warned.insert(0, f"{result.new_errors:,} calls became errors")
         return ("warn" if warned else "info"), first + warned
+
     def doc(self, result: ReplayResult) -> dict:
         return replay_dict(result)
 
@@ -250,7 +266,7 @@ class ReplayView(View):
                              compact=compact),
                      Lines(_summary(result))]
         if result.explained:
-            out.append(Lines(_explain(result), title="Replayed calls (previews redacted)", code=True))
+            out += [_explain_section(result), Lines(_explain(result), code=True)]
         if result.diffs:
-            out.append(Lines(_diffs(result), title="Largest changes (texts redacted)", code=True))
+            out += [_diffs_section(result), Lines(_diffs(result), code=True)]
         return out

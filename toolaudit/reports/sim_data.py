@@ -130,12 +130,21 @@ def sim_summary_lines(result: SimResult) -> list[str]:
     return lines
 
 
+def explain_section(result: SimResult) -> Section:
+    """--explain's numbers, a row per call (#n names it in the lines below): a table, so a terminal never
+    splits a number."""
+    ids = ["tool", "before", "after", "chars_before", "chars_after", "used", "where"]
+    rows = [[f"#{i} {e.tool}", num(e.tokens_before), num(e.tokens_after), num(e.chars_before), num(e.chars_after),
+             "yes" if e.used_at else "no", e.where] for i, e in enumerate(result.explained, 1)]
+    return Section(["tool", "tokens before", "after", "chars before", "after", "used later", "file:line"], rows,
+                   title="What the cut hid", columns=ids, compact=tuple(ids), shorten={6: 40})
+
+
 def explain_lines(result: SimResult) -> list[str]:
-    """--explain: each affected call, before/after, what was hidden (redacted), where it was used."""
+    """--explain: each affected call (its numbers in explain_section), what was hidden (redacted), where it was used."""
     out = []
-    for e in result.explained:
-        out.append(f"{e.tool} at {e.where}: {e.tokens_before:,} → {e.tokens_after:,} tokens "
-                   f"({e.chars_before:,} → {e.chars_after:,} chars)")
+    for i, e in enumerate(result.explained, 1):
+        out.append(f"#{i} {e.tool} at {e.where}")
         if e.hidden:
             out.append("  hidden items: " + ", ".join(e.hidden))
         if e.hidden_preview:
@@ -173,5 +182,5 @@ class SimView(View):
                             bar=[r.saved_pct / 100 for r in result.variants[0].tools])
         out: list = [table, Lines(sim_summary_lines(result))]
         if result.explained:
-            out.append(Lines(explain_lines(result), title="What the cut hid", code=True))
+            out += [explain_section(result), Lines(explain_lines(result), code=True)]
         return out
