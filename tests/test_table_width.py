@@ -118,7 +118,7 @@ def test_simulate_table_fits_too(terminal, corpus):
     table = _table_rows([line for line in _lines(result.stdout) if line.strip()])
     assert all(len(line) <= 80 for line in table)
     assert not any(_cut_number(line) for line in table)
-    assert "saved %" in table[0]
+    assert "saved %" in table[0] and "later_used" in table[0] and "errors_cut" in table[0]  # the saving and its risk
 
 
 def test_unpriced_tools_show_na_with_their_calls_never_zero_dollars(run, tmp_path):

@@ -89,9 +89,10 @@ def _chosen(section: Section, layout: Layout, fit: bool) -> list[str]:
 
 def _drop_order(section: Section, names: list[str]) -> list[str]:
     """Which shown columns go first when the table is too wide: those outside the compact set (right to
-    left), then the bar, then the compact ones right to left; never the first column."""
+    left), then the bar, then the compact ones right to left, those the section keeps last; never the first."""
     outside = [n for n in reversed(names[1:]) if n not in section.compact]
     inside = [n for n in reversed(names[1:]) if n in section.compact and n != BAR]
+    inside = [n for n in inside if n not in section.keep] + [n for n in inside if n in section.keep]
     return outside + ([BAR] if BAR in names else []) + inside
 
 

@@ -27,6 +27,8 @@ class Section:
     bar: list[float] | None = None
     # for the terminal table only: column index -> the width its cells are shortened to in the middle (`middle`)
     shorten: dict[int, int] | None = None
+    # for the terminal table only: compact columns dropped last when the width runs out (simulate's saving and risk)
+    keep: tuple[str, ...] = ()
 
 
 @dataclass
