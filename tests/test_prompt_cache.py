@@ -1,0 +1,53 @@
+"""The prompt-cache model: hand-computed splits, and its fit to the recorded reads and writes of real sessions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from toolaudit.model import Usage
+from toolaudit.simulate.prompt_cache import Split, contexts, fit, splits
+
+
+def _u(n: int, ts: str, uncached: int, write: int, read: int, model: str = "claude-opus-4-5", hour: int = 0) -> Usage:
+    return Usage("s.jsonl", n + 1, "claude-code", "s", f"msg{n}", model, uncached, write, read, 10, ts=ts,
+                 request_index=n, cache_write_1h=hour)
+
+
+def test_hand_computed_splits():
+    requests = [
+        _u(0, "2026-03-01T10:00:00Z", 10, 1000, 4000),  # first: its recorded read (another session's prefix)
+        _u(1, "2026-03-01T10:00:30Z", 10, 590, 5000),  # reads the 5,000 the first left
+        _u(2, "2026-03-01T10:10:00Z", 10, 5990, 0),  # 9.5 minutes later: the entry expired
+        _u(3, "2026-03-01T10:10:20Z", 10, 2990, 0),  # the context shrank (a compaction): nothing read
+        _u(4, "2026-03-01T10:10:40Z", 10, 510, 2980),  # grew again; a policy cut it at token 1,000
+        _u(5, "2026-03-01T10:11:00Z", 5, 100, 300, model="claude-haiku-4-5"),  # another model: its own cache
+    ]
+    got = splits(requests, cut_at=[None, None, None, None, 1000, None])
+    assert got == [Split(4000, 1000, 10), Split(5000, 590, 10), Split(0, 5990, 10), Split(0, 2990, 10),
+                   Split(1000, 2490, 10), Split(300, 100, 5)]
+    # a policy's totals: the second request 200 tokens smaller; the first's 5,000 are still read
+    assert splits(requests[:2], totals=[5010, 5400])[1] == Split(5000, 390, 10)
+
+
+def test_one_hour_writes_live_an_hour():
+    requests = [_u(0, "2026-03-01T10:00:00Z", 0, 2000, 0, hour=2000), _u(1, "2026-03-01T10:30:00Z", 0, 100, 2000)]
+    assert splits(requests)[1] == Split(2000, 100, 0)
+    five = [_u(0, "2026-03-01T10:00:00Z", 0, 2000, 0), _u(1, "2026-03-01T10:30:00Z", 0, 100, 2000)]
+    assert splits(five)[1] == Split(0, 2100, 0)
+
+
+def test_contexts_are_per_file_session_and_agent_in_request_order():
+    a, b = _u(1, "2026-03-01T10:00:30Z", 0, 1, 1), _u(0, "2026-03-01T10:00:00Z", 0, 1, 1)
+    sub = Usage("s.jsonl", 9, "claude-code", "s", "x", "m", 0, 1, 1, 1, agent="a1", request_index=0)
+    assert contexts([a, b, sub]) == {("s.jsonl", "s", "main"): [b, a], ("s.jsonl", "s", "a1"): [sub]}
+
+
+def test_no_policy_reproduces_the_recorded_reads_and_writes_of_real_claude_code_sessions(corpus):
+    from toolaudit.scan.job import ScanOptions, collect
+
+    files = sorted(p for p in (corpus / "claude-code").rglob("*.jsonl"))
+    collected, _ = collect(files, ScanOptions.of(calls=True))
+    found = fit(collected.usage)
+    assert found.contexts >= 10 and found.requests >= 80
+    assert abs(found.reads_error) <= 0.05 and abs(found.writes_error) <= 0.05, found
+    assert fit([]).reads_error is None
