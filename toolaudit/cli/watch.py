@@ -58,7 +58,10 @@ def watch(paths: tuple[Path, ...], window: str, interval: float, once: bool, rea
     from ..scan.job import live_snapshot
 
     span = _span(window)
-    take = lambda: live_snapshot(list(paths), read, window_s=span)  # noqa: E731
+
+    def take():
+        return live_snapshot(list(paths), read, window_s=span)
+
     console = Console()
     if once or not console.is_terminal:
         console.print(view(take(), keys_hint=""))
