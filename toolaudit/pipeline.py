@@ -272,13 +272,17 @@ def run(files: list[Path], options: FileOptions, sink, read: InputOptions = Inpu
     files that changed are read; the entries of files gone from the folders `roots` are dropped.
     """
     strict = read.strict
-    results = scan_files(files, options, read.jobs, worker, extra, read.scheduler or None)
-    if cache is not None:
+    if cache is None:
+        results = scan_files(files, options, read.jobs, worker, extra, read.scheduler or None)
+    else:
         from .scan.cache import through_cache
 
+        def grown(path: Path, known: dict, resume: tuple | None):  # one file, in this process
+            return worker(path, replace(options, engine=engine_for(options.engine, _workload([path]))), known=known,
+                          resume=resume)
+
         results = through_cache(cache, files, lambda changed: scan_files(changed, options, read.jobs, worker, extra),
-                                roots, lambda path, known, resume: worker(path, replace(options, engine=engine_for(
-                                    options.engine, _workload([path]))), known=known, resume=resume))
+                                roots, grown)
     for result in results:
         if strict:
             check_strict(result)

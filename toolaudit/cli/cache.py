@@ -21,7 +21,7 @@ def cache() -> None:
 @click.option("--json", "as_json", is_flag=True, help="One JSON object instead of lines.")
 def cache_info(as_json: bool) -> None:
     """Where the cache is, its size on disk, and how many files it holds per set of options."""
-    from ..scan.cache import info
+    from ..scan.cache import info, key_parts
 
     found = info()
     if as_json:
@@ -31,12 +31,13 @@ def cache_info(as_json: bool) -> None:
         click.echo(f"no scan cache yet at {found.path}")
         return
     click.echo(f"{found.path}: {found.bytes:,} bytes, {found.files:,} files")
+    current = key_parts(found.current).code
     for key, files in found.keys:
-        _, _, tokenizer, engine, calibrated, forced = (key.split("|") + [""] * 6)[:6]
-        extra = "".join(f" · {label} {value}" for label, value in (("calibration", calibrated), ("--from", forced))
+        k = key_parts(key)
+        extra = "".join(f" · {label} {value}" for label, value in (("calibration", k.calibration), ("--from", k.forced))
                         if value)
-        stale = "" if key.split("|")[1] == found.current.split("|")[1] else " (an older toolaudit: unused)"
-        click.echo(f"  {files:>7,} files · {tokenizer} · engine {engine}{extra}{stale}")
+        stale = "" if k.code == current else " (an older toolaudit: unused)"
+        click.echo(f"  {files:>7,} files · {k.tokenizer} · engine {k.engine}{extra}{stale}")
 
 
 @cache.command(name="clear")

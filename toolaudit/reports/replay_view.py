@@ -263,7 +263,7 @@ class ReplayView(View):
         compact = ("tool", "calls", "replayed", "before", "after", "saved%", "later_used", "weighted", "errors",
                    "kept", "refused")
         out: list = [Section(headers, [_cells(r) for r in result.tools], _cells(result.totals), columns=ids,
-                             compact=compact),
+                             compact=compact, keep=("before", "saved%", "later_used")),  # size, saving, risk last
                      Lines(_summary(result))]
         if result.explained:
             out += [_explain_section(result), Lines(_explain(result), code=True)]

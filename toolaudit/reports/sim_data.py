@@ -179,7 +179,7 @@ class SimView(View):
         table = Section(headers, rows, totals)
         if not result.sweep:  # the per-tool table fits the terminal (reports.table_report); a sweep's is narrow
             table = Section(headers, rows, totals, columns=list(SIM_COLUMNS), compact=SIM_COMPACT,
-                            keep=("saved%", "later_used", "errors_cut"),  # the saving and its risk: the point
+                            keep=("before", "saved%", "later_used", "errors_cut"),  # the size, its saving and risk
                             bar=[r.saved_pct / 100 for r in result.variants[0].tools])
         out: list = [table, Lines(sim_summary_lines(result))]
         if result.explained:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from dataclasses import dataclass
+from functools import lru_cache
 from hashlib import sha256
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
@@ -48,6 +49,7 @@ def cache_dir() -> Path:
     return user_cache_path("toolaudit", appauthor=False)
 
 
+@lru_cache(maxsize=1)
 def code_digest() -> str:
     """A digest of toolaudit's installed modules (names, sizes, mtimes): a changed collector or measure
     invalidates every entry, even when the version number did not change (a development checkout)."""
@@ -74,6 +76,23 @@ def options_key(tokenizer: str, engine: str, calibration: str | None, forced: st
 def _code_prefix(key: str) -> str:
     """The part of an options key that names the layout and the code (options_key)."""
     return "|".join(key.split("|")[:2]) + "|"
+
+
+@dataclass(frozen=True)
+class KeyParts:
+    """An options key read back (options_key): what `cache info` shows of it."""
+
+    code: str
+    tokenizer: str
+    engine: str
+    calibration: str
+    forced: str
+
+
+def key_parts(key: str) -> KeyParts:
+    """The parts of an options key; missing ones (a key of an older layout) are empty."""
+    parts = (key.split("|") + [""] * 6)[1:6]
+    return KeyParts(*parts)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..model import MAIN_AGENT, UNPAIRED, Measurement, Usage
-from .dedupe import Dedupe
+from .dedupe import Dedupe, request_key
 
 
 class Rows:
@@ -33,7 +33,7 @@ class Rows:
             (self.unrecognised if unknown else self.errors).append(f"{result.source}: {result.error}")
             return
         for u in result.usage:
-            key = (u.collector, u.request_id) if u.global_id else (u.collector, u.source, u.request_id)
+            key = request_key(u)
             if key not in self._requests:
                 self._requests.add(key)
                 self.usage.append(u)

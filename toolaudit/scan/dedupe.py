@@ -18,6 +18,12 @@ def digest(key: tuple) -> bytes:
     return blake2b(repr(key).encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
+def request_key(u) -> tuple:
+    """A provider request's identity across the scan (a Usage): ids unique across files (Usage.global_id)
+    count once scan-wide, others once per file."""
+    return (u.collector, u.request_id) if u.global_id else (u.collector, u.source, u.request_id)
+
+
 class Dedupe:
     """The copies seen so far: `answered(key)` for a call with a result, `unanswered(key, item)` for one without."""
 

@@ -21,7 +21,7 @@ from ..model import (
     ORPHAN, UNPAIRED, FileResult, GroupRow, Measurement, MenuMeasurement, ScanMeta, ScanResult, Skipped, Usage,
 )
 from .billing import BillTally
-from .dedupe import Dedupe, digest  # noqa: F401  (digest: the usage records' keys, here too)
+from .dedupe import Dedupe, digest, request_key
 from .families import DEFAULT as DEFAULT_FAMILIES, Families
 from .measure import previewed
 from .menu import Definition, Menu, ToolReferences, _where, menu_summary, references  # noqa: F401
@@ -90,7 +90,7 @@ class Collected:
         self.collectors[result.collector] = self.collectors.get(result.collector, 0) + 1
         folded = self.folded
         for u in result.usage:
-            key = digest((result.collector, u.request_id) if u.global_id else (result.collector, u.source, u.request_id))
+            key = digest(request_key(u))
             if key in self._requests:
                 continue
             self._requests.add(key)  # a copy of a request left out by the window is left out once

@@ -26,14 +26,12 @@ from pathlib import Path
 from typing import ClassVar
 
 from ...base import FAILED, REFUSED, Outcome
-from ..base import Call, register, version_tuple
+from ..base import Call, register
 from ..shell_readonly import CannotRun, Workspace, run_script
 from ..shell_words import NotReplayable, Result, parse
 from .common import (
     AGENT,
     COMMON_PARAMS,
-    NEWEST,
-    OLDEST,
     PERSIST_ALWAYS,
     VERSIONS,
     Answer,
@@ -43,6 +41,7 @@ from .common import (
     here_of,
     int_param,
     refuse,
+    version_of,
 )
 from .js import _JS_SPACE, js_len, js_slice, js_trim
 
@@ -152,12 +151,7 @@ class Bash(Persisting):
 
     @staticmethod
     def _context(call: Call) -> Context:
-        text = call.params.get("version") or call.version
-        version = version_tuple(text)
-        if not version:
-            raise Answer(refuse("no Claude Code version recorded; name one with ?version=2.1.42"))
-        if not OLDEST <= version <= NEWEST:
-            raise Answer(refuse(f"Claude Code {text} is outside {VERSIONS}, the versions this emulation reproduces"))
+        version = version_of(call)
         if version >= PERSIST_ALWAYS and "max_result_chars" not in call.params:
             # common.finish reads the size from the parameter: Bash's is its own, not a Read/Grep/Glob one
             call = replace(call, params={**call.params, "max_result_chars": str(BASH_RESULT_CHARS)})

@@ -148,15 +148,22 @@ class Context:
         return self.args.get(name, MISSING)
 
 
-def context_of(call: Call, tool: str, own: tuple[str, ...]) -> Context:
-    """The call's version and arguments, `?k=v` parameters applied and checked as the tool's input schema
-    checked them; raises Answer when out of range or invalid."""
+def version_of(call: Call) -> tuple[int, ...]:
+    """The Claude Code version the call is replayed as (`?version=`, else the recorded one); raises Answer
+    when none is known or it is outside the versions the emulations reproduce."""
     text = call.params.get("version") or call.version
     version = version_tuple(text)
     if not version:
         raise Answer(refuse("no Claude Code version recorded; name one with ?version=2.1.42"))
     if not OLDEST <= version <= NEWEST:
         raise Answer(refuse(f"Claude Code {text} is outside {VERSIONS}, the versions this emulation reproduces"))
+    return version
+
+
+def context_of(call: Call, tool: str, own: tuple[str, ...]) -> Context:
+    """The call's version and arguments, `?k=v` parameters applied and checked as the tool's input schema
+    checked them; raises Answer when out of range or invalid."""
+    version = version_of(call)
     schema = _schema(tool, version)
     args = dict(call.args)
     for key, value in call.params.items():
