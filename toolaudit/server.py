@@ -82,7 +82,7 @@ def build(roots: list[Path], show_content: bool = False):
         previews are content: only on a server started with --show-content)."""
         if top and not show_content:
             raise _refused("top calls carry argument previews: start the server with --show-content to see them")
-        result = _answering(lambda: scan_job(confined_paths(path), by=by, top=top, show_content=show_content))
+        result = _answering(lambda: scan_job([confined.path(path)], by=by, top=top, show_content=show_content))
         return json.loads(result.to_json())
 
     @server.tool(annotations=read_only)
@@ -94,11 +94,8 @@ def build(roots: list[Path], show_content: bool = False):
         caps of your own (max_chars, max_lines, max_matches, preview_chars), for `tools` (globs) or all."""
         caps = {k: v for k, v in (("max_chars", max_chars), ("max_lines", max_lines), ("max_matches", max_matches),
                                   ("preview_chars", preview_chars)) if v is not None}
-        result = _answering(lambda: simulate_job(confined_paths(path), preset=preset, tools=tuple(tools or ()), **caps))
+        result = _answering(lambda: simulate_job([confined.path(path)], preset=preset, tools=tuple(tools or ()), **caps))
         return json.loads(result.to_json())
-
-    def confined_paths(path: str) -> list[Path]:
-        return [confined.path(path)]
 
     return server
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from hashlib import sha256
@@ -182,7 +183,6 @@ class ScanCache:
         self.path = (folder or cache_dir()) / NAME
         self._note = note or (lambda line: None)
         self._pending: list[tuple] = []
-        self.hits = self.misses = 0
         # the files behind served rows whose source is not their file (OpenHands' conversation folders)
         self.read_from: dict[str, set] = {}
         self._db = self._open()
@@ -316,6 +316,20 @@ class ScanCache:
             self._db = None
 
 
+@contextmanager
+def opened(read, note: Callable[[str], None] | None = None, wanted: bool = True) -> Iterator[ScanCache | None]:
+    """The cache for the options of `read` (an InputOptions), written and closed when the block ends; None
+    when `read.cache` is off or the caller does not want it."""
+    if not (wanted and read.cache):
+        yield None
+        return
+    cache = ScanCache(options_key(read.tokenizer, read.engine, read.calibration, read.source_format), note=note)
+    try:
+        yield cache
+    finally:
+        cache.close()
+
+
 def through_cache(cache: ScanCache, files: list, scan: Callable[[list], Iterator[FileResult]],
                   roots: Iterable[Path] = (), grown: Callable[[Path, dict, tuple | None], FileResult] | None = None
                   ) -> Iterator[FileResult]:
@@ -338,26 +352,28 @@ def through_cache(cache: ScanCache, files: list, scan: Callable[[list], Iterator
     fresh = scan(misses)
     for path, (stamp, hit, longer) in zip(files, stamps):
         result = cache.load(str(path)) if hit or longer else None
-        if longer:
-            counts = {} if result is None else {
-                known_key(r.session, r.call_id, r.line, r.chars, r.bytes, r.model): r.tokens
-                for r in result.measurements if r.status != "unpaired"}
-            result = grown(path, counts, None if result is None else resume_from(result))
-            cache.misses += 1
-            if stamp is not None and cacheable(result):
-                cache.put(str(path), stamp, result)
-        elif result is None:
-            result = next(fresh) if not hit else scan([path]).__next__()
-            cache.misses += 1
-            if stamp is not None and cacheable(result):
-                cache.put(str(path), stamp, result)
-        else:
-            cache.hits += 1
+        if hit and result is not None:
             for source in {r.source for r in result.measurements} - {str(path)}:
                 cache.read_from.setdefault(source, set()).add(path)  # a row named after its folder
+            yield result
+            continue
+        if longer:
+            result = grown(path, _counts(result), None if result is None else resume_from(result))
+        else:  # changed or new (from `fresh`, in order), or an entry found damaged on loading
+            result = next(fresh) if not hit else next(scan([path]))
+        if stamp is not None and cacheable(result):
+            cache.put(str(path), stamp, result)
         yield result
     cache.forget(_gone(known, files, roots))
     cache.flush()
+
+
+def _counts(cached: FileResult | None) -> dict:
+    """The token counts of a cached result's outputs, by what identifies each output (measure.known_key)."""
+    if cached is None:
+        return {}
+    return {known_key(r.session, r.call_id, r.line, r.chars, r.bytes, r.model): r.tokens
+            for r in cached.measurements if r.status != "unpaired"}
 
 
 def resume_from(cached: FileResult) -> tuple | None:

@@ -68,6 +68,7 @@ def collect(paths: list, options: ScanOptions, hooks: Hooks = SILENT):
     """Every file under `paths` measured and folded: (the Collected, the tokenizer). Rows are kept (and
     `Collected.usage`) when `options.calls` asks for them, else folded into the summary's plan as they come."""
     from ..pipeline import FileOptions, check_format, gather, tokenizer_of
+    from .cache import opened
     from .records import RecordsMeta, recording
     from .summary import Collected
 
@@ -85,27 +86,15 @@ def collect(paths: list, options: ScanOptions, hooks: Hooks = SILENT):
                            late_previews=options.records is None and not options.calls)
     collected = Collected(since=options.since, until=options.until, plan=None if options.calls else _plan(options))
     about = RecordsMeta(read.tokenizer, read.engine if read.tokenizer != "approx" else "approx", tok.label)
-    cache = _cache(options, files, hooks)
-    try:
+    # the cache serves local work whose text, if any, is only the previews of --top (made late, from the few
+    # files that hold the largest calls: _heads_of_largest)
+    servable = not read.scheduler and not (files.previews and not files.late_previews)
+    with opened(read, hooks.tell, servable) as cache:
         with recording(options.records, collected, about) as sink:
             gather(paths, read, files, sink, hooks=hooks, cache=cache)
-    finally:
-        if cache is not None:
-            cache.close()
     if cache is not None and options.top:
         _heads_of_largest(collected, files, cache.read_from)
     return collected, tok
-
-
-def _cache(options: ScanOptions, files, hooks: Hooks):
-    """The scan cache (scan.cache), when it may serve: local work whose text, if any, is only the previews
-    of --top (made late, from the few files that hold the largest calls: _heads_of_largest)."""
-    read = options.read
-    if not read.cache or read.scheduler or (files.previews and not files.late_previews):
-        return None
-    from .cache import ScanCache, options_key
-
-    return ScanCache(options_key(read.tokenizer, read.engine, read.calibration, read.source_format), note=hooks.tell)
 
 
 def _heads_of_largest(collected, files, read_from: dict[str, set]) -> None:
@@ -139,21 +128,16 @@ def context_now(transcript: Path | str, read: InputOptions | None = None, *, con
     """The main context of the session in `transcript` (one file). `context`: the current context's size
     when the caller knows it (Claude Code's statusline input), else the last recorded request's input."""
     from ..pipeline import FileOptions, gather, tokenizer_of
-    from .cache import ScanCache, options_key
     from ..model import MAIN_AGENT
+    from .cache import opened
     from .context import Rows, context_of
 
     read = read or InputOptions(tokenizer="claude")
     path = Path(transcript)
     tok = tokenizer_of(read)
-    cache = ScanCache(options_key(read.tokenizer, read.engine, read.calibration, read.source_format),
-                      note=hooks.tell) if read.cache else None
     kept = Rows()
-    try:
+    with opened(read, hooks.tell) as cache:
         gather([path], read, FileOptions.of(read, previews=False), kept, hooks=hooks, cache=cache)
-    finally:
-        if cache is not None:
-            cache.close()
     if kept.errors or kept.unrecognised:
         from ..errors import ToolauditError
 
@@ -169,7 +153,7 @@ def live_snapshot(paths, read: InputOptions | None = None, *, window_s: float = 
     import time
 
     from ..pipeline import FileOptions, input_files, run, tokenizer_of
-    from .cache import ScanCache, options_key
+    from .cache import opened
     from .context import Rows
     from .live import snapshot_of
 
@@ -186,11 +170,6 @@ def live_snapshot(paths, read: InputOptions | None = None, *, window_s: float = 
             mtimes[str(path)] = mtime
     recent = [p for p in files if str(p) in mtimes]
     kept = Rows()
-    cache = ScanCache(options_key(read.tokenizer, read.engine, read.calibration, read.source_format),
-                      note=hooks.tell) if read.cache else None
-    try:
+    with opened(read, hooks.tell) as cache:
         run(recent, FileOptions.of(read, previews=False), kept, read, cache=cache)
-    finally:
-        if cache is not None:
-            cache.close()
     return snapshot_of(kept.rows, mtimes, window_s, taken, tokenizer_of(read))
