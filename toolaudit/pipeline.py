@@ -118,8 +118,9 @@ def scan_file(path: Path, options: FileOptions, known: dict | None = None, resum
     return _guarded(options, lambda reason: FileResult(source, None, error=reason), work)
 
 
-def simulate_file(path: Path, options: FileOptions, maps: list, explain: bool = False):
-    """Measure one file's calls once and apply every policy map (simulate.engine)."""
+def simulate_file(path: Path, options: FileOptions, maps: list, explain: bool = False, timeline: bool = False):
+    """Measure one file's calls once and apply every policy map (simulate.engine); with `timeline`, keep what a
+    context policy needs too."""
     from .simulate.engine import SimFile, simulate_records
 
     source = str(path)
@@ -129,10 +130,11 @@ def simulate_file(path: Path, options: FileOptions, maps: list, explain: bool = 
         if cls is None:
             return SimFile(source, None, error="no collector recognises this file")
         unanswered: list[tuple] = []  # calls whose result never came: simulate leaves them out, the dedupe counts them
-        calls, cuts, skipped, sessions = simulate_records(_noting_unanswered(cls().records(path, doc), unanswered),
-                                                          maps, _tokenizer(options), explain=explain)
+        calls, cuts, skipped, sessions, found = simulate_records(
+            _noting_unanswered(cls().records(path, doc), unanswered), maps, _tokenizer(options), explain=explain,
+            timeline=timeline)
         return SimFile(source, cls.key, tuple(calls), tuple(tuple(c) for c in cuts), tuple(skipped), sessions=sessions,
-                       unanswered=tuple(unanswered))
+                       unanswered=tuple(unanswered), timeline=found)
 
     return _guarded(options, lambda reason: SimFile(source, None, error=reason), work)
 

@@ -48,6 +48,14 @@ def _rules_table(policy_file: Path | None) -> tuple[dict | None, str]:
               help="TOML: a table per tool glob, plus [default]. Default: [tool.toolaudit.simulate.policies].")
 @click.option("--sweep", metavar="PARAM=VALUES",
               help="One row per value: max_chars=2000,5000,10000 or preview_chars=0:500:50.")
+@click.option("--context", "context", metavar="POLICY",
+              help="When outputs leave the context, priced with the prompt cache: mask:keep=N (outputs older than "
+                   "the last N turns become a placeholder), clear:trigger=T,keep=K[,clear_at_least=C][,exclude=GLOB]"
+                   "[,inputs=true] (Anthropic's context editing), compact:at=T[,summary=S], or none (the cache "
+                   "model's fit alone). Combines with the size flags; --sweep mask.keep=1:20 sweeps it.")
+@click.option("--per-request", is_flag=True,
+              help="With --context: each request's counterfactual context in the JSON (context.per_request[]).")
+@click.option("--model", metavar="NAME", help="Price requests whose transcript names no model as NAME (--context).")
 @click.option("--explain", type=click.IntRange(min=0), default=0, metavar="N",
               help="Show N affected calls: sizes, what was hidden (redacted), where it was used later.")
 @input_options
@@ -57,7 +65,7 @@ def _rules_table(policy_file: Path | None) -> tuple[dict | None, str]:
 @click.pass_context
 def simulate(ctx, paths, preview_chars, include_content, max_chars, max_bytes, head_ratio, max_lines, tail_lines,
              head_lines, max_matches, no_body, body_chars, body_fields, tools, preset, policy_file, sweep,
-             explain, read, quiet, fmt, output, wide, columns):
+             context, per_request, model, explain, read, quiet, fmt, output, wide, columns):
     """What would caps on tool outputs have saved, and what would they have hidden?
 
     Runs every recorded output under PATH... through the policies you give (flags,
@@ -67,13 +75,18 @@ def simulate(ctx, paths, preview_chars, include_content, max_chars, max_bytes, h
     them), and the risk: errors_cut (a failure signal lost), json_broken, and
     later_used (the cut hid a path, file:line, identifier or number that the agent
     used later in the session). Outputs the agent had already cut are left as
-    they were and reported apart.
+    they were and reported apart. With --context, it also says how long outputs
+    stay: input and dollars before → after under the prompt cache, the cache
+    invalidations a policy causes, and the outputs it removed that the agent
+    used later (fetched again, so the saving is net).
 
     \b
     Examples:
       toolaudit simulate ~/.claude/projects --preview-chars 100 --tool Grep
       toolaudit simulate runs/ --preset codex
       toolaudit simulate runs/ --sweep max_chars=2000,5000,10000,20000 -f csv
+      toolaudit simulate ~/.claude/projects --context mask:keep=10
+      toolaudit simulate ~/.claude/projects --context clear:trigger=100000,keep=3 --sweep clear.keep=1:10
     """
     from ..simulate.job import Caps, SimulateOptions, simulate as run_simulate
     from ..reports.sim_data import SIM_COLUMNS
@@ -86,6 +99,6 @@ def simulate(ctx, paths, preview_chars, include_content, max_chars, max_bytes, h
     if selects_family:
         families(ctx)  # a malformed [tool.toolaudit.families] fails before the scan
     options = SimulateOptions(read, caps, tuple(tools), preset, rules, where,
-                              family_table(ctx) if selects_family else None, sweep, explain)
+                              family_table(ctx) if selects_family else None, sweep, explain, context, per_request, model)
     result = run_simulate(paths, options, hooks=hooks_for(quiet))
     render_report(result, fmt, output, **layout)

@@ -154,28 +154,38 @@ def scan_schema() -> dict:
 
 def simulate_schema() -> dict:
     """`simulate -f json` (a sweep has sweep[] and variants[] where a single run has totals and tools[])."""
+    from ..simulate.context.run import RequestRow
     from ..simulate.summary import Explained, SimRow
-    from .sim_data import SIM_FIELDS, SIM_TOTALS
+    from .sim_data import CONTEXT_COUNTS, CONTEXT_TOTALS, KIND_FIELDS, SIM_FIELDS, SIM_TOTALS
 
     row = fields(SimRow, SIM_FIELDS)
     totals = {k: v for k, v in row.items() if k != "tool"}
     totals.update(fields(SimRow, SIM_TOTALS))
+    totals.update({k: INT for k in CONTEXT_TOTALS if not k.endswith("_usd")})
+    totals.update({k: nullable(NUM) for k in CONTEXT_TOTALS if k.endswith("_usd")})
+    kinds = obj({k: INT for k in KIND_FIELDS})
+    request = record(RequestRow)
+    ctx = obj({"policy": STR, **{k: INT for k in CONTEXT_COUNTS}, "input_before": kinds, "input_modelled": kinds,
+               "input_after": kinds, "cache_model": obj({"reads_error": nullable(NUM), "writes_error": nullable(NUM)}),
+               "per_request": array(request)}, optional=("per_request",))
+    totals_obj = obj(totals, optional=CONTEXT_TOTALS)
     return _document("simulate", "toolaudit simulate -f json", {
         "meta": _meta("simulate", {"preset": nullable(STR), "policies": array(STR), "sweep": nullable(STR),
                                    "policy_spec": ANY_OBJECT,
                                    "session_caps": obj({"recorded": INT, "default": INT})},
                       optional=("session_caps",)),
-        "totals": obj(totals),
+        "totals": totals_obj,
         "tools": array(obj(row)),
-        "sweep": array(obj({"value": STR, **totals})),
-        "variants": array(obj({"value": STR, "policies": array(STR), "totals": obj(totals),
-                               "tools": array(obj(row))})),
+        "context": ctx,
+        "sweep": array(obj({"value": STR, **totals}, optional=CONTEXT_TOTALS)),
+        "variants": array(obj({"value": STR, "policies": array(STR), "totals": totals_obj,
+                               "tools": array(obj(row)), "context": ctx}, optional=("context",))),
         "agent_truncated": counts(),
         "files": INT,
         "duplicates_dropped": INT,
         **_skipped(),
         "explain": array(record(Explained)),
-    }, optional=("totals", "tools", "sweep", "variants", "explain"))
+    }, optional=("totals", "tools", "context", "sweep", "variants", "explain"))
 
 
 def compare_schema() -> dict:

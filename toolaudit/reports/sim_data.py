@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..simulate.summary import SimResult, SimRow
+from ..scan.billing import usd
+from ..simulate.context.run import ContextTally
+from ..simulate.summary import SimResult, SimRow, Variant
 from .view import Lines, Section, View, num, pick, register, tokenizer_text
 
 # tools[] fields of `simulate -f json`: a contract, like scan's
@@ -17,16 +19,51 @@ SIM_FIELDS = (
 SIM_TOTALS = ("affected_pct", "weighted_tokens_before", "weighted_saved_pct", "residency_unknown_calls")
 
 
+# what totals gain with a context policy (--context)
+CONTEXT_TOTALS = ("refetched", "refetch_tokens", "net_tokens_saved", "cache_invalidations", "cost_before_usd",
+                  "cost_after_usd")
+KIND_FIELDS = ("uncached", "cache_write_5m", "cache_write_1h", "cache_read", "output", "input")
+# the top-level `context` object's counts
+CONTEXT_COUNTS = ("contexts", "billed_contexts", "requests", "gross_tokens_saved", "removed_by_caps",
+                  "tool_tokens_before", "tool_tokens_after", "removed_calls", "compactions", "unpriced_requests")
+
+
+def context_totals(t: ContextTally) -> dict[str, Any]:
+    """The fields a context policy adds to totals (dollars null where nothing had a price)."""
+    return {"refetched": t.refetched, "refetch_tokens": t.refetch_tokens, "net_tokens_saved": t.net_tokens_saved,
+            "cache_invalidations": t.cache_invalidations, "cost_before_usd": usd(t.cost_before),
+            "cost_after_usd": usd(t.cost_after)}
+
+
+def _error(modelled: int, recorded: int) -> float | None:
+    return round((modelled - recorded) / recorded, 6) if recorded else None
+
+
+def context_doc(t: ContextTally, policy: str) -> dict[str, Any]:
+    """The `context` object: the policy, inputs by kind before → after, and the cache model's fit."""
+    m, r = t.modelled, t.before
+    doc: dict[str, Any] = {"policy": policy, **{k: getattr(t, k) for k in CONTEXT_COUNTS},
+                           "input_before": r.as_dict(), "input_modelled": m.as_dict(), "input_after": t.after.as_dict(),
+                           "cache_model": {"reads_error": _error(m.cache_read, r.cache_read),
+                                           "writes_error": _error(m.cache_write_5m + m.cache_write_1h,
+                                                                  r.cache_write_5m + r.cache_write_1h)}}
+    if t.rows is not None:
+        doc["per_request"] = [row.__dict__ for row in t.rows]
+    return doc
+
+
 def sim_row(row: SimRow) -> dict[str, Any]:
     """A SimRow with exactly the contract's fields."""
     return pick(row, SIM_FIELDS, {"saved_pct": 2})
 
 
-def sim_totals(row: SimRow) -> dict[str, Any]:
-    """Totals: the contract's fields plus the percentages and the residency note."""
+def sim_totals(row: SimRow, variant: Variant | None = None) -> dict[str, Any]:
+    """Totals: the contract's fields plus the percentages and the residency note (and a context policy's)."""
     doc = sim_row(row)
     del doc["tool"]
     doc.update(pick(row, SIM_TOTALS, {"affected_pct": 2, "weighted_saved_pct": 2}))
+    if variant is not None and variant.context is not None:
+        doc.update(context_totals(variant.context))
     return doc
 
 
@@ -47,12 +84,16 @@ def sim_dict(result: SimResult) -> dict[str, Any]:
     if result.session_caps is not None:
         doc["meta"]["session_caps"] = dict(zip(("recorded", "default"), result.session_caps))
     if result.sweep:
-        doc["sweep"] = [{"value": v.label, **sim_totals(v.totals)} for v in result.variants]
-        doc["variants"] = [{"value": v.label, "policies": list(v.policies), "totals": sim_totals(v.totals),
-                            "tools": [sim_row(r) for r in v.tools]} for v in result.variants]
+        doc["sweep"] = [{"value": v.label, **sim_totals(v.totals, v)} for v in result.variants]
+        doc["variants"] = [{"value": v.label, "policies": list(v.policies), "totals": sim_totals(v.totals, v),
+                            "tools": [sim_row(r) for r in v.tools],
+                            **({"context": context_doc(v.context, result.context)} if v.context else {})}
+                           for v in result.variants]
     else:
-        doc["totals"] = sim_totals(first.totals)
+        doc["totals"] = sim_totals(first.totals, first)
         doc["tools"] = [sim_row(r) for r in first.tools]
+        if first.context is not None:
+            doc["context"] = context_doc(first.context, result.context)
     doc["agent_truncated"] = dict(result.agent_cut)
     doc["files"] = result.files
     doc["duplicates_dropped"] = result.duplicates_dropped
@@ -130,6 +171,73 @@ def sim_summary_lines(result: SimResult) -> list[str]:
     return lines
 
 
+def _dollars(value) -> str:
+    return "n/a" if value is None else f"${value:,.2f}"
+
+
+def _pct(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f}%" if whole else "n/a"
+
+
+def context_section(result: SimResult) -> Section:
+    """The bill before → after a context policy, by kind of input (one policy), or per swept value."""
+    if result.sweep:
+        ids = ["value", "net", "net%", "gross", "refetched", "refetch", "invalidations", "before$", "after$"]
+        rows = []
+        for v in result.variants:
+            t = v.context
+            rows.append([v.label, num(t.net_tokens_saved), _pct(t.net_tokens_saved, t.before.input),
+                         num(t.gross_tokens_saved), num(t.refetched), num(t.refetch_tokens), num(t.cache_invalidations),
+                         _dollars(t.cost_before), _dollars(t.cost_after)])
+        return Section([result.sweep, "net saved", "net %", "gross saved", "refetched", "refetch tokens",
+                        "cache invalidations", "cost before", "cost after"], rows, title="Context policy and bill",
+                       columns=ids, compact=tuple(ids))
+    t = result.variants[0].context
+    rows = []
+    for label, key in (("uncached input", "uncached"), ("cache write 5m", "cache_write_5m"),
+                       ("cache write 1h", "cache_write_1h"), ("cache read", "cache_read"), ("input", "input"),
+                       ("output", "output")):
+        before, modelled, after = (getattr(k, key) for k in (t.before, t.modelled, t.after))
+        rows.append([label, num(before), num(after), num(after - before), num(modelled)])
+    rows.append(["cost", _dollars(t.cost_before), _dollars(t.cost_after),
+                 "n/a" if t.cost_before is None or t.cost_after is None else f"{t.cost_after - t.cost_before:+,.2f}",
+                 ""])
+    ids = ["kind", "before", "after", "change", "modelled"]
+    return Section(["tokens (provider's)", "before (recorded)", "after", "change", "cache model, no policy"], rows,
+                   title="Context policy and bill", columns=ids, compact=tuple(ids))
+
+
+def context_lines(result: SimResult) -> list[str]:
+    """What the context policy removed, what it cost back, and how far the cache model is from the record."""
+    lines = [f"context policy: {result.context}"]
+    if result.sweep:
+        return lines
+    t = result.variants[0].context
+    fit = context_doc(t, result.context)["cache_model"]
+    lines.append(f"input {t.before.input:,} → {t.after.input:,} tokens over {t.requests:,} requests in "
+                 f"{t.billed_contexts} of {t.contexts} contexts with usage: gross saved {t.gross_tokens_saved:,} "
+                 f"(size caps {t.removed_by_caps:,}), refetch {t.refetch_tokens:,} (estimated), net "
+                 f"{t.net_tokens_saved:,} ({_pct(t.net_tokens_saved, t.before.input)})")
+    lines.append(f"removed {t.removed_calls:,} outputs before their stay ended; {t.refetched:,} were used later and "
+                 f"would have been fetched again; {t.cache_invalidations:,} cache invalidations"
+                 + (f"; {t.compactions:,} compactions" if t.compactions else ""))
+    lines.append(f"tool outputs carried (all contexts, × requests): {t.tool_tokens_before:,} → {t.tool_tokens_after:,} "
+                 f"tokens ({_pct(t.tool_tokens_before - t.tool_tokens_after, t.tool_tokens_before)} fewer)")
+    errors = [f"{name} {value:+.1%}" for name, value in (("reads", fit["reads_error"]), ("writes", fit["writes_error"]))
+              if value is not None]
+    if errors:
+        lines.append("cache model against the recorded usage: " + ", ".join(errors)
+                     + " (after is modelled, and never reads more than a request did)")
+    if t.unpriced_requests:
+        lines.append(f"{t.unpriced_requests:,} requests had no price (use --model NAME where the transcript names none)")
+    return lines
+
+
+def _context_only(result: SimResult) -> bool:
+    """A context policy without any size policy."""
+    return result.variants[0].context is not None and not any(v.totals.selected_calls for v in result.variants)
+
+
 def explain_section(result: SimResult) -> Section:
     """--explain's numbers, a row per call (#n names it in the lines below): a table, so a terminal never
     splits a number."""
@@ -169,12 +277,20 @@ class SimView(View):
         return [{**row, "tokenizer": tokenizer_text(result.meta)} for row in rows]
 
     def headline(self, result: SimResult) -> tuple[str, list[str]] | None:
-        lines = [line for line in sim_summary_lines(result) if line.startswith(("saved ", "risk: "))]
+        lines = [] if _context_only(result) else [
+            line for line in sim_summary_lines(result) if line.startswith(("saved ", "risk: "))]
         t = result.variants[0].totals
         risky = t.later_used or t.errors_cut or t.json_broken
+        c = result.variants[0].context
+        if c is not None and not result.sweep:
+            lines += context_lines(result)[1:3]
+            risky = risky or c.refetched
         return ("warn" if risky else "info", lines) if lines else None
 
     def blocks(self, result: SimResult) -> list:
+        if _context_only(result):  # no size policy: the per-tool table would say nothing was cut
+            lines = [line for line in sim_summary_lines(result) if not line.startswith(("policy: ", "saved ", "risk: "))]
+            return [context_section(result), Lines(context_lines(result) + lines)]
         headers, rows, totals = sim_cells(result)
         table = Section(headers, rows, totals)
         if not result.sweep:  # the per-tool table fits the terminal (reports.table_report); a sweep's is narrow
@@ -182,6 +298,8 @@ class SimView(View):
                             keep=("before", "saved%", "later_used", "errors_cut"),  # the size, its saving and risk
                             bar=[r.saved_pct / 100 for r in result.variants[0].tools])
         out: list = [table, Lines(sim_summary_lines(result))]
+        if result.variants[0].context is not None:
+            out += [context_section(result), Lines(context_lines(result))]
         if result.explained:
             out += [explain_section(result), Lines(explain_lines(result), code=True)]
         return out

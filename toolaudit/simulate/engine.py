@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from itertools import islice
 from typing import Iterable
 
-from ..model import UNPAIRED, Measurement, ModelText, OutputCap, SessionEnd, SessionInfo, Skipped, ToolCall
+from ..model import UNPAIRED, Measurement, ModelText, OutputCap, SessionEnd, SessionInfo, Skipped, ToolCall, Usage
 from ..tokenizers import Tokenizer, sanitize, sanitized_size
 from . import risk
 from ..scan.measure import measure, with_residency
@@ -50,6 +50,7 @@ class SimFile:
     error: str | None = None
     sessions: tuple[tuple[str, bool], ...] = ()  # (session, whether it recorded its own output cap)
     unanswered: tuple[tuple, ...] = ()  # the dedupe keys of calls whose result never came (scan.dedupe)
+    timeline: "Timeline | None" = None  # what context policies need, when one is asked for
 
 
 def _removed(before: str, after: str) -> tuple[int, int]:
@@ -74,17 +75,31 @@ def _cut(full: risk.Full, after: str, row: Measurement, tokenizer: Tokenizer, ex
     )
 
 
-def simulate_records(records: Iterable, maps: list, tokenizer: Tokenizer, *,
-                     explain: bool = False) -> tuple[list[Measurement], list[list[Cut]], list[Skipped], tuple]:
+@dataclass(frozen=True)
+class Timeline:
+    """What a context policy needs of one file beyond the cuts: its requests' usage, and per call the
+    requests whose answer first wrote an item of its output (`uses`) and its arguments' tokens."""
+
+    usage: tuple[Usage, ...] = ()
+    uses: tuple[tuple[int, ...], ...] = ()
+    args_tokens: tuple[int, ...] = ()
+
+
+def simulate_records(records: Iterable, maps: list, tokenizer: Tokenizer, *, explain: bool = False,
+                     timeline: bool = False
+                     ) -> tuple[list[Measurement], list[list[Cut]], list[Skipped], tuple, Timeline | None]:
     """Measure each call once, then apply every policy map (policymap.PolicyMap) and trace later use.
 
     Also returns (session, recorded) for each session with a call: whether the session
     recorded its own output cap (OutputCap), which a preset that follows the session applies.
     A versioned preset takes the range of the version each session recorded (SessionInfo).
+    With `timeline`, also what a context policy needs (Timeline); else None.
     """
-    stream, skipped, ends, caps, cap_now, versions = [], [], [], [], {}, {}
+    stream, skipped, ends, caps, cap_now, versions, usage = [], [], [], [], {}, {}, []
     for record in records:
-        if isinstance(record, Skipped):
+        if isinstance(record, Usage):
+            usage.append(record)
+        elif isinstance(record, Skipped):
             skipped.append(record)
         elif isinstance(record, SessionEnd):
             ends.append(record)
@@ -133,7 +148,48 @@ def simulate_records(records: Iterable, maps: list, tokenizer: Tokenizer, *,
     recorded: dict[str, bool] = {}
     for call, cap in zip(calls, caps):
         recorded[call.session] = recorded.get(call.session, False) or cap is not None
-    return base, all_cuts, skipped, tuple(sorted(recorded.items()))
+    found = None
+    if timeline:
+        found = Timeline(tuple(usage), tuple(later_uses(events, calls, texts)),
+                         tuple(tokenizer.count_for(sanitize(c.args), c.model) for c in calls))
+    return base, all_cuts, skipped, tuple(sorted(recorded.items())), found
+
+
+def later_uses(events: list, calls: list[ToolCall], texts: list[str]) -> list[tuple[int, ...]]:
+    """Per call, the requests whose answer first wrote an item of its output, after the output came.
+
+    A context policy that removed the output before such a request left the agent without what it
+    then wrote: the output would have had to be fetched again. The request of a place is counted the
+    way outputs are: after the output first carried by request k, what the model writes answers k (a
+    call's arguments: its `request_index` − 1). One Aho-Corasick automaton per context over the items
+    first written there finds them all in each output in one pass; each is then confirmed as an item.
+    """
+    first: dict[tuple, dict[str, tuple[int, int]]] = {}  # per context: item -> (event position, request)
+    where: dict[int, tuple[tuple, int]] = {}
+    current: dict[tuple, int] = {}
+    index = {id(c): i for i, c in enumerate(calls)}
+    for position, (_, _, kind, record, items) in enumerate(events):
+        ctx = (record.session, record.agent)
+        if kind == "output":
+            where[index[id(record)]] = (ctx, position)
+            if record.request_index is not None:
+                current[ctx] = max(current.get(ctx, 0), record.request_index)
+            continue
+        request = current.get(ctx, 0)
+        if kind == "args" and record.request_index:
+            request = max(request, record.request_index - 1)
+        seen = first.setdefault(ctx, {})
+        for item in items:
+            seen.setdefault(item, (position, request))
+    searches = {ctx: risk.ItemSearch(list(items)) for ctx, items in first.items() if items}
+    out: list[tuple[int, ...]] = []
+    for i, text in enumerate(texts):
+        ctx, position = where[i]
+        search = searches.get(ctx)
+        found = search.items_in(text) if search is not None and text else ()
+        places = first.get(ctx, {})
+        out.append(tuple(sorted({places[item][1] for item in found if places[item][0] > position})))
+    return out
 
 
 def _first_hidden(full: risk.Full, after: str, later: list[list[str]], held: list[set[str]]) -> set[str]:

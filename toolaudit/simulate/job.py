@@ -45,8 +45,11 @@ class SimulateOptions:
     rules: dict | None = None  # a policy table (--policy-file or [tool.toolaudit.simulate.policies])
     rules_from: str = "policy file"  # where the table came from, for its errors
     families: dict | None = None  # [tool.toolaudit.families], when a selector names a family
-    sweep: str | None = None  # PARAM=VALUES: one row per value
+    sweep: str | None = None  # PARAM=VALUES: one row per value (mask.keep=1:20 sweeps the context policy)
     explain: int = 0  # the N largest affected calls, explained
+    context: str | None = None  # a context policy: mask:keep=N, clear:trigger=T,keep=K, compact:at=T, none
+    per_request: bool = False  # with a context policy: each request's counterfactual context
+    model: str | None = None  # prices requests whose transcript names no model
 
     @classmethod
     def of(cls, **given: Any) -> "SimulateOptions":
@@ -68,7 +71,8 @@ class SimulateOptions:
         """Everything that decides the policies, as plain data (stored in the JSON; ci runs it again)."""
         from .policymap import spec_of
 
-        return spec_of(self.caps.given(), self.preset, self.tools, self.rules, self.rules_from, self.families)
+        spec = spec_of(self.caps.given(), self.preset, self.tools, self.rules, self.rules_from, self.families)
+        return {**spec, "context": self.context} if self.context else spec
 
 
 def policy_table(policy_file: Path | None, config: dict | None, config_path: str | None) -> tuple[dict | None, str]:
@@ -93,21 +97,47 @@ def simulate(paths: Iterable[Path | str] = (), options: SimulateOptions | None =
     if options.sweep and options.explain:
         raise UsageError("--explain shows the cuts of one policy: run it without --sweep, for the value you pick",
                          slug="sweep")
-    return run_spec(paths, options.read, options.spec(), sweep=options.sweep, explain=options.explain, hooks=hooks)
+    if options.per_request and not options.context:
+        raise UsageError("--per-request shows what a context policy leaves in each request: give --context",
+                         slug="context")
+    return run_spec(paths, options.read, options.spec(), sweep=options.sweep, explain=options.explain, hooks=hooks,
+                    per_request=options.per_request, model=options.model)
 
 
 def run_spec(paths: Iterable[Path | str], read: InputOptions, spec: dict[str, Any], *, sweep: str | None = None,
-             explain: int = 0, hooks: Hooks = SILENT) -> SimResult:
+             explain: int = 0, hooks: Hooks = SILENT, per_request: bool = False, model: str | None = None) -> SimResult:
     """A simulation of the policies `spec` describes (SimulateOptions.spec, or a baseline's `policy_spec`)."""
     from ..pipeline import FileOptions, check_format, gather, meta_for, simulate_file, tokenizer_of
-    from . import summary
+    from . import context as ctx, summary
     from .policymap import maps_from_spec
 
     paths = [Path(p) if isinstance(p, str) else p for p in paths]
     check_format(read)
     tok = tokenizer_of(read)
-    maps, swept = maps_from_spec(spec, sweep)
+    given = spec.get("context")
+    policy = ctx.parse(given) if given else None
+    swept_context = ctx.sweep_of(sweep)
+    if swept_context and given is None:
+        policy = ctx.POLICIES[swept_context[0]]()
+    if swept_context and (policy is None or policy.name != swept_context[0]):
+        raise UsageError(f"--sweep {sweep} sweeps a {swept_context[0]} policy, but --context is {given}", slug="sweep")
+    maps, swept = maps_from_spec(spec, None if swept_context else sweep, bare=given is not None or bool(swept_context))
     sink = summary.SimCollected([m.label for m in maps], [tuple(m.describe()) for m in maps], explain,
                                 follows_session=any(m.follows_session for m in maps))
-    gather(paths, read, FileOptions.of(read), sink, hooks=hooks, worker=simulate_file, extra=(maps, explain > 0))
-    return summary.result(sink, meta_for(read, paths, tok=tok), preset=spec.get("preset"), sweep=swept, spec=spec)
+    if given is not None or swept_context:
+        from .context.run import ContextRun, Pricer
+
+        def run_of(p, label=""):
+            return ContextRun(p, tok.count, pricer=Pricer(model), per_request=per_request, label=label)
+
+        if swept_context:
+            _, param, values = swept_context
+            sink.context = [(0, run_of(ctx.with_values(policy, {param: v}, f"--sweep {sweep}"), str(v)))
+                            for v in values]
+            sink.context_swept, swept = True, f"{swept_context[0]}.{param}"
+        else:
+            sink.context = [(m, run_of(policy)) for m in range(len(maps))]
+    gather(paths, read, FileOptions.of(read), sink, hooks=hooks, worker=simulate_file,
+           extra=(maps, explain > 0, bool(sink.context)))
+    return summary.result(sink, meta_for(read, paths, tok=tok), preset=spec.get("preset"), sweep=swept, spec=spec,
+                          context=ctx.describe(policy) if sink.context else None)

@@ -176,7 +176,7 @@ class PolicyMap:
 
 
 def parse_sweep(spec: str) -> tuple[str, list]:
-    """`max_chars=2000,5000` or `preview_chars=0:500:50` (start:stop:step, stop included)."""
+    """`max_chars=2000,5000` or `preview_chars=0:500:50` (start:stop:step, stop included; start:stop steps by 1)."""
     name, sep, values = spec.partition("=")
     name = name.strip().replace("-", "_")
     if not sep or not values.strip():
@@ -187,7 +187,8 @@ def parse_sweep(spec: str) -> tuple[str, list]:
                          f"{did_you_mean(name, [k for k, t in PARAMS.items() if t in (int, float)])}", slug="sweep")
     try:
         if ":" in values:
-            start, stop, step = (kind(v) for v in values.split(":"))
+            parts = values.split(":")
+            start, stop, step = (kind(v) for v in (parts if len(parts) != 2 else [*parts, 1]))
             if step <= 0:
                 raise ValueError
             out, value = [], start
@@ -213,8 +214,10 @@ def spec_of(flags: dict[str, Any], preset: str | None, tools: tuple[str, ...], r
     return {**spec, "families": families} if families else spec
 
 
-def maps_from_spec(spec: dict[str, Any], sweep: str | None = None) -> tuple[list[PolicyMap], str | None]:
-    """One PolicyMap, or one per swept value, and the swept parameter's name."""
+def maps_from_spec(spec: dict[str, Any], sweep: str | None = None, *, bare: bool = False
+                   ) -> tuple[list[PolicyMap], str | None]:
+    """One PolicyMap, or one per swept value, and the swept parameter's name (`bare`: a map without any size
+    policy is allowed, for a context policy alone)."""
     from .presets import get_preset
 
     chosen = get_preset(spec["preset"]) if spec.get("preset") else None
@@ -226,7 +229,7 @@ def maps_from_spec(spec: dict[str, Any], sweep: str | None = None) -> tuple[list
             families.selects(pattern, "")  # an unknown family fails here, before any file is read
     if not sweep:
         flag_chain = chain_from(flags)
-        if not (chosen or rules or flag_chain.policies):
+        if not (chosen or rules or flag_chain.policies or bare):
             raise UsageError("no policy given: use flags such as --preview-chars 100 or --max-chars 5000, "
                              "--preset NAME, or --policy-file FILE (see `toolaudit list policies`)", slug="no-policy")
         return [PolicyMap(chosen, rules, flag_chain, tools, families=families)], None

@@ -85,11 +85,27 @@ def splits(requests: list[Usage], totals: list[int] | None = None, cut_at: list[
             prefix, then, ttl = entry
             expired = now is not None and then is not None and (now - then).total_seconds() > ttl
             cut = cut_at[i] if cut_at is not None else None
-            read = 0 if expired or cacheable < prefix else prefix
-            if cut is not None:
-                read = min(read, cut)
+            if expired:
+                read = 0
+            elif cut is not None:  # the policy's change explains a shrink: the prefix before it is still there
+                read = min(prefix, cut, cacheable)
+            else:  # a shrink nobody explains is a compaction: a new prefix
+                read = 0 if cacheable < prefix else prefix
         out.append(Split(read, cacheable - read, total - cacheable))
         alive[u.model] = (cacheable, now, _ttl(u))
+    return out
+
+
+def anchored(requests: list[Usage], totals: list[int], cut_at: list[int | None]) -> list[Split]:
+    """Each request's split under a policy, anchored on what it recorded: where the policy left the model's
+    read as it was, the recorded read (so no policy gives back the recorded usage exactly); where it lowered
+    it, the lower of the two (what the provider did hit bounds what it would have: an expiry, a miss, an
+    automatic cache that hits less than the whole prefix)."""
+    out = []
+    for u, was, now in zip(requests, splits(requests), splits(requests, totals, cut_at)):
+        cacheable = now.read + now.write
+        read = min(u.cache_read if now.read >= was.read else min(u.cache_read, now.read), cacheable)
+        out.append(Split(read, cacheable - read, now.uncached))
     return out
 
 

@@ -331,6 +331,28 @@ LOCATE_AFTER, LOCATE_TEXT, LOCATE_ITEMS = 8, 20_000, 16
 LOCATE_CHUNK = 1 << 16  # chars read by the automaton at once: bounds the list of matches it returns
 
 
+class ItemSearch:
+    """Which of many items (those a context's model wrote) are items of a text, in one pass over it."""
+
+    def __init__(self, items: list[str]) -> None:
+        self.items = [item for item in items if item]
+        self._bytes = BytesAhoCorasick([item.encode("utf-8", "surrogatepass") for item in self.items])
+        self._chars: AhoCorasick | None = None
+
+    def items_in(self, text: str) -> set[str]:
+        """The items found in `text`'s text and confirmed as items of it (_occurs_as_item)."""
+        if text.isascii():
+            places = self._bytes.find_matches_as_indexes(text.encode(), overlapping=True)
+        else:
+            self._chars = self._chars or AhoCorasick(self.items)
+            places = self._chars.find_matches_as_indexes(text, overlapping=True)
+        firsts: dict[int, int] = {}
+        for index, start, _ in places:
+            if index not in firsts or start < firsts[index]:
+                firsts[index] = start
+        return {self.items[i] for i, start in firsts.items() if _occurs_as_item(text, self.items[i], start)}
+
+
 def missing_from(after: str, present: set[str]) -> set[str]:
     """The items of `present` that are not items of `after`."""
     found, stripped = set(), None

@@ -9,11 +9,13 @@ format) is weighted 1 and counted in `residency_unknown_calls`.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable
 
 from ..results import Exportable, rows_frame
 from ..model import Measurement, ScanMeta, Skipped
+from .context.run import ContextRun, ContextTally, request_counted
+from .context.timeline import Output, build
 from .engine import Cut, SimFile
 from ..scan.dedupe import Dedupe
 from ..scan.stats import Savings
@@ -78,12 +80,14 @@ class _Acc:
 
 @dataclass(frozen=True)
 class Variant:
-    """The result of one policy map: per-tool rows (largest saving first) and totals."""
+    """The result of one policy map: per-tool rows (largest saving first) and totals; with a context
+    policy, what it did to the contexts and the bill."""
 
     label: str
     policies: tuple[str, ...]
     totals: SimRow
     tools: tuple[SimRow, ...]
+    context: ContextTally | None = None
 
 
 @dataclass(frozen=True)
@@ -117,11 +121,15 @@ class SimCollected:
     explained: list[Explained] = field(default_factory=list)
     follows_session: bool = False  # a map's preset takes each session's recorded cap: count them
     recorded: dict[str, bool] = field(default_factory=dict)  # session -> it recorded its own cap
+    # context policies: per variant, (the policy map it runs on, a ContextRun); empty without --context
+    context: list[tuple[int, ContextRun]] = field(default_factory=list)
+    context_swept: bool = False  # the variants are a context policy's swept values, on one map
 
     def __post_init__(self) -> None:
         self.dedupe = Dedupe()
         self._tools = [dict() for _ in self.labels]
         self._totals = [_Acc() for _ in self.labels]
+        self._requests: set[bytes] = set()  # the requests counted so far (scan.dedupe.request_key digests)
 
     def add(self, sim: SimFile) -> None:
         """Fold one file's calls and cuts in."""
@@ -135,8 +143,10 @@ class SimCollected:
             self.skipped_count += 1
             if len(self.skipped) < SKIPPED_SHOWN:
                 self.skipped.append(skip)
+        kept = []
         for i, m in enumerate(sim.calls):
-            if not self.dedupe.answered(m.dedupe_key):  # scan's dedupe: the same copies dropped, the same count
+            kept.append(self.dedupe.answered(m.dedupe_key))
+            if not kept[-1]:  # scan's dedupe: the same copies dropped, the same count
                 continue
             if m.truncated_by:
                 self.agent_cut[m.truncated_by] += 1
@@ -151,6 +161,29 @@ class SimCollected:
                     first.hidden, first.hidden_preview, first.used_at))
         for key in sim.unanswered:
             self.dedupe.unanswered(key, key)
+        if self.context and sim.timeline is not None:
+            self._contexts(sim, kept)
+
+    def _contexts(self, sim: SimFile, kept: list[bool]) -> None:
+        """Each context of the file through every context policy variant."""
+        tl = sim.timeline
+        usage: dict[tuple, list] = {}
+        for u in tl.usage:
+            usage.setdefault((u.source, u.session, u.agent), []).append(u)
+        calls: dict[tuple, list[int]] = {}
+        for i, m in enumerate(sim.calls):
+            if m.request_index is not None and m.residency is not None:
+                calls.setdefault((m.source, m.session, m.agent), []).append(i)
+        for key in sorted(usage.keys() | calls.keys(), key=lambda k: tuple(map(str, k))):
+            shape = build(usage.get(key, []), [])
+            counted = [request_counted(self._requests, u) for u in shape.requests]
+            for m, run in self.context:
+                cuts = sim.cuts[m]
+                outputs = [Output(sim.calls[i].request_index, sim.calls[i].request_index + sim.calls[i].residency,
+                                  cuts[i].tokens_after, sim.calls[i].tokens, sim.calls[i].tool, tl.uses[i],
+                                  tl.args_tokens[i], kept[i]) for i in calls.get(key, [])]
+                timeline = build(usage.get(key, []), outputs)
+                run.add(key, timeline, counted + [False] * (len(timeline.requests) - len(counted)))
 
     @property
     def duplicates(self) -> int:
@@ -158,12 +191,16 @@ class SimCollected:
         return self.dedupe.duplicates
 
     def variants(self) -> list[Variant]:
-        """One Variant per policy map, tools sorted by tokens saved."""
+        """One Variant per policy map (or per context policy, when those are swept), tools sorted by tokens saved."""
         out = []
         for label, policies, tools, totals in zip(self.labels, self.policies, self._tools, self._totals):
             rows = sorted((acc.row(tool) for tool, acc in tools.items()), key=lambda r: (-r.tokens_saved, -r.tokens_before, r.tool))
             out.append(Variant(label, policies, totals.row("TOTAL"), tuple(rows)))
-        return out
+        if not self.context:
+            return out
+        if self.context_swept:
+            return [replace(out[m], label=run.label, context=run.tally) for m, run in self.context]
+        return [replace(v, context=run.tally) for v, (_, run) in zip(out, self.context)]
 
 
 def collect(sims: Iterable[SimFile], labels: list[str], policies: list[tuple[str, ...]], explain: int = 0,
@@ -203,6 +240,7 @@ class SimResult(Exportable):
     # (recorded, default): sessions whose own recorded cap the preset applied, and those that got
     # the model family's default; None when no preset follows the session
     session_caps: tuple[int, int] | None = None
+    context: str | None = None  # the context policy, described (None: none asked for)
 
 
 def _variant_frame(result: "SimResult", rows):
@@ -214,7 +252,7 @@ def _variant_frame(result: "SimResult", rows):
 
 
 def result(collected: SimCollected, meta, *, preset: str | None = None, sweep: str | None = None,
-           spec: dict | None = None) -> SimResult:
+           spec: dict | None = None, context: str | None = None) -> SimResult:
     """The SimResult of everything collected."""
     return SimResult(
         meta=meta, variants=tuple(collected.variants()), files=collected.files,
@@ -222,7 +260,7 @@ def result(collected: SimCollected, meta, *, preset: str | None = None, sweep: s
         skipped=tuple(collected.skipped), unrecognised=tuple(collected.unrecognised),
         errors=tuple(collected.errors), agent_cut=tuple(sorted(collected.agent_cut.items())),
         explained=tuple(collected.explained), preset=preset, sweep=sweep, spec=spec,
-        session_caps=_session_caps(collected),
+        session_caps=_session_caps(collected), context=context,
     )
 
 

@@ -1,0 +1,194 @@
+"""Context policies (simulate --context): hand-computed removals, cache cuts, refetches, and real sessions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from toolaudit.model import ModelText, ToolCall, Usage
+from toolaudit.simulate import context
+from toolaudit.simulate.context.clear import Clear
+from toolaudit.simulate.context.compact import Compact
+from toolaudit.simulate.context.mask import Mask
+from toolaudit.simulate.context.run import ContextRun
+from toolaudit.simulate.context.timeline import Output, build
+from toolaudit.simulate.prompt_cache import Split, anchored
+from toolaudit.errors import UsageError
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+ONE = lambda text: 10  # noqa: E731  every placeholder: 10 tokens
+
+
+def _usage(n: int, total: int, read: int) -> Usage:
+    return Usage("s.jsonl", n + 1, "claude-code", "s", f"msg{n}", "claude-opus-4-5", 0, total - read, read, 50,
+                 request_index=n)
+
+
+def _session(uses: dict[int, tuple[int, ...]] | None = None) -> tuple[list[Usage], list[Output]]:
+    """Six requests of 1,000 … 2,000 input tokens; requests 1-5 each first carry one 100-token output
+    (a … e), which stays to the end. Recorded reads: the previous request's whole input."""
+    totals = [1000, 1200, 1400, 1600, 1800, 2000]
+    usage = [_usage(n, t, totals[n - 1] if n else 0) for n, t in enumerate(totals)]
+    uses = uses or {}
+    outputs = [Output(k, 6, 100, 100, "Read", uses.get(k, ())) for k in range(1, 6)]
+    return usage, outputs
+
+
+def _effect(policy, usage, outputs):
+    timeline = build(usage, outputs)
+    base = timeline.base()
+    return timeline, policy.apply(timeline, base, timeline.positions(base), ONE)
+
+
+def test_positions_are_at_the_end_of_the_first_request_that_carried_them():
+    timeline = build(*_session())
+    assert timeline.positions(timeline.base()) == [1100, 1300, 1500, 1700, 1900]
+
+
+def test_masking_two_turns_removes_a_known_set():
+    timeline, effect = _effect(Mask(keep=2), *_session())
+    # a (first carried by request 1) is masked from request 3, b from 4, c from 5; d and e never leave
+    assert effect.removed_at == (3, 4, 5, None, None)
+    assert effect.totals == (1000, 1200, 1400, 1600 - 90, 1800 - 180, 2000 - 270)
+    # the first output each request drops, less what the drops before it took off
+    assert effect.cut_at == (None, None, None, 1100, 1300 - 90, 1500 - 180)
+    assert effect.placeholders == (0, 0, 0, 1, 2, 3)
+    requests = list(timeline.requests)
+    assert anchored(requests, list(effect.totals), list(effect.cut_at)) == [
+        Split(0, 1000, 0), Split(1000, 200, 0), Split(1200, 200, 0),
+        Split(1100, 410, 0), Split(1210, 410, 0), Split(1320, 410, 0)]
+
+
+def test_clearing_invalidates_the_cache_where_it_clears():
+    timeline, effect = _effect(Clear(trigger=1500, keep=1), *_session())
+    # request 3 passes 1,500: all but the last tool use (c) cleared; then d's and e's turn pushes c, d out
+    assert effect.removed_at == (3, 3, 4, 5, None)
+    assert effect.totals == (1000, 1200, 1400, 1420, 1530, 1640)
+    assert effect.cut_at == (None, None, None, 1100, 1500 - 180, 1700 - 270)
+    assert anchored(list(timeline.requests), list(effect.totals), list(effect.cut_at))[3:] == [
+        Split(1100, 320, 0), Split(1320, 210, 0), Split(1430, 210, 0)]
+
+
+def test_clear_at_least_waits_until_a_clearing_is_worth_its_cache_write():
+    timeline, effect = _effect(Clear(trigger=1500, keep=1, clear_at_least=200), *_session())
+    # request 3 could free 180 (< 200): nothing; request 4 frees a, b, c (270) at once; d waits
+    assert effect.removed_at == (4, 4, 4, None, None)
+    assert effect.cut_at == (None, None, None, None, 1100, None)
+    assert anchored(list(timeline.requests), list(effect.totals), list(effect.cut_at))[3:] == [
+        Split(1400, 200, 0), Split(1100, 430, 0), Split(1530, 200, 0)]
+
+
+def test_clear_spares_excluded_tools_and_takes_inputs_when_asked():
+    usage, outputs = _session()
+    outputs = [Output(o.first, o.end, o.tokens, o.recorded, "Grep" if o.first == 1 else "Read", (), 20)
+               for o in outputs]
+    _, effect = _effect(Clear(trigger=1500, keep=1, exclude=("gr*",), inputs=True), usage, outputs)
+    assert effect.removed_at == (None, 3, 4, 5, None)
+    assert effect.totals[3] == 1600 - (100 + 20 - 10)
+
+
+def test_a_refetch_is_counted_once():
+    usage, outputs = _session(uses={1: (2, 3, 4)})  # a's items written at requests 2, 3 and 4
+    run = ContextRun(Mask(keep=2), ONE)
+    timeline = build(usage, outputs)
+    run.add(("s.jsonl", "s", "main"), timeline, [True] * 6)
+    t = run.tally
+    # a is masked from request 3; the use at 2 saw it; 3 and 4 did not: one refetch, carried min(2, 6-3) requests
+    assert (t.removed_calls, t.refetched, t.refetch_tokens) == (3, 1, 200)
+    assert t.gross_tokens_saved == 90 + 180 + 270
+    assert t.net_tokens_saved == t.gross_tokens_saved - 200
+    assert t.cache_invalidations == 3
+    # a copy of the same context in another file (a resumed session) counts nothing twice
+    copy = build(usage, [Output(o.first, o.end, o.tokens, o.recorded, o.tool, o.uses, 0, False) for o in outputs])
+    run.add(("t.jsonl", "s", "main"), copy, [False] * 6)
+    assert (t.removed_calls, t.refetched, t.requests) == (3, 1, 6)
+
+
+def test_compaction_replaces_the_context_by_a_summary():
+    usage, outputs = _session()
+    usage[0] = _usage(0, 1000, 300)  # the first request read 300 from the cache: the fixed prefix
+    timeline, effect = _effect(Compact(at=1500, summary=50), usage, outputs)
+    # request 3 would carry 1,600: the 1,400 before it become 300 (prefix) + 50 (summary)
+    assert effect.summaries == ((3, 1400, 50),)
+    assert effect.totals[3:] == (1600 - 1050, 1800 - 1050, 2000 - 1050)
+    assert effect.cut_at[3] == 300
+    assert effect.removed_at == (3, 3, None, None, None)
+
+
+def test_no_policy_keeps_the_recorded_bill():
+    usage, outputs = _session()
+    run = ContextRun(None, ONE)
+    run.add(("s.jsonl", "s", "main"), build(usage, outputs), [True] * 6)
+    t = run.tally
+    assert t.before == t.after and t.gross_tokens_saved == 0 and t.cache_invalidations == 0
+
+
+def test_later_uses_names_the_requests_that_wrote_an_output_item():
+    from toolaudit.simulate.engine import later_uses, _events, _said
+
+    calls = [ToolCall("f", 2, "claude-code", "s", "Read", "def parse_config():\n    load_yaml_file()\n",
+                      call_id="a", request_index=1, call_line=1),
+             ToolCall("f", 4, "claude-code", "s", "Read", "other", call_id="b", request_index=2, call_line=3,
+                      args='{"q": "parse_config"}')]
+    stream = [calls[0], calls[1], ModelText("f", 5, "s", "now load_yaml_file is the one")]
+    events = _events(stream, _said(stream))
+    # parse_config is first written in b's arguments (request 1's answer), load_yaml_file after b's output (2)
+    assert later_uses(events, calls, [c.output for c in calls]) == [(1, 2), ()]
+
+
+@pytest.mark.parametrize("spec, error", [
+    ("mask:keep=x", "whole number"), ("shrink:at=3", "unknown policy"), ("clear:keeep=3", "unknown parameter"),
+    ("clear:inputs=maybe", "true or false"), ("mask:keep", "KEY=VALUE")])
+def test_bad_specs_are_usage_errors(spec, error):
+    with pytest.raises(UsageError, match=error):
+        context.parse(spec)
+
+
+def test_specs_parse():
+    assert context.parse("none") is None
+    assert context.parse("mask:keep=3,placeholder=gone, see above") == Mask(3, "gone, see above")
+    assert context.parse("clear:trigger=80_000,keep=2,exclude=Read|Grep,inputs=true") == Clear(
+        80000, 2, 0, ("Read", "Grep"), True)
+    assert context.sweep_of("mask.keep=1:3") == ("mask", "keep", [1, 2, 3])
+    assert context.sweep_of("max_chars=1,2") is None
+
+
+def _json(run, *args):
+    result = run("simulate", *args, "-f", "json", "-q")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def test_cli_mask_on_a_sample_session(run):
+    doc = _json(run, "sample_logs/claude-code", "--context", "mask:keep=2", "--per-request")
+    totals, ctx = doc["totals"], doc["context"]
+    assert ctx["per_request"] and ctx["billed_contexts"] >= 1
+    assert totals["net_tokens_saved"] == ctx["gross_tokens_saved"] - totals["refetch_tokens"]
+    assert ctx["input_after"]["input"] < ctx["input_before"]["input"]
+    assert totals["cost_before_usd"] is not None and totals["cost_after_usd"] is not None
+    assert totals["cache_invalidations"] == sum(r["cut_at"] is not None for r in ctx["per_request"])
+
+
+def test_cli_context_sweep(run):
+    doc = _json(run, "sample_logs/claude-code", "--sweep", "mask.keep=1,2,50")
+    assert doc["meta"]["sweep"] == "mask.keep"
+    saved = [row["net_tokens_saved"] + row["refetch_tokens"] for row in doc["sweep"]]
+    assert saved[0] >= saved[1] >= saved[2] == 0  # a longer window removes less; 50 turns removes nothing
+
+
+def test_cli_usage_errors(run):
+    result = run("simulate", "sample_logs/claude-code", "--context", "mask:keep=two")
+    assert result.exit_code == 2 and "whole number" in result.output
+    result = run("simulate", "sample_logs/claude-code", "--max-chars", "10", "--per-request")
+    assert result.exit_code == 2 and "--context" in result.output
+
+
+@pytest.mark.skipif(not (CORPUS / "claude-code").is_dir(), reason="../shared/corpus is not beside the project")
+def test_no_policy_fit_on_the_corpus_claude_code_sessions(run):
+    doc = _json(run, str(CORPUS / "claude-code"), "--context", "none")
+    fit = doc["context"]["cache_model"]
+    assert abs(fit["reads_error"]) < 0.05 and abs(fit["writes_error"]) < 0.05
+    assert doc["totals"]["cost_before_usd"] == doc["totals"]["cost_after_usd"]
+    assert doc["context"]["input_before"] == doc["context"]["input_after"]

@@ -1,0 +1,102 @@
+"""Context policies: when tool outputs leave an agent's context, and what that does to the bill.
+
+`--context mask:keep=10`, `clear:trigger=100000,keep=3`, `compact:at=160000,summary=3000` or `none`
+(mask.py, clear.py, compact.py: one module per policy). Each reads one context's Timeline and answers an
+Effect; run.py prices both sides with the prompt-cache model and counts what had to be fetched again.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import fields, replace
+from typing import Any
+
+from ...errors import UsageError
+from ...registry import did_you_mean
+from .clear import Clear
+from .compact import Compact
+from .mask import Mask
+
+POLICIES = {"mask": Mask, "clear": Clear, "compact": Compact}
+_PARAM = re.compile(r",\s*(?=[A-Za-z_-]+\s*=)")  # a comma that starts the next key=value (a placeholder may hold commas)
+_ALIASES = {"exclude_tools": "exclude", "clear_tool_inputs": "inputs"}
+
+
+def parse(spec: str):
+    """The policy a `--context` value names (None for `none`), or a UsageError naming what is wrong."""
+    spec = spec.strip()
+    if spec in ("", "none"):
+        return None
+    name, _, rest = spec.partition(":")
+    kind = POLICIES.get(name.strip())
+    if kind is None:
+        raise UsageError(f"--context: unknown policy {name!r}{did_you_mean(name, [*POLICIES, 'none'])} "
+                         "(mask:keep=N, clear:trigger=T,keep=K, compact:at=T, none)", slug="context")
+    given: dict[str, Any] = {}
+    for part in _PARAM.split(rest) if rest.strip() else ():
+        key, sep, value = part.partition("=")
+        if not sep:
+            raise UsageError(f"--context {name}: {part!r} is not KEY=VALUE", slug="context")
+        key = key.strip().replace("-", "_")
+        key = _ALIASES.get(key, key)
+        if key == "exclude":
+            given["exclude"] = given.get("exclude", ()) + tuple(g for g in value.split("|") if g.strip())
+        else:
+            given[key] = value
+    return with_values(kind(), given, f"--context {name}")
+
+
+def with_values(policy, given: dict[str, Any], where: str):
+    """`policy` with the parameters `given` (strings or values), checked against its fields."""
+    known = {f.name: f for f in fields(policy)}
+    values = {}
+    for key, value in given.items():
+        field = known.get(key)
+        if field is None:
+            raise UsageError(f"{where}: unknown parameter {key!r}{did_you_mean(key, known)}", slug="context")
+        values[key] = _value(getattr(policy, key), value, f"{where}: {key}")
+    return replace(policy, **values)
+
+
+def _value(default: Any, value: Any, where: str) -> Any:
+    """`value` as the type of the field's default."""
+    if not isinstance(value, str) or isinstance(default, str):
+        return value
+    if isinstance(default, tuple):
+        return tuple(v for v in value.split("|") if v)
+    if isinstance(default, bool):
+        if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
+            raise UsageError(f"{where} takes true or false, not {value!r}", slug="context")
+        return value.lower() in ("true", "1", "yes")
+    try:
+        number = int(value.replace("_", ""))
+    except ValueError:
+        raise UsageError(f"{where} takes a whole number, not {value!r}", slug="context") from None
+    if number < 0:
+        raise UsageError(f"{where} must not be negative", slug="context")
+    return number
+
+
+def sweep_of(spec: str | None) -> tuple[str, str, list[int]] | None:
+    """(policy, parameter, values) of a `--sweep mask.keep=1:20`, or None for a size-cap sweep."""
+    if not spec:
+        return None
+    name, sep, values = spec.partition("=")
+    policy, dot, param = name.strip().partition(".")
+    if not dot or policy not in POLICIES:
+        return None
+    from ..policymap import parse_sweep
+
+    kind = POLICIES[policy]
+    if param.replace("-", "_") not in {f.name for f in fields(kind) if isinstance(getattr(kind(), f.name), int)
+                                       and not isinstance(getattr(kind(), f.name), bool)}:
+        numeric = [f.name for f in fields(kind) if type(getattr(kind(), f.name)) is int]
+        raise UsageError(f"--sweep: {policy} has no numeric parameter {param!r}{did_you_mean(param, numeric)}",
+                         slug="sweep")
+    _, out = parse_sweep(f"max_chars={values}")  # the same value syntax as a size-cap sweep
+    return policy, param.replace("-", "_"), out
+
+
+def describe(policy) -> str:
+    """One line for the report ("none": the size caps alone)."""
+    return policy.describe() if policy is not None else "none: outputs stay until the session ends or compacts"

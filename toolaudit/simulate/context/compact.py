@@ -1,0 +1,66 @@
+"""Compaction: when a request's input would pass `at` tokens, everything before it but the fixed prefix
+(system prompt and tool definitions) is replaced by a summary of `summary` tokens.
+
+As Claude Code's auto-compact, Codex's `model_auto_compact_token_limit` and OpenHands' condensers do it.
+The summary is asked for by one more request, which reads the context so far from the cache and writes
+`summary` output tokens; the fixed prefix is taken as what the context's first request read from the
+cache (what other sessions had left there: the prefix every session shares). A compaction the session
+itself recorded (its input shrank) starts the count again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from .effect import Effect
+from .timeline import Timeline, carried
+
+SUMMARY = 3_000  # tokens of a summary when none is given (docs/simulate.md: what the corpus' own compactions wrote)
+
+
+@dataclass(frozen=True)
+class Compact:
+    """compact:at=T[,summary=S]"""
+
+    at: int = 160_000
+    summary: int = SUMMARY
+    name = "compact"
+
+    def apply(self, timeline: Timeline, base: list[int], positions: list[int], count: Callable[[str], int]) -> Effect:
+        """Request by request: compact before any request whose input would pass `at`."""
+        outputs, n = timeline.outputs, len(base)
+        fixed = next((u.cache_read for u in timeline.requests if u is not None), 0)
+        totals, cut_at, summaries = [0] * n, [None] * n, []
+        removed: list[int | None] = [None] * len(outputs)
+        gone, last = 0, None  # tokens taken off by compactions since the last recorded one; the last request seen
+        for r, total in enumerate(base):
+            if not total:
+                continue
+            if last is not None and total < base[last] - max(5_000, base[last] // 5):
+                gone = 0  # the session compacted here itself
+            after = total - gone
+            if last is not None and after >= self.at:
+                region = totals[last]  # the context so far, as the request before carried it
+                freed = region - min(fixed, region) - self.summary
+                if freed > 0:
+                    gone += freed
+                    after -= freed
+                    cut_at[r] = min(fixed, region)
+                    summaries.append((r, region, self.summary))
+                    for i, o in enumerate(outputs):
+                        if o.first < r < o.end and removed[i] is None:
+                            removed[i] = r
+            totals[r] = max(0, after)
+            last = r
+        tools = carried(timeline, [o.tokens for o in outputs])
+        tools = [t - g for t, g in zip(tools, carried(timeline, [o.tokens for o in outputs], removed))]
+        return Effect(tuple(totals), tuple(cut_at), tuple(removed), tuple([0] * n), tuple(tools), tuple(summaries))
+
+    def stays(self, request: int, end: int) -> int:
+        """How many requests an output fetched again at `request` would be carried: to the end of its stay."""
+        return max(1, end - request)
+
+    def describe(self) -> str:
+        """One line for the report."""
+        return f"compact: past {self.at:,} input tokens, the context before it replaced by a {self.summary:,}-token summary"
