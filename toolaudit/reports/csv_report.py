@@ -21,7 +21,9 @@ class CsvReport(Reporter):
         rows = view_of(result).csv_rows(result)
         buf = io.StringIO()
         if rows:
-            writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+            # every row's fields, first seen first (a TOTAL row may add some: a context policy's totals)
+            writer = csv.DictWriter(buf, fieldnames=list(dict.fromkeys(k for row in rows for k in row)),
+                                    lineterminator="\n")
             writer.writeheader()
             writer.writerows(rows)
         return buf.getvalue()

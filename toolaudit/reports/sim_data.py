@@ -227,7 +227,7 @@ def context_lines(result: SimResult) -> list[str]:
               if value is not None]
     if errors:
         lines.append("cache model against the recorded usage: " + ", ".join(errors)
-                     + " (after is modelled, and never reads more than a request did)")
+                     + " (after is that model anchored on each request's recorded read)")
     if t.unpriced_requests:
         lines.append(f"{t.unpriced_requests:,} requests had no price (use --model NAME where the transcript names none)")
     return lines
@@ -273,7 +273,8 @@ class SimView(View):
 
     def csv_rows(self, result: SimResult) -> list[dict]:
         first = result.variants[0]
-        rows = sim_dict(result)["sweep"] if result.sweep else [sim_row(r) for r in first.tools] + [sim_row(first.totals)]
+        rows = sim_dict(result)["sweep"] if result.sweep else [sim_row(r) for r in first.tools] + [
+            {**sim_row(first.totals), **(context_totals(first.context) if first.context else {})}]
         return [{**row, "tokenizer": tokenizer_text(result.meta)} for row in rows]
 
     def headline(self, result: SimResult) -> tuple[str, list[str]] | None:
