@@ -1,10 +1,11 @@
 """The house's layer order, read from the imports (AST): no back arrows, and each job in its own package.
 
 model/errors/registry/tokenizers/config/storage/options/files < collectors < scan < simulate < replay
-< gate, compare, calibrate < reports < cli. Jobs read collectors and scan; a job's entry module
+< gate, compare, calibrate, advise < reports < cli. Jobs read collectors and scan; a job's entry module
 (`<job>/job.py`) reads its inputs through the pipeline and may call another job's entry point; a job
 never imports another job's internals but for the exceptions written down here: replay takes
-simulate's cap policies (caps are defined once) and, for its summary, simulate's later-use trace;
+simulate's cap policies (caps are defined once) and, for its summary, simulate's later-use trace; advise
+is simulate's sweeps ranked, so it reads simulate's sink, policy maps and context policies;
 reports format the results of every job and import no engine that reads files, runs tools or
 parses transcripts; the CLI calls entry points (tests/test_api.py: every command is a thin shell).
 """
@@ -17,7 +18,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "toolaudit"
-JOBS = ("scan", "simulate", "replay", "gate", "compare", "calibrate")
+JOBS = ("scan", "simulate", "replay", "gate", "compare", "calibrate", "advise")
 # what each layer must never import
 FORBIDDEN = {
     "collectors": (*JOBS, "reports", "cli", "pipeline"),
@@ -28,7 +29,9 @@ FORBIDDEN = {
     "gate": ("simulate", "replay", "compare", "calibrate", "reports", "cli", "pipeline"),
     "compare": ("simulate", "replay", "gate", "calibrate", "reports", "cli", "pipeline"),
     "calibrate": ("simulate", "replay", "gate", "compare", "reports", "cli", "pipeline"),
-    "reports": ("cli", "collectors", "pipeline", "replay.runner", "replay.workspace", "replay.sandbox",
+    "advise": ("replay", "gate", "compare", "calibrate", "reports", "cli", "pipeline", "simulate.engine",
+               "simulate.risk", "simulate.presets"),
+    "reports": ("cli", "collectors", "pipeline", "advise.job", "replay.runner", "replay.workspace", "replay.sandbox",
                 "replay.builtin", "replay.mcp", "replay.cmd", "replay.python", "simulate.engine", "simulate.risk"),
 }
 # the one import of simulate's engine replay may make: its summary's later-use trace

@@ -58,15 +58,18 @@ def test_tools_answer_inside_their_folders_and_refuse_outside(tmp_path):
     link = tmp_path / "root" / "link.jsonl"
     link.parent.mkdir()
     link.symlink_to(outside)  # inside by name, outside once resolved
-    names, (context, scan, simulate, far, linked, top) = _ask([SHOP, tmp_path / "root"], [
+    names, (context, scan, simulate, far, linked, top, advice) = _ask([SHOP, tmp_path / "root"], [
         ("context", {"transcript": str(SESSION)}),
         ("scan", {"path": str(SHOP), "by": "session"}),
         ("simulate", {"path": str(SHOP), "preset": "claude-code"}),
         ("scan", {"path": str(outside)}),
         ("context", {"transcript": str(link)}),
         ("scan", {"path": str(SHOP), "top": 3}),
+        ("advise", {"path": str(SHOP)}),
     ])
-    assert names == ["context", "scan", "simulate"]
+    assert names == ["advise", "context", "scan", "simulate"]
+    expected_advice = json.loads(toolaudit.advise([SHOP]).to_json())["recommendations"]
+    assert _json(advice)["recommendations"] == expected_advice
     now = toolaudit.scan.context_now(SESSION)
     got = _json(context)
     assert (got["in_context"], got["calls"], got["resent"]) == (now.in_context, now.calls, now.resent)

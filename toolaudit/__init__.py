@@ -7,14 +7,14 @@ The Python API is the commands' own entry points (docs/python.md):
     result.to_pandas()            # one row per tool; .to_pandas("calls") with calls=True
     toolaudit.simulate(paths, preset="codex").to_json()
 
-`scan`, `simulate`, `replay`, `compare`, `gate` and `calibrate` are the job packages, each callable.
+`scan`, `simulate`, `replay`, `compare`, `gate`, `calibrate` and `advise` are the job packages, each callable.
 """
 
 # the one place the version is written (pyproject.toml reads it): asking importlib.metadata instead
 # cost every command, the statusline included, 20-30 ms at start-up
 __version__ = "0.1.0"
 
-from . import calibrate, compare, gate, replay, scan, simulate  # noqa: E402  (each is callable: jobs.py)
+from . import advise, calibrate, compare, gate, replay, scan, simulate  # noqa: E402  (each is callable: jobs.py)
 from .options import InputOptions  # noqa: E402
 
-__all__ = ["scan", "simulate", "replay", "compare", "gate", "calibrate", "InputOptions", "__version__"]
+__all__ = ["scan", "simulate", "replay", "compare", "gate", "calibrate", "advise", "InputOptions", "__version__"]

@@ -118,9 +118,10 @@ def scan_file(path: Path, options: FileOptions, known: dict | None = None, resum
     return _guarded(options, lambda reason: FileResult(source, None, error=reason), work)
 
 
-def simulate_file(path: Path, options: FileOptions, maps: list, explain: bool = False, timeline: bool = False):
+def simulate_file(path: Path, options: FileOptions, maps: list, explain: bool = False, timeline: bool = False,
+                  fields: bool = False):
     """Measure one file's calls once and apply every policy map (simulate.engine); with `timeline`, keep what a
-    context policy needs too."""
+    context policy needs too (and with `fields`, MCP outputs' JSON key shares)."""
     from .simulate.engine import SimFile, simulate_records
 
     source = str(path)
@@ -132,7 +133,7 @@ def simulate_file(path: Path, options: FileOptions, maps: list, explain: bool = 
         unanswered: list[tuple] = []  # calls whose result never came: simulate leaves them out, the dedupe counts them
         calls, cuts, skipped, sessions, found = simulate_records(
             _noting_unanswered(cls().records(path, doc), unanswered), maps, _tokenizer(options), explain=explain,
-            timeline=timeline)
+            timeline=timeline, fields=fields)
         return SimFile(source, cls.key, tuple(calls), tuple(tuple(c) for c in cuts), tuple(skipped), sessions=sessions,
                        unanswered=tuple(unanswered), timeline=found)
 

@@ -58,6 +58,7 @@ def build(roots: list[Path], show_content: bool = False):
     from mcp.types import ToolAnnotations
 
     from . import __version__
+    from . import advise as advise_job
     from . import scan as scan_job
     from . import simulate as simulate_job
 
@@ -95,6 +96,15 @@ def build(roots: list[Path], show_content: bool = False):
         caps = {k: v for k, v in (("max_chars", max_chars), ("max_lines", max_lines), ("max_matches", max_matches),
                                   ("preview_chars", preview_chars)) if v is not None}
         result = _answering(lambda: simulate_job([confined.path(path)], preset=preset, tools=tuple(tools or ()), **caps))
+        return json.loads(result.to_json())
+
+    @server.tool(annotations=read_only)
+    def advise(path: str, max_later_used: float = 0.01, max_refetch: float = 0.01) -> dict[str, Any]:
+        """`toolaudit advise`: the few changes worth making to the agents whose transcripts are under PATH (caps
+        per tool, a context policy, MCP outputs), ranked by net tokens saved within a risk budget (shares of
+        calls), each with the agent's own setting and its source."""
+        result = _answering(lambda: advise_job([confined.path(path)], max_later_used=max_later_used,
+                                               max_refetch=max_refetch))
         return json.loads(result.to_json())
 
     return server

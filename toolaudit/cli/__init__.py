@@ -91,7 +91,7 @@ class Command(click.Command):
 # so `toolaudit statusline`, run after every message, does not import every other command
 COMMANDS = {"scan": "scan", "simulate": "simulate", "replay": "replay", "compare": "compare", "ci": "ci",
             "calibrate": "calibrate", "list": "listing", "cache": "cache", "statusline": "statusline",
-            "watch": "watch", "mcp": "mcp"}
+            "watch": "watch", "mcp": "mcp", "advise": "advise"}
 
 
 class Cli(click.Group):

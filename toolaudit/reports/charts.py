@@ -395,3 +395,33 @@ CHARTS: dict[str, Callable[[dict], list[Chart]]] = {
     "scan": scan_charts, "simulate": simulate_charts, "replay": replay_charts, "compare": compare_charts,
     "ci": ci_charts,
 }
+
+
+def advise_charts(doc: dict) -> list[Chart]:
+    """Each recommendation's sweep: net tokens saved per value, the chosen one marked, out-of-budget values apart."""
+    found = []
+    for i, rec in enumerate(doc["recommendations"], 1):
+        curve = rec["curve"]
+        if len(curve) < 2:
+            continue
+        order = [p["value"] for p in curve]
+        values = [{"value": p["value"], "net": p["net_tokens_saved"], "risk %": 100 * p["risk"],
+                   "point": "chosen" if rec["policy"].endswith(p["value"]) or rec["policy"] == p["value"]
+                   else ("in budget" if p["in_budget"] else "over budget")} for p in curve]
+        base = alt.Chart(alt.Data(values=values)).encode(x=alt.X("value:O", sort=order, title="value"))
+        line = base.mark_line(color="#9ecae9").encode(y=alt.Y("net:Q", title="net tokens saved", axis=alt.Axis(
+            labelExpr=SHORT)))
+        points = base.mark_point(filled=True, size=90).encode(
+            y="net:Q", color=alt.Color("point:N", scale=alt.Scale(domain=["chosen", "in budget", "over budget"],
+                                                                  range=["#1a7f37", "#4c78a8", "#e45756"]),
+                                       title=None), tooltip=["value:O", alt.Tooltip("net:Q", format=","),
+                                                             alt.Tooltip("risk %:Q", format=".1f"), "point:N"])
+        spec = _spec(alt.layer(line, points).properties(width=WIDTH, height=180))
+        name = ", ".join(rec["tools"]) or "the context"
+        found.append(Chart(f"#{i} {rec['policy']} on {name}", spec, f"The sweep behind #{i}: net saving per value",
+                           ("value", "net tokens saved", "risk", "point"),
+                           tuple((v["value"], amount(v["net"]), f"{v['risk %']:.1f}%", v["point"]) for v in values)))
+    return found
+
+
+CHARTS["advise"] = advise_charts

@@ -17,7 +17,7 @@ from pathlib import Path
 from ..model import SCHEMA_VERSION
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
-COMMANDS = ("scan", "simulate", "compare", "ci", "replay")
+COMMANDS = ("scan", "simulate", "compare", "ci", "replay", "advise")
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "docs" / "schema"
 
 STR: dict = {"type": "string"}
@@ -282,8 +282,31 @@ def replay_schema() -> dict:
     }, optional=("identity", "explain", "diffs"))
 
 
+def advise_schema() -> dict:
+    """`advise -f json`: recommendations ranked by net saving, each with its setting or policy file."""
+    setting = obj({"agent": STR, "name": STR, "value": STR, "source": STR, "where": STR, "note": STR})
+    point = obj({"value": STR, "net_tokens_saved": INT, "risk": NUM, "in_budget": BOOL})
+    recommendation = obj({
+        "kind": {"enum": ["cap", "context", "mcp"]}, "tools": array(STR), "policy": STR, "net_tokens_saved": INT,
+        "risk": NUM, "setting": {"oneOf": [setting, {"type": "null"}]}, "why": STR, "policy_file": nullable(STR),
+        "cost_before_usd": nullable(NUM), "cost_after_usd": nullable(NUM), "curve": array(point),
+        "fields": array(obj({"path": STR, "tokens": INT}))})
+    return _document("advise", "toolaudit advise -f json", {
+        "meta": _meta("advise", {}),
+        "budget": obj({"max_later_used": NUM, "max_refetch": NUM}),
+        "recommendations": array(recommendation),
+        "rejected": array(STR),
+        "agents": counts(),
+        "calls": INT,
+        "files": INT,
+        "skipped": obj({"count": INT}),
+        "unrecognised": array(STR),
+        "errors": array(STR),
+    })
+
+
 BUILDERS = {"scan": scan_schema, "simulate": simulate_schema, "compare": compare_schema, "ci": ci_schema,
-            "replay": replay_schema}
+            "replay": replay_schema, "advise": advise_schema}
 
 
 def schema_text(command: str) -> str:

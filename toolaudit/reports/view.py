@@ -134,7 +134,7 @@ def tokenizer_text(meta) -> str:
 views: dict[str, View] = {}
 # result kind -> the module that registers its view, imported on first use
 VIEW_MODULES = {"scan": "scan_data", "simulate": "sim_data", "ci": "gate_view", "compare": "compare_view",
-                "replay": "replay_view"}
+                "replay": "replay_view", "advise": "advise_view"}
 
 
 def register(view: type[View]) -> type[View]:

@@ -83,17 +83,19 @@ class Timeline:
     usage: tuple[Usage, ...] = ()
     uses: tuple[tuple[int, ...], ...] = ()
     args_tokens: tuple[int, ...] = ()
+    shares: tuple[tuple[tuple[str, int], ...], ...] = ()  # with `fields`: an MCP output's tokens per JSON key path
 
 
 def simulate_records(records: Iterable, maps: list, tokenizer: Tokenizer, *, explain: bool = False,
-                     timeline: bool = False
+                     timeline: bool = False, fields: bool = False
                      ) -> tuple[list[Measurement], list[list[Cut]], list[Skipped], tuple, Timeline | None]:
     """Measure each call once, then apply every policy map (policymap.PolicyMap) and trace later use.
 
     Also returns (session, recorded) for each session with a call: whether the session
     recorded its own output cap (OutputCap), which a preset that follows the session applies.
     A versioned preset takes the range of the version each session recorded (SessionInfo).
-    With `timeline`, also what a context policy needs (Timeline); else None.
+    With `timeline`, also what a context policy needs (Timeline), and with `fields` the JSON key shares of
+    MCP outputs in it (advise); else None.
     """
     stream, skipped, ends, caps, cap_now, versions, usage = [], [], [], [], {}, {}, []
     for record in records:
@@ -150,8 +152,15 @@ def simulate_records(records: Iterable, maps: list, tokenizer: Tokenizer, *, exp
         recorded[call.session] = recorded.get(call.session, False) or cap is not None
     found = None
     if timeline:
+        shares = ()
+        if fields:
+            from ..scan.families import mcp_server
+            from ..scan.fields import json_shares
+
+            shares = tuple(tuple(json_shares(text, tokenizer.count).items()) if mcp_server(c.tool) else ()
+                           for c, text in zip(calls, texts))
         found = Timeline(tuple(usage), tuple(later_uses(events, calls, texts)),
-                         tuple(tokenizer.count_for(sanitize(c.args), c.model) for c in calls))
+                         tuple(tokenizer.count_for(sanitize(c.args), c.model) for c in calls), shares)
     return base, all_cuts, skipped, tuple(sorted(recorded.items())), found
 
 

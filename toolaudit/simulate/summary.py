@@ -130,6 +130,8 @@ class SimCollected:
         self._tools = [dict() for _ in self.labels]
         self._totals = [_Acc() for _ in self.labels]
         self._requests: set[bytes] = set()  # the requests counted so far (scan.dedupe.request_key digests)
+        self.collectors: dict[str, Counter] = {}  # tool -> calls per collector (which agent's sessions: advise)
+        self.fields: dict[str, Counter] = {}  # MCP tool -> tokens per JSON key path (with fields: advise)
 
     def add(self, sim: SimFile) -> None:
         """Fold one file's calls and cuts in."""
@@ -148,6 +150,9 @@ class SimCollected:
             kept.append(self.dedupe.answered(m.dedupe_key))
             if not kept[-1]:  # scan's dedupe: the same copies dropped, the same count
                 continue
+            self.collectors.setdefault(m.tool, Counter())[m.collector] += 1
+            if sim.timeline is not None and sim.timeline.shares and sim.timeline.shares[i]:
+                self.fields.setdefault(m.tool, Counter()).update(dict(sim.timeline.shares[i]))
             if m.truncated_by:
                 self.agent_cut[m.truncated_by] += 1
             for v, cuts in enumerate(sim.cuts):
@@ -183,19 +188,24 @@ class SimCollected:
                                   cuts[i].tokens_after, sim.calls[i].tokens, sim.calls[i].tool, tl.uses[i],
                                   tl.args_tokens[i], kept[i]) for i in calls.get(key, [])]
                 timeline = build(usage.get(key, []), outputs)
-                run.add(key, timeline, counted + [False] * (len(timeline.requests) - len(counted)))
+                run.add(key, timeline, counted + [False] * (len(timeline.requests) - len(counted)), sim.collector)
 
     @property
     def duplicates(self) -> int:
         """Copies of a call dropped (scan.dedupe)."""
         return self.dedupe.duplicates
 
-    def variants(self) -> list[Variant]:
-        """One Variant per policy map (or per context policy, when those are swept), tools sorted by tokens saved."""
+    def size_variants(self) -> list[Variant]:
+        """One Variant per policy map, tools sorted by tokens saved (no context policy)."""
         out = []
         for label, policies, tools, totals in zip(self.labels, self.policies, self._tools, self._totals):
             rows = sorted((acc.row(tool) for tool, acc in tools.items()), key=lambda r: (-r.tokens_saved, -r.tokens_before, r.tool))
             out.append(Variant(label, policies, totals.row("TOTAL"), tuple(rows)))
+        return out
+
+    def variants(self) -> list[Variant]:
+        """One Variant per policy map (or per context policy, when those are swept), tools sorted by tokens saved."""
+        out = self.size_variants()
         if not self.context:
             return out
         if self.context_swept:

@@ -140,28 +140,35 @@ def _hour(u: Usage) -> bool:
 
 
 class ContextRun:
-    """Every context of a simulation through one policy: `add` each file's contexts, then `tally`."""
+    """Every context of a simulation through one policy: `add` each file's contexts, then read `tally` (and,
+    with `by_group`, `groups`: one tally per group a context is added with, e.g. its collector)."""
 
     def __init__(self, policy, count: Callable[[str], int], *, pricer: Pricer | None = None,
-                 per_request: bool = False, label: str = "") -> None:
+                 per_request: bool = False, label: str = "", by_group: bool = False) -> None:
         self.policy, self.count, self.pricer, self.label = policy, count, pricer, label
-        self.tally = ContextTally(policy=policy.name if policy is not None else "none",
-                                  rows=[] if per_request else None)
+        self.tally = self._new(per_request)
+        self.groups: dict[str, ContextTally] | None = {} if by_group else None
 
-    def add(self, key: tuple, timeline: Timeline, counted: list[bool]) -> None:
+    def _new(self, per_request: bool = False) -> ContextTally:
+        return ContextTally(policy=self.policy.name if self.policy is not None else "none",
+                            rows=[] if per_request else None)
+
+    def add(self, key: tuple, timeline: Timeline, counted: list[bool], group: str | None = None) -> None:
         """One context (source, session, agent); `counted[r]`: whether request r is counted here (not a copy)."""
-        t = self.tally
-        t.contexts += 1
         base = timeline.base()
         positions = timeline.positions(base)
         effect = self.policy.apply(timeline, base, positions, self.count) if self.policy else unchanged(timeline, base)
-        self._outputs(timeline, effect)
-        if any(u is not None for u in timeline.requests):
-            t.billed_contexts += 1
-            self._bill(key, timeline, base, effect, counted)
+        tallies = [self.tally]
+        if self.groups is not None and group is not None:
+            tallies.append(self.groups.setdefault(group, self._new()))
+        for t in tallies:
+            t.contexts += 1
+            self._outputs(t, timeline, effect)
+            if any(u is not None for u in timeline.requests):
+                t.billed_contexts += 1
+                self._bill(t, key, timeline, base, effect, counted)
 
-    def _outputs(self, timeline: Timeline, effect: Effect) -> None:
-        t = self.tally
+    def _outputs(self, t: ContextTally, timeline: Timeline, effect: Effect) -> None:
         stays = getattr(self.policy, "stays", None)
         t.tool_tokens_before += sum(carried(timeline, [o.recorded for o in timeline.outputs]))
         t.tool_tokens_after += sum(effect.tool_tokens)
@@ -174,8 +181,8 @@ class ContextRun:
                 t.refetched += 1
                 t.refetch_tokens += o.tokens * stays(use, o.end)
 
-    def _bill(self, key: tuple, timeline: Timeline, base: list[int], effect: Effect, counted: list[bool]) -> None:
-        t = self.tally
+    def _bill(self, t: ContextTally, key: tuple, timeline: Timeline, base: list[int], effect: Effect,
+              counted: list[bool]) -> None:
         known = [r for r, u in enumerate(timeline.requests) if u is not None]
         requests = [timeline.requests[r] for r in known]
         modelled = prompt_cache.splits(requests)
@@ -202,14 +209,14 @@ class ContextRun:
                 t.compactions += 1
                 t.after.add(prompt_cache.Split(extra[0], 0, 0), False, extra[1])
             if self.pricer is not None:
-                self._price(u, b, a, hour, extra)
+                self._price(t, u, b, a, hour, extra)
             if t.rows is not None:
                 t.rows.append(RequestRow(key[0], key[1], key[2], r, u.model, u.input_total, a.total,
                                          *self._carried(timeline, effect, r), a.read, a.write, a.uncached,
                                          effect.cut_at[r]))
 
-    def _price(self, u: Usage, before, after, hour: bool, extra) -> None:
-        t, pricer = self.tally, self.pricer
+    def _price(self, t: ContextTally, u: Usage, before, after, hour: bool, extra) -> None:
+        pricer = self.pricer
         cost = pricer.cost(u, before, hour, u.output)
         if cost is None:
             t.unpriced_requests += 1

@@ -1,0 +1,64 @@
+"""advise's entry point: one simulation pass that sweeps caps per tool and context policies together, then
+the recommendations ranked by net saving under a risk budget (rank.py), each with its agent's setting."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from ..options import SILENT, Hooks, InputOptions, build, split_options
+
+CAPS = (2_000, 5_000, 10_000, 20_000, 40_000)  # chars: the cap sweep
+MASKS = (3, 5, 10, 20)  # turns kept by masking
+CLEARS = ((100_000, 3, 0), (100_000, 3, 20_000), (50_000, 3, 20_000))  # (trigger, keep, clear_at_least)
+COMPACTS = (100_000, 140_000, 160_000)  # input tokens at which to compact
+
+
+@dataclass(frozen=True)
+class AdviseOptions:
+    """The flags of `toolaudit advise`."""
+
+    read: InputOptions = field(default_factory=InputOptions)
+    max_later_used: float = 0.01  # a cap may hide something used later in at most this share of a tool's calls
+    max_refetch: float = 0.01  # a context policy may remove an output used later for at most this share of calls
+    caps: tuple[int, ...] = CAPS
+    masks: tuple[int, ...] = MASKS
+    clears: tuple[tuple[int, int, int], ...] = CLEARS
+    compacts: tuple[int, ...] = COMPACTS
+    top: int = 10  # recommendations shown at most
+    min_calls: int = 5  # a tool needs this many calls for a cap recommendation (fewer: no evidence of a knee)
+    model: str | None = None  # prices requests whose transcript names no model
+
+    @classmethod
+    def of(cls, **given: Any) -> "AdviseOptions":
+        """The options of API keywords: InputOptions' fields and advise's own, flat."""
+        read, rest = split_options(InputOptions, given)
+        return build(cls, {**rest, "read": InputOptions(**read)}, "advise")
+
+
+def advise(paths: Iterable[Path | str] = (), options: AdviseOptions | None = None, *, hooks: Hooks = SILENT,
+           **given: Any):
+    """The changes worth making to the agents whose sessions are under `paths`, ranked (rank.AdviceResult)."""
+    from ..pipeline import FileOptions, check_format, gather, meta_for, simulate_file, tokenizer_of
+    from ..simulate.context import Clear, Compact, Mask
+    from ..simulate.context.run import ContextRun, Pricer
+    from ..simulate.policymap import PolicyMap, chain_from
+    from ..simulate.summary import SimCollected
+    from .rank import rank
+
+    options = options or AdviseOptions.of(**given)
+    paths = [Path(p) if isinstance(p, str) else p for p in paths]
+    read = options.read
+    check_format(read)
+    tok = tokenizer_of(read)
+    maps = [PolicyMap(flags=chain_from({"max_chars": cap}), label=str(cap)) for cap in options.caps] + [PolicyMap()]
+    candidates = ([Mask(keep=n) for n in options.masks]
+                  + [Clear(trigger=t, keep=k, clear_at_least=c) for t, k, c in options.clears]
+                  + [Compact(at=a) for a in options.compacts])
+    sink = SimCollected([m.label for m in maps], [tuple(m.describe()) for m in maps])
+    bare = len(maps) - 1
+    sink.context = [(bare, ContextRun(p, tok.count, pricer=Pricer(options.model), by_group=True))
+                    for p in [None, *candidates]]
+    gather(paths, read, FileOptions.of(read), sink, hooks=hooks, worker=simulate_file, extra=(maps, False, True, True))
+    return rank(sink, options, meta_for(read, paths, tok=tok))

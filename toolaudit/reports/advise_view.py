@@ -1,0 +1,98 @@
+"""The advise view: recommendations ranked by net saving, each with its agent's setting and the evidence."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..advise.rank import AdviceResult, Recommendation
+from .view import Lines, Section, View, num, register, tokenizer_text
+
+COLUMNS = ("rank", "kind", "tools", "policy", "net", "risk", "setting")
+
+
+def _setting(r: Recommendation) -> str:
+    if r.setting is None:
+        return "no setting: policy file" if r.policy_file else "no setting"
+    return f"{r.setting.agent}: {r.setting.name} = {r.setting.value}"
+
+
+def recommendation_dict(r: Recommendation) -> dict[str, Any]:
+    """One recommendation as JSON."""
+    return {"kind": r.kind, "tools": list(r.tools), "policy": r.policy, "net_tokens_saved": r.net_tokens_saved,
+            "risk": round(r.risk, 6), "setting": r.setting.as_dict() if r.setting else None, "why": r.why,
+            "policy_file": r.policy_file, "cost_before_usd": r.cost_before_usd, "cost_after_usd": r.cost_after_usd,
+            "curve": [{"value": p.value, "net_tokens_saved": p.net_tokens_saved, "risk": round(p.risk, 6),
+                       "in_budget": p.in_budget} for p in r.curve],
+            "fields": [{"path": name, "tokens": tokens} for name, tokens in r.fields]}
+
+
+def advise_dict(result: AdviceResult) -> dict[str, Any]:
+    """The JSON document of `advise`."""
+    meta = result.meta
+    return {
+        "schema_version": meta.schema_version,
+        "meta": {"tool": "toolaudit", "command": "advise", "version": meta.version, "tokenizer": meta.tokenizer,
+                 "engine": meta.engine, "estimated": meta.estimated,
+                 "tokenizer_label": meta.tokenizer_label or meta.tokenizer, "created": meta.created,
+                 "inputs": list(meta.inputs)},
+        "budget": {"max_later_used": result.budget[0], "max_refetch": result.budget[1]},
+        "recommendations": [recommendation_dict(r) for r in result.recommendations],
+        "rejected": list(result.rejected),
+        "agents": dict(result.agents),
+        "calls": result.calls,
+        "files": result.files,
+        "skipped": {"count": result.skipped_count},
+        "unrecognised": list(result.unrecognised),
+        "errors": list(result.errors),
+    }
+
+
+@register
+class AdviseView(View):
+    """`advise`: a ranked table, then each recommendation's evidence, setting source and policy file."""
+
+    kind = "advise"
+    title = "toolaudit advise"
+
+    def doc(self, result: AdviceResult) -> dict:
+        return advise_dict(result)
+
+    def csv_rows(self, result: AdviceResult) -> list[dict]:
+        return [{"rank": i, **{k: v for k, v in recommendation_dict(r).items() if k not in ("curve", "fields")},
+                 "tools": ",".join(r.tools), "setting": _setting(r)}
+                for i, r in enumerate(result.recommendations, 1)]
+
+    def headline(self, result: AdviceResult) -> tuple[str, list[str]] | None:
+        best = [r for r in result.recommendations if r.kind != "mcp"][:3]
+        if not best:
+            return ("info", ["no change saves tokens within the risk budget"])
+        return ("info", [f"{i}. {r.policy} on {', '.join(r.tools) or 'the context'}: {r.net_tokens_saved:,} tokens "
+                         f"saved net; {_setting(r)}" for i, r in enumerate(best, 1)])
+
+    def blocks(self, result: AdviceResult) -> list:
+        rows = [[str(i), r.kind, ", ".join(r.tools) or "(context)", r.policy, num(r.net_tokens_saved),
+                 f"{100 * r.risk:.1f}%", _setting(r)] for i, r in enumerate(result.recommendations, 1)]
+        table = Section(["#", "kind", "tools", "policy", "net tokens saved", "risk", "setting"], rows,
+                        title="Recommendations", columns=list(COLUMNS), compact=COLUMNS, shorten={2: 36},
+                        keep=("policy", "net", "setting"))
+        lines = []
+        for i, r in enumerate(result.recommendations, 1):
+            lines.append(f"#{i} {r.why}")
+            if r.cost_before_usd is not None and r.cost_after_usd is not None:
+                lines.append(f"   cost ${r.cost_before_usd:,.2f} → ${r.cost_after_usd:,.2f}")
+            if r.setting is not None:
+                lines.append(f"   set {r.setting.name} = {r.setting.value} ({r.setting.where})"
+                             + (f"; {r.setting.note}" if r.setting.note else "") + f" [source: {r.setting.source}]")
+            elif r.policy_file:
+                lines.append("   no setting in the agent; as a policy file for `simulate --policy-file`: "
+                             + r.policy_file.replace("\n", "; "))
+        lo, rf = result.budget
+        notes = [f"budget: a cap may put {lo:.1%} of a tool's calls at risk (later_used + errors_cut); a context "
+                 f"policy may refetch {rf:.1%} of all calls, and must not raise the bill",
+                 f"calls: {result.calls:,} in {result.files} files; agents: "
+                 + ", ".join(f"{a} {n:,}" for a, n in result.agents),
+                 f"tokenizer: {tokenizer_text(result.meta)}"]
+        if result.rejected:
+            notes.append(f"left out ({len(result.rejected)}): " + "; ".join(result.rejected[:6])
+                         + (" …" if len(result.rejected) > 6 else ""))
+        return [table, Lines(lines), Lines(notes)]
