@@ -153,6 +153,7 @@ def test_specs_parse():
         80000, 2, 0, ("Read", "Grep"), True)
     assert context.sweep_of("mask.keep=1:3") == ("mask", "keep", [1, 2, 3])
     assert context.sweep_of("max_chars=1,2") is None
+    assert context.parse("claude-code") == Compact(at=167000) and context.parse("anthropic-clear") == Clear(100000, 3)
 
 
 def _json(run, *args):

@@ -292,9 +292,39 @@ def sweep_chart(doc: dict) -> Chart:
                  "failure signal (right axis). The knee is where the dashed lines rise faster than the solid.")
 
 
+def context_sweep_chart(doc: dict) -> Chart:
+    """A context policy's sweep: net and gross tokens saved against the value; refetched and cache invalidations
+    on a second axis; dollars before and after in the table."""
+    sweep = doc["sweep"]
+    name = doc["meta"]["sweep"]
+    x = alt.X("value:Q", title=name)
+    saved = [("net saved", "net_tokens_saved"), ("refetch tokens", "refetch_tokens")]
+    risk = [("refetched", "refetched"), ("cache invalidations", "cache_invalidations")]
+
+    def layer(series, title, dash, colors):
+        values = [{"value": _number(v["value"]), "series": s, "y": v[f]} for v in sweep for s, f in series]
+        labels = [s for s, _ in series]
+        return alt.Chart(alt.Data(values=values)).mark_line(point=True, strokeDash=dash).encode(
+            x=x, y=alt.Y("y:Q", title=title, axis=alt.Axis(labelExpr=SHORT)),
+            color=alt.Color("series:N", sort=labels, scale=alt.Scale(domain=labels, range=colors), title=None),
+            tooltip=[alt.Tooltip("value:Q", format=","), "series:N", alt.Tooltip("y:Q", format=",")])
+
+    chart = alt.layer(layer(saved, "tokens", [1, 0], ["#4c78a8", "#9ecae9"]),
+                      layer(risk, "outputs, requests", [5, 3], ["#e45756", "#f58518"])
+                      ).resolve_scale(y="independent", color="independent").properties(width=WIDTH, height=240)
+    usd = lambda v: "n/a" if v is None else f"${v:,.2f}"  # noqa: E731
+    rows = tuple((str(v["value"]), amount(v["net_tokens_saved"]), amount(v["refetch_tokens"]), amount(v["refetched"]),
+                  amount(v["cache_invalidations"]), usd(v["cost_before_usd"]), usd(v["cost_after_usd"])) for v in sweep)
+    return Chart(f"Sweep of {name}", _spec(chart), f"What each value of {name} saves net, and what it costs back",
+                 (name, "net saved", "refetch tokens", "refetched", "cache invalidations", "cost before", "cost after"),
+                 rows, "solid: tokens (left axis); dashed: refetched outputs and cache invalidations (right axis).")
+
+
 def simulate_charts(doc: dict) -> list[Chart]:
     """A sweep's curve, or before/after per tool."""
     if doc["meta"].get("sweep"):
+        if "." in doc["meta"]["sweep"] and "net_tokens_saved" in doc["sweep"][0]:
+            return [context_sweep_chart(doc)]
         return [sweep_chart(doc)]
     return [before_after_chart(doc["tools"], "the policy")] if doc["tools"] else []
 

@@ -18,6 +18,14 @@ from .compact import Compact
 from .mask import Mask
 
 POLICIES = {"mask": Mask, "clear": Clear, "compact": Compact}
+# each agent's real default, by name (docs/advise.md has the sources): what it would do were it the policy
+PRESETS = {
+    "claude-code": "compact:at=167000",  # auto-compact: 200k window − min(max output, 20k) − 13k (2.1.21 on)
+    "codex": "compact:at=244800",  # model_auto_compact_token_limit's default: 90% of a 272k window
+    "gemini-cli": "compact:at=524288",  # model.compressionThreshold 0.5 of a 1,048,576-token model
+    "anthropic-clear": "clear:trigger=100000,keep=3",  # clear_tool_uses_20250919's defaults
+    "anthropic-compact": "compact:at=150000",  # compact_20260112's default trigger
+}
 _PARAM = re.compile(r",\s*(?=[A-Za-z_-]+\s*=)")  # a comma that starts the next key=value (a placeholder may hold commas)
 _ALIASES = {"exclude_tools": "exclude", "clear_tool_inputs": "inputs"}
 
@@ -27,11 +35,14 @@ def parse(spec: str):
     spec = spec.strip()
     if spec in ("", "none"):
         return None
+    if spec in PRESETS:
+        return parse(PRESETS[spec])
     name, _, rest = spec.partition(":")
     kind = POLICIES.get(name.strip())
     if kind is None:
-        raise UsageError(f"--context: unknown policy {name!r}{did_you_mean(name, [*POLICIES, 'none'])} "
-                         "(mask:keep=N, clear:trigger=T,keep=K, compact:at=T, none)", slug="context")
+        raise UsageError(f"--context: unknown policy {name!r}{did_you_mean(name, [*POLICIES, *PRESETS, 'none'])} "
+                         f"(mask:keep=N, clear:trigger=T,keep=K, compact:at=T, none, or an agent's default: "
+                         f"{', '.join(PRESETS)})", slug="context")
     given: dict[str, Any] = {}
     for part in _PARAM.split(rest) if rest.strip() else ():
         key, sep, value = part.partition("=")
