@@ -88,3 +88,18 @@ def test_corpus_recommendations_name_real_settings(run):
             assert rec["cost_after_usd"] is None or rec["cost_after_usd"] <= rec["cost_before_usd"]
     # every context candidate over budget or raising the bill is said, not dropped silently
     assert all(": " in line for line in doc["rejected"])
+
+
+def test_mcp_definitions_that_cost_most_are_named():
+    from collections import Counter
+
+    from toolaudit.advise.rank import _definitions
+    from toolaudit.scan.menu import Definition, Menu
+
+    menu = Menu((Definition("mcp__gh__search", 900, 40, 36_000), Definition("Read", 2_000, 40, 80_000),
+                 Definition("mcp__gh__tiny", 50, 40, 2_000), Definition("mcp__db__query", 400, 200, 80_000)),
+                1, 1, 240, 198_000)
+    found = _definitions(menu, {"mcp__gh__search": Counter({"claude-code": 3})})
+    # MCP tools only, big enough to matter, the most carried first
+    assert [r.tools for r in found] == [("mcp__db__query",), ("mcp__gh__search",)]
+    assert "900 tokens, carried by 40 requests" in found[1].why

@@ -172,6 +172,18 @@ def test_cli_mask_on_a_sample_session(run):
     assert totals["cache_invalidations"] == sum(r["cut_at"] is not None for r in ctx["per_request"])
 
 
+def test_cli_caps_and_a_context_policy_combine(run):
+    masked = _json(run, "sample_logs/claude-code", "--context", "mask:keep=2")["context"]
+    capped = _json(run, "sample_logs/claude-code", "--max-chars", "2000")
+    both = _json(run, "sample_logs/claude-code", "--context", "mask:keep=2", "--max-chars", "2000")
+    # the caps take their share off first (removed_by_caps: tokens × the requests that carried them), and a
+    # capped output masked later leaves less to remove than a whole one
+    assert both["context"]["removed_by_caps"] > 0
+    assert both["totals"]["tokens_saved"] == capped["totals"]["tokens_saved"]
+    assert both["context"]["gross_tokens_saved"] > masked["gross_tokens_saved"]
+    assert both["context"]["gross_tokens_saved"] - both["context"]["removed_by_caps"] <= masked["gross_tokens_saved"]
+
+
 def test_cli_context_sweep(run):
     doc = _json(run, "sample_logs/claude-code", "--sweep", "mask.keep=1,2,50")
     assert doc["meta"]["sweep"] == "mask.keep"
@@ -189,7 +201,8 @@ def test_cli_usage_errors(run):
 @pytest.mark.skipif(not (CORPUS / "claude-code").is_dir(), reason="../shared/corpus is not beside the project")
 def test_no_policy_fit_on_the_corpus_claude_code_sessions(run):
     doc = _json(run, str(CORPUS / "claude-code"), "--context", "none")
-    fit = doc["context"]["cache_model"]
+    fit = doc["cache_model"]
+    assert fit == doc["context"]["cache_model"]
     assert abs(fit["reads_error"]) < 0.05 and abs(fit["writes_error"]) < 0.05
     assert doc["totals"]["cost_before_usd"] == doc["totals"]["cost_after_usd"]
     assert doc["context"]["input_before"] == doc["context"]["input_after"]

@@ -61,4 +61,8 @@ def advise(paths: Iterable[Path | str] = (), options: AdviseOptions | None = Non
     sink.context = [(bare, ContextRun(p, tok.count, pricer=Pricer(options.model), by_group=True))
                     for p in [None, *candidates]]
     gather(paths, read, FileOptions.of(read), sink, hooks=hooks, worker=simulate_file, extra=(maps, False, True, True))
-    return rank(sink, options, meta_for(read, paths, tok=tok))
+    # the tool definitions requests carried (where transcripts record them): scan's, from its cache when it can
+    from ..scan.job import ScanOptions, scan
+
+    menu = scan(paths, ScanOptions(read=read), hooks=hooks).menu
+    return rank(sink, options, meta_for(read, paths, tok=tok), menu)

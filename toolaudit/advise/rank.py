@@ -1,5 +1,6 @@
 """The recommendations: per tool the knee of its cap sweep, the context policy that saves most net, and the
-MCP tools whose outputs cost most per call with the fields that make them; ranked by net saving.
+MCP tools whose outputs cost most per call with the fields that make them (and whose definitions cost most,
+where transcripts record them); ranked by net saving.
 
 A cap's knee is the smallest cap whose risk stays in budget: the share of the tool's calls where the cut
 hid something the agent used later (`later_used`) at most `max_later_used`. Its saving is context-weighted
@@ -25,6 +26,7 @@ from .settings.base import Setting
 
 FIELDS_SHOWN = 5
 MCP_MIN = 500  # tokens per call below which an MCP tool's outputs are not worth a finding
+DEFINITION_MIN = 300  # tokens below which an MCP tool's definition is not worth a finding
 
 
 @dataclass(frozen=True)
@@ -174,7 +176,18 @@ def _mcp(sink: SimCollected, agents: dict[str, Counter]) -> list[Recommendation]
     return out
 
 
-def rank(sink: SimCollected, options, meta: ScanMeta) -> AdviceResult:
+def _definitions(menu, agents: dict[str, Counter]) -> list[Recommendation]:
+    """MCP tools whose definitions cost most: tokens × the requests that carried them (where recorded)."""
+    if menu is None:
+        return []
+    found = [d for d in menu.definitions if mcp_server(d.tool) is not None and d.tokens >= DEFINITION_MIN]
+    return [Recommendation("mcp", (d.tool,), "shorten the definition", 0, 0.0, None,
+                           f"{d.tool}: its definition is {d.tokens:,} tokens, carried by {d.requests:,} requests "
+                           f"({d.carried_tokens:,} tokens in all)")
+            for d in sorted(found, key=lambda d: (-d.carried_tokens, d.tool))]
+
+
+def rank(sink: SimCollected, options, meta: ScanMeta, menu=None) -> AdviceResult:
     """Every recommendation, ranked by net saving (MCP findings after, largest per call first)."""
     agents = {tool: counts for tool, counts in sink.collectors.items()}
     overall: Counter = Counter()
@@ -182,7 +195,8 @@ def rank(sink: SimCollected, options, meta: ScanMeta) -> AdviceResult:
         overall.update(counts)
     caps = _caps(sink, options, agents)
     context, rejected = _context(sink, options, overall)
-    ranked = sorted(caps + context, key=lambda r: -r.net_tokens_saved)[:options.top] + _mcp(sink, agents)[:3]
+    ranked = (sorted(caps + context, key=lambda r: -r.net_tokens_saved)[:options.top] + _mcp(sink, agents)[:3]
+              + _definitions(menu, agents)[:3])
     return AdviceResult(meta, tuple(ranked), sum(overall.values()), sink.files, tuple(overall.most_common()),
                         (options.max_later_used, options.max_refetch), tuple(rejected), sink.skipped_count,
                         tuple(sink.errors), tuple(sink.unrecognised))

@@ -177,6 +177,7 @@ def simulate_schema() -> dict:
         "totals": totals_obj,
         "tools": array(obj(row)),
         "context": ctx,
+        "cache_model": obj({"reads_error": nullable(NUM), "writes_error": nullable(NUM)}),
         "sweep": array(obj({"value": STR, **totals}, optional=CONTEXT_TOTALS)),
         "variants": array(obj({"value": STR, "policies": array(STR), "totals": totals_obj,
                                "tools": array(obj(row)), "context": ctx}, optional=("context",))),
@@ -185,7 +186,7 @@ def simulate_schema() -> dict:
         "duplicates_dropped": INT,
         **_skipped(),
         "explain": array(record(Explained)),
-    }, optional=("totals", "tools", "context", "sweep", "variants", "explain"))
+    }, optional=("totals", "tools", "context", "cache_model", "sweep", "variants", "explain"))
 
 
 def compare_schema() -> dict:

@@ -94,6 +94,7 @@ def sim_dict(result: SimResult) -> dict[str, Any]:
         doc["tools"] = [sim_row(r) for r in first.tools]
         if first.context is not None:
             doc["context"] = context_doc(first.context, result.context)
+            doc["cache_model"] = doc["context"]["cache_model"]  # the model's fit, where a check looks first
     doc["agent_truncated"] = dict(result.agent_cut)
     doc["files"] = result.files
     doc["duplicates_dropped"] = result.duplicates_dropped
