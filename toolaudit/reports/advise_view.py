@@ -74,7 +74,7 @@ class AdviseView(View):
                  f"{100 * r.risk:.1f}%", _setting(r)] for i, r in enumerate(result.recommendations, 1)]
         table = Section(["#", "kind", "tools", "policy", "net tokens saved", "risk", "setting"], rows,
                         title="Recommendations", columns=list(COLUMNS), compact=COLUMNS, shorten={2: 36},
-                        keep=("policy", "net", "setting"))
+                        keep=("policy", "net", "setting"), left=("kind", "tools", "policy", "setting"))
         lines = []
         for i, r in enumerate(result.recommendations, 1):
             lines.append(f"#{i} {r.why}")

@@ -19,10 +19,11 @@ def md_text(text: str) -> str:
     return _MARKUP.sub(r"\\\1", visible(text))
 
 
-def md_table(headers: list[str], rows: list[list[str]]) -> list[str]:
-    """Lines of a Markdown table; every cell literal (md_text)."""
+def md_table(headers: list[str], rows: list[list[str]], left: set[int] = frozenset()) -> list[str]:
+    """Lines of a Markdown table; every cell literal (md_text); the first column and those in `left` (indexes)
+    aligned left, the rest (numbers) right."""
     esc = [[md_text(c) for c in row] for row in rows]
-    align = ["---"] + ["---:"] * (len(headers) - 1)
+    align = ["---"] + ["---" if i in left else "---:" for i in range(1, len(headers))]
     return ["| " + " | ".join(r) + " |" for r in [[md_text(h) for h in headers], align, *esc]]
 
 
@@ -40,7 +41,8 @@ def md_blocks(blocks: list) -> list[str]:
         if block.title:
             lines += [f"#### {md_text(block.title)}", ""]
         if isinstance(block, Section):
-            lines += md_table(block.headers, block.rows)
+            lines += md_table(block.headers, block.rows,
+                              {i for i, name in enumerate(block.columns or ()) if name in block.left})
             if block.footer:
                 lines.append("| " + " | ".join(f"**{md_text(c)}**" if c else "" for c in block.footer) + " |")
         elif block.code:

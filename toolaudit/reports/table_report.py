@@ -103,7 +103,9 @@ def _table(section: Section, color: bool, name_width: int | None = None) -> Tabl
     for i, head in enumerate(section.headers):
         first = i == 0
         # numbers fold rather than end in `…`: a cut number reads as a different number
-        table.add_column(head, justify="left" if first or (section.columns or [""])[i:i + 1] == [BAR] else "right",
+        name = (section.columns or [""])[i:i + 1]
+        words = first or name == [BAR] or (bool(name) and name[0] in section.left)
+        table.add_column(head, justify="left" if words else "right",
                          footer=footer[i] if footer else "", no_wrap=first or section.columns is not None,
                          overflow="ellipsis" if first else "fold", width=name_width if first else None)
     for row in section.rows:

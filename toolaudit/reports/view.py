@@ -29,6 +29,8 @@ class Section:
     shorten: dict[int, int] | None = None
     # for the terminal table only: compact columns dropped last when the width runs out (simulate's saving and risk)
     keep: tuple[str, ...] = ()
+    # columns (by `columns` name) of words, aligned left like the first; the rest are numbers, aligned right
+    left: tuple[str, ...] = ()
 
 
 @dataclass

@@ -98,14 +98,13 @@ def sweep_of(spec: str | None) -> tuple[str, str, list[int]] | None:
         return None
     from ..policymap import parse_sweep
 
-    kind = POLICIES[policy]
-    if param.replace("-", "_") not in {f.name for f in fields(kind) if isinstance(getattr(kind(), f.name), int)
-                                       and not isinstance(getattr(kind(), f.name), bool)}:
-        numeric = [f.name for f in fields(kind) if type(getattr(kind(), f.name)) is int]
+    numeric = [f.name for f in fields(POLICIES[policy]) if type(f.default) is int]  # bool is no number here
+    param = param.replace("-", "_")
+    if param not in numeric:
         raise UsageError(f"--sweep: {policy} has no numeric parameter {param!r}{did_you_mean(param, numeric)}",
                          slug="sweep")
     _, out = parse_sweep(f"max_chars={values}")  # the same value syntax as a size-cap sweep
-    return policy, param.replace("-", "_"), out
+    return policy, param, out
 
 
 def describe(policy) -> str:
