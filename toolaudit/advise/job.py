@@ -58,8 +58,8 @@ def advise(paths: Iterable[Path | str] = (), options: AdviseOptions | None = Non
                   + [Compact(at=a) for a in options.compacts])
     sink = SimCollected([m.label for m in maps], [tuple(m.describe()) for m in maps])
     bare = len(maps) - 1
-    sink.context = [(bare, ContextRun(p, tok.count, pricer=Pricer(options.model), by_group=True))
-                    for p in [None, *candidates]]
+    pricer = Pricer(options.model)  # one for all: each distinct split is priced once
+    sink.context = [(bare, ContextRun(p, tok.count, pricer=pricer, by_group=True)) for p in [None, *candidates]]
     gather(paths, read, FileOptions.of(read), sink, hooks=hooks, worker=simulate_file, extra=(maps, False, True, True))
     # the tool definitions requests carried (where transcripts record them): scan's, from its cache when it can
     from ..scan.job import ScanOptions, scan

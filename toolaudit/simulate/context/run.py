@@ -19,6 +19,7 @@ from .. import prompt_cache
 from .effect import Effect, unchanged
 from .timeline import Timeline, carried
 
+PRICED = 65_536  # distinct priced splits remembered, at most
 KINDS = ("uncached", "cache_write_5m", "cache_write_1h", "cache_read", "output")
 
 
@@ -114,6 +115,9 @@ class Pricer:
     def __init__(self, model: str | None = None) -> None:
         self.model = model
         self._writes: dict[str, bool] = {}
+        # the same split is priced again and again (before, under each policy, every request a policy left
+        # alone): genai-prices takes ~0.2 ms a call, so each distinct one is priced once
+        self._known: dict[tuple, Decimal | None] = {}
 
     def cost(self, u: Usage, split: prompt_cache.Split, hour: bool, output: int) -> Decimal | None:
         """What `u` would have cost split as `split` with `output` output tokens; None when unpriced."""
@@ -126,9 +130,14 @@ class Pricer:
             price = _model_price(name)
             self._writes[name] = price is not None and price.cache_write_mtok is not None
         write, uncached = (split.write, split.uncached) if self._writes[name] else (0, split.uncached + split.write)
-        modelled = replace(u, input_uncached=uncached, cache_write=write, cache_read=split.read, output=output,
-                           cache_write_1h=write if hour else 0)
-        return request_cost(modelled, name)
+        key = (name, uncached, write, split.read, output, hour)
+        if key not in self._known:
+            if len(self._known) >= PRICED:
+                self._known.clear()  # bounded: a fleet's corpus must not grow it without end
+            modelled = replace(u, input_uncached=uncached, cache_write=write, cache_read=split.read, output=output,
+                               cache_write_1h=write if hour else 0)
+            self._known[key] = request_cost(modelled, name)
+        return self._known[key]
 
 
 def _plus(total: Decimal | None, cost: Decimal | None) -> Decimal | None:
