@@ -396,3 +396,28 @@ def test_a_replay_that_applies_edits_leaves_the_fixture_folder_as_it_was(tmp_pat
     report = _replay(folder / "session.jsonl", folder / "repo")
     assert _identity(report, "Read")["identical"] == 2  # the edit was applied (to the copy)
     assert _tree(folder) == before
+
+
+def test_a_whole_file_read_the_state_did_not_reproduce_teaches_the_calls_after_it(tmp_path):
+    """The session began with uncommitted work: the workspace's types.go lacks a comment line the first Read
+    shows. That Read stays a difference at the session's first look; the file is taken from its listing, so
+    the Edit applies to what the agent saw and the second Read is byte-identical. Without the listing
+    (the first Read dropped) the second Read differs."""
+    case = "edit-then-read"
+    workspace = _workspace(case, tmp_path)
+    source = workspace / "cmd/entire/cli/types.go"
+    text = source.read_text(encoding="utf-8")
+    first_comment = next(line for line in text.splitlines() if line.startswith("//"))
+    source.write_text(text.replace(first_comment + "\n", "", 1), encoding="utf-8")  # the start state as committed
+    report = _replay(FIXTURES / case / "session.jsonl", workspace, "--calls-out", str(tmp_path / "calls.jsonl"))
+
+    read = _identity(report, "Read")
+    assert (read["calls"], read["replayed"], read["identical"]) == (2, 2, 1)
+    assert read["reasons"] == [{"reason": START_REASON, "calls": 1}]
+    first, second = _ids(case, "Read")
+    out = _calls_out(tmp_path / "calls.jsonl")
+    assert out[second]["output"] == _recorded(case)[second] and first_comment in out[second]["output"]
+    assert first_comment not in source.read_text(encoding="utf-8")  # learnt in the scratch copy only
+
+    control = _replay(_session(case, tmp_path, drop=(first,)), _workspace(case, tmp_path / "control"))
+    assert _identity(control, "Read")["identical"] == 1  # the committed file is the start state there: it matches

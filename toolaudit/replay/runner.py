@@ -307,6 +307,11 @@ class Runner:
                        identity=ident, doubt=doubt, identity_reason=safe_reason(why), fresh=fresh)
         if ident is not None and ident.output == item.before.output:
             state.confirm(_paths(recorded))
+        # the agent's own tool re-run (identity, or the mapping itself when it is identity) showed other text
+        seen = ident if ident is not None else \
+            after if item.mapping.kind == "agent" and item.mapping == identity_mapping(item.before) else None
+        if seen is not None and outcome.status == "replayed" and seen.output != item.before.output:
+            state.learn(item.before)
         state.record(item.before)
         return done
 
@@ -321,6 +326,8 @@ class Runner:
             ident, why = self._as_call(item.before, item.before.tool, identity, recorded), ""
             if identity.output == item.before.output:
                 state.confirm(_paths(recorded))
+            else:
+                state.learn(item.before)
         state.record(item.before)
         return replace(item, identity=ident, doubt=doubt, identity_reason=safe_reason(why), fresh=fresh)
 

@@ -15,7 +15,7 @@ import os
 from datetime import datetime
 from pathlib import Path
 
-from ..model import ToolCall
+from ..model import MAIN_AGENT, ToolCall
 from ..scan.redact import redact
 from . import edits, shell_effects
 from .sandbox import OutsideWorkspace, resolve
@@ -38,6 +38,7 @@ class SessionState:
         self.applied = 0
         self.failed = 0
         self.known: set[str] = set()  # files the session edited, or read as the recording shows them
+        self.learned = 0  # files taken from a recorded whole-file Read the state did not reproduce (learn)
 
     # --- paths ----------------------------------------------------------------------------------
 
@@ -108,6 +109,35 @@ class SessionState:
             target = self.local(path) if path else None
             if target is not None:
                 self.uncertain.setdefault(self._key(target), why)
+
+    def learn(self, call: ToolCall) -> bool:
+        """Take a file's text from a recorded Read of all of it that the state did not reproduce (Claude Code's
+        numbered listing): the file was not as the base holds it (uncommitted work, an edit made outside the
+        transcript), and the calls after it should see what the agent saw. The Read itself stays a difference:
+        only later calls gain. True when the file was rewritten."""
+        from .agents.claude_code.read import whole_text
+
+        # a subagent's Read is not taken: its place among the main thread's edits is not known to the line
+        if call.tool != "Read" or call.collector != "claude-code" or call.is_error or not self.writable \
+                or call.agent != MAIN_AGENT:
+            return False
+        try:
+            args = json.loads(call.args) if call.args.strip() else {}
+        except ValueError:
+            return False
+        text = whole_text(call.output, args) if isinstance(args, dict) else None
+        target = self.local(args.get("file_path")) if text is not None and isinstance(args.get("file_path"), str) \
+            else None
+        if target is None or not target.parent.is_dir() or target.is_dir():
+            return False
+        old = _read(target)
+        if old is not None and "\r\n" in old:  # the listing does not show line endings: keep the file's own
+            text = text.replace("\n", "\r\n")
+        _write(target, text, _timestamp(call.ts))
+        self.uncertain.pop(self._key(target), None)
+        self.known.add(self._key(target))
+        self.learned += 1
+        return True
 
     def fresh(self, paths: list[str]) -> bool:
         """Whether a call reading `paths` is the session's first look at them: no file among them edited or read

@@ -106,6 +106,29 @@ def numbered(content: str, start: int) -> str:
     return "\n".join(f"{number:>6}→{line}" for number, line in enumerate(re.split(r"\r?\n", content), start))
 
 
+_NUMBERED = re.compile(r" *(\d+)→(.*)")
+LEARN_LINES = 2000  # a Read of this many lines may have been cut by an older version's default limit
+LEARN_WIDTH = 2000  # a line this long may have been clipped
+
+
+def whole_text(output: str, args: dict) -> str | None:
+    """The file's text as a recorded Read of all of it shows it, or None when the output is not that (a range,
+    an error, a preview, a listing that may have been cut). The inverse of `numbered` and the reminder: a last
+    newline is there as an empty last line; `\r\n` endings are not shown."""
+    if args.get("offset") not in (None, 0, 1, "1") or args.get("limit") is not None:
+        return None
+    body = output.removesuffix(MALWARE_REMINDER)
+    if body.startswith("<") or not body:
+        return None
+    lines = []
+    for number, line in enumerate(body.split("\n"), 1):
+        found = _NUMBERED.fullmatch(line)
+        if found is None or int(found.group(1)) != number or len(found.group(2)) >= LEARN_WIDTH:
+            return None
+        lines.append(found.group(2))
+    return None if len(lines) >= LEARN_LINES else "\n".join(lines)
+
+
 def estimated_tokens(text: str, model: str | None) -> int:
     """Claude's count of `text` as the count_tokens API gave it, estimated offline (o200k x the model's factor)."""
     from ....tokenizers import get_tokenizer
