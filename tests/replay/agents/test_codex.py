@@ -235,6 +235,23 @@ def test_freeform_shell_command(ws: Path) -> None:
     assert timed.output.startswith("Exit code: 0\nWall time: 2 seconds\nOutput:\n")
 
 
+PROFILE = "/opt/homebrew/Library/Homebrew/cmd/shellenv.sh: line 18: /bin/ps: Operation not permitted\n"
+
+
+def test_the_login_shells_profile_line_is_read_from_the_recording(ws: Path) -> None:
+    """macOS recordings of 0.63-0.66 `shell_command` begin every output with what Homebrew's shellenv.sh said
+    under Codex's sandbox: machine noise, read from the recording like the wall time, and printed first."""
+    recorded = f"Exit code: 0\nWall time: 0.1 seconds\nOutput:\n{PROFILE}alpha\n"
+    noise = recorded_noise(recorded)
+    assert noise == {"duration": "0.1", "preamble": PROFILE}
+    got = ShellCommand().run(call(ws, "head -n 1 a.txt", tool="shell_command", version="0.63.0", **noise))
+    assert got.output == recorded
+    wrapped = '{"output":"' + PROFILE.replace("\n", "\\n") + 'beta two\\n","metadata":{"exit_code":0,"duration_seconds":0.0}}'
+    assert recorded_noise(wrapped)["preamble"] == PROFILE
+    # an output whose first line is the command's own (a path and a line number, but no profile's form) is no preamble
+    assert "preamble" not in recorded_noise("Exit code: 0\nWall time: 0 seconds\nOutput:\nsrc/a.py:3: x\n")
+
+
 def test_unified_exec(ws: Path) -> None:
     got = ExecCommand().run(call(ws, "cat b.txt", tool="exec_command", version="0.104.0", chunk_id="ab12cd"))
     assert got.output == ("Chunk ID: ab12cd\nWall time: 0.0000 seconds\nProcess exited with code 0\n"

@@ -28,7 +28,11 @@ Cut, by version (`Call.version`, session_meta.cli_version; unknown means the new
 
 Noise. Durations, wall times and chunk ids are not reproducible: `duration` and `chunk_id` parameters print the
 recorded ones (`recorded_noise(output)` reads them from a recorded output); without them the measured duration
-is printed (a fast command rounds to Codex's usual 0.0) and a chunk id derived from the call id.
+is printed (a fast command rounds to Codex's usual 0.0) and a chunk id derived from the call id. Nor is what the
+recording machine's login shell printed before the command's own output (`bash -lc` reads the user's profile):
+a first line `/path/to/script: line N: …` (Homebrew's shellenv.sh saying `/bin/ps: Operation not permitted`
+under Codex's macOS sandbox, before every 0.63-0.66 `shell_command` output) is read from the recording as
+`preamble` and printed first.
 `without_noise(output)` blanks those fields, for an identity comparison that treats them as noise.
 """
 
@@ -68,6 +72,8 @@ PARAMS = {
     "model": "the session's model: with no recorded policy, a *codex* model is cut by tokens:10000, others by bytes",
     "warning": "1 or 0: print the `Warning: truncated output` line (default: version >= 0.141)",
     "max_output_tokens": "exec_command's output cap, instead of the recorded argument",
+    "preamble": "a line the recording machine's login shell printed before every output (the recorded one, e.g. "
+                "Homebrew's shellenv.sh under Codex's sandbox; default: none)",
 }
 
 
@@ -312,14 +318,25 @@ def _header(output: str) -> tuple[str, str]:
     return head, sep + body
 
 
+_PROFILE = re.compile(r"/[^\s:]+: line \d+: [^\n]*\n")  # a login shell's profile complaining, first
+
+
 def recorded_noise(output: str) -> dict[str, str]:
-    """The `duration` and `chunk_id` parameters that reproduce a recorded output's noise fields."""
+    """The `duration`, `chunk_id` and `preamble` parameters that reproduce a recorded output's noise."""
     if output.startswith('{"output":'):
         found = _DURATION.search(output[-200:])
-        return {"duration": found.group(2)} if found else {}
-    head = _header(output)[0]
-    wall, chunk = _WALL.search(head), _CHUNK.search(head)
-    return {**({"duration": wall.group(2)} if wall else {}), **({"chunk_id": chunk.group(2)} if chunk else {})}
+        try:
+            body = json.loads(output).get("output", "")
+        except (ValueError, AttributeError):
+            body = ""
+        noise = {"duration": found.group(2)} if found else {}
+    else:
+        head, rest = _header(output)
+        wall, chunk = _WALL.search(head), _CHUNK.search(head)
+        noise = {**({"duration": wall.group(2)} if wall else {}), **({"chunk_id": chunk.group(2)} if chunk else {})}
+        body = rest.removeprefix("\nOutput:\n")
+    profile = _PROFILE.match(body) if isinstance(body, str) else None
+    return {**noise, "preamble": profile.group(0)} if profile else noise
 
 
 def without_noise(output: str) -> str:
@@ -358,7 +375,7 @@ class _CodexShell(Emulation):
             return Outcome("", status=REFUSED, reason=f"not replayable: {why}")
         except CannotRun as why:
             return Outcome("", status=FAILED, reason=str(why))
-        body = (result.out + result.err).decode("utf-8", "replace")
+        body = call.params.get("preamble", "") + (result.out + result.err).decode("utf-8", "replace")
         text = envelope(call, body, result.code, seconds)
         return Outcome(text, is_error=result.code != 0, reason=result.note)
 
