@@ -206,3 +206,15 @@ def test_no_policy_fit_on_the_corpus_claude_code_sessions(run):
     assert abs(fit["reads_error"]) < 0.05 and abs(fit["writes_error"]) < 0.05
     assert doc["totals"]["cost_before_usd"] == doc["totals"]["cost_after_usd"]
     assert doc["context"]["input_before"] == doc["context"]["input_after"]
+
+
+def test_html_shows_the_bill_by_kind_and_a_context_sweep(run, tmp_path):
+    pytest.importorskip("altair")
+    one, sweep = tmp_path / "one.html", tmp_path / "sweep.html"
+    assert run("simulate", "sample_logs/claude-code", "--context", "mask:keep=2", "-f", "html", "-o", one,
+               "-q").exit_code == 0
+    assert "The bill by kind of input, before and after" in one.read_text(encoding="utf-8")
+    assert run("simulate", "sample_logs/claude-code", "--sweep", "mask.keep=1:4", "-f", "html", "-o", sweep,
+               "-q").exit_code == 0
+    html = sweep.read_text(encoding="utf-8")
+    assert "Sweep of mask.keep" in html and "cache invalidations" in html

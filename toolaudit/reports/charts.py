@@ -320,13 +320,28 @@ def context_sweep_chart(doc: dict) -> Chart:
                  rows, "solid: tokens (left axis); dashed: refetched outputs and cache invalidations (right axis).")
 
 
+def context_chart(context: dict) -> Chart:
+    """A context policy's input by kind, before (recorded) and after."""
+    kinds = (("uncached input", "uncached"), ("cache write 5m", "cache_write_5m"), ("cache write 1h", "cache_write_1h"),
+             ("cache read", "cache_read"), ("output", "output"))
+    rows = [{"kind": label, "before": context["input_before"][key], "after": context["input_after"][key]}
+            for label, key in kinds]
+    spec = _spec(_paired(rows, "kind", ("before", "after"), BEFORE_AFTER, "tokens (the provider's)"))
+    return Chart("The bill by kind of input, before and after", spec,
+                 f"Tokens by kind before (recorded) and after the context policy: {context['policy']}",
+                 ("kind", "before", "after"), tuple((r["kind"], amount(r["before"]), amount(r["after"])) for r in rows))
+
+
 def simulate_charts(doc: dict) -> list[Chart]:
-    """A sweep's curve, or before/after per tool."""
+    """A sweep's curve, or before/after per tool (and by kind of input, with a context policy)."""
     if doc["meta"].get("sweep"):
         if "." in doc["meta"]["sweep"] and "net_tokens_saved" in doc["sweep"][0]:
             return [context_sweep_chart(doc)]
         return [sweep_chart(doc)]
-    return [before_after_chart(doc["tools"], "the policy")] if doc["tools"] else []
+    found = [context_chart(doc["context"])] if doc.get("context") else []
+    if doc["tools"] and any(t["tokens_saved"] for t in doc["tools"]) or not found:
+        found += [before_after_chart(doc["tools"], "the policy")] if doc["tools"] else []
+    return found
 
 
 def menu_chart(doc: dict) -> Chart | None:
