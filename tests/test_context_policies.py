@@ -218,3 +218,14 @@ def test_html_shows_the_bill_by_kind_and_a_context_sweep(run, tmp_path):
                "-q").exit_code == 0
     html = sweep.read_text(encoding="utf-8")
     assert "Sweep of mask.keep" in html and "cache invalidations" in html
+
+
+def test_the_api_gives_each_requests_counterfactual_context_as_a_frame():
+    pytest.importorskip("pandas")
+    import toolaudit
+
+    result = toolaudit.simulate(["sample_logs/claude-code"], context="mask:keep=2", per_request=True)
+    frame = result.to_pandas("requests")
+    assert len(frame) == result.variants[0].context.requests and {"input_before", "input_after", "placeholders",
+                                                                  "cut_at"} <= set(frame.columns)
+    assert (frame["input_after"] <= frame["input_before"]).all()

@@ -226,12 +226,15 @@ def collect(sims: Iterable[SimFile], labels: list[str], policies: list[tuple[str
 class SimResult(Exportable):
     """The whole answer of `simulate`: one Variant per policy map (several when sweeping).
 
-    `.to_pandas()`: one row per (variant, tool); `"totals"`: one per variant; `"explained"`.
+    `.to_pandas()`: one row per (variant, tool); `"totals"`: one per variant; `"explained"`; `"requests"` (with a
+    context policy and `per_request`): each request's counterfactual context.
     """
 
     frames = {"tools": lambda r: _variant_frame(r, lambda v: v.tools),
               "totals": lambda r: _variant_frame(r, lambda v: (v.totals,)),
-              "explained": lambda r: rows_frame(r.explained)}
+              "explained": lambda r: rows_frame(r.explained),
+              # with a context policy and per_request: each request's counterfactual context (first variant)
+              "requests": lambda r: rows_frame((r.variants[0].context.rows or ()) if r.variants[0].context else ())}
 
     meta: ScanMeta
     variants: tuple[Variant, ...]
