@@ -9,7 +9,6 @@ from __future__ import annotations
 import ctypes
 import os
 from dataclasses import dataclass, replace
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Iterator
 
@@ -228,6 +227,8 @@ def scan_files(files: list[Path], options: FileOptions, jobs: int | None = None,
     # workers (toktok's takes 0.3 s and holds the GIL: once, not once per worker)
     if hasattr(os, "fork"):
         _tokenizer(options).count("warm")
+    from multiprocessing import get_context  # 7 ms of imports: only when workers are started (not a statusline)
+
     ctx = get_context("fork") if hasattr(os, "fork") else get_context("spawn")
     with ctx.Pool(jobs, initializer=_worker_signals) as pool:
         yield from pool.imap(_scan_one, ((worker, p, options, *extra) for p in files), chunksize=1)
