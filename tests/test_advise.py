@@ -103,3 +103,24 @@ def test_mcp_definitions_that_cost_most_are_named():
     # MCP tools only, big enough to matter, the most carried first
     assert [r.tools for r in found] == [("mcp__db__query",), ("mcp__gh__search",)]
     assert "900 tokens, carried by 40 requests" in found[1].why
+
+
+def test_a_setting_that_governs_several_tools_is_recommended_once():
+    from collections import Counter
+
+    from toolaudit.advise.rank import Point, Recommendation, _one_per_setting
+    from toolaudit.advise.settings import for_cap
+
+    def rec(tool, cap, saved_at):
+        curve = tuple(Point(str(v), saved_at[v], 0.0, True) for v in (2000, 5000, 20000))
+        return Recommendation("cap", (tool,), f"max_chars={cap}", saved_at[cap], 0.0,
+                              for_cap("codex", tool, cap, cap // 4), "", None, curve, per_char=0.25)
+
+    shell = rec("shell", 5000, {2000: 900, 5000: 700, 20000: 100})
+    patch = rec("apply_patch", 20000, {2000: 500, 5000: 300, 20000: 50})
+    merged = _one_per_setting([shell, patch], {"shell": Counter({"codex": 3}), "apply_patch": Counter({"codex": 2})})
+    assert len(merged) == 1
+    one = merged[0]
+    # the larger knee, so that apply_patch stays in budget; the saving is both tools' at that value
+    assert (one.policy, one.tools, one.net_tokens_saved) == ("max_chars=20000", ("shell", "apply_patch"), 150)
+    assert (one.setting.name, one.setting.value) == ("tool_output_token_limit", "5000")

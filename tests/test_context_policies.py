@@ -14,7 +14,7 @@ from toolaudit.simulate.context.compact import Compact
 from toolaudit.simulate.context.mask import Mask
 from toolaudit.simulate.context.run import ContextRun
 from toolaudit.simulate.context.timeline import Output, build
-from toolaudit.simulate.prompt_cache import Split, anchored
+from toolaudit.simulate.prompt_cache import Split, shifted
 from toolaudit.errors import UsageError
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
@@ -56,7 +56,7 @@ def test_masking_two_turns_removes_a_known_set():
     assert effect.cut_at == (None, None, None, 1100, 1300 - 90, 1500 - 180)
     assert effect.placeholders == (0, 0, 0, 1, 2, 3)
     requests = list(timeline.requests)
-    assert anchored(requests, list(effect.totals), list(effect.cut_at)) == [
+    assert shifted(requests, list(effect.totals), list(effect.cut_at), list(effect.tail_removed)) == [
         Split(0, 1000, 0), Split(1000, 200, 0), Split(1200, 200, 0),
         Split(1100, 410, 0), Split(1210, 410, 0), Split(1320, 410, 0)]
 
@@ -67,7 +67,7 @@ def test_clearing_invalidates_the_cache_where_it_clears():
     assert effect.removed_at == (3, 3, 4, 5, None)
     assert effect.totals == (1000, 1200, 1400, 1420, 1530, 1640)
     assert effect.cut_at == (None, None, None, 1100, 1500 - 180, 1700 - 270)
-    assert anchored(list(timeline.requests), list(effect.totals), list(effect.cut_at))[3:] == [
+    assert shifted(list(timeline.requests), list(effect.totals), list(effect.cut_at), list(effect.tail_removed))[3:] == [
         Split(1100, 320, 0), Split(1320, 210, 0), Split(1430, 210, 0)]
 
 
@@ -76,7 +76,7 @@ def test_clear_at_least_waits_until_a_clearing_is_worth_its_cache_write():
     # request 3 could free 180 (< 200): nothing; request 4 frees a, b, c (270) at once; d waits
     assert effect.removed_at == (4, 4, 4, None, None)
     assert effect.cut_at == (None, None, None, None, 1100, None)
-    assert anchored(list(timeline.requests), list(effect.totals), list(effect.cut_at))[3:] == [
+    assert shifted(list(timeline.requests), list(effect.totals), list(effect.cut_at), list(effect.tail_removed))[3:] == [
         Split(1400, 200, 0), Split(1100, 430, 0), Split(1530, 200, 0)]
 
 
@@ -95,7 +95,8 @@ def test_a_refetch_is_counted_once():
     timeline = build(usage, outputs)
     run.add(("s.jsonl", "s", "main"), timeline, [True] * 6)
     t = run.tally
-    # a is masked from request 3; the use at 2 saw it; 3 and 4 did not: one refetch, carried min(2, 6-3) requests
+    # a is masked from request 3; the use at 2 saw it; 3 and 4 did not: one refetch, carried from request 4 on
+    # for min(keep 2, the 2 requests left) requests
     assert (t.removed_calls, t.refetched, t.refetch_tokens) == (3, 1, 200)
     assert t.gross_tokens_saved == 90 + 180 + 270
     assert t.net_tokens_saved == t.gross_tokens_saved - 200
@@ -108,13 +109,47 @@ def test_a_refetch_is_counted_once():
 
 def test_compaction_replaces_the_context_by_a_summary():
     usage, outputs = _session()
-    usage[0] = _usage(0, 1000, 300)  # the first request read 300 from the cache: the fixed prefix
+    usage[0] = _usage(0, 300, 0)  # the first request: 300 tokens (system prompt, tools, the first prompt)
     timeline, effect = _effect(Compact(at=1500, summary=50), usage, outputs)
-    # request 3 would carry 1,600: the 1,400 before it become 300 (prefix) + 50 (summary)
+    # request 3 would carry 1,600: the 1,400 before it become 300 (the fixed prefix) + 50 (the summary)
     assert effect.summaries == ((3, 1400, 50),)
     assert effect.totals[3:] == (1600 - 1050, 1800 - 1050, 2000 - 1050)
     assert effect.cut_at[3] == 300
     assert effect.removed_at == (3, 3, None, None, None)
+    after = shifted(list(timeline.requests), list(effect.totals), list(effect.cut_at), list(effect.tail_removed))
+    # the prefix is read; the summary and the new turn are written; then the context is read on
+    assert after[3:] == [Split(300, 250, 0), Split(550, 200, 0), Split(750, 200, 0)]
+
+
+def test_the_fixed_prefix_is_what_the_agents_own_compaction_kept():
+    from toolaudit.simulate.context.compact import fixed_prefix
+
+    usage = [_usage(0, 60_000, 0), _usage(1, 150_000, 60_000), _usage(2, 25_000, 18_000), _usage(3, 30_000, 25_000)]
+    assert fixed_prefix(build(usage, [])) == 18_000  # read right after the recorded shrink
+    assert fixed_prefix(build(usage[:2], [])) == 40_000  # a long first request is a resumed history: capped
+    assert fixed_prefix(build([_usage(0, 21_000, 0)], [])) == 21_000
+
+
+def _openai(n: int, total: int, read: int) -> Usage:
+    return Usage("s.jsonl", n + 1, "codex", "s", f"r{n}", "gpt-5.1-codex", total - read, 0, read, 50, request_index=n)
+
+
+def test_a_cap_lowers_an_automatic_caches_bill_and_no_read_passes_a_cut():
+    """OpenAI-style usage (no writes; what is not read is input): each request read the one before it whole.
+    A 10-token cut of the output request 1 first carried comes off that request's new input, then off the
+    prefix the later requests read; nothing moves from read to input."""
+    usage = [_openai(n, 10_000 + 1_000 * n, 10_000 + 1_000 * (n - 1) if n else 0) for n in range(6)]
+    outputs = [Output(1, 6, 890, 900, "shell")]
+    timeline = build(usage, outputs)
+    from toolaudit.simulate.context.effect import unchanged
+
+    effect = unchanged(timeline, timeline.base())
+    after = shifted(list(timeline.requests), list(effect.totals), list(effect.cut_at), list(effect.tail_removed))
+    assert after[1] == Split(10_000, 0, 990) and after[2] == Split(10_990, 0, 1_000)
+    assert all(a.read <= u.cache_read and a.uncached <= u.input_uncached for a, u in zip(after, usage))
+    # a cut at token 5,000 caps the read, whatever the record read (the rest is written again: for a provider
+    # that charges no write, simulate counts it as input)
+    assert shifted(usage[3:4], [12_990], [5_000], [0]) == [Split(5_000, 6_990, 1_000)]
 
 
 def test_no_policy_keeps_the_recorded_bill():
@@ -229,3 +264,35 @@ def test_the_api_gives_each_requests_counterfactual_context_as_a_frame():
     assert len(frame) == result.variants[0].context.requests and {"input_before", "input_after", "placeholders",
                                                                   "cut_at"} <= set(frame.columns)
     assert (frame["input_after"] <= frame["input_before"]).all()
+
+
+def test_a_text_only_answer_is_the_request_its_usage_names():
+    """The model writes an output's item in its answer to request 3, after a user turn with no tool output:
+    the usage record of that answer names the request, not the last output's."""
+    from toolaudit.simulate.engine import later_uses, _events, _said
+
+    call = ToolCall("f", 2, "claude-code", "s", "Read", "see src/app/checkout.py\n", call_id="a", request_index=1,
+                    call_line=1)
+    stream = [call, ModelText("f", 8, "s", "the fix goes in src/app/checkout.py")]
+    usage = [_usage(n, 1000 + 100 * n, 0) for n in range(4)]
+    usage = [Usage(u.source, line, u.collector, u.session, u.request_id, u.model, u.input_uncached, u.cache_write,
+                   u.cache_read, u.output, request_index=u.request_index) for u, line in zip(usage, (1, 3, 5, 8))]
+    events = _events(stream, _said(stream))
+    assert later_uses(events, [call], [call.output]) == [(1,)]  # without usage: the last output's request
+    assert later_uses(events, [call], [call.output], usage) == [(3,)]
+
+
+def test_item_search_reads_a_long_output_in_pieces():
+    from toolaudit.simulate.risk import LOCATE_CHUNK, ItemSearch
+
+    text = "0123 " * (3 * LOCATE_CHUNK // 5) + "parse_config_file\n"  # the item lies past the first pieces
+    edge = "x" * (LOCATE_CHUNK - 3) + " handle_request\n"  # the item straddles the first piece's end
+    search = ItemSearch(["parse_config_file", "handle_request", "0123"])
+    assert search.items_in(text) == {"parse_config_file", "0123"}
+    assert search.items_in(edge) == {"handle_request"}
+
+
+def test_mask_keeps_at_least_one_turn_and_exclude_globs_are_trimmed():
+    with pytest.raises(UsageError, match="keep must be 1 or more"):
+        context.parse("mask:keep=0")
+    assert context.parse("clear:exclude=Read | Bash").exclude == ("Read", "Bash")

@@ -55,6 +55,7 @@ class Recommendation:
     cost_before_usd: float | None = None
     cost_after_usd: float | None = None
     fields: tuple[tuple[str, int], ...] = ()  # mcp: JSON key paths by tokens
+    per_char: float = 0.0  # cap: the tools' tokens per char (a setting in tokens is the cap × this)
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,34 @@ def _caps(sink: SimCollected, options, agents: dict[str, Counter]) -> list[Recom
             setting, f"{tool} ({agent}): {row.affected_calls} of {calls} calls cut at {cap:,} chars save "
             f"{row.weighted_tokens_saved:,} re-sent tokens; {row.later_used} hid something used later, "
             f"{row.errors_cut} a failure signal",
-            None if setting else f'["{tool}"]\nmax_chars = {cap}', curve))
+            None if setting else f'["{tool}"]\nmax_chars = {cap}', curve, per_char=tokens_per_char))
+    return _one_per_setting(out, agents)
+
+
+def _one_per_setting(recs: list[Recommendation], agents: dict[str, Counter]) -> list[Recommendation]:
+    """One recommendation per (agent, setting): a setting that governs several tools (Codex's one output limit,
+    Claude Code's MCP limit, OpenHands' message cap) takes the largest of their knees, so that each of them stays
+    in budget, and its saving and risk are theirs at that value."""
+    groups: dict[tuple[str, str], list[Recommendation]] = {}
+    for rec in recs:
+        if rec.setting is not None:
+            groups.setdefault((rec.setting.agent, rec.setting.name), []).append(rec)
+    merged = {id(r): None for members in groups.values() if len(members) > 1 for r in members}
+    out = [r for r in recs if id(r) not in merged]
+    for (agent, _), members in groups.items():
+        if len(members) < 2:
+            continue
+        cap = max(int(r.policy.split("=")[1]) for r in members)
+        points = [next((p for p in r.curve if p.value == str(cap)), None) for r in members]
+        saved = sum(p.net_tokens_saved for p in points if p is not None)
+        risk = max((p.risk for p in points if p is not None), default=0.0)
+        tools = tuple(t for r in members for t in r.tools)
+        per_char = sum(r.per_char for r in members) / len(members)
+        setting = settings.for_cap(agent, tools[0], cap, round(cap * per_char))
+        out.append(Recommendation(
+            "cap", tools, f"max_chars={cap}", saved, risk, setting,
+            f"{', '.join(tools)} ({agent}): one setting for all of them; at {cap:,} chars, the largest of their knees, "
+            f"they save {saved:,} re-sent tokens", None, (), per_char=per_char))
     return out
 
 
@@ -132,7 +160,7 @@ def _context(sink: SimCollected, options, agents: Counter) -> tuple[list[Recomme
                                 f"over the budget of {options.max_refetch:.1%}")
             elif t.cost_before is not None and t.cost_after is not None and t.cost_after > t.cost_before:
                 rejected.append(f"{label}: saves {t.net_tokens_saved:,} tokens but raises the bill "
-                                f"${usd(t.cost_before):,.2f} → ${usd(t.cost_after):,.2f} (cache writes)")
+                                f"${usd(t.cost_before):,.2f} → ${usd(t.cost_after):,.2f} (the cache reads it loses)")
             else:
                 fit.append((policy, t))
         if not fit:

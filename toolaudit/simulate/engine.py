@@ -7,7 +7,7 @@ marker is re-cut into nonsense. Calls whose result never came are left out.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, replace
 from itertools import islice
 from typing import Iterable
@@ -159,25 +159,33 @@ def simulate_records(records: Iterable, maps: list, tokenizer: Tokenizer, *, exp
 
             shares = tuple(tuple(json_shares(text, tokenizer.count).items()) if mcp_server(c.tool) else ()
                            for c, text in zip(calls, texts))
-        found = Timeline(tuple(usage), tuple(later_uses(events, calls, texts)),
+        found = Timeline(tuple(usage), tuple(later_uses(events, calls, texts, usage)),
                          tuple(tokenizer.count_for(sanitize(c.args), c.model) for c in calls), shares)
     return base, all_cuts, skipped, tuple(sorted(recorded.items())), found
 
 
-def later_uses(events: list, calls: list[ToolCall], texts: list[str]) -> list[tuple[int, ...]]:
+def later_uses(events: list, calls: list[ToolCall], texts: list[str], usage: Iterable[Usage] = ()
+               ) -> list[tuple[int, ...]]:
     """Per call, the requests whose answer first wrote an item of its output, after the output came.
 
     A context policy that removed the output before such a request left the agent without what it
-    then wrote: the output would have had to be fetched again. The request of a place is counted the
-    way outputs are: after the output first carried by request k, what the model writes answers k (a
-    call's arguments: its `request_index` − 1). One Aho-Corasick automaton per context over the items
-    first written there finds them all in each output in one pass; each is then confirmed as an item.
+    then wrote: the output would have had to be fetched again. The request of a place: where the
+    transcript records usage, the request whose usage line is the first at or after the place (an answer's
+    text and its usage share a message); else counted the way outputs are: after the output first carried
+    by request k, what the model writes answers k (a call's arguments: its `request_index` − 1). One
+    Aho-Corasick automaton per context over the items first written there finds them all in each output in
+    one pass; each is then confirmed as an item.
     """
     first: dict[tuple, dict[str, tuple[int, int]]] = {}  # per context: item -> (event position, request)
     where: dict[int, tuple[tuple, int]] = {}
     current: dict[tuple, int] = {}
     index = {id(c): i for i, c in enumerate(calls)}
-    for position, (_, _, kind, record, items) in enumerate(events):
+    answers: dict[tuple, tuple[list[int], list[int]]] = {}  # per context: usage lines and their requests, by line
+    for u in sorted((u for u in usage if u.request_index is not None), key=lambda u: u.line):
+        lines, requests = answers.setdefault((u.session, u.agent), ([], []))
+        lines.append(u.line)
+        requests.append(u.request_index)
+    for position, (line, _, kind, record, items) in enumerate(events):
         ctx = (record.session, record.agent)
         if kind == "output":
             where[index[id(record)]] = (ctx, position)
@@ -187,6 +195,11 @@ def later_uses(events: list, calls: list[ToolCall], texts: list[str]) -> list[tu
         request = current.get(ctx, 0)
         if kind == "args" and record.request_index:
             request = max(request, record.request_index - 1)
+        elif kind == "text" and ctx in answers:
+            lines, requests = answers[ctx]
+            at = bisect_left(lines, line)
+            if at < len(lines):
+                request = max(request, requests[at])
         seen = first.setdefault(ctx, {})
         for item in items:
             seen.setdefault(item, (position, request))

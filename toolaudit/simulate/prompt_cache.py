@@ -96,16 +96,23 @@ def splits(requests: list[Usage], totals: list[int] | None = None, cut_at: list[
     return out
 
 
-def anchored(requests: list[Usage], totals: list[int], cut_at: list[int | None]) -> list[Split]:
-    """Each request's split under a policy, anchored on what it recorded: where the policy left the model's
-    read as it was, the recorded read (so no policy gives back the recorded usage exactly); where it lowered
-    it, the lower of the two (what the provider did hit bounds what it would have: an expiry, a miss, an
-    automatic cache that hits less than the whole prefix)."""
+def shifted(requests: list[Usage], totals: list[int], cut_at: list[int | None], tail_removed: list[int]
+            ) -> list[Split]:
+    """Each request's split under a policy, as its recorded split less what the policy took off: what it took
+    off the outputs the request was the first to carry (`tail_removed`) comes off the new tail, the rest off
+    the prefix the request read from the cache; and where the policy changed the prefix at token p (`cut_at`),
+    at most p tokens are read, the rest written again. No change gives back the recorded split exactly; the
+    provider's own misses (an expiry, an automatic cache that hit less than the whole prefix) stay misses."""
     out = []
-    for u, was, now in zip(requests, splits(requests), splits(requests, totals, cut_at)):
-        cacheable = now.read + now.write
-        read = min(u.cache_read if now.read >= was.read else min(u.cache_read, now.read), cacheable)
-        out.append(Split(read, cacheable - read, now.uncached))
+    for u, total, cut, tail in zip(requests, totals, cut_at, tail_removed):
+        inside = max(0, u.input_total - total - tail)
+        read = max(0, u.cache_read - inside)
+        if cut is not None:
+            read = min(read, cut)
+        read = min(read, total)
+        rest = total - read
+        uncached = min(u.input_uncached, rest)
+        out.append(Split(read, rest - uncached, uncached))
     return out
 
 

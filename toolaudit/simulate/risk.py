@@ -340,16 +340,24 @@ class ItemSearch:
         self._chars: AhoCorasick | None = None
 
     def items_in(self, text: str) -> set[str]:
-        """The items found in `text`'s text and confirmed as items of it (_occurs_as_item)."""
+        """The items found in `text`'s text and confirmed as items of it (_occurs_as_item).
+
+        Read LOCATE_CHUNK chars at a time, as Full.locate_ahead does: a long output of numbers matches a 3-digit
+        item everywhere, and the list of every match at once would grow with the text."""
+        if not self.items:
+            return set()
         if text.isascii():
-            places = self._bytes.find_matches_as_indexes(text.encode(), overlapping=True)
+            data, search = text.encode(), self._bytes
         else:
             self._chars = self._chars or AhoCorasick(self.items)
-            places = self._chars.find_matches_as_indexes(text, overlapping=True)
+            data, search = text, self._chars
+        reach = max(map(len, self.items)) - 1
         firsts: dict[int, int] = {}
-        for index, start, _ in places:
-            if index not in firsts or start < firsts[index]:
-                firsts[index] = start
+        for start in range(0, len(data), LOCATE_CHUNK):
+            for index, pos, _ in search.find_matches_as_indexes(data[start:start + LOCATE_CHUNK + reach],
+                                                                overlapping=True):
+                if index not in firsts or start + pos < firsts[index]:
+                    firsts[index] = start + pos
         return {self.items[i] for i, start in firsts.items() if _occurs_as_item(text, self.items[i], start)}
 
 

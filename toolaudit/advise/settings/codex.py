@@ -20,7 +20,7 @@ KNOWN = (OUTPUT, COMPACT)
 
 def for_cap(tool: str, chars: int, tokens: int) -> Setting | None:
     """Codex has one limit for every tool's output, in tokens."""
-    return Setting.of(OUTPUT, str(tokens), "one limit for every tool: the shell's knee sets it")
+    return Setting.of(OUTPUT, str(tokens), "one limit for every tool's output")
 
 
 def for_context(policy) -> Setting | None:

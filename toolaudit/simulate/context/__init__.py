@@ -51,7 +51,7 @@ def parse(spec: str):
         key = key.strip().replace("-", "_")
         key = _ALIASES.get(key, key)
         if key == "exclude":
-            given["exclude"] = given.get("exclude", ()) + tuple(g for g in value.split("|") if g.strip())
+            given["exclude"] = given.get("exclude", ()) + tuple(g.strip() for g in value.split("|") if g.strip())
         else:
             given[key] = value
     return with_values(kind(), given, f"--context {name}")
@@ -66,7 +66,11 @@ def with_values(policy, given: dict[str, Any], where: str):
         if field is None:
             raise UsageError(f"{where}: unknown parameter {key!r}{did_you_mean(key, known)}", slug="context")
         values[key] = _value(getattr(policy, key), value, f"{where}: {key}")
-    return replace(policy, **values)
+    chosen = replace(policy, **values)
+    if chosen.name == "mask" and chosen.keep < 1:
+        # a window of none would hide every output from the model that asked for it: no session to compare
+        raise UsageError(f"{where}: keep must be 1 or more (turns an output stays whole)", slug="context")
+    return chosen
 
 
 def _value(default: Any, value: Any, where: str) -> Any:
@@ -74,7 +78,7 @@ def _value(default: Any, value: Any, where: str) -> Any:
     if not isinstance(value, str) or isinstance(default, str):
         return value
     if isinstance(default, tuple):
-        return tuple(v for v in value.split("|") if v)
+        return tuple(v.strip() for v in value.split("|") if v.strip())
     if isinstance(default, bool):
         if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
             raise UsageError(f"{where} takes true or false, not {value!r}", slug="context")

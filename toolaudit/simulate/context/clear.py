@@ -61,7 +61,7 @@ class Clear:
     def stays(self, request: int, end: int) -> int:
         """How many requests an output fetched again at `request` would be carried: until `keep` newer tool
         uses push it out, taken as `keep` requests."""
-        return max(1, min(max(self.keep, 1), end - request))
+        return max(1, min(max(self.keep, 1), end - request - 1))
 
     def describe(self) -> str:
         """One line for the report."""

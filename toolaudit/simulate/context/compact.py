@@ -3,9 +3,9 @@
 
 As Claude Code's auto-compact, Codex's `model_auto_compact_token_limit` and OpenHands' condensers do it.
 The summary is asked for by one more request, which reads the context so far from the cache and writes
-`summary` output tokens; the fixed prefix is taken as what the context's first request read from the
-cache (what other sessions had left there: the prefix every session shares). A compaction the session
-itself recorded (its input shrank) starts the count again.
+`summary` output tokens; the fixed prefix is what a request right after a compaction the session recorded
+read from the cache (what the agent's own compaction kept), else the first request's input, at most 40,000
+tokens (`fixed_prefix`). A compaction the session itself recorded (its input shrank) starts the count again.
 """
 
 from __future__ import annotations
@@ -19,6 +19,21 @@ from .timeline import Timeline, carried
 SUMMARY = 3_000  # tokens of a summary when none is given: the corpus' one recorded Claude Code summary is 2,474
 
 
+FIXED_MAX = 40_000  # a fixed prefix larger than this is a resumed context's history, not a system prompt
+
+
+def fixed_prefix(timeline: Timeline) -> int:
+    """What a compaction keeps before the summary (system prompt, tool definitions): what a request right after
+    a compaction the session recorded read from the cache, where there is one; else the first request's input,
+    at most FIXED_MAX (a resumed context starts with its history)."""
+    known = [u for u in timeline.requests if u is not None]
+    after = [b.cache_read for a, b in zip(known, known[1:])
+             if b.input_total < a.input_total - max(5_000, a.input_total // 5) and b.cache_read > 0]
+    if after:
+        return min(after)
+    return min(known[0].input_total, FIXED_MAX) if known else 0
+
+
 @dataclass(frozen=True)
 class Compact:
     """compact:at=T[,summary=S]"""
@@ -30,7 +45,7 @@ class Compact:
     def apply(self, timeline: Timeline, base: list[int], positions: list[int], count: Callable[[str], int]) -> Effect:
         """Request by request: compact before any request whose input would pass `at`."""
         outputs, n = timeline.outputs, len(base)
-        fixed = next((u.cache_read for u in timeline.requests if u is not None), 0)
+        fixed = fixed_prefix(timeline)
         totals, cut_at, summaries = [0] * n, [None] * n, []
         removed: list[int | None] = [None] * len(outputs)
         gone, last = 0, None  # tokens taken off by compactions since the last recorded one; the last request seen
@@ -55,11 +70,12 @@ class Compact:
             last = r
         tools = carried(timeline, [o.tokens for o in outputs])
         tools = [t - g for t, g in zip(tools, carried(timeline, [o.tokens for o in outputs], removed))]
-        return Effect(tuple(totals), tuple(cut_at), tuple(removed), tuple([0] * n), tuple(tools), tuple(summaries))
+        return Effect(tuple(totals), tuple(cut_at), tuple(removed), tuple([0] * n), tuple(tools), tuple(summaries),
+                      tuple(timeline.arriving()))
 
     def stays(self, request: int, end: int) -> int:
         """How many requests an output fetched again at `request` would be carried: to the end of its stay."""
-        return max(1, end - request)
+        return max(1, end - request - 1)
 
     def describe(self) -> str:
         """One line for the report."""

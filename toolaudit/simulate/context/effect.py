@@ -18,6 +18,8 @@ class Effect:
     placeholders: tuple[int, ...]  # per request: how many placeholders it carried
     tool_tokens: tuple[int, ...]  # per request: the tool-output tokens it still carried (placeholders included)
     summaries: tuple[tuple[int, int, int], ...] = ()  # compaction: (request, input read, summary tokens) asked before it
+    # per request: the tokens taken off its new tail (the outputs it was the first to carry), not off the cached prefix
+    tail_removed: tuple[int, ...] = ()
 
 
 def by_removal(timeline: Timeline, base: list[int], positions: list[int], removed_at: list[int | None],
@@ -33,21 +35,25 @@ def by_removal(timeline: Timeline, base: list[int], positions: list[int], remove
     saved = carried(timeline, gain, removed_at)
     totals = tuple(max(0, b - s) if b else 0 for b, s in zip(base, saved))
     first_cut: dict[int, int] = {}  # request -> the output it was the first to drop, earliest in the context
+    tail = timeline.arriving()
     for i, (o, m) in enumerate(zip(outputs, removed_at)):
+        if m is not None and m == o.first and m < n:
+            tail[m] += gain[i]  # dropped as it came: taken off the request's new tail
         if m is not None and o.first < m < o.end and (m not in first_cut or positions[i] < positions[first_cut[m]]):
             first_cut[m] = i
     cut_at: list[int | None] = [None] * n
     for r, i in first_cut.items():
         if r >= n:
             continue
-        before = sum(gain[j] for j in range(i) if removed_at[j] is not None and removed_at[j] < r < outputs[j].end)
+        before = sum(gain[j] for j in range(len(outputs)) if positions[j] < positions[i] and removed_at[j] is not None
+                     and removed_at[j] < r < outputs[j].end)
         args = outputs[i].args_tokens if inputs else 0
         cut_at[r] = max(0, positions[i] - args - before)
     counts = carried(timeline, [1] * len(outputs), removed_at)
     tools = carried(timeline, [o.tokens for o in outputs])
     return Effect(totals, tuple(cut_at), tuple(removed_at), tuple(counts),
                   tuple(t - s for t, s in zip(tools, carried(timeline, [o.tokens - placeholder for o in outputs],
-                                                             removed_at))))
+                                                             removed_at))), (), tuple(tail))
 
 
 def unchanged(timeline: Timeline, base: list[int]) -> Effect:

@@ -31,7 +31,7 @@ class Mask:
 
     def stays(self, request: int, end: int) -> int:
         """How many requests an output fetched again at `request` would be carried (until masked again)."""
-        return max(1, min(self.keep, end - request))
+        return max(1, min(self.keep, end - request - 1))  # carried from the request after the one that asked
 
     def describe(self) -> str:
         """One line for the report."""

@@ -1,8 +1,8 @@
 """A context policy over every context of a simulation: inputs and dollars before → after with the
 prompt-cache model, what had to be fetched again, and the cache model's fit to the recorded usage.
 
-Before is the session as it ran (its recorded requests, split by the cache model); after adds the size
-caps and the context policy. A request copied into several files counts once (scan.dedupe.request_key),
+Before is the session as it ran (its recorded requests as billed); after adds the size caps and the context
+policy, each request's recorded split less what they took off it (prompt_cache.shifted). A request copied into several files counts once (scan.dedupe.request_key),
 and so does an output (the call's dedupe): each file's context is still modelled whole, copies and all,
 since its cache saw them.
 """
@@ -38,14 +38,13 @@ class Kinds:
         """All input tokens."""
         return self.uncached + self.cache_write_5m + self.cache_write_1h + self.cache_read
 
-    def add(self, split: prompt_cache.Split, hour: bool, output: int) -> None:
-        """One request's split (its writes 1-hour ones when `hour`)."""
+    def add(self, split: prompt_cache.Split, hour: float, output: int) -> None:
+        """One request's split (`hour`: the share of its writes that are 1-hour ones)."""
         self.uncached += split.uncached
         self.cache_read += split.read
-        if hour:
-            self.cache_write_1h += split.write
-        else:
-            self.cache_write_5m += split.write
+        long = round(split.write * hour)
+        self.cache_write_1h += long
+        self.cache_write_5m += split.write - long
         self.output += output
 
     def as_dict(self) -> dict:
@@ -119,7 +118,7 @@ class Pricer:
         # alone): genai-prices takes ~0.2 ms a call, so each distinct one is priced once
         self._known: dict[tuple, Decimal | None] = {}
 
-    def cost(self, u: Usage, split: prompt_cache.Split, hour: bool, output: int) -> Decimal | None:
+    def cost(self, u: Usage, split: prompt_cache.Split, hour: float, output: int) -> Decimal | None:
         """What `u` would have cost split as `split` with `output` output tokens; None when unpriced."""
         from ...scan.billing import _model_price, request_cost
 
@@ -130,12 +129,13 @@ class Pricer:
             price = _model_price(name)
             self._writes[name] = price is not None and price.cache_write_mtok is not None
         write, uncached = (split.write, split.uncached) if self._writes[name] else (0, split.uncached + split.write)
-        key = (name, uncached, write, split.read, output, hour)
+        long = round(write * hour)
+        key = (name, uncached, write, split.read, output, long)
         if key not in self._known:
             if len(self._known) >= PRICED:
                 self._known.clear()  # bounded: a fleet's corpus must not grow it without end
             modelled = replace(u, input_uncached=uncached, cache_write=write, cache_read=split.read, output=output,
-                               cache_write_1h=write if hour else 0)
+                               cache_write_1h=long)
             self._known[key] = request_cost(modelled, name)
         return self._known[key]
 
@@ -144,8 +144,9 @@ def _plus(total: Decimal | None, cost: Decimal | None) -> Decimal | None:
     return total if cost is None else (total or Decimal(0)) + cost
 
 
-def _hour(u: Usage) -> bool:
-    return bool(u.cache_write) and u.cache_write_1h * 2 >= u.cache_write
+def _hour(u: Usage) -> float:
+    """The share of a request's cache writes that were 1-hour writes (its modelled writes keep it)."""
+    return u.cache_write_1h / u.cache_write if u.cache_write else 0.0
 
 
 class ContextRun:
@@ -170,33 +171,36 @@ class ContextRun:
         tallies = [self.tally]
         if self.groups is not None and group is not None:
             tallies.append(self.groups.setdefault(group, self._new()))
+        billed = any(u is not None for u in timeline.requests)
         for t in tallies:
             t.contexts += 1
-            self._outputs(t, timeline, effect)
-            if any(u is not None for u in timeline.requests):
+            self._outputs(t, timeline, effect, billed)
+            if billed:
                 t.billed_contexts += 1
                 self._bill(t, key, timeline, base, effect, counted)
 
-    def _outputs(self, t: ContextTally, timeline: Timeline, effect: Effect) -> None:
+    def _outputs(self, t: ContextTally, timeline: Timeline, effect: Effect, billed: bool) -> None:
         stays = getattr(self.policy, "stays", None)
         t.tool_tokens_before += sum(carried(timeline, [o.recorded for o in timeline.outputs]))
         t.tool_tokens_after += sum(effect.tool_tokens)
         for o, m in zip(timeline.outputs, effect.removed_at):
-            if not o.counted or m is None or not o.first < m < o.end:
+            if not o.counted or m is None or not o.first <= m < o.end:
                 continue
             t.removed_calls += 1
             use = next((j for j in o.uses if m <= j < o.end), None)
             if use is not None and stays is not None:
                 t.refetched += 1
-                t.refetch_tokens += o.tokens * stays(use, o.end)
+                if billed:  # the net saving is the billed contexts': their refetches are what it is net of
+                    t.refetch_tokens += o.tokens * stays(use, o.end)
 
     def _bill(self, t: ContextTally, key: tuple, timeline: Timeline, base: list[int], effect: Effect,
               counted: list[bool]) -> None:
         known = [r for r, u in enumerate(timeline.requests) if u is not None]
         requests = [timeline.requests[r] for r in known]
-        modelled = prompt_cache.splits(requests)
-        # after: the model under the policy, anchored on what each request recorded
-        after = prompt_cache.anchored(requests, [effect.totals[r] for r in known], [effect.cut_at[r] for r in known])
+        modelled = prompt_cache.splits(requests)  # alone, with no policy: its fit to the record
+        # after: each request's recorded split less what the policy took off it (prompt_cache.shifted)
+        after = prompt_cache.shifted(requests, [effect.totals[r] for r in known], [effect.cut_at[r] for r in known],
+                                     [effect.tail_removed[r] for r in known])
         if not any(u.cache_write for u in requests):
             # a provider that charges no cache write (OpenAI, Gemini: automatic caching): what is not read is input
             modelled, after = ([prompt_cache.Split(s.read, 0, s.uncached + s.write) for s in splits]
@@ -216,7 +220,7 @@ class ContextRun:
             extra = summaries.get(r)
             if extra is not None:  # the request that asked for the summary: the context so far, read from the cache
                 t.compactions += 1
-                t.after.add(prompt_cache.Split(extra[0], 0, 0), False, extra[1])
+                t.after.add(prompt_cache.Split(extra[0], 0, 0), 0.0, extra[1])
             if self.pricer is not None:
                 self._price(t, u, b, a, hour, extra)
             if t.rows is not None:
@@ -224,7 +228,7 @@ class ContextRun:
                                          *self._carried(timeline, effect, r), a.read, a.write, a.uncached,
                                          effect.cut_at[r]))
 
-    def _price(self, t: ContextTally, u: Usage, before, after, hour: bool, extra) -> None:
+    def _price(self, t: ContextTally, u: Usage, before, after, hour: float, extra) -> None:
         pricer = self.pricer
         cost = pricer.cost(u, before, hour, u.output)
         if cost is None:
@@ -233,7 +237,7 @@ class ContextRun:
         t.cost_before = _plus(t.cost_before, cost)
         t.cost_after = _plus(t.cost_after, pricer.cost(u, after, hour, u.output))
         if extra is not None:
-            t.cost_after = _plus(t.cost_after, pricer.cost(u, prompt_cache.Split(extra[0], 0, 0), False, extra[1]))
+            t.cost_after = _plus(t.cost_after, pricer.cost(u, prompt_cache.Split(extra[0], 0, 0), 0.0, extra[1]))
 
     @staticmethod
     def _carried(timeline: Timeline, effect: Effect, r: int) -> tuple[int, int, int]:

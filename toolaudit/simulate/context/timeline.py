@@ -45,6 +45,14 @@ class Timeline:
         cut = carried(self, [o.recorded - o.tokens for o in self.outputs])
         return [0 if u is None else max(0, u.input_total - c) for u, c in zip(self.requests, cut)]
 
+    def arriving(self) -> list[int]:
+        """Per request, what the size caps took off the outputs it was the first to carry (its uncached tail)."""
+        out = [0] * len(self.requests)
+        for o in self.outputs:
+            if o.first < len(out):
+                out[o.first] += o.recorded - o.tokens
+        return out
+
     def positions(self, base: list[int]) -> list[int]:
         """Where each output starts in the requests' token stream (base coordinates), estimated: the
         outputs a request first carried end it."""

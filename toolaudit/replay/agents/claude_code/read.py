@@ -115,7 +115,7 @@ def whole_text(output: str, args: dict) -> str | None:
     """The file's text as a recorded Read of all of it shows it, or None when the output is not that (a range,
     an error, a preview, a listing that may have been cut). The inverse of `numbered` and the reminder: a last
     newline is there as an empty last line; `\r\n` endings are not shown."""
-    if args.get("offset") not in (None, 0, 1, "1") or args.get("limit") is not None:
+    if args.get("offset") not in (None, 1, "1") or args.get("limit") is not None:  # offset 0 numbers from 0
         return None
     body = output.removesuffix(MALWARE_REMINDER)
     if body.startswith("<") or not body:
