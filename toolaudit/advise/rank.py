@@ -177,12 +177,15 @@ def _context(sink: SimCollected, options, agents: Counter) -> tuple[list[Recomme
 
 
 def _spec(policy) -> str:
-    """A context policy as `--context` takes it."""
+    """A context policy as `--context` takes it (parameters left at their default unsaid)."""
+    from ..simulate.context.compact import SUMMARY
+
     if policy.name == "mask":
         return f"mask:keep={policy.keep}"
     if policy.name == "clear":
-        return f"clear:trigger={policy.trigger},keep={policy.keep},clear_at_least={policy.clear_at_least}"
-    return f"compact:at={policy.at},summary={policy.summary}"
+        least = f",clear_at_least={policy.clear_at_least}" if policy.clear_at_least else ""
+        return f"clear:trigger={policy.trigger},keep={policy.keep}{least}"
+    return f"compact:at={policy.at}" + (f",summary={policy.summary}" if policy.summary != SUMMARY else "")
 
 
 def _mcp(sink: SimCollected, agents: dict[str, Counter]) -> list[Recommendation]:
@@ -197,7 +200,7 @@ def _mcp(sink: SimCollected, agents: dict[str, Counter]) -> list[Recommendation]
         top = tuple(shares.most_common(FIELDS_SHOWN))
         said = ", ".join(f"{name} {100 * tokens / total:.0f}%" for name, tokens in top) if total else "not JSON"
         out.append(Recommendation(
-            "mcp", (row.tool,), "trim the output's largest fields", 0, 0.0,
+            "mcp", (row.tool,), "trim its largest fields", 0, 0.0,
             settings.for_mcp(_agent(agents.get(row.tool)), per_call),
             f"{row.tool}: {row.calls} calls, {per_call:,} tokens per call, {row.weighted_tokens_before:,} re-sent; "
             f"fields by tokens: {said}", fields=top))

@@ -31,7 +31,7 @@ def _share(text: str) -> float:
 @click.option("--model", metavar="NAME", help="Price requests whose transcript names no model as NAME.")
 @input_options
 @output_options
-@table_options("rank, kind, tools, policy, net, risk, setting")
+@table_options("rank, tools, net, risk, policy, setting, kind")
 def advise(paths, max_later_used, max_refetch, top, model, read, quiet, fmt, output, wide, columns):
     """What should I change? Turns toolaudit's evidence into the few changes worth making.
 

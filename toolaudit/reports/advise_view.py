@@ -7,7 +7,7 @@ from typing import Any
 from ..advise.rank import AdviceResult, Recommendation
 from .view import Lines, Section, View, num, register, tokenizer_text
 
-COLUMNS = ("rank", "kind", "tools", "policy", "net", "risk", "setting")
+COLUMNS = ("rank", "tools", "net", "risk", "policy", "setting", "kind")
 
 
 def _setting(r: Recommendation) -> str:
@@ -70,11 +70,13 @@ class AdviseView(View):
                          f"saved net; {_setting(r)}" for i, r in enumerate(best, 1)])
 
     def blocks(self, result: AdviceResult) -> list:
-        rows = [[str(i), r.kind, ", ".join(r.tools) or "(context)", r.policy, num(r.net_tokens_saved),
-                 f"{100 * r.risk:.1f}%", _setting(r)] for i, r in enumerate(result.recommendations, 1)]
-        table = Section(["#", "kind", "tools", "policy", "net tokens saved", "risk", "setting"], rows,
-                        title="Recommendations", columns=list(COLUMNS), compact=COLUMNS, shorten={2: 36},
-                        keep=("policy", "net", "setting"), left=("kind", "tools", "policy", "setting"))
+        rows = [[str(i), ", ".join(r.tools) or "(context)", num(r.net_tokens_saved), f"{100 * r.risk:.1f}%", r.policy,
+                 _setting(r), r.kind] for i, r in enumerate(result.recommendations, 1)]
+        # on a narrow terminal the setting goes first (the lines below name it whole), the saving and risk last
+        table = Section(["#", "tools", "net saved", "risk", "policy", "setting", "kind"], rows,
+                        title="Recommendations", columns=list(COLUMNS), compact=COLUMNS,
+                        shorten={1: 20, 4: 26, 5: 40}, keep=("tools", "net", "risk", "policy"),
+                        left=("tools", "policy", "setting", "kind"))
         lines = []
         for i, r in enumerate(result.recommendations, 1):
             lines.append(f"#{i} {r.why}")

@@ -183,16 +183,17 @@ def _pct(part: int, whole: int) -> str:
 def context_section(result: SimResult) -> Section:
     """The bill before → after a context policy, by kind of input (one policy), or per swept value."""
     if result.sweep:
-        ids = ["value", "net", "net%", "gross", "refetched", "refetch", "invalidations", "before$", "after$"]
+        # the saving, the bill after and the risk first: on a narrow terminal the rest goes
+        ids = ["value", "net", "net%", "after$", "refetched", "invalidations", "gross", "refetch", "before$"]
         rows = []
         for v in result.variants:
             t = v.context
             rows.append([v.label, num(t.net_tokens_saved), _pct(t.net_tokens_saved, t.before.input),
-                         num(t.gross_tokens_saved), num(t.refetched), num(t.refetch_tokens), num(t.cache_invalidations),
-                         _dollars(t.cost_before), _dollars(t.cost_after)])
-        return Section([result.sweep, "net saved", "net %", "gross saved", "refetched", "refetch tokens",
-                        "cache invalidations", "cost before", "cost after"], rows, title="Context policy and bill",
-                       columns=ids, compact=tuple(ids))
+                         _dollars(t.cost_after), num(t.refetched), num(t.cache_invalidations),
+                         num(t.gross_tokens_saved), num(t.refetch_tokens), _dollars(t.cost_before)])
+        return Section([result.sweep, "net saved", "net %", "cost after", "refetched", "cache invalidations",
+                        "gross saved", "refetch tokens", "cost before"], rows, title="Context policy and bill",
+                       columns=ids, compact=tuple(ids), keep=("net", "net%", "after$", "refetched"))
     t = result.variants[0].context
     rows = []
     for label, key in (("uncached input", "uncached"), ("cache write 5m", "cache_write_5m"),
@@ -228,7 +229,7 @@ def context_lines(result: SimResult) -> list[str]:
               if value is not None]
     if errors:
         lines.append("cache model against the recorded usage: " + ", ".join(errors)
-                     + " (after is that model anchored on each request's recorded read)")
+                     + " (after does not rest on it: it is each request's recorded split less what was taken off)")
     if t.unpriced_requests:
         lines.append(f"{t.unpriced_requests:,} requests had no price (use --model NAME where the transcript names none)")
     return lines

@@ -141,6 +141,6 @@ def run_spec(paths: Iterable[Path | str], read: InputOptions, spec: dict[str, An
            extra=(maps, explain > 0, bool(sink.context)))
     described = ctx.describe(policy) if sink.context else None
     if swept_context:  # the swept parameter takes each value in turn: say so, not the default it replaces
-        described = f"{swept} = {', '.join(map(str, swept_context[2]))}, each in turn (else {described})"
+        described = f"{swept} = {', '.join(map(str, swept_context[2]))}, one row each"
     return summary.result(sink, meta_for(read, paths, tok=tok), preset=spec.get("preset"), sweep=swept, spec=spec,
                           context=described)
