@@ -114,7 +114,7 @@ def test_a_setting_that_governs_several_tools_is_recommended_once():
     def rec(tool, cap, saved_at):
         curve = tuple(Point(str(v), saved_at[v], 0.0, True) for v in (2000, 5000, 20000))
         return Recommendation("cap", (tool,), f"max_chars={cap}", saved_at[cap], 0.0,
-                              for_cap("codex", tool, cap, cap // 4), "", None, curve, per_char=0.25)
+                              for_cap("codex", tool, cap, cap // 4), "", None, curve, per_char=0.25, cap=cap)
 
     shell = rec("shell", 5000, {2000: 900, 5000: 700, 20000: 100})
     patch = rec("apply_patch", 20000, {2000: 500, 5000: 300, 20000: 50})
@@ -124,3 +124,18 @@ def test_a_setting_that_governs_several_tools_is_recommended_once():
     # the larger knee, so that apply_patch stays in budget; the saving is both tools' at that value
     assert (one.policy, one.tools, one.net_tokens_saved) == ("max_chars=20000", ("shell", "apply_patch"), 150)
     assert (one.setting.name, one.setting.value) == ("tool_output_token_limit", "5000")
+
+
+def test_advise_reads_the_tool_definitions_in_its_one_pass_as_scan_does():
+    """The menus advise folds (to name costly MCP definitions) are scan's, without a second pass over the files."""
+    import toolaudit
+    from toolaudit.options import InputOptions
+    from toolaudit.pipeline import FileOptions, gather, simulate_file
+    from toolaudit.scan.menu import menu_summary
+    from toolaudit.simulate.policymap import PolicyMap
+    from toolaudit.simulate.summary import SimCollected
+
+    read = InputOptions(cache=False)
+    sink = gather([ROOT / "sample_logs"], read, FileOptions.of(read), SimCollected([""], [()]),
+                  worker=simulate_file, extra=([PolicyMap()], False, True, True))
+    assert menu_summary(list(sink.menus.values())) == toolaudit.scan([ROOT / "sample_logs"], cache=False).menu

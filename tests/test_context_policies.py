@@ -189,6 +189,9 @@ def test_specs_parse():
     assert context.sweep_of("mask.keep=1:3") == ("mask", "keep", [1, 2, 3])
     assert context.sweep_of("max_chars=1,2") is None
     assert context.parse("claude-code") == Compact(at=167000) and context.parse("anthropic-clear") == Clear(100000, 3)
+    for policy in (Mask(), Clear(50000, 2, 20000, ("Read", "Bash"), True), Compact(at=90000, summary=500)):
+        assert context.parse(context.spec_of(policy)) == policy  # spec_of is parse's inverse
+    assert context.spec_of(Compact(at=100000)) == "compact:at=100000"  # defaults left unsaid, the trigger said
 
 
 def _json(run, *args):
@@ -296,3 +299,9 @@ def test_mask_keeps_at_least_one_turn_and_exclude_globs_are_trimmed():
     with pytest.raises(UsageError, match="keep must be 1 or more"):
         context.parse("mask:keep=0")
     assert context.parse("clear:exclude=Read | Bash").exclude == ("Read", "Bash")
+
+
+def test_cli_clearing_tool_inputs_counts_the_calls_arguments(run):
+    results = _json(run, "sample_logs/claude-code", "--context", "clear:trigger=1000,keep=1")["context"]
+    inputs = _json(run, "sample_logs/claude-code", "--context", "clear:trigger=1000,keep=1,inputs=true")["context"]
+    assert inputs["gross_tokens_saved"] > results["gross_tokens_saved"]  # the arguments go too

@@ -118,7 +118,7 @@ def scan_file(path: Path, options: FileOptions, known: dict | None = None, resum
 
 
 def simulate_file(path: Path, options: FileOptions, maps: list, explain: bool = False, timeline: bool = False,
-                  fields: bool = False):
+                  fields: bool = False, inputs: bool = False):
     """Measure one file's calls once and apply every policy map (simulate.engine); with `timeline`, keep what a
     context policy needs too (and with `fields`, MCP outputs' JSON key shares)."""
     from .simulate.engine import SimFile, simulate_records
@@ -132,9 +132,11 @@ def simulate_file(path: Path, options: FileOptions, maps: list, explain: bool = 
         unanswered: list[tuple] = []  # calls whose result never came: simulate leaves them out, the dedupe counts them
         calls, cuts, skipped, sessions, found = simulate_records(
             _noting_unanswered(cls().records(path, doc), unanswered), maps, _tokenizer(options), explain=explain,
-            timeline=timeline, fields=fields)
+            timeline=timeline, fields=fields, inputs=inputs)
+        if found is not None and found.menus:
+            found = replace(found, menus=tuple(measure_menu(m, _tokenizer(options), cls.key) for m in found.menus))
         return SimFile(source, cls.key, tuple(calls), tuple(tuple(c) for c in cuts), tuple(skipped), sessions=sessions,
-                       unanswered=tuple(unanswered), timeline=found)
+                       unanswered=tuple(unanswered), trace=found)
 
     return _guarded(options, lambda reason: SimFile(source, None, error=reason), work)
 

@@ -418,6 +418,7 @@ def test_a_whole_file_read_the_state_did_not_reproduce_teaches_the_calls_after_i
     out = _calls_out(tmp_path / "calls.jsonl")
     assert out[second]["output"] == _recorded(case)[second] and first_comment in out[second]["output"]
     assert first_comment not in source.read_text(encoding="utf-8")  # learnt in the scratch copy only
+    assert any("1 file(s) taken from a whole-file Read" in note for note in report["notes"])  # and said so
 
     control = _replay(_session(case, tmp_path, drop=(first,)), _workspace(case, tmp_path / "control"))
     assert _identity(control, "Read")["identical"] == 1  # the committed file is the start state there: it matches

@@ -43,7 +43,8 @@ def advise(paths: Iterable[Path | str] = (), options: AdviseOptions | None = Non
     from ..pipeline import FileOptions, check_format, gather, meta_for, simulate_file, tokenizer_of
     from ..simulate.context import Clear, Compact, Mask
     from ..simulate.context.run import ContextRun, Pricer
-    from ..simulate.policymap import PolicyMap, chain_from
+    from ..scan.menu import menu_summary
+    from ..simulate.policymap import PolicyMap, maps_from_spec, spec_of
     from ..simulate.summary import SimCollected
     from .rank import rank
 
@@ -52,7 +53,9 @@ def advise(paths: Iterable[Path | str] = (), options: AdviseOptions | None = Non
     read = options.read
     check_format(read)
     tok = tokenizer_of(read)
-    maps = [PolicyMap(flags=chain_from({"max_chars": cap}), label=str(cap)) for cap in options.caps] + [PolicyMap()]
+    # simulate's own sweep of a cap on every tool, then no cap at all (what the context policies run on)
+    sweep, _ = maps_from_spec(spec_of({}, None, (), None), f"max_chars={','.join(map(str, options.caps))}")
+    maps = [*sweep, PolicyMap()]
     candidates = ([Mask(keep=n) for n in options.masks]
                   + [Clear(trigger=t, keep=k, clear_at_least=c) for t, k, c in options.clears]
                   + [Compact(at=a) for a in options.compacts])
@@ -61,8 +64,4 @@ def advise(paths: Iterable[Path | str] = (), options: AdviseOptions | None = Non
     pricer = Pricer(options.model)  # one for all: each distinct split is priced once
     sink.context = [(bare, ContextRun(p, tok.count, pricer=pricer, by_group=True)) for p in [None, *candidates]]
     gather(paths, read, FileOptions.of(read), sink, hooks=hooks, worker=simulate_file, extra=(maps, False, True, True))
-    # the tool definitions requests carried (where transcripts record them): scan's, from its cache when it can
-    from ..scan.job import ScanOptions, scan
-
-    menu = scan(paths, ScanOptions(read=read), hooks=hooks).menu
-    return rank(sink, options, meta_for(read, paths, tok=tok), menu)
+    return rank(sink, options, meta_for(read, paths, tok=tok), menu_summary(list(sink.menus.values())))

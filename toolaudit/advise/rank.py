@@ -19,7 +19,7 @@ from ..model import ScanMeta
 from ..results import Exportable, rows_frame
 from ..scan.billing import usd
 from ..scan.families import mcp_server
-from ..simulate.context import describe
+from ..simulate.context import describe, spec_of
 from ..simulate.summary import SimCollected, SimRow
 from . import settings
 from .settings.base import Setting
@@ -56,6 +56,7 @@ class Recommendation:
     cost_after_usd: float | None = None
     fields: tuple[tuple[str, int], ...] = ()  # mcp: JSON key paths by tokens
     per_char: float = 0.0  # cap: the tools' tokens per char (a setting in tokens is the cap × this)
+    cap: int = 0  # cap: the chars chosen
 
 
 @dataclass(frozen=True)
@@ -96,22 +97,22 @@ def _caps(sink: SimCollected, options, agents: dict[str, Counter]) -> list[Recom
         if calls < options.min_calls:
             continue
         # a cut that hid something used later, or a failure signal, is a risky one (counted apart: an upper bound)
-        curve = tuple(Point(str(cap), row.weighted_tokens_saved, (row.later_used + row.errors_cut) / calls,
-                            (row.later_used + row.errors_cut) / calls <= options.max_later_used)
-                      for cap, row in points)
-        fit = [(cap, row) for (cap, row), p in zip(points, curve) if p.in_budget and row.weighted_tokens_saved > 0]
-        if not fit:
+        risks = [(row.later_used + row.errors_cut) / calls for _, row in points]
+        curve = tuple(Point(str(cap), row.weighted_tokens_saved, risk, risk <= options.max_later_used)
+                      for (cap, row), risk in zip(points, risks))
+        knee = next((i for i, p in enumerate(curve) if p.in_budget and p.net_tokens_saved > 0), None)
+        if knee is None:
             continue
-        cap, row = fit[0]
+        (cap, row), risk = points[knee], risks[knee]
         tokens_per_char = row.tokens_before / row.chars_before if row.chars_before else 0.25
         agent = _agent(agents.get(tool))
         setting = settings.for_cap(agent, tool, cap, round(cap * tokens_per_char))
         out.append(Recommendation(
-            "cap", (tool,), f"max_chars={cap}", row.weighted_tokens_saved, (row.later_used + row.errors_cut) / calls,
+            "cap", (tool,), f"max_chars={cap}", row.weighted_tokens_saved, risk,
             setting, f"{tool} ({agent}): {row.affected_calls} of {calls} calls cut at {cap:,} chars save "
             f"{row.weighted_tokens_saved:,} re-sent tokens; {row.later_used} hid something used later, "
             f"{row.errors_cut} a failure signal",
-            None if setting else f'["{tool}"]\nmax_chars = {cap}', curve, per_char=tokens_per_char))
+            None if setting else f'["{tool}"]\nmax_chars = {cap}', curve, per_char=tokens_per_char, cap=cap))
     return _one_per_setting(out, agents)
 
 
@@ -123,22 +124,23 @@ def _one_per_setting(recs: list[Recommendation], agents: dict[str, Counter]) -> 
     for rec in recs:
         if rec.setting is not None:
             groups.setdefault((rec.setting.agent, rec.setting.name), []).append(rec)
-    merged = {id(r): None for members in groups.values() if len(members) > 1 for r in members}
+    merged = {id(r) for members in groups.values() if len(members) > 1 for r in members}
     out = [r for r in recs if id(r) not in merged]
-    for (agent, _), members in groups.items():
+    for members in groups.values():
         if len(members) < 2:
             continue
-        cap = max(int(r.policy.split("=")[1]) for r in members)
+        cap = max(r.cap for r in members)
         points = [next((p for p in r.curve if p.value == str(cap)), None) for r in members]
         saved = sum(p.net_tokens_saved for p in points if p is not None)
         risk = max((p.risk for p in points if p is not None), default=0.0)
         tools = tuple(t for r in members for t in r.tools)
         per_char = sum(r.per_char for r in members) / len(members)
+        agent = _agent(agents.get(tools[0]))  # the collector whose sessions these tools came from
         setting = settings.for_cap(agent, tools[0], cap, round(cap * per_char))
         out.append(Recommendation(
             "cap", tools, f"max_chars={cap}", saved, risk, setting,
             f"{', '.join(tools)} ({agent}): one setting for all of them; at {cap:,} chars, the largest of their knees, "
-            f"they save {saved:,} re-sent tokens", None, (), per_char=per_char))
+            f"they save {saved:,} re-sent tokens", None, (), per_char=per_char, cap=cap))
     return out
 
 
@@ -152,7 +154,7 @@ def _context(sink: SimCollected, options, agents: Counter) -> tuple[list[Recomme
         tallies = [(p, t) for p, t in tallies if t is not None]
         fit = []
         for policy, t in tallies:
-            label = f"{agent}: {_spec(policy)}"
+            label = f"{agent}: {spec_of(policy)}"
             if t.net_tokens_saved <= 0:
                 continue
             if t.refetched / calls > options.max_refetch:
@@ -166,26 +168,15 @@ def _context(sink: SimCollected, options, agents: Counter) -> tuple[list[Recomme
         if not fit:
             continue
         policy, t = max(fit, key=lambda pt: pt[1].net_tokens_saved)
-        curve = tuple(Point(_spec(p), c.net_tokens_saved, c.refetched / calls, (p, c) in fit)
+        kept = {id(c) for _, c in fit}
+        curve = tuple(Point(spec_of(p), c.net_tokens_saved, c.refetched / calls, id(c) in kept)
                       for p, c in tallies if p.name == policy.name)
         why = (f"{agent} sessions, {describe(policy)}: input {t.before.input:,} → {t.after.input:,} tokens, "
                f"{t.refetched} refetched, {t.cache_invalidations} cache invalidations")
-        out.append(Recommendation("context", (), _spec(policy), t.net_tokens_saved, t.refetched / calls,
+        out.append(Recommendation("context", (), spec_of(policy), t.net_tokens_saved, t.refetched / calls,
                                   settings.for_context(agent, policy), why, None, curve, usd(t.cost_before),
                                   usd(t.cost_after)))
     return out, rejected
-
-
-def _spec(policy) -> str:
-    """A context policy as `--context` takes it (parameters left at their default unsaid)."""
-    from ..simulate.context.compact import SUMMARY
-
-    if policy.name == "mask":
-        return f"mask:keep={policy.keep}"
-    if policy.name == "clear":
-        least = f",clear_at_least={policy.clear_at_least}" if policy.clear_at_least else ""
-        return f"clear:trigger={policy.trigger},keep={policy.keep}{least}"
-    return f"compact:at={policy.at}" + (f",summary={policy.summary}" if policy.summary != SUMMARY else "")
 
 
 def _mcp(sink: SimCollected, agents: dict[str, Counter]) -> list[Recommendation]:

@@ -234,6 +234,9 @@ class Runner:
                     else:
                         state.record(item.before)
                         yield item
+                if state.learned:
+                    notes.append(f"session {session}: {state.learned} file(s) taken from a whole-file Read that the "
+                                 "start state did not reproduce (uncommitted work, or edits outside the transcript)")
 
     def _plan(self, call: ToolCall) -> Replayed:
         """What to do with one call: a Replayed with status "" (to run), or its final status."""
@@ -311,7 +314,7 @@ class Runner:
         seen = ident if ident is not None else \
             after if item.mapping.kind == "agent" and item.mapping == identity_mapping(item.before) else None
         if seen is not None and outcome.status == "replayed" and seen.output != item.before.output:
-            state.learn(item.before)
+            state.learn(item.before, recorded)
         state.record(item.before)
         return done
 
@@ -327,7 +330,7 @@ class Runner:
             if identity.output == item.before.output:
                 state.confirm(_paths(recorded))
             else:
-                state.learn(item.before)
+                state.learn(item.before, recorded)
         state.record(item.before)
         return replace(item, identity=ident, doubt=doubt, identity_reason=safe_reason(why), fresh=fresh)
 

@@ -110,24 +110,18 @@ class SessionState:
             if target is not None:
                 self.uncertain.setdefault(self._key(target), why)
 
-    def learn(self, call: ToolCall) -> bool:
+    def learn(self, call: ToolCall, args: dict) -> bool:
         """Take a file's text from a recorded Read of all of it that the state did not reproduce (Claude Code's
         numbered listing): the file was not as the base holds it (uncommitted work, an edit made outside the
         transcript), and the calls after it should see what the agent saw. The Read itself stays a difference:
-        only later calls gain. True when the file was rewritten. (A Codex `cat FILE` was tried the same way on
-        the Codex sessions: it made more calls comparable but most of them still differed, so it is not done.)"""
+        only later calls gain. `args`: the call's recorded arguments. True when the file was rewritten. (A Codex
+        `cat FILE` was tried the same way on the Codex sessions: it made more calls comparable but most of them
+        still differed, so it is not done.)"""
         from .agents.claude_code.read import whole_text
 
         # a subagent's Read is not taken: its place among the main thread's edits is not known to the line
-        if call.is_error or not self.writable or call.agent != MAIN_AGENT:
-            return False
-        try:
-            args = json.loads(call.args) if call.args.strip() else {}
-        except ValueError:
-            return False
-        if not isinstance(args, dict):
-            return False
-        if call.tool != "Read" or call.collector != "claude-code":
+        if call.is_error or not self.writable or call.agent != MAIN_AGENT or call.tool != "Read" \
+                or call.collector != "claude-code":
             return False
         text, path = whole_text(call.output, args), args.get("file_path")
         target = self.local(path) if text is not None and isinstance(path, str) else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..advise.rank import AdviceResult, Recommendation
-from .view import Lines, Section, View, num, register, tokenizer_text
+from .view import Lines, Section, View, meta_doc, num, register, tokenizer_text
 
 COLUMNS = ("rank", "tools", "net", "risk", "policy", "setting", "kind")
 
@@ -31,10 +31,7 @@ def advise_dict(result: AdviceResult) -> dict[str, Any]:
     meta = result.meta
     return {
         "schema_version": meta.schema_version,
-        "meta": {"tool": "toolaudit", "command": "advise", "version": meta.version, "tokenizer": meta.tokenizer,
-                 "engine": meta.engine, "estimated": meta.estimated,
-                 "tokenizer_label": meta.tokenizer_label or meta.tokenizer, "created": meta.created,
-                 "inputs": list(meta.inputs)},
+        "meta": meta_doc(meta, "advise"),
         "budget": {"max_later_used": result.budget[0], "max_refetch": result.budget[1]},
         "recommendations": [recommendation_dict(r) for r in result.recommendations],
         "rejected": list(result.rejected),

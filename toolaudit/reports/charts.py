@@ -260,62 +260,57 @@ def _number(value: Any) -> float | None:
         return None
 
 
-def sweep_chart(doc: dict) -> Chart:
-    """Saved % and weighted saved % against the swept value; later_used and errors_cut on a second axis."""
+def _two_axes(doc: dict, left: list[tuple[str, str]], left_title: str, right: list[tuple[str, str]],
+              right_title: str, short: bool = False) -> dict:
+    """A sweep's series against the swept value: `left` solid on the left axis, `right` dashed on the right one
+    (each a list of (label, field of the sweep rows))."""
     sweep = doc["sweep"]
     name = doc["meta"]["sweep"]
     order = [str(v["value"]) for v in sweep]
     numeric = all(_number(v["value"]) is not None for v in sweep)
     # a numeric parameter on a quantitative axis: 2,000 and 20,000 spaced by value, not as equal steps
     x = alt.X("value:Q", title=name) if numeric else alt.X("value:O", sort=order, title=name)
-    saved = [("saved %", "saved_pct"), ("weighted saved %", "weighted_saved_pct")]
-    risk = [("later_used", "later_used"), ("errors_cut", "errors_cut")]
 
     def layer(series, title, dash, colors):
         values = [{"value": _number(v["value"]) if numeric else str(v["value"]), "series": s, "y": v[f]}
                   for v in sweep for s, f in series]
         labels = [s for s, _ in series]
+        axis = alt.Axis(labelExpr=SHORT) if short else alt.Axis()
         return alt.Chart(alt.Data(values=values)).mark_line(point=True, strokeDash=dash).encode(
-            x=x, y=alt.Y("y:Q", title=title),
+            x=x, y=alt.Y("y:Q", title=title, axis=axis),
             color=alt.Color("series:N", sort=labels, scale=alt.Scale(domain=labels, range=colors), title=None),
             tooltip=[alt.Tooltip("value:Q" if numeric else "value:O", format="," if numeric else ""), "series:N",
                      alt.Tooltip("y:Q", format=",")])
 
-    chart = alt.layer(layer(saved, "saved %", [1, 0], ["#4c78a8", "#9ecae9"]),
-                      layer(risk, "calls (later_used, errors_cut)", [5, 3], ["#e45756", "#f58518"])
-                      ).resolve_scale(y="independent", color="independent").properties(width=WIDTH, height=240)
+    return _spec(alt.layer(layer(left, left_title, [1, 0], ["#4c78a8", "#9ecae9"]),
+                           layer(right, right_title, [5, 3], ["#e45756", "#f58518"])
+                           ).resolve_scale(y="independent", color="independent").properties(width=WIDTH, height=240))
+
+
+def sweep_chart(doc: dict) -> Chart:
+    """Saved % and weighted saved % against the swept value; later_used and errors_cut on a second axis."""
+    sweep, name = doc["sweep"], doc["meta"]["sweep"]
+    spec = _two_axes(doc, [("saved %", "saved_pct"), ("weighted saved %", "weighted_saved_pct")], "saved %",
+                     [("later_used", "later_used"), ("errors_cut", "errors_cut")], "calls (later_used, errors_cut)")
     rows = tuple((str(v["value"]), _pct(v["saved_pct"]), _pct(v["weighted_saved_pct"]), amount(v["later_used"]),
                   amount(v["errors_cut"]), _pct(v["affected_pct"])) for v in sweep)
-    return Chart(f"Sweep of {name}", _spec(chart), f"What each value of {name} saves, and what it risks",
+    return Chart(f"Sweep of {name}", spec, f"What each value of {name} saves, and what it risks",
                  (name, "saved %", "weighted saved %", "later_used", "errors_cut", "affected %"), rows,
                  "solid: tokens saved (left axis); dashed: cut calls that hid something used later or a "
                  "failure signal (right axis). The knee is where the dashed lines rise faster than the solid.")
 
 
 def context_sweep_chart(doc: dict) -> Chart:
-    """A context policy's sweep: net and gross tokens saved against the value; refetched and cache invalidations
-    on a second axis; dollars before and after in the table."""
-    sweep = doc["sweep"]
-    name = doc["meta"]["sweep"]
-    x = alt.X("value:Q", title=name)
-    saved = [("net saved", "net_tokens_saved"), ("refetch tokens", "refetch_tokens")]
-    risk = [("refetched", "refetched"), ("cache invalidations", "cache_invalidations")]
-
-    def layer(series, title, dash, colors):
-        values = [{"value": _number(v["value"]), "series": s, "y": v[f]} for v in sweep for s, f in series]
-        labels = [s for s, _ in series]
-        return alt.Chart(alt.Data(values=values)).mark_line(point=True, strokeDash=dash).encode(
-            x=x, y=alt.Y("y:Q", title=title, axis=alt.Axis(labelExpr=SHORT)),
-            color=alt.Color("series:N", sort=labels, scale=alt.Scale(domain=labels, range=colors), title=None),
-            tooltip=[alt.Tooltip("value:Q", format=","), "series:N", alt.Tooltip("y:Q", format=",")])
-
-    chart = alt.layer(layer(saved, "tokens", [1, 0], ["#4c78a8", "#9ecae9"]),
-                      layer(risk, "outputs, requests", [5, 3], ["#e45756", "#f58518"])
-                      ).resolve_scale(y="independent", color="independent").properties(width=WIDTH, height=240)
+    """A context policy's sweep: net saving and refetch tokens against the value; refetched outputs and cache
+    invalidations on a second axis; dollars before and after in the table."""
+    sweep, name = doc["sweep"], doc["meta"]["sweep"]
+    spec = _two_axes(doc, [("net saved", "net_tokens_saved"), ("refetch tokens", "refetch_tokens")], "tokens",
+                     [("refetched", "refetched"), ("cache invalidations", "cache_invalidations")],
+                     "outputs, requests", short=True)
     usd = lambda v: "n/a" if v is None else f"${v:,.2f}"  # noqa: E731
     rows = tuple((str(v["value"]), amount(v["net_tokens_saved"]), amount(v["refetch_tokens"]), amount(v["refetched"]),
                   amount(v["cache_invalidations"]), usd(v["cost_before_usd"]), usd(v["cost_after_usd"])) for v in sweep)
-    return Chart(f"Sweep of {name}", _spec(chart), f"What each value of {name} saves net, and what it costs back",
+    return Chart(f"Sweep of {name}", spec, f"What each value of {name} saves net, and what it costs back",
                  (name, "net saved", "refetch tokens", "refetched", "cache invalidations", "cost before", "cost after"),
                  rows, "solid: tokens (left axis); dashed: refetched outputs and cache invalidations (right axis).")
 

@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from ..compare.engine import METRICS, CompareResult, Delta, Row, SideSummary, Stat
-from .view import Lines, Section, View, amount, register, tokenizer_text
+from .view import Lines, Section, View, amount, meta_doc, register, tokenizer_text
 
 LABELS = {"tokens": "output tokens", "bytes": "output bytes", "calls": "calls", "billed_input": "billed input"}
 CSV_FIELDS = ("scope", "key", "metric", "a_n", "a_median", "a_min", "a_max", "b_n", "b_median", "b_min",
@@ -54,13 +54,8 @@ def compare_dict(result: CompareResult) -> dict[str, Any]:
     meta = result.meta
     return {
         "schema_version": meta.schema_version,
-        "meta": {
-            "tool": "toolaudit", "command": "compare", "version": meta.version, "tokenizer": meta.tokenizer,
-            "engine": meta.engine, "estimated": meta.estimated,
-            "tokenizer_label": meta.tokenizer_label or meta.tokenizer, "created": meta.created,
-            "inputs": list(meta.inputs), "group_by": result.group_by,
-            "median": "middle value; mean of the two middle values for an even n",
-        },
+        "meta": meta_doc(meta, "compare", group_by=result.group_by,
+                         median="middle value; mean of the two middle values for an even n"),
         "sides": {"a": side_dict(result.a), "b": side_dict(result.b)},
         "overall": row_dict(result.overall, ""),
         "by_task": row_dict(result.by_task, ""),

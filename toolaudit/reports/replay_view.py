@@ -6,7 +6,7 @@ from typing import Any
 
 from ..replay.fidelity import ORDER_REASON
 from ..replay.summary import Menu, ReplayResult, ReplayRow
-from .view import Lines, Section, View, num, pick, register, tokenizer_text
+from .view import Lines, Section, View, meta_doc, num, pick, register, tokenizer_text
 
 # tools[] fields of `replay -f json`: a contract, like scan's and simulate's
 REPLAY_FIELDS = (
@@ -46,11 +46,7 @@ def replay_dict(result: ReplayResult) -> dict[str, Any]:
     meta = result.meta
     return {
         "schema_version": meta.schema_version,
-        "meta": {
-            "tool": "toolaudit", "command": "replay", "version": meta.version, "tokenizer": meta.tokenizer,
-            "engine": meta.engine, "estimated": meta.estimated, "tokenizer_label": meta.tokenizer_label or meta.tokenizer,
-            "created": meta.created, "inputs": list(meta.inputs), "replay_spec": result.spec,
-        },
+        "meta": meta_doc(meta, "replay", replay_spec=result.spec),
         "totals": _totals(result.totals),
         "tools": [replay_row(r) for r in result.tools],
         "menu": [_menu(m) for m in result.menus],

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..model import GroupRow, ScanResult
-from .view import Lines, Section, View, num, pick, register, tokenizer_text
+from .view import Lines, Section, View, meta_doc, num, pick, register, tokenizer_text
 
 # tools[] fields: a contract that CI gates and other tools read (README: JSON schema)
 TOOL_FIELDS = (
@@ -32,19 +32,7 @@ def scan_dict(result: ScanResult) -> dict[str, Any]:
     totals.update(pick(result, SCAN_TOTALS, {"tokens_per_run_median": 2}))
     doc: dict[str, Any] = {
         "schema_version": meta.schema_version,
-        "meta": {
-            "tool": "toolaudit",
-            "command": "scan",
-            "version": meta.version,
-            "tokenizer": meta.tokenizer,
-            "engine": meta.engine,
-            "estimated": meta.estimated,
-            "tokenizer_label": meta.tokenizer_label or meta.tokenizer,
-            "created": meta.created,
-            "inputs": list(meta.inputs),
-            "by": meta.by,
-            "collectors": result.collectors,
-        },
+        "meta": meta_doc(meta, "scan", by=meta.by, collectors=result.collectors),
         "totals": totals,
         "tools": [row_dict(row, "tool") for row in result.tools],
     }

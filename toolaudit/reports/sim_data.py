@@ -7,7 +7,7 @@ from typing import Any
 from ..scan.billing import usd
 from ..simulate.context.run import ContextTally
 from ..simulate.summary import SimResult, SimRow, Variant
-from .view import Lines, Section, View, num, pick, register, tokenizer_text
+from .view import Lines, Section, View, meta_doc, num, pick, register, tokenizer_text
 
 # tools[] fields of `simulate -f json`: a contract, like scan's
 SIM_FIELDS = (
@@ -73,13 +73,8 @@ def sim_dict(result: SimResult) -> dict[str, Any]:
     first = result.variants[0]
     doc: dict[str, Any] = {
         "schema_version": meta.schema_version,
-        "meta": {
-            "tool": "toolaudit", "command": "simulate", "version": meta.version,
-            "tokenizer": meta.tokenizer, "engine": meta.engine, "estimated": meta.estimated,
-            "tokenizer_label": meta.tokenizer_label or meta.tokenizer,
-            "created": meta.created, "inputs": list(meta.inputs), "preset": result.preset,
-            "policies": list(first.policies), "sweep": result.sweep, "policy_spec": result.spec,
-        },
+        "meta": meta_doc(meta, "simulate", preset=result.preset, policies=list(first.policies), sweep=result.sweep,
+                         policy_spec=result.spec),
     }
     if result.session_caps is not None:
         doc["meta"]["session_caps"] = dict(zip(("recorded", "default"), result.session_caps))

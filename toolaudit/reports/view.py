@@ -124,6 +124,13 @@ def pick(row: Any, names: tuple[str, ...], digits: dict[str, int] | None = None)
     return {n: round(getattr(row, n), digits[n]) if n in digits else getattr(row, n) for n in names}
 
 
+def meta_doc(meta, command: str, **extra: Any) -> dict[str, Any]:
+    """A JSON document's `meta`: what made it (toolaudit, the command, version, tokenizer, inputs), then `extra`."""
+    return {"tool": "toolaudit", "command": command, "version": meta.version, "tokenizer": meta.tokenizer,
+            "engine": meta.engine, "estimated": meta.estimated, "tokenizer_label": meta.tokenizer_label or meta.tokenizer,
+            "created": meta.created, "inputs": list(meta.inputs), **extra}
+
+
 def tokenizer_text(meta) -> str:
     """How the summary names the tokenizer: exact with its engine, or estimated and how."""
     if meta.tokenizer == "approx":

@@ -61,6 +61,12 @@ def token_prices(model: str | None) -> tuple[Decimal, Decimal] | None:
     return first / MTOK, again / MTOK
 
 
+def charges_cache_writes(model: str) -> bool:
+    """Whether the price table has a cache-write price for `model` (Anthropic's; OpenAI and Gemini charge none)."""
+    price = _model_price(model)
+    return price is not None and price.cache_write_mtok is not None
+
+
 def request_cost(usage: Usage, model: str | None) -> Decimal | None:
     """What one request was billed, tiers included; None for a model the table lacks."""
     from genai_prices import Usage as PriceUsage

@@ -73,6 +73,15 @@ def _where(menu: MenuMeasurement) -> str:
     return menu.collector if menu.global_id else menu.source
 
 
+def keep_menu(kept: dict[tuple, MenuMeasurement], menu: MenuMeasurement) -> None:
+    """Keep a session's menu once in `kept`: a copy in another file (same session, same definitions) keeps the
+    larger request count. Session ids count across files only where they are unique there."""
+    key = (_where(menu), menu.session, menu.agent, menu.key)
+    found = kept.get(key)
+    if found is None or menu.requests > found.requests:
+        kept[key] = menu
+
+
 def menu_summary(menus: list[MenuMeasurement], top: int = 0) -> Menu | None:
     """The definitions of every kept menu added up per tool name, largest cost first; None without menus."""
     if not menus:

@@ -24,7 +24,7 @@ from .billing import BillTally
 from .dedupe import Dedupe, digest, request_key
 from .families import DEFAULT as DEFAULT_FAMILIES, Families
 from .measure import previewed
-from .menu import Definition, Menu, ToolReferences, _where, menu_summary, references  # noqa: F401
+from .menu import Definition, Menu, ToolReferences, keep_menu, menu_summary, references  # noqa: F401
 from .periods import PERIODS, period_of, when_of as _when
 from .runs import main_files
 from .stats import nearest_rank, ranked
@@ -115,7 +115,7 @@ class Collected:
                 folded.add(row, head)
         if self.since is None and self.until is None:
             for menu in result.menus:
-                self._add_menu(menu)
+                keep_menu(self.menus, menu)
         for skip in result.skipped:
             self.skipped_count += 1
             if len(self.skipped) < SKIPPED_SHOWN:
@@ -126,14 +126,6 @@ class Collected:
     def duplicates(self) -> int:
         """Copies of a call dropped (scan.dedupe)."""
         return self.dedupe.duplicates
-
-    def _add_menu(self, menu: MenuMeasurement) -> None:
-        """A session's menu once: a copy in another file (same session, same definitions) keeps the
-        larger request count. Session ids count across files only where they are unique there."""
-        key = (_where(menu), menu.session, menu.agent, menu.key)
-        kept = self.menus.get(key)
-        if kept is None or menu.requests > kept.requests:
-            self.menus[key] = menu
 
     def _inside(self, ts: str | None, key: tuple | None = None) -> bool:
         """Whether a call or request (`key`: a call's dedupe key) is in the --since/--until window; those left

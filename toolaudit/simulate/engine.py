@@ -12,7 +12,8 @@ from dataclasses import dataclass, replace
 from itertools import islice
 from typing import Iterable
 
-from ..model import UNPAIRED, Measurement, ModelText, OutputCap, SessionEnd, SessionInfo, Skipped, ToolCall, Usage
+from ..model import (UNPAIRED, Measurement, ModelText, OutputCap, SessionEnd, SessionInfo, Skipped, ToolCall,
+                     ToolMenu, Usage)
 from ..tokenizers import Tokenizer, sanitize, sanitized_size
 from . import risk
 from ..scan.measure import measure, with_residency
@@ -50,7 +51,7 @@ class SimFile:
     error: str | None = None
     sessions: tuple[tuple[str, bool], ...] = ()  # (session, whether it recorded its own output cap)
     unanswered: tuple[tuple, ...] = ()  # the dedupe keys of calls whose result never came (scan.dedupe)
-    timeline: "Timeline | None" = None  # what context policies need, when one is asked for
+    trace: "FileTrace | None" = None  # what context policies (and advise) need, when one is asked for
 
 
 def _removed(before: str, after: str) -> tuple[int, int]:
@@ -76,31 +77,35 @@ def _cut(full: risk.Full, after: str, row: Measurement, tokenizer: Tokenizer, ex
 
 
 @dataclass(frozen=True)
-class Timeline:
+class FileTrace:
     """What a context policy needs of one file beyond the cuts: its requests' usage, and per call the
     requests whose answer first wrote an item of its output (`uses`) and its arguments' tokens."""
 
     usage: tuple[Usage, ...] = ()
     uses: tuple[tuple[int, ...], ...] = ()
-    args_tokens: tuple[int, ...] = ()
+    args_tokens: tuple[int, ...] = ()  # 0 each unless counted (`inputs`)
     shares: tuple[tuple[tuple[str, int], ...], ...] = ()  # with `fields`: an MCP output's tokens per JSON key path
+    menus: tuple = ()  # with `fields`: the tool definitions requests carried (ToolMenu; measured by the pipeline)
 
 
 def simulate_records(records: Iterable, maps: list, tokenizer: Tokenizer, *, explain: bool = False,
-                     timeline: bool = False, fields: bool = False
-                     ) -> tuple[list[Measurement], list[list[Cut]], list[Skipped], tuple, Timeline | None]:
+                     timeline: bool = False, fields: bool = False, inputs: bool = False
+                     ) -> tuple[list[Measurement], list[list[Cut]], list[Skipped], tuple, FileTrace | None]:
     """Measure each call once, then apply every policy map (policymap.PolicyMap) and trace later use.
 
     Also returns (session, recorded) for each session with a call: whether the session
     recorded its own output cap (OutputCap), which a preset that follows the session applies.
     A versioned preset takes the range of the version each session recorded (SessionInfo).
-    With `timeline`, also what a context policy needs (Timeline), and with `fields` the JSON key shares of
-    MCP outputs in it (advise); else None.
+    With `timeline`, also what a context policy needs (FileTrace); with `inputs` the calls' argument tokens
+    in it (a clearing of tool inputs), and with `fields` the JSON key shares of MCP outputs and the menus
+    (advise); else None.
     """
-    stream, skipped, ends, caps, cap_now, versions, usage = [], [], [], [], {}, {}, []
+    stream, skipped, ends, caps, cap_now, versions, usage, menus = [], [], [], [], {}, {}, [], []
     for record in records:
         if isinstance(record, Usage):
             usage.append(record)
+        elif isinstance(record, ToolMenu):
+            menus.append(record)
         elif isinstance(record, Skipped):
             skipped.append(record)
         elif isinstance(record, SessionEnd):
@@ -159,8 +164,9 @@ def simulate_records(records: Iterable, maps: list, tokenizer: Tokenizer, *, exp
 
             shares = tuple(tuple(json_shares(text, tokenizer.count).items()) if mcp_server(c.tool) else ()
                            for c, text in zip(calls, texts))
-        found = Timeline(tuple(usage), tuple(later_uses(events, calls, texts, usage)),
-                         tuple(tokenizer.count_for(sanitize(c.args), c.model) for c in calls), shares)
+        found = FileTrace(tuple(usage), tuple(later_uses(events, calls, texts, usage)),
+                         tuple(tokenizer.count_for(sanitize(c.args), c.model) if inputs else 0 for c in calls), shares,
+                         tuple(menus) if fields else ())
     return base, all_cuts, skipped, tuple(sorted(recorded.items())), found
 
 

@@ -114,33 +114,40 @@ def run_spec(paths: Iterable[Path | str], read: InputOptions, spec: dict[str, An
     paths = [Path(p) if isinstance(p, str) else p for p in paths]
     check_format(read)
     tok = tokenizer_of(read)
-    given = spec.get("context")
-    policy = ctx.parse(given) if given else None
     swept_context = ctx.sweep_of(sweep)
-    if swept_context and given is None:
-        policy = ctx.POLICIES[swept_context[0]]()
-    if swept_context and (policy is None or policy.name != swept_context[0]):
-        raise UsageError(f"--sweep {sweep} sweeps a {swept_context[0]} policy, but --context is {given}", slug="sweep")
-    maps, swept = maps_from_spec(spec, None if swept_context else sweep, bare=given is not None or bool(swept_context))
+    maps, swept = maps_from_spec(spec, None if swept_context else sweep,
+                                 bare=spec.get("context") is not None or bool(swept_context))
     sink = summary.SimCollected([m.label for m in maps], [tuple(m.describe()) for m in maps], explain,
                                 follows_session=any(m.follows_session for m in maps))
-    if given is not None or swept_context:
-        from .context.run import ContextRun, Pricer
-
-        def run_of(p, label=""):
-            return ContextRun(p, tok.count, pricer=Pricer(model), per_request=per_request, label=label)
-
+    described = None
+    if spec.get("context") is not None or swept_context:
+        sink.context, described = _context_runs(spec.get("context"), sweep, len(maps), tok.count, model, per_request)
         if swept_context:
-            _, param, values = swept_context
-            sink.context = [(0, run_of(ctx.with_values(policy, {param: v}, f"--sweep {sweep}"), str(v)))
-                            for v in values]
-            sink.context_swept, swept = True, f"{swept_context[0]}.{param}"
-        else:
-            sink.context = [(m, run_of(policy)) for m in range(len(maps))]
+            sink.context_swept, swept = True, f"{swept_context[0]}.{swept_context[1]}"
     gather(paths, read, FileOptions.of(read), sink, hooks=hooks, worker=simulate_file,
-           extra=(maps, explain > 0, bool(sink.context)))
-    described = ctx.describe(policy) if sink.context else None
-    if swept_context:  # the swept parameter takes each value in turn: say so, not the default it replaces
-        described = f"{swept} = {', '.join(map(str, swept_context[2]))}, one row each"
+           extra=(maps, explain > 0, bool(sink.context), False,
+                  any(getattr(run.policy, "inputs", False) for _, run in sink.context)))
     return summary.result(sink, meta_for(read, paths, tok=tok), preset=spec.get("preset"), sweep=swept, spec=spec,
                           context=described)
+
+
+def _context_runs(given: str | None, sweep: str | None, maps: int, count, model: str | None, per_request: bool
+                  ) -> tuple[list, str]:
+    """The context policy runs of a simulation, as (policy map index, ContextRun), and their description: the
+    policy `given` (`--context`) on each map, or each value of a context policy's sweep on the one map."""
+    from . import context as ctx
+    from .context.run import ContextRun, Pricer
+
+    policy = ctx.parse(given) if given else None
+    swept = ctx.sweep_of(sweep)
+    pricer = Pricer(model)  # one for all the runs: each distinct split is priced once
+    if not swept:
+        return ([(m, ContextRun(policy, count, pricer=pricer, per_request=per_request)) for m in range(maps)],
+                ctx.describe(policy))
+    name, param, values = swept
+    policy = policy if given is not None else ctx.POLICIES[name]()
+    if policy is None or policy.name != name:
+        raise UsageError(f"--sweep {sweep} sweeps a {name} policy, but --context is {given}", slug="sweep")
+    runs = [(0, ContextRun(ctx.with_values(policy, {param: v}, f"--sweep {sweep}"), count, pricer=pricer,
+                           per_request=per_request, label=str(v))) for v in values]
+    return runs, f"{name}.{param} = {', '.join(map(str, values))}, one row each"

@@ -15,9 +15,10 @@ from typing import Iterable
 from ..results import Exportable, rows_frame
 from ..model import Measurement, ScanMeta, Skipped
 from .context.run import ContextRun, ContextTally, request_counted
-from .context.timeline import Output, build
+from .context.timeline import Output, Timeline, build
 from .engine import Cut, SimFile
 from ..scan.dedupe import Dedupe
+from ..scan.menu import keep_menu
 from ..scan.stats import Savings
 
 SKIPPED_SHOWN = 20
@@ -132,6 +133,7 @@ class SimCollected:
         self._requests: set[bytes] = set()  # the requests counted so far (scan.dedupe.request_key digests)
         self.collectors: dict[str, Counter] = {}  # tool -> calls per collector (which agent's sessions: advise)
         self.fields: dict[str, Counter] = {}  # MCP tool -> tokens per JSON key path (with fields: advise)
+        self.menus: dict[tuple, object] = {}  # the tool definitions requests carried, once per session (scan.menu)
 
     def add(self, sim: SimFile) -> None:
         """Fold one file's calls and cuts in."""
@@ -151,8 +153,8 @@ class SimCollected:
             if not kept[-1]:  # scan's dedupe: the same copies dropped, the same count
                 continue
             self.collectors.setdefault(m.tool, Counter())[m.collector] += 1
-            if sim.timeline is not None and sim.timeline.shares and sim.timeline.shares[i]:
-                self.fields.setdefault(m.tool, Counter()).update(dict(sim.timeline.shares[i]))
+            if sim.trace is not None and sim.trace.shares and sim.trace.shares[i]:
+                self.fields.setdefault(m.tool, Counter()).update(dict(sim.trace.shares[i]))
             if m.truncated_by:
                 self.agent_cut[m.truncated_by] += 1
             for v, cuts in enumerate(sim.cuts):
@@ -166,12 +168,15 @@ class SimCollected:
                     first.hidden, first.hidden_preview, first.used_at))
         for key in sim.unanswered:
             self.dedupe.unanswered(key, key)
-        if self.context and sim.timeline is not None:
+        if sim.trace is not None:
+            for menu in sim.trace.menus:
+                keep_menu(self.menus, menu)
+        if self.context and sim.trace is not None:
             self._contexts(sim, kept)
 
     def _contexts(self, sim: SimFile, kept: list[bool]) -> None:
         """Each context of the file through every context policy variant."""
-        tl = sim.timeline
+        tl = sim.trace
         usage: dict[tuple, list] = {}
         for u in tl.usage:
             usage.setdefault((u.source, u.session, u.agent), []).append(u)
@@ -180,15 +185,18 @@ class SimCollected:
             if m.request_index is not None and m.residency is not None:
                 calls.setdefault((m.source, m.session, m.agent), []).append(i)
         for key in sorted(usage.keys() | calls.keys(), key=lambda k: tuple(map(str, k))):
-            shape = build(usage.get(key, []), [])
-            counted = [request_counted(self._requests, u) for u in shape.requests]
+            timelines: dict[int, Timeline] = {}  # per policy map: the outputs as its caps left them
+            counted: list[bool] | None = None
             for m, run in self.context:
-                cuts = sim.cuts[m]
-                outputs = [Output(sim.calls[i].request_index, sim.calls[i].request_index + sim.calls[i].residency,
-                                  cuts[i].tokens_after, sim.calls[i].tokens, sim.calls[i].tool, tl.uses[i],
-                                  tl.args_tokens[i], kept[i]) for i in calls.get(key, [])]
-                timeline = build(usage.get(key, []), outputs)
-                run.add(key, timeline, counted + [False] * (len(timeline.requests) - len(counted)), sim.collector)
+                if m not in timelines:
+                    cuts = sim.cuts[m]
+                    timelines[m] = build(usage.get(key, []), [
+                        Output(sim.calls[i].request_index, sim.calls[i].request_index + sim.calls[i].residency,
+                               cuts[i].tokens_after, sim.calls[i].tokens, sim.calls[i].tool, tl.uses[i],
+                               tl.args_tokens[i], kept[i]) for i in calls.get(key, [])])
+                if counted is None:  # every map's timeline has the same requests: each counted once here
+                    counted = [request_counted(self._requests, u) for u in timelines[m].requests]
+                run.add(key, timelines[m], counted, sim.collector)
 
     @property
     def duplicates(self) -> int:

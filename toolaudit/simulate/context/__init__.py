@@ -111,6 +111,23 @@ def sweep_of(spec: str | None) -> tuple[str, str, list[int]] | None:
     return policy, param, out
 
 
+MAIN = {"mask": ("keep",), "clear": ("trigger", "keep"), "compact": ("at",)}  # always said, default or not
+
+
+def spec_of(policy) -> str:
+    """A policy as `--context` takes it: its main parameters, and the others where not at their default
+    (parse's inverse)."""
+    default = POLICIES[policy.name]()
+    parts = []
+    for f in fields(policy):
+        value = getattr(policy, f.name)
+        if f.name in MAIN[policy.name] or value != getattr(default, f.name):
+            text = "|".join(value) if isinstance(value, tuple) else str(value).lower() if isinstance(value, bool) \
+                else value
+            parts.append(f"{f.name}={text}")
+    return f"{policy.name}:{','.join(parts)}"
+
+
 def describe(policy) -> str:
     """One line for the report ("none": the size caps alone)."""
     return policy.describe() if policy is not None else "none: outputs stay until the session ends or compacts"

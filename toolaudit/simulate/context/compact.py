@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .effect import Effect
-from .timeline import Timeline, carried
+from .timeline import Timeline, carried, shrank
 
 SUMMARY = 3_000  # tokens of a summary when none is given: the corpus' one recorded Claude Code summary is 2,474
 
@@ -27,8 +27,7 @@ def fixed_prefix(timeline: Timeline) -> int:
     a compaction the session recorded read from the cache, where there is one; else the first request's input,
     at most FIXED_MAX (a resumed context starts with its history)."""
     known = [u for u in timeline.requests if u is not None]
-    after = [b.cache_read for a, b in zip(known, known[1:])
-             if b.input_total < a.input_total - max(5_000, a.input_total // 5) and b.cache_read > 0]
+    after = [b.cache_read for a, b in zip(known, known[1:]) if shrank(a.input_total, b.input_total) and b.cache_read > 0]
     if after:
         return min(after)
     return min(known[0].input_total, FIXED_MAX) if known else 0
@@ -52,7 +51,7 @@ class Compact:
         for r, total in enumerate(base):
             if not total:
                 continue
-            if last is not None and total < base[last] - max(5_000, base[last] // 5):
+            if last is not None and shrank(base[last], total):
                 gone = 0  # the session compacted here itself
             after = total - gone
             if last is not None and after >= self.at:
@@ -70,8 +69,8 @@ class Compact:
             last = r
         tools = carried(timeline, [o.tokens for o in outputs])
         tools = [t - g for t, g in zip(tools, carried(timeline, [o.tokens for o in outputs], removed))]
-        return Effect(tuple(totals), tuple(cut_at), tuple(removed), tuple([0] * n), tuple(tools), tuple(summaries),
-                      tuple(timeline.arriving()))
+        return Effect(tuple(totals), tuple(cut_at), tuple(removed), tuple([0] * n), tuple(tools),
+                      summaries=tuple(summaries), tail_removed=tuple(timeline.arriving()))
 
     def stays(self, request: int, end: int) -> int:
         """How many requests an output fetched again at `request` would be carried: to the end of its stay."""

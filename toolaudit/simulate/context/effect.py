@@ -51,9 +51,9 @@ def by_removal(timeline: Timeline, base: list[int], positions: list[int], remove
         cut_at[r] = max(0, positions[i] - args - before)
     counts = carried(timeline, [1] * len(outputs), removed_at)
     tools = carried(timeline, [o.tokens for o in outputs])
-    return Effect(totals, tuple(cut_at), tuple(removed_at), tuple(counts),
-                  tuple(t - s for t, s in zip(tools, carried(timeline, [o.tokens - placeholder for o in outputs],
-                                                             removed_at))), (), tuple(tail))
+    left = carried(timeline, [o.tokens - placeholder for o in outputs], removed_at)
+    return Effect(totals, tuple(cut_at), tuple(removed_at), tuple(counts), tuple(t - s for t, s in zip(tools, left)),
+                  tail_removed=tuple(tail))
 
 
 def unchanged(timeline: Timeline, base: list[int]) -> Effect:

@@ -2,9 +2,9 @@
 prompt-cache model, what had to be fetched again, and the cache model's fit to the recorded usage.
 
 Before is the session as it ran (its recorded requests as billed); after adds the size caps and the context
-policy, each request's recorded split less what they took off it (prompt_cache.shifted). A request copied into several files counts once (scan.dedupe.request_key),
-and so does an output (the call's dedupe): each file's context is still modelled whole, copies and all,
-since its cache saw them.
+policy: each request's recorded split less what they took off it (prompt_cache.shifted). A request copied
+into several files counts once (scan.dedupe.request_key), and so does an output (the call's dedupe): each
+file's context is still modelled whole, copies and all, since its cache saw them.
 """
 
 from __future__ import annotations
@@ -51,6 +51,11 @@ class Kinds:
         """The JSON form."""
         return {**{k: getattr(self, k) for k in KINDS}, "input": self.input}
 
+    def merge(self, other: "Kinds") -> None:
+        """Add another's counts."""
+        for k in KINDS:
+            setattr(self, k, getattr(self, k) + getattr(other, k))
+
 
 @dataclass(frozen=True)
 class RequestRow:
@@ -96,6 +101,19 @@ class ContextTally:
     compactions: int = 0
     rows: list[RequestRow] | None = None
 
+    def merge(self, other: "ContextTally") -> None:
+        """Add one context's tally (its rows too, when both keep them)."""
+        for name in ("contexts", "billed_contexts", "requests", "unpriced_requests", "removed_by_caps",
+                     "tool_tokens_before", "tool_tokens_after", "removed_calls", "refetched", "refetch_tokens",
+                     "cache_invalidations", "compactions"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for name in ("before", "modelled", "after"):
+            getattr(self, name).merge(getattr(other, name))
+        self.cost_before = _plus(self.cost_before, other.cost_before)
+        self.cost_after = _plus(self.cost_after, other.cost_after)
+        if self.rows is not None and other.rows:
+            self.rows.extend(other.rows)
+
     @property
     def gross_tokens_saved(self) -> int:
         """Input tokens the caps and the policy took off the billed requests (summary requests added back)."""
@@ -120,14 +138,13 @@ class Pricer:
 
     def cost(self, u: Usage, split: prompt_cache.Split, hour: float, output: int) -> Decimal | None:
         """What `u` would have cost split as `split` with `output` output tokens; None when unpriced."""
-        from ...scan.billing import _model_price, request_cost
+        from ...scan.billing import charges_cache_writes, request_cost
 
         name = u.model or self.model
         if name is None:
             return None
         if name not in self._writes:
-            price = _model_price(name)
-            self._writes[name] = price is not None and price.cache_write_mtok is not None
+            self._writes[name] = charges_cache_writes(name)
         write, uncached = (split.write, split.uncached) if self._writes[name] else (0, split.uncached + split.write)
         long = round(write * hour)
         key = (name, uncached, write, split.read, output, long)
@@ -168,16 +185,16 @@ class ContextRun:
         base = timeline.base()
         positions = timeline.positions(base)
         effect = self.policy.apply(timeline, base, positions, self.count) if self.policy else unchanged(timeline, base)
-        tallies = [self.tally]
-        if self.groups is not None and group is not None:
-            tallies.append(self.groups.setdefault(group, self._new()))
+        one = self._new(self.tally.rows is not None)  # this context's sums, worked out once, added where they go
+        one.contexts = 1
         billed = any(u is not None for u in timeline.requests)
-        for t in tallies:
-            t.contexts += 1
-            self._outputs(t, timeline, effect, billed)
-            if billed:
-                t.billed_contexts += 1
-                self._bill(t, key, timeline, base, effect, counted)
+        self._outputs(one, timeline, effect, billed)
+        if billed:
+            one.billed_contexts = 1
+            self._bill(one, key, timeline, base, effect, counted)
+        self.tally.merge(one)
+        if self.groups is not None and group is not None:
+            self.groups.setdefault(group, self._new()).merge(one)
 
     def _outputs(self, t: ContextTally, timeline: Timeline, effect: Effect, billed: bool) -> None:
         stays = getattr(self.policy, "stays", None)
@@ -206,6 +223,9 @@ class ContextRun:
             modelled, after = ([prompt_cache.Split(s.read, 0, s.uncached + s.write) for s in splits]
                                for splits in (modelled, after))
         summaries = {r: (read, out) for r, read, out in effect.summaries}
+        if t.rows is not None:  # what each request still carries whole: those it carried, less those taken out
+            whole = [c - g for c, g in zip(carried(timeline, [1] * len(timeline.outputs)),
+                                           carried(timeline, [1] * len(timeline.outputs), effect.removed_at))]
         for r, u, m, a in zip(known, requests, modelled, after):
             if not counted[r]:
                 continue
@@ -224,8 +244,8 @@ class ContextRun:
             if self.pricer is not None:
                 self._price(t, u, b, a, hour, extra)
             if t.rows is not None:
-                t.rows.append(RequestRow(key[0], key[1], key[2], r, u.model, u.input_total, a.total,
-                                         *self._carried(timeline, effect, r), a.read, a.write, a.uncached,
+                t.rows.append(RequestRow(key[0], key[1], key[2], r, u.model, u.input_total, a.total, whole[r],
+                                         effect.tool_tokens[r], effect.placeholders[r], a.read, a.write, a.uncached,
                                          effect.cut_at[r]))
 
     def _price(self, t: ContextTally, u: Usage, before, after, hour: float, extra) -> None:
@@ -238,12 +258,6 @@ class ContextRun:
         t.cost_after = _plus(t.cost_after, pricer.cost(u, after, hour, u.output))
         if extra is not None:
             t.cost_after = _plus(t.cost_after, pricer.cost(u, prompt_cache.Split(extra[0], 0, 0), 0.0, extra[1]))
-
-    @staticmethod
-    def _carried(timeline: Timeline, effect: Effect, r: int) -> tuple[int, int, int]:
-        whole = sum(1 for o, m in zip(timeline.outputs, effect.removed_at)
-                    if o.first <= r < o.end and (m is None or r < m))
-        return whole, effect.tool_tokens[r], effect.placeholders[r]
 
 
 def request_counted(seen: set[bytes], u: Usage | None) -> bool:

@@ -66,6 +66,12 @@ class Timeline:
         return out
 
 
+def shrank(before: int, now: int) -> bool:
+    """Whether a context's input fell from `before` to `now` the way a compaction makes it fall (not the jitter of
+    a request that carried a little less)."""
+    return now < before - max(5_000, before // 5)
+
+
 def carried(timeline: Timeline, weights: list[int], removed_at: list[int | None] | None = None) -> list[int]:
     """Per request, the sum of the weights of the outputs it carried (from `removed_at[i]` on only, when given)."""
     n = len(timeline.requests)
