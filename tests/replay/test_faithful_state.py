@@ -33,7 +33,10 @@ def _lines(case: str) -> list[str]:
 
 
 def _blocks(line: str) -> list[dict]:
-    content = json.loads(line).get("message", {}).get("content")
+    entry = json.loads(line)
+    if entry.get("type") == "progress":  # a subagent's message, inside its parent's progress line
+        entry = entry.get("data", {}).get("message", {})
+    content = entry.get("message", {}).get("content")
     return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
 
 
@@ -80,7 +83,7 @@ def _workspace(case: str, tmp_path: Path) -> Path:
 
 
 def _replay(session: Path, workspace: Path, *extra: str, fmt: str = "json"):
-    args = ["replay", str(session), "--workspace", str(workspace), "--identity", "--no-checkout", "-q", "-f", fmt,
+    args = ["replay", str(session), "--workspace", str(workspace), "--identity", *(() if "--commit" in extra else ("--no-checkout",)), "-q", "-f", fmt,
             *extra]
     result = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
@@ -422,3 +425,57 @@ def test_a_whole_file_read_the_state_did_not_reproduce_teaches_the_calls_after_i
 
     control = _replay(_session(case, tmp_path, drop=(first,)), _workspace(case, tmp_path / "control"))
     assert _identity(control, "Read")["identical"] == 1  # the committed file is the start state there: it matches
+
+
+# --- 6. the start state from the session's own `git diff`, and a subagent's Read -------------------------
+
+
+def _committed(case: str, tmp_path: Path) -> tuple[Path, str]:
+    """The case's files committed in a fresh git repository (the session's start commit, as far as they go), and
+    that commit's id."""
+    import os
+    import subprocess
+
+    repo = _workspace(case, tmp_path)
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_SYSTEM": os.devnull}
+    # the recording's repository was big enough for git to abbreviate blob ids to 8 digits
+    for args in (["init", "-q"], ["config", "core.abbrev", "8"], ["add", "-A"], ["commit", "-qm", "start"]):
+        subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+    done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, env=env, check=True, capture_output=True, text=True)
+    return repo, done.stdout.strip()
+
+
+def test_the_uncommitted_work_a_later_git_diff_shows_is_in_the_start_state(tmp_path):
+    """Claude Code 2.1.39 (fc64fce284b3): a subagent runs `git diff HEAD .entire/settings.json | head -50` early
+    on; much later the main thread runs `git -C … diff`, whose recorded output shows the uncommitted change to
+    .entire/settings.json the session started with (the session never edited it). Replayed at the commit, the
+    early diff is reproduced byte for byte only because the start state takes that change; without the later
+    diff (its lines dropped) it differs at the session's first look. The subagent's Read of config.go carries
+    no malware reminder: the session's model is Opus 4.6 though the subagent's own is Haiku."""
+    case = "git-diff-start"
+    early, late = (call_id for call_id, use in _uses(case).items() if use["name"] == "Bash")
+    repo, commit = _committed(case, tmp_path)
+    report = _replay(FIXTURES / case / "session.jsonl", repo, "--commit", commit,
+                     "--calls-out", str(tmp_path / "calls.jsonl"))
+    out, recorded = _calls_out(tmp_path / "calls.jsonl"), _recorded(case)
+    assert "local_dev" in recorded[early] and out[early]["output"] == recorded[early]
+    assert any("1 file(s) started with the uncommitted work its own recorded `git diff` showed" in note
+               for note in report["notes"])
+    read = _identity(report, "Read")
+    assert (read["replayed"], read["identical"]) == (1, 1)
+    assert not recorded[_ids(case, "Read")[0]].endswith(read_reminder())
+    assert (repo / ".entire/settings.json").read_text(encoding="utf-8") == \
+        (FIXTURES / case / "repo/.entire/settings.json").read_text(encoding="utf-8")  # primed in the scratch only
+
+    repo, commit = _committed(case, tmp_path / "control")
+    control = _replay(_session(case, tmp_path, drop=(late,)), repo, "--commit", commit,
+                      "--calls-out", str(tmp_path / "control.jsonl"))
+    assert _calls_out(tmp_path / "control.jsonl")[early]["output"] != recorded[early]
+    assert not any("git diff" in note for note in control["notes"])
+
+
+def read_reminder() -> str:
+    from toolaudit.replay.agents.claude_code.common import MALWARE_REMINDER
+
+    return MALWARE_REMINDER

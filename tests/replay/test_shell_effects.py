@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolaudit.replay.shell_effects import EVERYTHING, effect, split
+from toolaudit.replay.shell_effects import CHANGED, EVERYTHING, effect, split
 
 COMMIT = ('git add docs/plans/design.md && git commit -m "$(cat <<\'EOF\'\ndocs: add the design (a) b)\n\n'
           'Co-Authored-By: Claude <noreply@anthropic.com>\nEOF\n)"')  # Claude Code's own commit idiom
@@ -39,6 +39,7 @@ def test_commands_that_only_read_change_nothing(command):
     ("rm -f a.go b.go", ("a.go", "b.go")),
     ("mv old.go new.go", ("old.go", "new.go")),
     ("sed -i.bak 's/a/b/' main.go", ("main.go",)),
+    ("sed -i '' 's/a/b/g' a_test.go b_test.go", ("a_test.go", "b_test.go")),  # BSD sed's empty suffix
     ("echo $(date) > stamp", ("stamp",)),
 ])
 def test_commands_that_name_what_they_write(command, paths):
@@ -48,8 +49,9 @@ def test_commands_that_name_what_they_write(command, paths):
 @pytest.mark.parametrize(("command", "why"), [
     ("git checkout main", "git checkout changes the working tree"),
     ("git stash && git pull", "git stash changes the working tree"),
-    ("gofmt -w .", "gofmt rewrites files"),
-    ("mise run fmt", "mise fmt may rewrite files"),
+    ("go generate ./...", "go generate may rewrite files"),
+    ("golangci-lint run --fix", "golangci-lint run may rewrite files"),
+    ("npm run lint:fix", "npm lint:fix may rewrite files"),
     ("ls | xargs -I{} rm {}", "xargs rm writes the files it is given"),
     ("find . -name '*.orig' -delete", "find deletes or writes files"),
     ("find . -exec rm {} +", "find -exec rm writes the files it finds"),
@@ -63,6 +65,24 @@ def test_commands_that_name_what_they_write(command, paths):
 def test_commands_that_may_write_anything_make_everything_uncertain(command, why):
     found = effect(command)
     assert found.paths == (EVERYTHING,) and found.why == why
+
+
+@pytest.mark.parametrize(("command", "why"), [
+    ("gofmt -s -w .", "gofmt may have reformatted the files the session changed"),
+    ("mise run fmt && mise run lint 2>&1 | tail -10", "mise fmt may have reformatted the files the session changed"),
+    ("go fmt ./...", "go fmt may have reformatted the files the session changed"),
+    ("npm run format", "npm format may have reformatted the files the session changed"),
+    ("npx prettier --write src", "npx prettier may have reformatted the files the session changed"),
+    ("cargo fmt", "cargo fmt may have reformatted the files the session changed"),
+    ("ruff format .", "ruff format may have reformatted the files the session changed"),
+])
+def test_a_formatter_over_the_tree_may_only_have_changed_what_the_session_changed(command, why):
+    found = effect(command)
+    assert found.paths == (CHANGED,) and found.why == why
+
+
+def test_a_formatter_and_a_named_target_are_both_kept():
+    assert effect("gofmt -w . && rm old.go").paths == (CHANGED, "old.go")
 
 
 def test_split_respects_quotes_and_drops_redirections():

@@ -28,8 +28,24 @@ def test_mkdir_changes_no_file_and_a_command_that_writes_anything_doubts_everyth
     state = SessionState(tmp_path, CWD)
     state.record(_bash("mkdir -p docs/plans && ls docs"))
     assert state.doubt([f"{CWD}/docs/plans/a.md", f"{CWD}/docs"]) is None
+    state.record(_bash("go generate ./..."))
+    assert state.doubt([f"{CWD}/main.go"]) == "uncertain: after `go generate ./...` (go generate may rewrite files)"
+
+
+def test_a_formatter_doubts_the_files_the_session_changed_and_no_other(tmp_path):
+    (tmp_path / "a.go").write_text("package a\n")
+    (tmp_path / "b.go").write_text("package b\n")
+    state = SessionState(tmp_path, CWD)
     state.record(_bash("gofmt -w ."))
-    assert state.doubt([f"{CWD}/main.go"]) == "uncertain: after `gofmt -w .` (gofmt rewrites files)"
+    assert state.doubt([f"{CWD}/a.go"]) is None  # nothing changed yet: the committed tree is formatted
+    edit = ToolCall("s.jsonl", 2, "claude-code", "s", "Edit", "ok", "c2", args=json.dumps(
+        {"file_path": f"{CWD}/a.go", "old_string": "package a", "new_string": "package  a"}))
+    state.record(edit)
+    state.record(_bash("mise run fmt && mise run lint"))
+    assert state.doubt([f"{CWD}/a.go"]) == \
+        "uncertain: a.go: `mise run fmt && mise run lint`: mise fmt may have reformatted the files the session changed"
+    assert state.doubt([f"{CWD}/a.go", f"{CWD}"]) is not None  # a search over the folder holding it too
+    assert state.doubt([f"{CWD}/b.go"]) is None
 
 
 def test_a_secret_in_a_command_never_reaches_a_reason(tmp_path):

@@ -25,7 +25,7 @@ from typing import Iterator
 
 from ..collectors import discover
 from ..errors import UsageError, check_strict
-from ..model import ORPHAN, PAIRED, ModelText, OutputCap, SessionEnd, SessionInfo, Skipped, ToolCall, ToolMenu
+from ..model import MAIN_AGENT, ORPHAN, PAIRED, ModelText, OutputCap, SessionEnd, SessionInfo, Skipped, ToolCall, ToolMenu
 from .never_ran import never_ran
 from .base import (FAILED, KEPT, NEVER_RAN, NOT_TRANSLATED, REFUSED, Implementation, Mapping, Outcome,
                    ReplayOptions, implementations)
@@ -203,6 +203,7 @@ class Runner:
 
     def _replay_sessions(self, calls: list[ToolCall], infos: dict[str, SessionInfo],
                          notes: list[str]) -> Iterator[Replayed]:
+        from . import start_state
         from . import workspace as ws
         from .state import SessionState
 
@@ -217,7 +218,10 @@ class Runner:
                 yield from planned
                 continue
             last = max(i for i, p in enumerate(planned) if p.runs)
-            scratch = any(_changes(p.before) for p in planned[:last])
+            # the uncommitted work the session's own `git diff` showed: the start state holds it too
+            primed = start_state.diffs(group, info.cwd if info else None) \
+                if not self.options.base.no_checkout else {}
+            scratch = bool(primed) or any(_changes(p.before) for p in planned[:last])
             first_ts = min((c.ts for c in group if c.ts), default=None)
             with ExitStack() as stack:
                 root, note, writable = stack.enter_context(ws.session_base(
@@ -226,6 +230,12 @@ class Runner:
                 if note:
                     notes.append(f"session {session}: {note}")
                 state = SessionState(root, info.cwd if info else None, self.options.path_map, writable)
+                # until the main thread's first call: its first model (a subagent may run before it is logged)
+                state.main_model = next((c.model for c in group if c.agent == MAIN_AGENT and c.model), None)
+                taken = state.prime(primed)
+                if taken:
+                    notes.append(f"session {session}: {taken} file(s) started with the uncommitted work its own "
+                                 "recorded `git diff` showed")
                 for item in planned:
                     if item.status == "":
                         yield self._run(item, state, info)
@@ -349,7 +359,8 @@ class Runner:
         cap = self._caps.get((call.source, call.session, call.agent))
         return Call(call.tool, args, state.root, (info.cwd if info else None) or str(state.root),
                     info.version if info else None, self.options.sandbox, session=call.session, call_id=call.call_id,
-                    model=call.model, output_cap=cap, here=call.cwd, ts=call.ts)
+                    model=call.model, main_model=state.main_model or call.model, output_cap=cap, here=call.cwd,
+                    ts=call.ts)
 
     def _emulate(self, mapping: Mapping, call: ToolCall, args: dict, state, info: SessionInfo | None) -> Outcome:
         impl = self.implementation(mapping)

@@ -3,8 +3,10 @@
 Replay applies recorded edits to the session's state, but a shell command is never re-run: a command that
 may have written files leaves them uncertain from there on, so later calls that read them are flagged.
 `effect(command)` gives NONE (it reads, or writes only outside the sources: test runs, builds into
-their caches), the paths it names as targets (`rm a`, `mv a b`, `sed -i … f`, `> f`), or EVERYTHING
-(a command we cannot read, a formatter over the tree, a git command that moves the working tree).
+their caches), the paths it names as targets (`rm a`, `mv a b`, `sed -i … f`, `> f`), CHANGED (a formatter
+over the tree: it rewrites only files not already formatted, and the committed tree is taken as formatted,
+so what it may have touched is what the session itself changed), or EVERYTHING (a command we cannot read, a
+fixer or generator, a git command that moves the working tree).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import shlex
 from dataclasses import dataclass
 
 EVERYTHING = "*"
+CHANGED = "<changed>"  # the files the session changed (edited, or found not as committed)
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,7 @@ WRITERS = {
     "ruff": {"format"},
     "npx": {"prettier"},
 }
+FORMATTERS = {"gofmt", "goimports", "prettier", "black", "isort", "rustfmt", "clang-format"}
 WRITING_FLAGS = {"--fix", "--write", "--in-place"}  # linters' and formatters' own (`-i`, `-w` mean other things)
 FORMATTER_FLAGS = {"-w", "-i", "--write", "--in-place", "--fix"}
 FIND_EXEC = {"-exec", "-execdir", "-ok", "-okdir"}
@@ -79,6 +83,7 @@ def effect(command: str, cwd: str | None = None) -> Effect:
     if any(not effect(sub, cwd).none for sub in inner):
         return Effect((EVERYTHING,), "a command substitution that writes")
     targets: list[str] = []
+    why = "names the files it writes"
     outside = False  # after `cd` out of the working folder: what follows writes elsewhere
     for part, written in split(command):
         where = _cd(part, cwd)
@@ -93,8 +98,10 @@ def effect(command: str, cwd: str | None = None) -> Effect:
             continue
         if EVERYTHING in found.paths:
             return found
-        targets.extend(found.paths)
-    return Effect(tuple(targets), "names the files it writes") if targets else NONE
+        if CHANGED in found.paths:
+            why = found.why  # a formatter's reason says more than "names the files"
+        targets.extend(path for path in found.paths if path not in targets)
+    return Effect(tuple(targets), why) if targets else NONE
 
 
 _HEREDOC = re.compile(r"<<(-?)\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\2")
@@ -282,6 +289,16 @@ def _git_keeps_files(sub: str, args: list[str]) -> bool:
     return False
 
 
+def _formatting(task: str) -> bool:
+    """A task (`fmt`, `format`, `fmt:go`, `prettier`) that formats, and does not also fix or generate."""
+    return (any(w in task for w in ("fmt", "format")) or task == "prettier") \
+        and not any(w in task for w in ("fix", "generate", "gen"))
+
+
+def _reformats(what: str) -> Effect:
+    return Effect((CHANGED,), f"{what} may have reformatted the files the session changed")
+
+
 def _find(args: list[str]) -> Effect | None:
     """find reads, unless it deletes or writes a list, or `-exec`s a program that writes."""
     if any(a in FIND_WRITES for a in args):
@@ -331,16 +348,18 @@ def _part(part: str) -> Effect | None:
         return Effect(tuple(a for a in args if not a.startswith("-") and not a.isdigit()), f"{program} writes")
     if program == "sed":
         if any(a.startswith("-i") or a == "--in-place" for a in args):
-            return Effect(tuple(a for a in args[1:] if not a.startswith("-"))[1:] or (EVERYTHING,), "sed -i")
+            # the script, then the files (BSD sed's `-i ''` gives an empty suffix word: not an operand)
+            operands = [a for a in args if a and not a.startswith("-")]
+            return Effect(tuple(operands[1:]) or (EVERYTHING,), "sed -i")
         return None
     if program in ("python", "python3", "node", "deno", "bun"):
         # a test runner or inline code reads; a script may write anything
         if args[:2] in (["-m", "pytest"], ["-m", "unittest"], ["-m", "json.tool"]) or args[:1] in (["-c"], ["-e"]):
             return None
         return Effect((EVERYTHING,), f"{program} runs a script")
-    if program in ("gofmt", "goimports", "prettier", "black", "isort", "rustfmt", "clang-format"):
+    if program in FORMATTERS:
         if any(a in FORMATTER_FLAGS for a in args) or program in ("black", "isort"):
-            return Effect((EVERYTHING,), f"{program} rewrites files")
+            return _reformats(program)
         return None
     if program == "find":
         return _find(args)
@@ -350,6 +369,9 @@ def _part(part: str) -> Effect | None:
         if sub in ("run", "run-script", "exec") and len(operands) > 1:  # a task runner: the task says
             sub = operands[1]
         writes = sub in WRITERS.get(program, ()) or any(w in sub for w in ("fmt", "format", "fix", "generate"))
+        if "--fix" not in args and (writes and program in WRITERS and _formatting(sub) or sub in FORMATTERS
+                                    and any(a in FORMATTER_FLAGS for a in args)):
+            return _reformats(f"{program} {sub}")
         if writes and program in WRITERS or any(a in WRITING_FLAGS for a in args):
             return Effect((EVERYTHING,), f"{program} {sub} may rewrite files".replace("  ", " "))
         return None

@@ -38,6 +38,8 @@ class SessionState:
         self.applied = 0
         self.failed = 0
         self.known: set[str] = set()  # files the session edited, or read as the recording shows them
+        self.changed: set[str] = set()  # files no longer as the base holds them (edited, or learned)
+        self.main_model: str | None = None  # the main thread's model so far (record follows its calls)
         self.learned = 0  # files taken from a recorded whole-file Read the state did not reproduce (learn)
 
     # --- paths ----------------------------------------------------------------------------------
@@ -58,6 +60,8 @@ class SessionState:
     def record(self, call: ToolCall) -> str | None:
         """Take a recorded call into the state: an edit is applied, a shell command's possible writes are
         marked uncertain; returns what happened, in a few words (None: the call changes nothing)."""
+        if call.agent == MAIN_AGENT and call.model:
+            self.main_model = call.model
         if edits.is_mutating(call) or edits.is_patch_call(call):
             return self._edit(call)
         if call.tool in SHELL_TOOLS:
@@ -71,7 +75,7 @@ class SessionState:
         if found is None:
             return "an edit that failed when recorded: nothing applied"
         if isinstance(found, str):
-            self._doubt_paths([_path_arg(call)], found)
+            self._doubt_paths([path_arg(call)], found)
             return found
         if not self.writable:
             self.everything = self.everything or "the session edited files and no scratch copy could be made"
@@ -92,6 +96,7 @@ class SessionState:
             _write(target, after, when)
             self.uncertain.pop(self._key(target), None)
             self.known.add(self._key(target))
+            self.changed.add(self._key(target))
             self.applied += 1
         return "applied to the session's state"
 
@@ -102,13 +107,39 @@ class SessionState:
         if shell_effects.EVERYTHING in found.paths:
             self.everything = self.everything or f"after `{_short(command)}` ({redact(found.why)})"
             return
-        self._doubt_paths(list(found.paths), f"`{_short(command)}` may have written it")
+        if shell_effects.CHANGED in found.paths:  # a formatter: what the session changed may be reformatted
+            for key in sorted(self.changed):
+                self.uncertain.setdefault(key, f"`{_short(command)}`: {redact(found.why)}")
+        named = [path for path in found.paths if path != shell_effects.CHANGED]
+        self._doubt_paths(named, f"`{_short(command)}` may have written it")
 
     def _doubt_paths(self, paths: list[str | None], why: str) -> None:
         for path in paths:
             target = self.local(path) if path else None
             if target is not None:
                 self.uncertain.setdefault(self._key(target), why)
+
+    def prime(self, found: dict[str, str]) -> int:
+        """Put into the start state the uncommitted work the session's own `git diff` showed (replay.start_state:
+        a path relative to the repository -> its diff); returns how many files took it."""
+        from .start_state import apply
+
+        if not self.writable:
+            return 0
+        taken = 0
+        for rel, section in found.items():
+            try:
+                target = resolve(self.root, rel)
+            except OutsideWorkspace:
+                continue
+            if target.is_dir():
+                continue
+            after = apply(section, _read(target))
+            if after is None:
+                continue
+            _write(target, after, None)  # not `changed`: a formatter run before the diff had already done its work
+            taken += 1
+        return taken
 
     def learn(self, call: ToolCall, args: dict) -> bool:
         """Take a file's text from a recorded Read of all of it that the state did not reproduce (Claude Code's
@@ -119,8 +150,8 @@ class SessionState:
         still differed, so it is not done.)"""
         from .agents.claude_code.read import whole_text
 
-        # a subagent's Read is not taken: its place among the main thread's edits is not known to the line
-        if call.is_error or not self.writable or call.agent != MAIN_AGENT or call.tool != "Read" \
+        # a subagent's Read is taken too: its line sits among the main thread's calls where it ran
+        if call.is_error or not self.writable or call.tool != "Read" \
                 or call.collector != "claude-code":
             return False
         text, path = whole_text(call.output, args), args.get("file_path")
@@ -133,6 +164,7 @@ class SessionState:
         _write(target, text, _timestamp(call.ts))
         self.uncertain.pop(self._key(target), None)
         self.known.add(self._key(target))
+        self.changed.add(self._key(target))
         self.learned += 1
         return True
 
@@ -190,7 +222,8 @@ def shell_text(call: ToolCall) -> str | None:
     return command if isinstance(command, str) else None
 
 
-def _path_arg(call: ToolCall) -> str | None:
+def path_arg(call: ToolCall) -> str | None:
+    """The file a recorded edit call names (file_path, notebook_path, path…), or None."""
     try:
         args = json.loads(call.args)
     except ValueError:

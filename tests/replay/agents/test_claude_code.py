@@ -138,6 +138,18 @@ def test_read_reminder_follows_the_model_from_2_1_39(root: Path) -> None:
     assert not run("Read", root, path, "2.1.20", reminder="off").output.endswith(REMINDER)
 
 
+def test_a_subagents_read_follows_the_sessions_model_not_its_own(root: Path) -> None:
+    """cli.js tests the main loop's model: a Haiku subagent of an Opus 4.6 session gets no reminder."""
+    write(root, "a.go", "package a\n")
+    call = Call(tool="Read", args={"file_path": f"{CWD}/a.go"}, root=root, cwd=CWD, version="2.1.39",
+                sandbox=Sandbox(workspace=root, timeout=60), model="claude-haiku-4-5-20251001",
+                main_model="claude-opus-4-6")
+    assert not EMULATIONS[("claude-code", "Read")]().run(call).output.endswith(REMINDER)
+    alone = Call(tool="Read", args={"file_path": f"{CWD}/a.go"}, root=root, cwd=CWD, version="2.1.39",
+                 sandbox=Sandbox(workspace=root, timeout=60), model="claude-haiku-4-5-20251001")
+    assert EMULATIONS[("claude-code", "Read")]().run(alone).output.endswith(REMINDER)
+
+
 @pytest.mark.parametrize(("version", "wrapped"), [("2.1.29", True), ("2.1.42", False)])
 def test_read_of_a_file_over_256kb_without_a_range(root: Path, version: str, wrapped: bool) -> None:
     write(root, "big.jsonl", b"{}\n" * (3250586 // 3) + b"\n" * (3250586 % 3))  # 3.1MB, as recorded by 2.1.29

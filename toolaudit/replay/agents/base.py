@@ -34,6 +34,7 @@ class Call:
     session: str = ""  # the session id (some agents name saved outputs after it)
     call_id: str = ""  # the call's id (likewise)
     model: str | None = None  # the model the output went to (some agents cut by its tokenizer)
+    main_model: str | None = None  # the session's main-thread model at this call (a subagent's may differ)
     output_cap: tuple[str, int] | None = None  # the session's recorded cap (Codex truncation_policy): (unit, limit)
     here: str | None = None  # the agent's current folder at this call, when its transcript logs it (absolute)
     ts: str | None = None  # when the call was made (ISO 8601, as recorded): a tool that orders by age reads it

@@ -272,13 +272,15 @@ def _model(ctx: Context) -> str | None:
 
 
 def _reminder(ctx: Context) -> bool:
-    """Whether the malware reminder follows the file: always before 2.1.39, then unless the model is Opus 4.6."""
+    """Whether the malware reminder follows the file: always before 2.1.39, then unless the main loop's model is
+    Opus 4.6 (a subagent's Read follows the session's model, not its own: cli.js tests the main loop model)."""
     forced = ctx.call.params.get("reminder", "").strip().lower()
     if forced:
         return forced in ("on", "true", "1", "yes")
     if not ctx.at_least(MODEL_REMINDER):
         return True
-    return _model_family(_model(ctx) or "") not in NO_REMINDER_MODELS
+    model = ctx.call.params.get("model") or getattr(ctx.call, "main_model", None) or _model(ctx)
+    return _model_family(model or "") not in NO_REMINDER_MODELS
 
 
 def _model_family(model: str) -> str:

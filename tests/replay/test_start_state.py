@@ -1,0 +1,63 @@
+"""The start state read from a session's own recorded `git diff`: which commands count, which files are taken."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from toolaudit.model import ToolCall
+from toolaudit.replay.start_state import apply, diffs, sections
+
+CWD = "/home/dev/proj"
+DIFF = ("diff --git a/cfg.json b/cfg.json\nindex 885cc30a..f7dea8b1 100644\n--- a/cfg.json\n+++ b/cfg.json\n"
+        "@@ -1,3 +1,3 @@\n {\n-  \"local\": true\n+  \"local\": false\n }\n"
+        "diff --git a/main.go b/main.go\nindex 1111111..2222222 100644\n--- a/main.go\n+++ b/main.go\n"
+        "@@ -1,2 +1,2 @@\n package main\n-// old\n+// new\n")
+
+
+def _bash(command: str, output: str = "", line: int = 1, is_error: bool = False) -> ToolCall:
+    return ToolCall("s.jsonl", line, "claude-code", "s", "Bash", output, f"c{line}",
+                    args=json.dumps({"command": command}), is_error=is_error)
+
+
+def _edit(path: str, line: int) -> ToolCall:
+    return ToolCall("s.jsonl", line, "claude-code", "s", "Edit", "ok", f"c{line}", args=json.dumps(
+        {"file_path": f"{CWD}/{path}", "old_string": "// old", "new_string": "// mine"}))
+
+
+@pytest.mark.parametrize(("command", "used"), [
+    ("git diff", True), ("git diff HEAD", True), ("git -C /home/dev/proj diff", True),
+    ("git diff -- cfg.json", True), ("git --no-pager diff cfg.json 2>&1", True),
+    ("git diff --cached", False), ("git diff --stat", False), ("git diff HEAD~1", False),
+    ("git diff main", False), ("git diff main.go", False), ("git diff | head -50", False), ("git diff > out.patch", False),
+    ("git status && git diff", False), ("git log -p", False),
+])
+def test_only_a_plain_diff_of_the_working_tree_is_read(command, used):
+    output = DIFF if "cfg.json" not in command else DIFF[:DIFF.index("diff --git a/main.go")]
+    found = diffs([_bash(command, output)], CWD)
+    assert (found != {}) is used
+
+
+def test_files_the_session_changed_before_the_diff_are_not_taken_and_a_moved_tree_stops_the_reading():
+    found = diffs([_edit("main.go", 1), _bash("git diff", DIFF, 2)], CWD)
+    assert sorted(found) == ["cfg.json"]  # main.go's diff holds the session's own edit
+    assert diffs([_edit("main.go", 3), _bash("git diff", DIFF, 4)], CWD)["cfg.json"].startswith("diff --git")
+    assert diffs([_bash("git stash", "", 1), _bash("git diff", DIFF, 2)], CWD) == {}  # another state
+    assert diffs([_bash("git diff", DIFF, 1, is_error=True)], CWD) == {}
+
+
+def test_a_cut_output_keeps_only_the_whole_file_sections_before_the_cut():
+    cut = DIFF + "diff --git a/big.go b/big.go\n--- a/big.go\n+++ b/big.go\n@@ -1,900 +1,900 @@\n-x\n" \
+        "\n\n... [812 lines truncated] ...\n\n+y\n"
+    assert sorted(sections(cut)) == ["cfg.json", "main.go"]
+    assert sections("<persisted-output>\nOutput too large (40KB)…\n" + DIFF) == {}
+
+
+def test_a_section_applies_to_the_base_it_was_made_from_and_to_no_other():
+    cfg = sections(DIFF)["cfg.json"]
+    assert apply(cfg, '{\n  "local": true\n}\n') == '{\n  "local": false\n}\n'
+    assert apply(cfg, '{\n  "remote": true\n}\n') is None  # not the text the diff was made from
+    assert apply(cfg, None) is None  # the base lacks the file and the diff does not add it
+    added = "diff --git a/n.txt b/n.txt\nnew file mode 100644\n--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1 @@\n+hi\n"
+    assert apply(sections(added)["n.txt"], None) == "hi\n"

@@ -1,0 +1,137 @@
+"""The work a session started on that no commit holds, read from the session's own recorded `git diff`.
+
+A session often starts on a working tree with changes not yet committed (the user's own, or an earlier
+session's), and the recorded commit cannot show them: the first look at such a file differs. When the session
+later ran `git diff` (or `git diff HEAD`, `git -C DIR diff`, with paths or not), its recorded output shows those
+changes. Each file it lists that the session had not changed itself before that call (no recorded edit, no
+command that named it) is taken, from the start, as the base with the diff applied (whatthepatch; a file whose
+hunks do not apply to the base is left as the base has it). A diff recorded after a command that moved the whole
+working tree (a checkout, a stash, a rebase) shows another state and is not used, nor is a cut output
+(a persisted preview, or the part after a truncation marker).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+import whatthepatch
+
+from ..model import ToolCall
+from . import edits, shell_effects
+
+# `git [-C DIR] [--no-pager] diff [HEAD] [--] [PATH…] [2>&1]`: the working tree against the index or HEAD
+_OPTIONS = {"--no-pager", "--no-color", "--no-ext-diff"}
+_TRUNCATED = re.compile(r"\n\n\.\.\. \[\d+ (?:lines|characters) truncated\] \.\.\.")
+_FILE = re.compile(r"^diff --git ", re.MULTILINE)
+
+
+def diffs(calls: list[ToolCall], cwd: str | None) -> dict[str, str]:
+    """Each file's recorded diff (a path relative to the repository's top, -> its `diff --git` section) that the
+    start state should hold, from the session's calls in the order they were made."""
+    from .state import SHELL_TOOLS, path_arg as state_path, shell_text
+
+    touched: set[str] = set()  # recorded paths the session changed before: their diff is partly its own work
+    found: dict[str, str] = {}
+    for call in calls:
+        if edits.is_mutating(call) or edits.is_patch_call(call):
+            changed = edits.changes_of(call)
+            if isinstance(changed, list):
+                touched.update(change.path for change in changed)
+            elif isinstance(changed, str):  # an edit that cannot be read: its file is the session's own
+                touched.add(state_path(call) or "")
+            continue
+        command = shell_text(call) if call.tool in SHELL_TOOLS else None
+        if command is None:
+            continue
+        named = _diff_paths(command)
+        if named is not None:
+            shown = sections(call.output) if not call.is_error else {}
+            if all(_under(path, named) for path in shown):
+                for path, section in shown.items():
+                    if path not in found and not any(_same(path, t, cwd) for t in touched):
+                        found[path] = section
+            continue
+        effect = shell_effects.effect(command, cwd)
+        if shell_effects.EVERYTHING in effect.paths:
+            break  # the working tree moved: a later diff shows another state
+        touched.update(p for p in effect.paths if p != shell_effects.CHANGED)
+    return found
+
+
+def _diff_paths(command: str) -> list[str] | None:
+    """The paths a plain `git diff` of the working tree (against the index or HEAD, nothing piped) names ([]: the
+    whole tree); None when `command` is anything else."""
+    command = re.sub(r"\s+2>&1\s*$", "", command.strip())
+    if any(ch in command for ch in "|;&<>`$\n"):  # piped, chained, redirected or substituted: not the diff alone
+        return None
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    if len(words) < 2 or words[0] != "git":
+        return None
+    words = words[1:]
+    while words and (words[0] in _OPTIONS or words[0] == "-C"):
+        words = words[2:] if words[0] == "-C" else words[1:]
+    if not words or words[0] != "diff":
+        return None
+    rest = words[1:]
+    if rest[:1] == ["HEAD"]:
+        rest = rest[1:]
+    if any(w.startswith("-") and w != "--" for w in rest):  # an option changes what the diff shows
+        return None
+    return [w for w in rest if w != "--"]
+
+
+def _under(path: str, named: list[str]) -> bool:
+    """Whether a diff's file (relative to the repository) is one a `git diff PATH…` named (a word that is not a
+    path, such as a branch, names none of them: the diff is then against that revision and is not used)."""
+    for word in named:
+        word = word.removeprefix("./").rstrip("/")
+        if word in ("", ".") or f"/{path}/".find(f"/{word}/") >= 0:  # the file, or a folder holding it
+            return True
+    return not named
+
+
+def sections(output: str) -> dict[str, str]:
+    """A recorded `git diff` output's whole file sections, by path (the part after a cut is dropped, and the
+    section the cut fell in)."""
+    if "<persisted-output>" in output:
+        return {}
+    cut = _TRUNCATED.search(output)
+    text = output[:cut.start()] if cut else output
+    starts = [m.start() for m in _FILE.finditer(text)]
+    if cut and starts:
+        text, starts = text[:starts[-1]], starts[:-1]
+    out: dict[str, str] = {}
+    for i, start in enumerate(starts):
+        section = text[start: starts[i + 1] if i + 1 < len(starts) else len(text)]
+        header = section.split("\n", 1)[0]
+        match = re.match(r"diff --git a/(.+) b/(.+)$", header)
+        if match and match.group(1) == match.group(2) and "\nBinary files " not in section:
+            out[match.group(2)] = section if section.endswith("\n") else section + "\n"
+    return out
+
+
+def apply(section: str, before: str | None) -> str | None:
+    """The file's text with the diff `section` applied to `before` (None: it does not apply, or it deletes)."""
+    parsed = next(iter(whatthepatch.parse_patch(section)), None)
+    if parsed is None or not parsed.changes or "\ndeleted file mode" in section:
+        return None
+    if before is None and "\nnew file mode" not in section:
+        return None
+    try:
+        lines = whatthepatch.apply_diff(parsed, before or "")
+    except Exception:  # whatthepatch's HunkApplyException, or a malformed hunk: the base is another text
+        return None
+    ends = before.endswith("\n") if before else True
+    return "\n".join(lines) + ("\n" if ends and lines else "")
+
+
+def _same(rel: str, recorded: str, cwd: str | None) -> bool:
+    """Whether a path relative to the repository and a recorded path (absolute, or relative to cwd) name one file."""
+    recorded = recorded.replace("\\", "/")
+    if recorded.startswith("/"):
+        return recorded.endswith("/" + rel)
+    return rel == recorded or rel.endswith("/" + recorded.removeprefix("./"))
