@@ -155,7 +155,9 @@ def main() -> int:
               f"{acc['within_1pct']:6} {rate:7.1%}")
     folded: Counter = Counter()  # the many "uncertain: after `CMD`" reasons said once per tool
     for (tool, reason), n in reasons.items():
-        if reason.startswith("uncertain:"):
+        if reason.startswith("uncertain:") and "`git status` showed" in reason:
+            reason = "uncertain: the session's own `git status` listed it as not committed (not compared)"
+        elif reason.startswith("uncertain:"):
             reason = "uncertain: after a command that may have written files (not compared)"
         folded[(tool, reason)] += n
     for tool in sorted(totals, key=lambda t: -totals[t]["calls"]):

@@ -118,3 +118,38 @@ def test_a_cd_inside_the_working_folder_still_counts_and_a_loop_that_writes_is_s
 ])
 def test_git_commands_that_only_move_refs_or_the_index_keep_the_files(command, keeps):
     assert (effect(command).paths == ()) is keeps
+
+
+@pytest.mark.parametrize(("command", "paths"), [
+    (".specify/scripts/bash/check-prerequisites.sh --json --require-tasks", ()),
+    ("cd /home/dev/proj && ./.specify/scripts/bash/check-prerequisites.sh --json", ()),
+    ("bash .specify/scripts/bash/setup-plan.sh --json", ("specs",)),
+    ('.specify/scripts/bash/create-new-feature.sh --json "Add login"', ("specs",)),
+    ("npm install -g chrome-mcp", ()),
+    ("yarn global add serve", ()),
+    ("git restore --source HEAD -- app.js index.html", ("app.js", "index.html")),
+    ("git checkout HEAD -- cmd/main.go", ("cmd/main.go",)),
+    ("git rm -q old.go", ("old.go",)),
+])
+def test_commands_known_to_write_only_some_files(command, paths):
+    """spec-kit's scripts as its repository has them, global installs, git commands that name their paths."""
+    assert effect(command, "/home/dev/proj").paths == paths
+
+
+def test_the_recorded_output_says_what_never_ran():
+    assert effect("ver --list").paths == (EVERYTHING,)  # a program nobody knows: anything may have changed
+    assert effect("ver --list", printed="bash: ver: command not found").paths == ()
+    assert effect("zsh_tool", printed="zsh: command not found: zsh_tool").paths == ()
+    unclosed = 'rg -n "add_parser\\(\\"x|y\\" cli.py -n'  # a quote left open: the shell stopped there
+    assert effect(unclosed).paths == (EVERYTHING,)
+    assert effect(unclosed, printed="bash: -c: line 1: unexpected EOF while looking for matching `\"'").paths == ()
+
+
+def test_an_apply_patch_text_sent_to_a_shell_writes_only_what_a_line_redirects():
+    """A Codex 0.34 model sent a patch to `bash -lc` (Monotoba/OpenPrintKit): bash ran its lines as commands
+    and stopped at a syntax error; nothing was patched."""
+    patch = "*** Begin Patch\n*** Update File: opk/cli/__main__.py\n@@\n from x import y\n-a = 1\n+a = 2\n*** End Patch\n"
+    refused = "bash: line 3: @@: command not found\nbash: -c: line 12: syntax error near unexpected token `('"
+    assert effect(patch, printed=refused).paths == ()
+    assert effect(patch.replace("+a = 2", "+a = b > out.txt"), printed=refused).paths == ("out.txt",)
+    assert effect(patch).paths == (EVERYTHING,)  # no sign it was refused: unknown

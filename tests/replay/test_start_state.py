@@ -7,7 +7,8 @@ import json
 import pytest
 
 from toolaudit.model import ToolCall
-from toolaudit.replay.start_state import apply, diffs, sections
+from toolaudit.replay.start_state import apply, diffs, read, sections, status_paths
+from toolaudit.replay.state import SessionState
 
 CWD = "/home/dev/proj"
 DIFF = ("diff --git a/cfg.json b/cfg.json\nindex 885cc30a..f7dea8b1 100644\n--- a/cfg.json\n+++ b/cfg.json\n"
@@ -61,3 +62,32 @@ def test_a_section_applies_to_the_base_it_was_made_from_and_to_no_other():
     assert apply(cfg, None) is None  # the base lacks the file and the diff does not add it
     added = "diff --git a/n.txt b/n.txt\nnew file mode 100644\n--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1 @@\n+hi\n"
     assert apply(sections(added)["n.txt"], None) == "hi\n"
+
+
+SHORT = "Exit code: 0\nWall time: 0 seconds\nOutput:\n## master...origin/master\n M docs/requirements.md\n" \
+        "R  old.py -> new.py\n?? .codex/sessions/2025/12/17/\n?? \"with space.txt\"\n"
+LONG = ("On branch main\nChanges not staged for commit:\n  (use \"git add <file>...\")\n\tmodified:   cmd/a.go\n"
+        "\tdeleted:    cmd/b.go\n\nUntracked files:\n  (use \"git add <file>...\")\n\tnotes/\n\tplan.md\n\n"
+        "no changes added to commit\n")
+
+
+def test_git_status_lists_changed_and_untracked_paths_in_both_formats():
+    """The short form as Codex 0.72 recorded `git status -sb` (Ogekuri/G), and git's long form."""
+    assert status_paths(SHORT) == ["docs/requirements.md", "old.py", "new.py", ".codex/sessions/2025/12/17/",
+                                   "with space.txt"]
+    assert status_paths(LONG) == ["cmd/a.go", "cmd/b.go", "notes/", "plan.md"]
+
+
+def test_what_status_lists_is_uncertain_from_the_start_unless_a_diff_shows_it_or_the_session_made_it(tmp_path):
+    calls = [_edit("cmd/a.go", 1), _bash("git status", LONG, 2), _bash("git diff", DIFF, 3)]
+    start = read(calls, CWD)
+    assert start.changed == ("cmd/b.go", "notes/", "plan.md")  # cmd/a.go holds the session's own edit
+    assert sorted(start.diffs) == ["cfg.json", "main.go"]
+    (tmp_path / "cfg.json").write_text('{\n  "local": true\n}\n')
+    state = SessionState(tmp_path, CWD)
+    assert state.prime(start) == 1  # main.go is not in this base: its diff does not apply
+    assert (tmp_path / "cfg.json").read_text() == '{\n  "local": false\n}\n'
+    assert state.doubt([f"{CWD}/cfg.json"]) is None
+    assert "`git status` showed it changed" in state.doubt([f"{CWD}/notes/todo.md"])
+    assert "does not apply here" in state.doubt([f"{CWD}/main.go"])
+    assert state.doubt([f"{CWD}/cmd/a.go"]) is None

@@ -219,8 +219,8 @@ class Runner:
                 continue
             last = max(i for i, p in enumerate(planned) if p.runs)
             # the uncommitted work the session's own `git diff` showed: the start state holds it too
-            primed = start_state.diffs(group, info.cwd if info else None) \
-                if not self.options.base.no_checkout else {}
+            primed = start_state.read(group, info.cwd if info else None) \
+                if not self.options.base.no_checkout else start_state.Start()
             scratch = bool(primed) or any(_changes(p.before) for p in planned[:last])
             first_ts = min((c.ts for c in group if c.ts), default=None)
             with ExitStack() as stack:

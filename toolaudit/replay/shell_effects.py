@@ -76,11 +76,16 @@ _SEPARATORS = ("&&", "||", ";", "|", "\n", "&")
 _REDIRECT = re.compile(r"(\d*|&)(>>?|>\|)(&?)")
 
 
-def effect(command: str, cwd: str | None = None) -> Effect:
+def effect(command: str, cwd: str | None = None, printed: str = "") -> Effect:
     """What `command` (one shell command line, as recorded) may have changed; `cwd`: the folder it ran in
-    (a `cd` out of it moves what follows elsewhere)."""
+    (a `cd` out of it moves what follows elsewhere); `printed`: its recorded output, where the shell's own
+    `command not found` or syntax error shows that a part never ran."""
+    if command.lstrip().startswith("*** Begin Patch") and _shell_refused(printed):
+        # an apply_patch text sent to a shell: its lines are no programs, only a redirection in one may write
+        named = [path for _, written in split(_without_heredocs(command)) for path in written]
+        return Effect(tuple(named), "an apply_patch text run as a shell script") if named else NONE
     command, inner = _substituted(_without_heredocs(command))
-    if any(not effect(sub, cwd).none for sub in inner):
+    if any(not effect(sub, cwd, printed).none for sub in inner):
         return Effect((EVERYTHING,), "a command substitution that writes")
     targets: list[str] = []
     why = "names the files it writes"
@@ -93,7 +98,7 @@ def effect(command: str, cwd: str | None = None) -> Effect:
         if outside:
             continue
         targets += [path for path in written if path not in ("/dev/null", "/dev/stderr", "/dev/stdout")]
-        found = _part(part) if part.strip() else None
+        found = _part(part, printed) if part.strip() else None
         if found is None:
             continue
         if EVERYTHING in found.paths:
@@ -246,10 +251,6 @@ def _word(command: str, i: int) -> tuple[str, int]:
     return "".join(word), i
 
 
-def _all_read(text: str) -> bool:
-    return all(not written and (_part(p) is None or not _part(p).paths) for p, written in split(text) if p.strip())
-
-
 def _cd(part: str, cwd: str | None) -> bool | str | None:
     """For a `cd DIR` command: whether DIR is outside the working folder, or "down" (a folder below where it is);
     None: not a cd."""
@@ -271,6 +272,26 @@ def _after_options(args: list[str], valued: set[str]) -> list[str]:
     while i < len(args) and args[i].startswith("-"):
         i += 2 if args[i] in valued else 1
     return args[i:]
+
+
+def _git_paths(sub: str, args: list[str]) -> list[str]:
+    """The paths a git command that writes only what it names was given ([]: it names none, or may write more):
+    `checkout [REV] -- PATH…`, `restore [--source REV] PATH…`, `rm PATH…`, `mv A B`."""
+    if sub == "checkout" and "--" in args:
+        return [a for a in args[args.index("--") + 1:]]
+    if sub == "restore":
+        words, i = [], 0
+        while i < len(args):
+            if args[i] in ("-s", "--source"):
+                i += 2
+                continue
+            if not args[i].startswith("-"):
+                words.append(args[i])
+            i += 1
+        return words
+    if sub in ("rm", "mv"):
+        return [a for a in args if not a.startswith("-")]
+    return []
 
 
 def _git_keeps_files(sub: str, args: list[str]) -> bool:
@@ -313,11 +334,41 @@ def _find(args: list[str]) -> Effect | None:
     return None
 
 
-def _part(part: str) -> Effect | None:
-    """One simple command's effect (None: nothing)."""
+def _shell_refused(printed: str) -> bool:
+    """The recorded output shows the shell refused a line (a syntax error, or a word that is no program)."""
+    return any(sign in printed for sign in _REFUSALS)
+
+
+_SYNTAX = ("syntax error", "unexpected EOF while looking for matching", "parse error", "unmatched ")  # bash, zsh
+_REFUSALS = (*_SYNTAX, "command not found")
+
+
+# GitHub spec-kit's scripts (`.specify/scripts/bash/*.sh`, `powershell/*.ps1`), as its repository has them:
+# the prerequisites check only reads; the others copy a template into the feature's folder under specs/
+# (and create-new-feature makes a branch at HEAD, which keeps the files); update-agent-context rewrites the
+# agents' own files anywhere, so it stays unknown
+SPEC_KIT = {"check-prerequisites": (), "create-new-feature": ("specs",), "setup-plan": ("specs",),
+            "setup-tasks": ("specs",)}
+
+
+def _spec_kit(path: str) -> Effect | None | bool:
+    """A spec-kit script's effect (None: it reads), or False when `path` is not one of them."""
+    if ".specify/scripts/" not in path:
+        return False
+    name = path.rsplit("/", 1)[-1].removesuffix(".sh").removesuffix(".ps1")
+    if name not in SPEC_KIT:
+        return False
+    folders = SPEC_KIT[name]
+    return Effect(folders, f"spec-kit's {name} writes under specs/") if folders else None
+
+
+def _part(part: str, printed: str = "") -> Effect | None:
+    """One simple command's effect (None: nothing); `printed`: the whole command's recorded output."""
     try:
         words = shlex.split(part, comments=True)
     except ValueError:
+        if any(sign in printed for sign in _SYNTAX):
+            return None  # an unclosed quote: the shell stopped at its syntax error, this part never ran
         return Effect((EVERYTHING,), "cannot be read as words")
     while words and ("=" in words[0] and not words[0].startswith("=") or words[0] in ("sudo", "time", "env", "nice")
                      or words[0] in KEYWORDS):
@@ -326,6 +377,9 @@ def _part(part: str) -> Effect | None:
         return None
     program = words[0].rsplit("/", 1)[-1]
     args = words[1:]
+    script = _spec_kit(words[0] if program not in ("bash", "sh", "pwsh") or not args else args[0])
+    if script is not False:
+        return script
     if program == "xargs":  # what it runs decides: `xargs grep -l x` reads, `xargs rm` writes
         rest = _after_options(args, XARGS_VALUED)
         inner = _part(shlex.join(rest)) if rest else None
@@ -337,6 +391,9 @@ def _part(part: str) -> Effect | None:
         sub = next(iter(rest), "")  # `git -C DIR log`: log, not DIR
         if _git_keeps_files(sub, rest[1:]):
             return None
+        named = _git_paths(sub, rest[1:])
+        if named:
+            return Effect(tuple(named), f"git {sub} writes the paths it names")
         if sub in ("checkout", "switch", "reset", "restore", "stash", "merge", "rebase", "pull", "cherry-pick",
                    "revert", "apply", "am", "clean", "mv", "rm"):
             return Effect((EVERYTHING,), f"git {sub} changes the working tree")
@@ -363,6 +420,8 @@ def _part(part: str) -> Effect | None:
         return None
     if program == "find":
         return _find(args)
+    if program in ("npm", "pnpm", "yarn") and (any(a in ("-g", "--global") for a in args) or args[:1] == ["global"]):
+        return None  # a global install writes outside the workspace
     if program in READERS:
         operands = [a for a in args if not a.startswith("-")]
         sub = operands[0] if operands else ""
@@ -375,4 +434,6 @@ def _part(part: str) -> Effect | None:
         if writes and program in WRITERS or any(a in WRITING_FLAGS for a in args):
             return Effect((EVERYTHING,), f"{program} {sub} may rewrite files".replace("  ", " "))
         return None
+    if f"{program}: command not found" in printed or f"command not found: {program}" in printed:
+        return None  # the recording shows there was no such program to run
     return Effect((EVERYTHING,), f"{program}: not known to leave files as they were")

@@ -1,4 +1,5 @@
-"""The work a session started on that no commit holds, read from the session's own recorded `git diff`.
+"""The work a session started on that no commit holds, read from the session's own recorded `git diff` and
+`git status`.
 
 A session often starts on a working tree with changes not yet committed (the user's own, or an earlier
 session's), and the recorded commit cannot show them: the first look at such a file differs. When the session
@@ -7,13 +8,16 @@ changes. Each file it lists that the session had not changed itself before that 
 command that named it) is taken, from the start, as the base with the diff applied (whatthepatch; a file whose
 hunks do not apply to the base is left as the base has it). A diff recorded after a command that moved the whole
 working tree (a checkout, a stash, a rebase) shows another state and is not used, nor is a cut output
-(a persisted preview, or the part after a truncation marker).
+(a persisted preview, or the part after a truncation marker). A file a recorded `git status` lists as changed
+or untracked (and no diff shows) is not as the commit holds it either: it is uncertain from the start, so the
+calls that read it are not compared with a state replay does not have.
 """
 
 from __future__ import annotations
 
 import re
 import shlex
+from dataclasses import dataclass, field
 
 import whatthepatch
 
@@ -26,13 +30,26 @@ _TRUNCATED = re.compile(r"\n\n\.\.\. \[\d+ (?:lines|characters) truncated\] \.\.
 _FILE = re.compile(r"^diff --git ", re.MULTILINE)
 
 
-def diffs(calls: list[ToolCall], cwd: str | None) -> dict[str, str]:
-    """Each file's recorded diff (a path relative to the repository's top, -> its `diff --git` section) that the
-    start state should hold, from the session's calls in the order they were made."""
+@dataclass(frozen=True)
+class Start:
+    """What the session's own git commands showed of its start: each file's diff section (by its path relative
+    to the repository's top) and the other files they listed as not committed."""
+
+    diffs: dict[str, str] = field(default_factory=dict)
+    changed: tuple[str, ...] = ()  # paths `git status` listed (relative to where it ran; a folder ends in /)
+
+    def __bool__(self) -> bool:
+        return bool(self.diffs or self.changed)
+
+
+def read(calls: list[ToolCall], cwd: str | None) -> Start:
+    """The start the session's recorded `git diff` and `git status` outputs show, from its calls in the order
+    they were made."""
     from .state import SHELL_TOOLS, path_arg as state_path, shell_text
 
     touched: set[str] = set()  # recorded paths the session changed before: their diff is partly its own work
     found: dict[str, str] = {}
+    listed: list[str] = []
     for call in calls:
         if edits.is_mutating(call) or edits.is_patch_call(call):
             changed = edits.changes_of(call)
@@ -44,6 +61,10 @@ def diffs(calls: list[ToolCall], cwd: str | None) -> dict[str, str]:
         command = shell_text(call) if call.tool in SHELL_TOOLS else None
         if command is None:
             continue
+        if _is_status(command):
+            listed += [path for path in status_paths(call.output if not call.is_error else "")
+                       if path not in listed and not _holds(path, touched, cwd)]
+            continue
         named = _diff_paths(command)
         if named is not None:
             shown = sections(call.output) if not call.is_error else {}
@@ -52,11 +73,67 @@ def diffs(calls: list[ToolCall], cwd: str | None) -> dict[str, str]:
                     if path not in found and not any(_same(path, t, cwd) for t in touched):
                         found[path] = section
             continue
-        effect = shell_effects.effect(command, cwd)
+        effect = shell_effects.effect(command, cwd, call.output)
         if shell_effects.EVERYTHING in effect.paths:
             break  # the working tree moved: a later diff shows another state
         touched.update(p for p in effect.paths if p != shell_effects.CHANGED)
-    return found
+    return Start(found, tuple(path for path in listed if path not in found))
+
+
+_STATUS_OPTIONS = {"-s", "--short", "-b", "--branch", "-sb", "--porcelain", "--porcelain=v1", "-u", "-uall",
+                   "--untracked-files=all", "--untracked-files", "--no-pager", "--no-color"}
+_SHORT = re.compile(r"^([ MADRCUT?]{2}) (.+)$")
+_LONG = re.compile(r"^\t(?:modified|new file|deleted|renamed|typechange|both modified|both added):\s+(.+)$")
+
+
+def _is_status(command: str) -> bool:
+    """`command` is a plain `git status` (short or long, nothing piped)."""
+    command = re.sub(r"\s+2>&1\s*$", "", command.strip())
+    if any(ch in command for ch in "|;&<>`$\n"):
+        return False
+    words = command.split()
+    if words[:1] != ["git"]:
+        return False
+    words = words[1:]
+    while words and (words[0] in _OPTIONS or words[0] == "-C"):
+        words = words[2:] if words[0] == "-C" else words[1:]
+    return words[:1] == ["status"] and all(w in _STATUS_OPTIONS for w in words[1:])
+
+
+def status_paths(output: str) -> list[str]:
+    """The paths a `git status` output lists as changed or untracked (short or long format; both sides of a
+    rename), quotes removed."""
+    paths: list[str] = []
+    untracked = False
+    for line in output.splitlines():
+        short = _SHORT.match(line)
+        long = _LONG.match(line)
+        if line.startswith("Untracked files:"):
+            untracked = True
+        elif untracked and line.startswith("\t"):
+            paths.append(line[1:])
+        elif long:
+            paths.extend(long.group(1).split(" -> "))
+            untracked = False
+        elif short and not line.startswith("## "):
+            paths.extend(short.group(2).split(" -> "))
+        elif line and not line.startswith((" ", "\t")):
+            untracked = False
+    return [p[1:-1] if len(p) > 1 and p[0] == p[-1] == '"' else p for p in paths]
+
+
+def diffs(calls: list[ToolCall], cwd: str | None) -> dict[str, str]:
+    """Each file's recorded diff (see read)."""
+    return read(calls, cwd).diffs
+
+
+def _holds(path: str, touched: set[str], cwd: str | None) -> bool:
+    """Whether a listed path (a file, or a folder ending in /) is, or holds, a file the session changed: what
+    status shows of it may be the session's own work."""
+    if not path.endswith("/"):
+        return any(_same(path, t, cwd) for t in touched)
+    folder = path.rstrip("/")
+    return any(f"/{t.replace(chr(92), '/')}".find(f"/{folder}/") >= 0 for t in touched)
 
 
 def _diff_paths(command: str) -> list[str] | None:

@@ -67,7 +67,7 @@ class SessionState:
         if call.tool in SHELL_TOOLS:
             command = shell_text(call)
             if command is not None:
-                self._shell(command)
+                self._shell(command, call.output)
         return None
 
     def _edit(self, call: ToolCall) -> str:
@@ -100,8 +100,8 @@ class SessionState:
             self.applied += 1
         return "applied to the session's state"
 
-    def _shell(self, command: str) -> None:
-        found = shell_effects.effect(command, self.cwd)
+    def _shell(self, command: str, printed: str = "") -> None:
+        found = shell_effects.effect(command, self.cwd, printed)
         if found.none:
             return
         if shell_effects.EVERYTHING in found.paths:
@@ -119,15 +119,20 @@ class SessionState:
             if target is not None:
                 self.uncertain.setdefault(self._key(target), why)
 
-    def prime(self, found: dict[str, str]) -> int:
-        """Put into the start state the uncommitted work the session's own `git diff` showed (replay.start_state:
-        a path relative to the repository -> its diff); returns how many files took it."""
+    def prime(self, start) -> int:
+        """Put into the start state the uncommitted work the session's own `git diff` showed, and make uncertain
+        the other files its `git status` listed (replay.start_state.Start); returns how many files took a diff."""
         from .start_state import apply
 
+        for path in start.changed:
+            target = self.local(path)
+            if target is not None:
+                self.uncertain.setdefault(self._key(target), "the session's own `git status` showed it changed "
+                                                             "before it began (work no commit holds)")
         if not self.writable:
             return 0
         taken = 0
-        for rel, section in found.items():
+        for rel, section in start.diffs.items():
             try:
                 target = resolve(self.root, rel)
             except OutsideWorkspace:
@@ -136,6 +141,8 @@ class SessionState:
                 continue
             after = apply(section, _read(target))
             if after is None:
+                self.uncertain.setdefault(self._key(target), "the session's own `git diff` showed work no commit "
+                                                             "holds, which does not apply here")
                 continue
             _write(target, after, None)  # not `changed`: a formatter run before the diff had already done its work
             taken += 1
