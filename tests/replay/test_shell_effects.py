@@ -153,3 +153,36 @@ def test_an_apply_patch_text_sent_to_a_shell_writes_only_what_a_line_redirects()
     assert effect(patch, printed=refused).paths == ()
     assert effect(patch.replace("+a = 2", "+a = b > out.txt"), printed=refused).paths == ("out.txt",)
     assert effect(patch).paths == (EVERYTHING,)  # no sign it was refused: unknown
+
+
+@pytest.mark.parametrize(("command", "reads"), [
+    ("python3 - <<'PY'\nimport pathlib, re\ntext = pathlib.Path('specs/main/tasks.md').read_text()\nprint(text)\nPY", True),
+    ("cd /home/dev/proj && python - << 'PY'\nimport json\nprint(json.load(open('a.json')))\nPY", True),
+    ("python3 - <<'PY'\nfrom pathlib import Path\nPath('x.md').write_text('y')\nPY", False),
+    ("python3 - <<'PY'\nopen('notes.md', 'a').close()\nPY", False),
+    ("python3 - <<'PY'\nimport subprocess\nsubprocess.run(['make'])\nPY", False),
+    ("python3 -c 'import json; print(json.load(open(\"x.json\")))'", True),
+    ("python3 -c 'import shutil; shutil.rmtree(\"build\")'", False),
+    ("node - <<'JS'\nconsole.log(require('./package.json').name)\nJS", True),
+])
+def test_inline_code_that_calls_nothing_that_writes_reads(command, reads):
+    """The code of `python - <<'PY'` and `python -c` is in the recording: no write, move, delete or run, no effect."""
+    assert (effect(command).paths == ()) is reads
+
+
+@pytest.mark.parametrize(("command", "paths"), [
+    ("go mod tidy", ("go.mod", "go.sum", "vendor")),
+    ("go get github.com/x/y@v1", ("go.mod", "go.sum")),
+    ("yes | pnpm install --offline", ("package.json", "pnpm-lock.yaml", "node_modules")),
+    ("uv add httpx", ("pyproject.toml", "uv.lock", ".venv")),
+    (".specify/scripts/bash/update-agent-context.sh codex", ("AGENTS.md",)),
+    ("bash .specify/scripts/bash/update-agent-context.sh claude", ("CLAUDE.md",)),
+    ("find . -name '*.go' -print0 | xargs -0 gofmt -w", (CHANGED,)),
+])
+def test_dependency_managers_agent_files_and_formatters_fed_by_xargs(command, paths):
+    assert effect(command, "/home/dev/proj").paths == paths
+
+
+def test_update_agent_context_without_an_agent_rewrites_every_agents_file():
+    found = effect(".specify/scripts/bash/update-agent-context.sh").paths
+    assert {"AGENTS.md", "CLAUDE.md", "GEMINI.md", ".github"} <= set(found) and EVERYTHING not in found

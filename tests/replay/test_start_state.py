@@ -73,6 +73,8 @@ LONG = ("On branch main\nChanges not staged for commit:\n  (use \"git add <file>
 
 def test_git_status_lists_changed_and_untracked_paths_in_both_formats():
     """The short form as Codex 0.72 recorded `git status -sb` (Ogekuri/G), and git's long form."""
+    assert read([_bash("git status -sb", SHORT)], CWD).changed == ("docs/requirements.md", "old.py", "new.py",
+                                                                   "with space.txt")  # the agent's own logs: not
     assert status_paths(SHORT) == ["docs/requirements.md", "old.py", "new.py", ".codex/sessions/2025/12/17/",
                                    "with space.txt"]
     assert status_paths(LONG) == ["cmd/a.go", "cmd/b.go", "notes/", "plan.md"]

@@ -127,6 +127,7 @@ class Runner:
         self._first: dict[tuple[str, str], Mapping] = {}
         self._seen: set[tuple] = set()
         self._caps: dict[tuple, tuple[str, int]] = {}  # (file, session, agent) -> its latest recorded output cap
+        self.earlier = None  # replay.chain.Earlier: the sessions before each one in its folder, on its commit
         self.translations = None
         if "shell-search" in options.translate:
             from . import translate
@@ -221,8 +222,11 @@ class Runner:
             # the uncommitted work the session's own `git diff` showed: the start state holds it too
             primed = start_state.read(group, info.cwd if info else None) \
                 if not self.options.base.no_checkout else start_state.Start()
-            scratch = bool(primed) or any(_changes(p.before) for p in planned[:last])
             first_ts = min((c.ts for c in group if c.ts), default=None)
+            # the work earlier sessions on the same commit left in the folder (replay.chain)
+            earlier = self.earlier.before(info, first_ts) if self.earlier is not None \
+                and not self.options.base.no_checkout else []
+            scratch = bool(primed) or bool(earlier) or any(_changes(p.before) for p in planned[:last])
             with ExitStack() as stack:
                 root, note, writable = stack.enter_context(ws.session_base(
                     self.options.sandbox.workspace, self.options.base, info.commit if info else None, first_ts,
@@ -232,6 +236,11 @@ class Runner:
                 state = SessionState(root, info.cwd if info else None, self.options.path_map, writable)
                 # until the main thread's first call: its first model (a subagent may run before it is logged)
                 state.main_model = next((c.model for c in group if c.agent == MAIN_AGENT and c.model), None)
+                for call in earlier:
+                    state.record(call)
+                if earlier:
+                    notes.append(f"session {session}: started where {len({c.session for c in earlier})} earlier "
+                                 f"session(s) on its commit left the folder ({state.applied} of their edits applied)")
                 taken = state.prime(primed)
                 if taken:
                     notes.append(f"session {session}: {taken} file(s) started with the uncommitted work its own "
@@ -436,6 +445,10 @@ def replay_files(files: list[Path], runner: Runner, sink, *, forced: str | None 
 
     Under `strict`, the first non-benign skipped line or unreadable or unrecognised file raises StrictError.
     """
+    if not runner.options.base.no_checkout:
+        from .chain import read
+
+        runner.earlier = read(files, forced)  # a first pass: which sessions ran before which, on one commit
     for path in files:
         done = runner.replay_file(path, forced)
         if strict:

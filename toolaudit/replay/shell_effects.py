@@ -38,7 +38,7 @@ READERS = {"mkdir", "cat", "head", "tail", "less", "more", "nl", "wc", "ls", "tr
            "find", "fd", "stat", "file", "du", "df", "pwd", "echo", "printf", "which", "type", "env", "date", "true",
            "false", "test", "[", "diff", "cmp", "sort", "uniq", "cut", "tr", "awk", "jq", "yq", "basename",
            "dirname", "realpath", "readlink", "sleep", "whoami", "uname", "id", "hostname", "ps", "curl", "wget",
-           "gh", "sha256sum", "md5sum", "xxd", "od", "hexdump", "strings", "column", "seq", "cd", "export", "source",
+           "gh", "sha256sum", "md5sum", "xxd", "od", "hexdump", "strings", "column", "seq", "yes", "read", "cd", "export", "source",
            "go", "cargo", "npm", "npx", "pnpm", "yarn", "pytest", "make", "mise",
            "golangci-lint", "ruff", "mypy", "tsc", "eslint", "jest", "vitest", "docker", "kubectl", "uv", "pip"}
 # subcommands / flags of the readers above that do write sources
@@ -84,6 +84,8 @@ def effect(command: str, cwd: str | None = None, printed: str = "") -> Effect:
         # an apply_patch text sent to a shell: its lines are no programs, only a redirection in one may write
         named = [path for _, written in split(_without_heredocs(command)) for path in written]
         return Effect(tuple(named), "an apply_patch text run as a shell script") if named else NONE
+    if _inline_script_reads(command):
+        return NONE
     command, inner = _substituted(_without_heredocs(command))
     if any(not effect(sub, cwd, printed).none for sub in inner):
         return Effect((EVERYTHING,), "a command substitution that writes")
@@ -103,10 +105,23 @@ def effect(command: str, cwd: str | None = None, printed: str = "") -> Effect:
             continue
         if EVERYTHING in found.paths:
             return found
-        if CHANGED in found.paths:
-            why = found.why  # a formatter's reason says more than "names the files"
+        if CHANGED in found.paths or found.paths and not targets:
+            why = found.why  # the command's own reason (a formatter's, a manifest's) says more than "names"
         targets.extend(path for path in found.paths if path not in targets)
     return Effect(tuple(targets), why) if targets else NONE
+
+
+# what inline Python or JavaScript calls to write, move or delete a file, or to run another program
+# `os.remove` and a list's `remove` alike: the test errs towards "may write"; a string's `replace` is not one)
+_WRITES_CODE = re.compile(r"write|open\([^)]*,\s*(?:mode\s*=\s*)?['\"][^'\"]*[wax+]|unlink|remove|rename|os\.replace|rmtree|copy|move|mkdir|"
+                          r"touch|subprocess|os\.system|popen|spawn|exec|chmod|dump\(|truncate|symlink")
+_INLINE = re.compile(r"^(?:cd [^;&|\n]+&& *)?(?:python3?|node)(?: +-)? *<<-? *(['\"]?)([A-Za-z_]\w*)\1 *\n(.*)\n\2\s*$", re.S)
+
+
+def _inline_script_reads(command: str) -> bool:
+    """`command` is one `python - <<'PY' … PY` (or node) whose code calls nothing that writes."""
+    found = _INLINE.match(command.strip())
+    return found is not None and not _WRITES_CODE.search(found.group(3))
 
 
 _HEREDOC = re.compile(r"<<(-?)\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\2")
@@ -349,17 +364,49 @@ _REFUSALS = (*_SYNTAX, "command not found")
 # agents' own files anywhere, so it stays unknown
 SPEC_KIT = {"check-prerequisites": (), "create-new-feature": ("specs",), "setup-plan": ("specs",),
             "setup-tasks": ("specs",)}
+# update-agent-context AGENT rewrites that agent's file (with no agent: every one of them)
+AGENT_FILES = {"claude": "CLAUDE.md", "gemini": "GEMINI.md", "qwen": "QWEN.md", "codex": "AGENTS.md",
+               "opencode": "AGENTS.md", "amp": "AGENTS.md", "q": "AGENTS.md", "bob": "AGENTS.md",
+               "copilot": ".github", "cursor-agent": ".cursor", "windsurf": ".windsurf", "kilocode": ".kilocode",
+               "auggie": ".augment", "roo": ".roo", "codebuddy": "CODEBUDDY.md", "qoder": "QODER.md",
+               "shai": "SHAI.md"}
+# what a dependency manager's command writes in the project (its manifest, lock file and install folder)
+DEPENDENCIES = {
+    ("go", "mod"): ("go.mod", "go.sum", "vendor"), ("go", "get"): ("go.mod", "go.sum"),
+    ("cargo", "add"): ("Cargo.toml", "Cargo.lock"), ("cargo", "remove"): ("Cargo.toml", "Cargo.lock"),
+    ("cargo", "update"): ("Cargo.lock",),
+    ("npm", "install"): ("package.json", "package-lock.json", "node_modules"),
+    ("npm", "i"): ("package.json", "package-lock.json", "node_modules"),
+    ("npm", "ci"): ("node_modules",), ("npm", "uninstall"): ("package.json", "package-lock.json", "node_modules"),
+    ("pnpm", "install"): ("package.json", "pnpm-lock.yaml", "node_modules"),
+    ("pnpm", "add"): ("package.json", "pnpm-lock.yaml", "node_modules"),
+    ("yarn", "install"): ("package.json", "yarn.lock", "node_modules"),
+    ("yarn", "add"): ("package.json", "yarn.lock", "node_modules"),
+    ("uv", "add"): ("pyproject.toml", "uv.lock", ".venv"), ("uv", "remove"): ("pyproject.toml", "uv.lock", ".venv"),
+    ("uv", "sync"): ("uv.lock", ".venv"), ("uv", "lock"): ("uv.lock",),
+    ("pip", "install"): (".venv", "venv"),
+}
 
 
 def _spec_kit(path: str) -> Effect | None | bool:
-    """A spec-kit script's effect (None: it reads), or False when `path` is not one of them."""
+    """A spec-kit script's effect (None: it reads), True for update-agent-context (its arguments say), or False
+    when `path` is not one of them."""
     if ".specify/scripts/" not in path:
         return False
     name = path.rsplit("/", 1)[-1].removesuffix(".sh").removesuffix(".ps1")
+    if name == "update-agent-context":
+        return True
     if name not in SPEC_KIT:
         return False
     folders = SPEC_KIT[name]
     return Effect(folders, f"spec-kit's {name} writes under specs/") if folders else None
+
+
+def _agent_context(args: list[str]) -> Effect:
+    """spec-kit's update-agent-context: the named agent's file, or every agent's."""
+    named = [AGENT_FILES[a] for a in args if a in AGENT_FILES]
+    files = tuple(dict.fromkeys(named or AGENT_FILES.values()))
+    return Effect(files, "spec-kit's update-agent-context writes the agents' files")
 
 
 def _part(part: str, printed: str = "") -> Effect | None:
@@ -377,12 +424,17 @@ def _part(part: str, printed: str = "") -> Effect | None:
         return None
     program = words[0].rsplit("/", 1)[-1]
     args = words[1:]
-    script = _spec_kit(words[0] if program not in ("bash", "sh", "pwsh") or not args else args[0])
+    runs_script = program in ("bash", "sh", "pwsh") and bool(args)
+    script = _spec_kit(args[0] if runs_script else words[0])
+    if script is True:
+        return _agent_context(args[1:] if runs_script else args)
     if script is not False:
         return script
     if program == "xargs":  # what it runs decides: `xargs grep -l x` reads, `xargs rm` writes
         rest = _after_options(args, XARGS_VALUED)
         inner = _part(shlex.join(rest)) if rest else None
+        if inner is not None and CHANGED in inner.paths:
+            return inner  # a formatter over the files found: as over the tree
         # a writer's operands come from its input: which files it wrote cannot be read from the text
         return Effect((EVERYTHING,), f"xargs {rest[0]} writes the files it is given") if inner and inner.paths \
             else None
@@ -411,8 +463,10 @@ def _part(part: str, printed: str = "") -> Effect | None:
         return None
     if program in ("python", "python3", "node", "deno", "bun"):
         # a test runner or inline code reads; a script may write anything
-        if args[:2] in (["-m", "pytest"], ["-m", "unittest"], ["-m", "json.tool"]) or args[:1] in (["-c"], ["-e"]):
+        if args[:2] in (["-m", "pytest"], ["-m", "unittest"], ["-m", "json.tool"]):
             return None
+        if args[:1] in (["-c"], ["-e"]) and len(args) > 1 and not _WRITES_CODE.search(args[1]):
+            return None  # inline code that calls no API that writes
         return Effect((EVERYTHING,), f"{program} runs a script")
     if program in FORMATTERS:
         if any(a in FORMATTER_FLAGS for a in args) or program in ("black", "isort"):
@@ -427,6 +481,8 @@ def _part(part: str, printed: str = "") -> Effect | None:
         sub = operands[0] if operands else ""
         if sub in ("run", "run-script", "exec") and len(operands) > 1:  # a task runner: the task says
             sub = operands[1]
+        if (program, sub) in DEPENDENCIES and not any(a in WRITING_FLAGS for a in args):
+            return Effect(DEPENDENCIES[(program, sub)], f"{program} {sub} writes its manifest and lock file")
         writes = sub in WRITERS.get(program, ()) or any(w in sub for w in ("fmt", "format", "fix", "generate"))
         if "--fix" not in args and (writes and program in WRITERS and _formatting(sub) or sub in FORMATTERS
                                     and any(a in FORMATTER_FLAGS for a in args)):

@@ -5,12 +5,13 @@ A session often starts on a working tree with changes not yet committed (the use
 session's), and the recorded commit cannot show them: the first look at such a file differs. When the session
 later ran `git diff` (or `git diff HEAD`, `git -C DIR diff`, with paths or not), its recorded output shows those
 changes. Each file it lists that the session had not changed itself before that call (no recorded edit, no
-command that named it) is taken, from the start, as the base with the diff applied (whatthepatch; a file whose
-hunks do not apply to the base is left as the base has it). A diff recorded after a command that moved the whole
-working tree (a checkout, a stash, a rebase) shows another state and is not used, nor is a cut output
-(a persisted preview, or the part after a truncation marker). A file a recorded `git status` lists as changed
-or untracked (and no diff shows) is not as the commit holds it either: it is uncertain from the start, so the
-calls that read it are not compared with a state replay does not have.
+command that named it) is taken, from the start, as the base with the diff applied (whatthepatch); a file whose
+hunks do not apply to the base is uncertain. A diff recorded after a command that moved the working tree (a
+checkout, a stash, a rebase) is of another state and is not used, nor is a cut output (a
+persisted preview, or the part after a truncation marker). A file a recorded `git status` lists as changed or
+untracked (and no diff shows) is not as the commit holds it either: it is uncertain from the start, so the
+calls that read it are not compared with a state replay does not have. The agents' own folders (.codex/,
+.claude/, .gemini/: their logs change as the session runs) are left out.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
             continue
         if _is_status(command):
             listed += [path for path in status_paths(call.output if not call.is_error else "")
-                       if path not in listed and not _holds(path, touched, cwd)]
+                       if path not in listed and not _holds(path, touched, cwd) and not path.startswith(AGENT_HOMES)]
             continue
         named = _diff_paths(command)
         if named is not None:
@@ -75,11 +76,15 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
             continue
         effect = shell_effects.effect(command, cwd, call.output)
         if shell_effects.EVERYTHING in effect.paths:
-            break  # the working tree moved: a later diff shows another state
+            # the working tree moved: a later diff or status is of another state (a commit is not such a move: a
+            # file the session did not touch that a later diff still shows was not in it)
+            break
         touched.update(p for p in effect.paths if p != shell_effects.CHANGED)
     return Start(found, tuple(path for path in listed if path not in found))
 
 
+# the agents' own folders: their logs and settings change as the session runs, whatever it works on
+AGENT_HOMES = (".codex/", ".claude/", ".gemini/")
 _STATUS_OPTIONS = {"-s", "--short", "-b", "--branch", "-sb", "--porcelain", "--porcelain=v1", "-u", "-uall",
                    "--untracked-files=all", "--untracked-files", "--no-pager", "--no-color"}
 _SHORT = re.compile(r"^([ MADRCUT?]{2}) (.+)$")

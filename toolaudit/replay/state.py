@@ -126,7 +126,7 @@ class SessionState:
 
         for path in start.changed:
             target = self.local(path)
-            if target is not None:
+            if target is not None and self._key(target) not in self.changed:  # an earlier session's work is known
                 self.uncertain.setdefault(self._key(target), "the session's own `git status` showed it changed "
                                                              "before it began (work no commit holds)")
         if not self.writable:
@@ -137,7 +137,7 @@ class SessionState:
                 target = resolve(self.root, rel)
             except OutsideWorkspace:
                 continue
-            if target.is_dir():
+            if target.is_dir() or self._key(target) in self.changed:  # an earlier session's work: applied already
                 continue
             after = apply(section, _read(target))
             if after is None:
