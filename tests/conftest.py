@@ -6,6 +6,7 @@ import atexit
 import json
 import os
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -22,6 +23,15 @@ atexit.register(shutil.rmtree, _CACHE, True)
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_logs"
 CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+def run_git(repo: Path, *args: str) -> str:
+    """git in `repo` with a fixed identity and no user or system configuration; its stdout, stripped."""
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.com", "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+           "HOME": str(repo), "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_SYSTEM": os.devnull}
+    return subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True).stdout.strip()
+
 
 # One Hypothesis profile for the whole suite: no deadline and no too-slow health check (a busy
 # machine is not a bug), and in CI the same examples on every run, with no example database.

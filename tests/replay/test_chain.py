@@ -3,21 +3,16 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 from click.testing import CliRunner
+
+from conftest import run_git
 
 from toolaudit.cli import cli
 
 CWD = "/home/dev/src/invoicer"
 PATCH = "*** Begin Patch\n*** Add File: src/new.py\n+NEW_RATE = 1\n*** End Patch\n"
-
-
-def _git(repo: Path, *args: str) -> str:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.com", "PATH": "/usr/bin:/bin", "HOME": str(repo)}
-    return subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True).stdout.strip()
 
 
 def _rollout(path: Path, sid: str, day: str, commit: str, command: list[str], recorded: str) -> Path:
@@ -43,11 +38,11 @@ def _rollout(path: Path, sid: str, day: str, commit: str, command: list[str], re
 def _repo(tmp_path: Path) -> tuple[Path, str]:
     repo = tmp_path / "repo"
     (repo / "src").mkdir(parents=True)
-    _git(repo, "init", "-q")
+    run_git(repo, "init", "-q")
     (repo / "src" / "rates.py").write_text("RATE = 1\n")
-    _git(repo, "add", ".")
-    _git(repo, "commit", "-qm", "only")
-    return repo, _git(repo, "rev-parse", "HEAD")
+    run_git(repo, "add", ".")
+    run_git(repo, "commit", "-qm", "only")
+    return repo, run_git(repo, "rev-parse", "HEAD")
 
 
 def _grep_output(files: list[Path], repo: Path) -> tuple[str, list[str]]:
@@ -81,11 +76,11 @@ def test_a_later_session_on_the_same_commit_sees_what_an_earlier_one_left(tmp_pa
 def test_sessions_on_other_commits_or_later_ones_are_not_chained(tmp_path):
     repo, commit = _repo(tmp_path)
     (repo / "src" / "rates.py").write_text("RATE = 2\n")
-    _git(repo, "commit", "-qam", "next")
+    run_git(repo, "commit", "-qam", "next")
     grep = ["bash", "-lc", "grep -rn 'NEW_RATE' src"]
     later = _rollout(tmp_path / "b.jsonl", "019a06f2-0000-7d2e-9b8a-00000000000b", "22", commit, grep, "")
     other = _rollout(tmp_path / "a.jsonl", "019a06f2-0000-7d2e-9b8a-00000000000a", "21",
-                     _git(repo, "rev-parse", "HEAD"), ["apply_patch", PATCH], "Success.\n")
+                     run_git(repo, "rev-parse", "HEAD"), ["apply_patch", PATCH], "Success.\n")
     after = _rollout(tmp_path / "c.jsonl", "019a06f2-0000-7d2e-9b8a-00000000000c", "23", commit,
                      ["apply_patch", PATCH], "Success.\n")
     output, notes = _grep_output([later, other, after], repo)

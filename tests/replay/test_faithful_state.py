@@ -433,17 +433,13 @@ def test_a_whole_file_read_the_state_did_not_reproduce_teaches_the_calls_after_i
 def _committed(case: str, tmp_path: Path) -> tuple[Path, str]:
     """The case's files committed in a fresh git repository (the session's start commit, as far as they go), and
     that commit's id."""
-    import os
-    import subprocess
+    from conftest import run_git
 
     repo = _workspace(case, tmp_path)
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_SYSTEM": os.devnull}
     # the recording's repository was big enough for git to abbreviate blob ids to 8 digits
     for args in (["init", "-q"], ["config", "core.abbrev", "8"], ["add", "-A"], ["commit", "-qm", "start"]):
-        subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
-    done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, env=env, check=True, capture_output=True, text=True)
-    return repo, done.stdout.strip()
+        run_git(repo, *args)
+    return repo, run_git(repo, "rev-parse", "HEAD")
 
 
 def test_the_uncommitted_work_a_later_git_diff_shows_is_in_the_start_state(tmp_path):

@@ -8,15 +8,11 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from conftest import run_git
+
 from toolaudit.cli import cli
 
 CWD = "/home/dev/src/invoicer"
-
-
-def _git(repo: Path, *args: str) -> str:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.com", "PATH": "/usr/bin:/bin", "HOME": str(repo)}
-    return subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True).stdout.strip()
 
 
 def _session(path: Path, commit: str, recorded: str) -> Path:
@@ -51,13 +47,13 @@ def _replay(session: Path, repo: Path) -> dict:
 def test_the_session_sees_the_repository_at_its_recorded_commit(tmp_path):
     repo = tmp_path / "repo"
     (repo / "src").mkdir(parents=True)
-    _git(repo, "init", "-q")
+    run_git(repo, "init", "-q")
     (repo / "src" / "rates.py").write_text("RATE = 1\n")
-    _git(repo, "add", ".")
-    _git(repo, "commit", "-qm", "old")
-    old = _git(repo, "rev-parse", "HEAD")
+    run_git(repo, "add", ".")
+    run_git(repo, "commit", "-qm", "old")
+    old = run_git(repo, "rev-parse", "HEAD")
     (repo / "src" / "rates.py").write_text("RATE = 2\nRATE_EUR = 3\nRATE_USD = 4\n")
-    _git(repo, "commit", "-qam", "new")
+    run_git(repo, "commit", "-qam", "new")
     session = _session(tmp_path / "rollout.jsonl", old, "src/rates.py:1:RATE = 1\n")
     result = _replay(session, repo)
     call = result["calls"][0]
@@ -65,17 +61,17 @@ def test_the_session_sees_the_repository_at_its_recorded_commit(tmp_path):
     assert call["output"].splitlines() == ["src/rates.py:1:RATE = 1"]  # the old file, not today's
     assert any("replayed at commit" in note for note in result["doc"]["notes"])
     # the temporary worktree is gone, and the workspace is untouched
-    assert _git(repo, "worktree", "list").count("\n") == 0
+    assert run_git(repo, "worktree", "list").count("\n") == 0
     assert (repo / "src" / "rates.py").read_text().startswith("RATE = 2")
 
 
 def test_an_unknown_commit_replays_the_workspace_as_it_is_with_a_note(tmp_path):
     repo = tmp_path / "repo"
     (repo / "src").mkdir(parents=True)
-    _git(repo, "init", "-q")
+    run_git(repo, "init", "-q")
     (repo / "src" / "rates.py").write_text("RATE = 2\n")
-    _git(repo, "add", ".")
-    _git(repo, "commit", "-qm", "only")
+    run_git(repo, "add", ".")
+    run_git(repo, "commit", "-qm", "only")
     session = _session(tmp_path / "rollout.jsonl", "0" * 40, "src/rates.py:1:RATE = 1\n")
     result = _replay(session, repo)
     assert result["calls"][0]["output"].splitlines() == ["src/rates.py:1:RATE = 2"]
