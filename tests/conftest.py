@@ -18,6 +18,8 @@ from hypothesis import HealthCheck, settings
 # each test then gets an empty one of its own (fresh_scan_cache), so that no test is served another's rows
 _CACHE = tempfile.mkdtemp(prefix="toolaudit-test-cache-")
 os.environ["TOOLAUDIT_CACHE_DIR"] = _CACHE
+# no statusline test starts a resident server behind its back: tests/test_resident.py starts and stops its own
+os.environ["TOOLAUDIT_NO_RESIDENT"] = "1"
 atexit.register(shutil.rmtree, _CACHE, True)
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,6 +15,15 @@ The Python API is the commands' own entry points (docs/python.md):
 __version__ = "0.1.0"
 
 from . import advise, calibrate, compare, gate, replay, scan, simulate  # noqa: E402  (each is callable: jobs.py)
-from .options import InputOptions  # noqa: E402
+
+
+def __getattr__(name: str):
+    """`toolaudit.InputOptions`, imported when first asked for: `toolaudit statusline` asks its resident
+    server before it needs any of it (toolaudit.entry)."""
+    if name == "InputOptions":
+        from .options import InputOptions
+
+        return InputOptions
+    raise AttributeError(f"module 'toolaudit' has no attribute {name!r}")
 
 __all__ = ["scan", "simulate", "replay", "compare", "gate", "calibrate", "advise", "InputOptions", "__version__"]

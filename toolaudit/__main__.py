@@ -1,5 +1,5 @@
 """`python -m toolaudit`."""
 
-from .cli import main
+from .entry import main
 
 main()

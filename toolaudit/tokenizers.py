@@ -26,6 +26,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from hashlib import sha256
 from pathlib import Path
 from typing import Callable
@@ -121,6 +122,7 @@ class Tokenizer:
         return hit
 
 
+@lru_cache(maxsize=None)  # one vocabulary per encoding per process: a resident server or `watch` builds it once
 def _toktok_counter(encoding: str) -> Callable[[str], int]:
     import toktok
 
@@ -130,6 +132,7 @@ def _toktok_counter(encoding: str) -> Callable[[str], int]:
     return toktok._encoding(encoding).count
 
 
+@lru_cache(maxsize=None)
 def _rsbpe_counter(encoding: str) -> Callable[[str], int]:
     from rs_bpe.bpe import openai
 

@@ -2,22 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
 
 from . import cli
-
-
-def _given_context(doc: dict) -> int | None:
-    """The current context's tokens, when Claude Code's input says (context_window.current_usage)."""
-    usage = (doc.get("context_window") or {}).get("current_usage")
-    if not isinstance(usage, dict):
-        return None
-    parts = [usage.get(k) for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")]
-    numbers = [p for p in parts if isinstance(p, int)]
-    return sum(numbers) if numbers else None
 
 
 @cli.command()
@@ -28,7 +17,13 @@ def _given_context(doc: dict) -> int | None:
               help="Claude's context is counted with `claude` (o200k × a factor, marked ~ as estimated).")
 @click.option("--calibration", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
               help="With --tokenizer claude: the factor of `toolaudit calibrate --save FILE`.")
-def statusline(transcript: str | None, top: int, tokenizer: str, calibration: str | None) -> None:
+@click.option("--resident/--no-resident", default=True, show_default=True,
+              help="Answer through a resident server (started in the background by the first call, gone after "
+                   "15 idle minutes) instead of loading toolaudit for every line. TOOLAUDIT_NO_RESIDENT=1 also "
+                   "turns it off.")
+@click.option("--stop", is_flag=True, help="Stop the resident server, if one runs (and say whether one did).")
+def statusline(transcript: str | None, top: int, tokenizer: str, calibration: str | None, resident: bool,
+               stop: bool) -> None:
     """One line for Claude Code's status bar: the tool outputs' share of the current context, the top
     tools, and the tokens re-sent so far, e.g. `tools ~61% of ctx · Bash 31% · Read 22% · re-sent 1.2M`.
 
@@ -39,25 +34,10 @@ def statusline(transcript: str | None, top: int, tokenizer: str, calibration: st
 
     It never fails the bar: a problem prints a short `toolaudit: ...` line and exits 0.
     """
-    from ..errors import ToolauditError
-    from ..options import InputOptions
-    from ..reports.statusline import statusline as line
-    from ..scan.job import context_now
+    from ..resident import line, request_of, stop_server
 
-    doc: dict = {}
-    if transcript is None:
-        try:
-            doc = json.loads(sys.stdin.read() or "{}")
-        except ValueError:
-            doc = {}
-        transcript = doc.get("transcript_path") if isinstance(doc, dict) else None
-        if not transcript:
-            click.echo("toolaudit: no transcript_path on stdin (Claude Code's statusline JSON)")
-            return
-    try:
-        now = context_now(transcript, InputOptions(tokenizer=tokenizer, calibration=calibration),
-                          context=_given_context(doc))
-    except (ToolauditError, OSError) as exc:
-        click.echo(f"toolaudit: {exc}")
+    if stop:
+        click.echo("stopped the resident server" if stop_server() else "no resident server runs")
         return
-    click.echo(line(now, top))
+    stdin = sys.stdin.read() if transcript is None else ""
+    click.echo(line(request_of(stdin, transcript, top, tokenizer, calibration), resident))

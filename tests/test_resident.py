@@ -1,0 +1,144 @@
+"""The statusline's resident server: the same line as the command computes, only the user's socket, and it
+always ends (idle, asked to stop, or its code changed). Every server here is started by its test and stopped."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import stat
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from toolaudit import entry, resident
+
+from conftest import SAMPLES
+
+SHOP = SAMPLES / "claude-code" / "-home-dev-shop" / "5f1c2a9e-3b7d-4e21-9a6c-0d8e4f2b7a11.jsonl"
+pytestmark = pytest.mark.skipif(not hasattr(__import__("socket"), "AF_UNIX"), reason="no Unix sockets here")
+
+
+@pytest.fixture
+def server(tmp_path, monkeypatch):
+    """A server in a thread of this process on a socket of its own; stopped and joined after the test."""
+    monkeypatch.setenv("TOOLAUDIT_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("TOOLAUDIT_NO_RESIDENT", raising=False)
+    path = resident.socket_path()
+    thread = threading.Thread(target=resident.serve, args=(path, 60.0), daemon=True)
+    thread.start()
+    for _ in range(500):  # until it listens (a liveness wait, not a timing check)
+        if resident.ask(path, {"ping": True}) == "pong":
+            break
+        threading.Event().wait(0.01)
+    yield path
+    resident.ask(path, {"stop": True})
+    thread.join(30)
+    assert not thread.is_alive()
+
+
+def _request(**extra) -> dict:
+    return resident.request_of(json.dumps({"transcript_path": str(SHOP), **extra}), None)
+
+
+def test_the_server_answers_the_line_the_command_computes(server):
+    assert resident.ask(server, _request()) == resident.compute(_request())
+    given = _request(context_window={"current_usage": {"input_tokens": 10, "cache_read_input_tokens": 99_990}})
+    assert given["context"] == 100_000 and resident.ask(server, given) == resident.compute(given)
+    missing = resident.request_of(json.dumps({"transcript_path": "/no/such/file.jsonl"}), None)
+    assert resident.ask(server, missing).startswith("toolaudit: ")  # a problem is a line, never a failure
+
+
+def test_only_the_user_can_connect_and_the_socket_goes_with_the_server(server):
+    assert stat.S_IMODE(os.stat(server).st_mode) == 0o600
+    assert resident.ask(server, {"stop": True}) == "stopped"
+    for _ in range(500):
+        if not os.path.exists(server):
+            break
+        threading.Event().wait(0.01)
+    assert not os.path.exists(server) and resident.ask(server, _request()) is None
+
+
+def test_a_second_server_leaves_the_live_one_alone_and_a_stale_socket_is_taken(server, tmp_path):
+    resident.serve(server, 60.0)  # returns at once: a live server holds the socket
+    assert resident.ask(server, {"ping": True}) == "pong"
+    stale = str(tmp_path / "stale.sock")
+    Path(stale).touch()  # a socket file whose server died (any file there)
+    assert resident.ask(stale, _request()) is None
+    thread = threading.Thread(target=resident.serve, args=(stale, 60.0), daemon=True)
+    thread.start()
+    for _ in range(500):
+        if resident.ask(stale, {"ping": True}) == "pong":
+            break
+        threading.Event().wait(0.01)
+    assert resident.ask(stale, {"stop": True}) == "stopped"
+    thread.join(30)
+    assert not thread.is_alive()
+
+
+def test_an_idle_server_exits_and_so_does_one_whose_code_changed(tmp_path, monkeypatch):
+    path = str(tmp_path / "idle.sock")
+    done = threading.Thread(target=resident.serve, args=(path, 0.2), daemon=True)
+    done.start()
+    done.join(30)
+    assert not done.is_alive() and not os.path.exists(path)
+
+    from toolaudit.scan import cache
+
+    digests = iter(["old", "new"])
+
+    def changing():
+        return next(digests, "new")
+
+    changing.cache_clear = lambda: None
+    monkeypatch.setattr(cache, "code_digest", changing)
+    path = str(tmp_path / "code.sock")
+    thread = threading.Thread(target=resident.serve, args=(path, 60.0), daemon=True)
+    thread.start()
+    for _ in range(500):
+        if resident.ask(path, {"ping": True}) == "pong":  # answered, then it sees new code and exits
+            break
+        threading.Event().wait(0.01)
+    thread.join(30)
+    assert not thread.is_alive()
+
+
+def test_the_console_script_asks_the_server_and_falls_back_to_the_command_line(server, monkeypatch, capsys):
+    stdin = json.dumps({"transcript_path": str(SHOP)})
+    monkeypatch.setattr(sys, "argv", ["toolaudit", "statusline", "--top", "1"])
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    entry.main()
+    assert capsys.readouterr().out.strip() == resident.compute({**_request(), "top": 1})
+
+    # no server for these options (a calibration file): the command line reads the same stdin and answers
+    monkeypatch.setattr(sys, "argv", ["toolaudit", "statusline", "--no-resident"])
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    with pytest.raises(SystemExit) as done:
+        entry.main()
+    assert done.value.code == 0 and capsys.readouterr().out.strip() == resident.compute(_request())
+
+
+def test_a_first_call_computes_its_line_and_starts_a_server(tmp_path, monkeypatch, run):
+    monkeypatch.setenv("TOOLAUDIT_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("TOOLAUDIT_NO_RESIDENT", raising=False)
+    started = []
+    real = resident.start
+    monkeypatch.setattr(resident, "start", lambda path: started.append(real(path)) or started[-1])
+    try:
+        line = run("statusline", input=json.dumps({"transcript_path": str(SHOP)})).output.strip()
+        assert line == resident.compute(_request()) and len(started) == 1 and started[0] is not None
+        path = resident.socket_path()
+        for _ in range(3000):  # the server loads toolaudit in the background
+            if resident.ask(path, {"ping": True}) == "pong":
+                break
+            threading.Event().wait(0.01)
+        assert resident.ask(path, _request()) == line
+        assert run("statusline", "--stop").output.strip() == "stopped the resident server"
+        assert started[0].wait(60) == 0
+    finally:
+        for process in started:
+            if process is not None and process.poll() is None:
+                process.kill()
+                process.wait()

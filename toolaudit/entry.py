@@ -1,0 +1,67 @@
+"""The `toolaudit` console script: `toolaudit statusline` asks the resident server before anything else is
+imported (Claude Code runs it after every message, toolaudit.resident); every other command, and a statusline
+the server does not answer, goes to the command line (toolaudit.cli)."""
+
+from __future__ import annotations
+
+import sys
+
+_CHOICES = {"claude", "o200k_base", "cl100k_base", "approx"}
+
+
+def main() -> None:
+    """Run one command line."""
+    argv = sys.argv[1:]
+    if argv[:1] == ["statusline"]:
+        answer = _resident_statusline(argv[1:])
+        if answer is not None:
+            sys.stdout.write(answer + "\n")
+            sys.stdout.flush()
+            return
+    from .cli import main as command_line
+
+    command_line()
+
+
+def _resident_statusline(args: list[str]) -> str | None:
+    """The resident server's line for `statusline ARGS` with its statusline JSON on stdin, or None: the options
+    are not the plain ones (`--top N`, `--tokenizer T`; anything else goes to the command line), or no server
+    answered (the command line computes the line, and starts one)."""
+    from . import resident
+
+    options = _plain_options(args)
+    if options is None or not resident.enabled():
+        return None
+    path = resident.socket_path()
+    if path is None:
+        return None
+    data = sys.stdin.read()
+    sys.stdin = _Replay(data)  # read once: the command line reads the same text if the server does not answer
+    return resident.ask(path, resident.request_of(data, None, **options))
+
+
+def _plain_options(args: list[str]) -> dict | None:
+    options = {"top": 2, "tokenizer": "claude"}
+    it = iter(args)
+    for arg in it:
+        key, _, value = arg.partition("=")
+        if key in ("--top", "--tokenizer") and not value:
+            value = next(it, "")
+        if key == "--top" and value.isdigit():
+            options["top"] = int(value)
+        elif key == "--tokenizer" and value in _CHOICES:
+            options["tokenizer"] = value
+        else:
+            return None  # a TRANSCRIPT, --calibration, --no-resident, --help…: the command line's
+    return options
+
+
+class _Replay:
+    """Standard input already read, read again."""
+
+    def __init__(self, data: str) -> None:
+        self._data = data
+
+    def read(self, *_: object) -> str:
+        data, self._data = self._data, ""
+        return data

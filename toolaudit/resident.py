@@ -1,0 +1,241 @@
+"""The statusline's resident server: one process that stays loaded between Claude Code's statusline calls.
+
+Claude Code runs its status command after every message. A fresh `toolaudit statusline` pays Python's start,
+toolaudit's imports and the tokenizer's vocabulary before any work, which itself takes milliseconds from the
+scan cache. So a call that finds no server starts one in the background (its own answer is computed in the
+call, as before): one per user and toolaudit version, listening on a Unix socket in the cache folder, made
+with mode 0600 so that only the user connects. It answers each request with the line the command would
+print, reading only the transcript the request names, through the same scan cache, and exits after IDLE_S
+seconds without a request or when toolaudit's own code changed. A call that finds it sends its request and
+prints the answer; any problem (a stale socket, a slow or broken answer) falls back to computing in the call.
+`TOOLAUDIT_NO_RESIDENT=1` (or `statusline --no-resident`) never starts or asks one.
+
+This module's client half imports only the standard library: `toolaudit.entry` answers `toolaudit statusline`
+through it before the command line (click, every collector) is imported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import time
+
+IDLE_S = 900.0  # a server with no request for this long exits
+ASK_TIMEOUT_S = 2.0  # a server slower than this is not waited for: the call computes its own answer
+MAX_REQUEST = 65536
+OFF = "TOOLAUDIT_NO_RESIDENT"
+
+
+def socket_path() -> str | None:
+    """The server's socket: in the cache folder, named by toolaudit's version (None: the path is too long for
+    a Unix socket, so no server)."""
+    from . import __version__
+
+    given = os.environ.get("TOOLAUDIT_CACHE_DIR")
+    if given:
+        folder = given
+    else:
+        from platformdirs import user_cache_dir
+
+        folder = user_cache_dir("toolaudit", appauthor=False)
+    path = os.path.join(folder, f"statusline-{__version__}.sock")
+    return path if len(path.encode()) < 100 else None  # sun_path holds 104-108 bytes
+
+
+def request_of(stdin: str, transcript: str | None, top: int = 2, tokenizer: str = "claude",
+               calibration: str | None = None) -> dict:
+    """What one statusline asks for, from Claude Code's statusline JSON (`stdin`) or a TRANSCRIPT given by hand:
+    the transcript (absolute: a server runs in another folder), the options, the context size Claude Code
+    gave (context_window.current_usage)."""
+    doc: dict = {}
+    if transcript is None:
+        try:
+            doc = json.loads(stdin or "{}")
+        except ValueError:
+            doc = {}
+        doc = doc if isinstance(doc, dict) else {}
+        transcript = doc.get("transcript_path")
+    given = transcript if isinstance(transcript, str) and transcript else None
+    return {"transcript": os.path.abspath(given) if given else None, "top": top, "tokenizer": tokenizer,
+            "calibration": os.path.abspath(calibration) if calibration else None, "context": _context(doc)}
+
+
+def _context(doc: dict) -> int | None:
+    usage = (doc.get("context_window") or {}).get("current_usage")
+    if not isinstance(usage, dict):
+        return None
+    parts = [usage.get(k) for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")]
+    numbers = [p for p in parts if isinstance(p, int)]
+    return sum(numbers) if numbers else None
+
+
+def enabled() -> bool:
+    """Whether the resident server may be asked and started (TOOLAUDIT_NO_RESIDENT unset, a Unix socket)."""
+    return not os.environ.get(OFF) and hasattr(socket, "AF_UNIX")
+
+
+def line(request: dict, resident: bool = True) -> str:
+    """The statusline for `request` ({transcript, top, tokenizer, calibration, context}): from the resident
+    server when one answers, else computed here (and a server started for the next call)."""
+    if resident and enabled():
+        path = socket_path()
+        if path is not None:
+            answer = ask(path, request)
+            if answer is not None:
+                return answer
+            text = compute(request)
+            start(path)
+            return text
+    return compute(request)
+
+
+def stop_server() -> bool:
+    """Stop this version's resident server; whether one was running."""
+    path = socket_path()
+    return path is not None and ask(path, {"stop": True}) == "stopped"
+
+
+def ask(path: str, request: dict, timeout: float = ASK_TIMEOUT_S) -> str | None:
+    """The server's answer to `request`, or None (no server, one another user made, or it failed to answer in
+    time)."""
+    try:
+        if hasattr(os, "getuid") and os.stat(path).st_uid != os.getuid():
+            return None  # a socket someone else put where ours goes: never trusted
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+            conn.settimeout(timeout)
+            conn.connect(path)
+            conn.sendall(json.dumps(request).encode() + b"\n")
+            conn.shutdown(socket.SHUT_WR)
+            reply = _read(conn)
+        answer = json.loads(reply).get("line")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return answer if isinstance(answer, str) else None
+
+
+def _read(conn: socket.socket) -> bytes:
+    chunks, size = [], 0
+    while size <= MAX_REQUEST:
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
+def start(path: str):
+    """Start a server on `path` in the background, detached from this call (it outlives it); its process, or
+    None when it could not start (every call then computes its own line, as without one)."""
+    import subprocess
+
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        return subprocess.Popen([sys.executable, "-m", "toolaudit.resident", path], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True,
+                                start_new_session=True)
+    except OSError:
+        return None
+
+
+def compute(request: dict) -> str:
+    """The statusline for `request`, computed in this process (what the command prints; never raises for a
+    problem with the transcript: a short `toolaudit: ...` line instead)."""
+    from .errors import ToolauditError
+    from .options import InputOptions
+    from .reports.statusline import statusline
+    from .scan.job import context_now
+
+    transcript = request.get("transcript")
+    if not isinstance(transcript, str) or not transcript:
+        return "toolaudit: no transcript_path on stdin (Claude Code's statusline JSON)"
+    try:
+        read = InputOptions(tokenizer=request.get("tokenizer") or "claude", calibration=request.get("calibration"))
+        now = context_now(transcript, read, context=request.get("context"))
+    except (ToolauditError, OSError, ValueError) as exc:
+        return f"toolaudit: {exc}"
+    return statusline(now, int(request.get("top", 2)))
+
+
+def serve(path: str, idle_s: float = IDLE_S) -> None:
+    """Answer statusline requests on the Unix socket `path` until `idle_s` seconds pass without one, a request
+    asks it to stop, or toolaudit's code changes; another live server on `path` means this one is not needed."""
+    from .scan.cache import code_digest
+
+    server = _bind(path)
+    if server is None:
+        return
+    digest = code_digest()
+    ours = os.stat(path).st_ino
+    try:
+        server.settimeout(idle_s)
+        while True:
+            try:
+                conn, _ = server.accept()
+            except socket.timeout:
+                break
+            with conn:
+                if not _answer(conn):
+                    break
+            code_digest.cache_clear()
+            if code_digest() != digest:
+                break  # an upgraded toolaudit: the next call starts a server of the new code
+    finally:
+        server.close()
+        try:
+            if os.stat(path).st_ino == ours:
+                os.unlink(path)
+        except OSError:
+            pass
+
+
+def _bind(path: str) -> socket.socket | None:
+    """A listening socket on `path` that only this user can connect to (None: a live server already has it)."""
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old = os.umask(0o177)  # the socket file is made 0600: no moment when another user could connect
+    try:
+        try:
+            server.bind(path)
+        except OSError:
+            if ask(path, {"ping": True}, timeout=1.0) is not None:
+                server.close()
+                return None  # a live server: this one is not needed
+            os.unlink(path)  # a stale socket (its server died): take its place
+            server.bind(path)
+    except OSError:
+        server.close()
+        return None
+    finally:
+        os.umask(old)
+    server.listen(16)
+    return server
+
+
+def _answer(conn: socket.socket) -> bool:
+    """Answer one request; False when it asked the server to stop."""
+    conn.settimeout(ASK_TIMEOUT_S)
+    try:
+        request = json.loads(_read(conn)[:MAX_REQUEST] or b"{}")
+    except (OSError, ValueError):
+        return True
+    if not isinstance(request, dict):
+        return True
+    if request.get("stop"):
+        _send(conn, {"line": "stopped"})
+        return False
+    text = "pong" if request.get("ping") else compute(request)
+    _send(conn, {"line": text, "at": time.time()})
+    return True
+
+
+def _send(conn: socket.socket, reply: dict) -> None:
+    try:
+        conn.sendall(json.dumps(reply).encode())
+    except OSError:
+        pass  # the caller gave up waiting: it computed its own line
+
+
+if __name__ == "__main__":  # `python -m toolaudit.resident PATH [IDLE_S]`: what `start` runs
+    serve(sys.argv[1], float(sys.argv[2]) if len(sys.argv) > 2 else IDLE_S)
