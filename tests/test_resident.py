@@ -142,3 +142,31 @@ def test_a_first_call_computes_its_line_and_starts_a_server(tmp_path, monkeypatc
             if process is not None and process.poll() is None:
                 process.kill()
                 process.wait()
+
+
+def test_a_malformed_request_is_answered_and_the_server_lives_on(server):
+    assert resident.ask(server, {"transcript": str(SHOP), "top": "a"}).startswith("toolaudit: ")
+    assert resident.ask(server, {"transcript": str(SHOP), "context": "12", "top": None}).startswith("toolaudit: ")
+    assert resident.ask(server, {"ping": True}) == "pong"
+
+
+def test_a_busy_server_keeps_its_socket(server):
+    import socket
+
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as held:  # a request that never ends: the server waits
+        held.connect(server)
+        resident.serve(server, 60.0)  # a second server finds the socket live (not refused) and leaves
+        inode = os.stat(server).st_ino
+    assert os.stat(server).st_ino == inode and resident.ask(server, {"ping": True}) == "pong"
+
+
+def test_a_project_or_variables_that_configure_the_statusline_go_through_the_command_line(server, tmp_path,
+                                                                                             monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps({"transcript_path": str(SHOP)})))
+    monkeypatch.chdir(tmp_path)
+    assert entry._resident_statusline([]) is not None  # no settings here: the server answers
+    (tmp_path / "pyproject.toml").write_text("[tool.toolaudit.statusline]\ntop = 0\n")
+    assert entry._resident_statusline([]) is None
+    (tmp_path / "pyproject.toml").unlink()
+    monkeypatch.setenv("TOOLAUDIT_STATUSLINE_TOP", "0")
+    assert entry._resident_statusline([]) is None

@@ -30,7 +30,7 @@ def _resident_statusline(args: list[str]) -> str | None:
     from . import resident
 
     options = _plain_options(args)
-    if options is None or not resident.enabled():
+    if options is None or not resident.enabled() or _configured():
         return None
     path = resident.socket_path()
     if path is None:
@@ -38,6 +38,28 @@ def _resident_statusline(args: list[str]) -> str | None:
     data = sys.stdin.read()
     sys.stdin = _Replay(data)  # read once: the command line reads the same text if the server does not answer
     return resident.ask(path, resident.request_of(data, None, **options))
+
+
+def _configured() -> bool:
+    """Whether settings the command line reads could change the line: TOOLAUDIT_STATUSLINE_* variables, or a
+    `[tool.toolaudit]` table in the nearest pyproject.toml (the command line then asks the server itself)."""
+    import os
+
+    if any(name.startswith("TOOLAUDIT_STATUSLINE_") for name in os.environ):
+        return True
+    folder = os.getcwd()
+    while True:
+        candidate = os.path.join(folder, "pyproject.toml")
+        if os.path.isfile(candidate):
+            try:
+                with open(candidate, "rb") as fh:
+                    return b"[tool.toolaudit" in fh.read()
+            except OSError:
+                return True
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return False
+        folder = parent
 
 
 def _plain_options(args: list[str]) -> dict | None:

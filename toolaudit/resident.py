@@ -199,9 +199,9 @@ def _bind(path: str) -> socket.socket | None:
         try:
             server.bind(path)
         except OSError:
-            if ask(path, {"ping": True}, timeout=1.0) is not None:
+            if not _stale(path):
                 server.close()
-                return None  # a live server: this one is not needed
+                return None  # a live server (answering or busy): this one is not needed
             os.unlink(path)  # a stale socket (its server died): take its place
             server.bind(path)
     except OSError:
@@ -211,6 +211,19 @@ def _bind(path: str) -> socket.socket | None:
         os.umask(old)
     server.listen(16)
     return server
+
+
+def _stale(path: str) -> bool:
+    """Whether the socket at `path` has no server: a connection is refused (a busy server still accepts)."""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+            probe.settimeout(1.0)
+            probe.connect(path)
+    except (ConnectionRefusedError, FileNotFoundError):
+        return True
+    except OSError:
+        return False
+    return False
 
 
 def _answer(conn: socket.socket) -> bool:
@@ -225,7 +238,10 @@ def _answer(conn: socket.socket) -> bool:
     if request.get("stop"):
         _send(conn, {"line": "stopped"})
         return False
-    text = "pong" if request.get("ping") else compute(request)
+    try:
+        text = "pong" if request.get("ping") else compute(request)
+    except Exception as exc:  # a malformed request or an unexpected failure: an answer, never a dead server
+        text = f"toolaudit: {type(exc).__name__}: {exc}"
     _send(conn, {"line": text, "at": time.time()})
     return True
 

@@ -72,7 +72,7 @@ def test_commands_that_may_write_anything_make_everything_uncertain(command, why
     ("mise run fmt && mise run lint 2>&1 | tail -10", "mise fmt may have reformatted the files the session changed"),
     ("go fmt ./...", "go fmt may have reformatted the files the session changed"),
     ("npm run format", "npm format may have reformatted the files the session changed"),
-    ("npx prettier --write src", "npx prettier may have reformatted the files the session changed"),
+    ("npx prettier --write src", "prettier may have reformatted the files the session changed"),
     ("cargo fmt", "cargo fmt may have reformatted the files the session changed"),
     ("ruff format .", "ruff format may have reformatted the files the session changed"),
 ])
@@ -104,7 +104,9 @@ def test_loops_and_commands_run_outside_the_working_folder_change_nothing_here(c
 
 
 def test_a_cd_inside_the_working_folder_still_counts_and_a_loop_that_writes_is_seen():
-    assert effect("cd /Users/dev/cli/cmd && rm old.go", "/Users/dev/cli").paths == ("old.go",)
+    assert effect("cd /Users/dev/cli/cmd && rm old.go", "/Users/dev/cli").paths == ("cmd/old.go",)
+    assert effect("cd packages/api && git restore src/app.ts > /tmp/log", "/Users/dev/cli").paths == \
+        ("/tmp/log", "packages/api/src/app.ts")  # relative paths are under the folder the cd moved to
     assert effect("for f in *.orig; do rm \"$f\"; done", "/Users/dev/cli").paths == ("$f",)
     assert effect("cd /tmp/x && rm a", None).paths == ()  # no working folder known: an absolute cd is elsewhere
 
@@ -186,3 +188,41 @@ def test_dependency_managers_agent_files_and_formatters_fed_by_xargs(command, pa
 def test_update_agent_context_without_an_agent_rewrites_every_agents_file():
     found = effect(".specify/scripts/bash/update-agent-context.sh").paths
     assert {"AGENTS.md", "CLAUDE.md", "GEMINI.md", ".github"} <= set(found) and EVERYTHING not in found
+
+
+
+@pytest.mark.parametrize("command", [
+    "python3 - <<'PY'\nprint(1)\nPY\ngit checkout -- src/app.py\npython3 - <<'PY'\nprint(2)\nPY",
+    "node - <<'JS'\nrequire('fs').createWriteStream('src/out.js')\nJS",
+    "node - <<'JS'\nrequire('fs').rmSync('src/legacy', {recursive: true})\nJS",
+    "python3 - <<'PY'\nfrom pathlib import Path\nf = Path('src/gen.py').open('w')\nPY",
+    "python3 - <<'PY'\nimport urllib.request\nurllib.request.urlretrieve(u, 'src/vendor.js')\nPY",
+    "python3 - <<'PY'\nimport tarfile\ntarfile.open('a.tgz').extractall('src')\nPY",
+    "python3 - <<'PY'\nfrom pathlib import Path\nPath('a.py').replace('b.py')\nPY",
+    "python3 - <<PY\nprint('$(sed -i s/a/b/ src/app.py)')\nPY",
+    "grep -rl foo src | xargs rm",
+    "find . -name '*.orig' | xargs -0 rm -f",
+    "sed -Ei 's/a/b/' src/*.py",
+    "sed --in-place=.bak 's/a/b/' f.py",
+    "uv run python gen.py",
+    "npx shadcn@latest add button",
+    "npx jest -u",
+    "pytest --snapshot-update",
+    "gh pr checkout 123",
+    "curl -sL https://x/y.js -o src/y.js",
+    "wget -O src/x.js https://x/x.js",
+    "yq -i '.a = 1' config.yaml",
+    "sort -o list.txt list.txt",
+    "go run ./cmd/codegen",
+    "npm run codegen",
+    "mise run gen",
+])
+def test_commands_that_write_source_files_are_never_taken_for_readers(command):
+    """The review's cases: each writes a file in the workspace, so it must not leave it certain."""
+    assert effect(command, "/home/dev/proj").paths != ()
+
+
+def test_uv_run_and_npx_run_what_they_name():
+    assert effect("uv run black .").paths == (CHANGED,)
+    assert effect("npx tsc --noEmit").paths == ()
+    assert effect("uv run pytest -q").paths == ()

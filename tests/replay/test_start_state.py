@@ -93,3 +93,19 @@ def test_what_status_lists_is_uncertain_from_the_start_unless_a_diff_shows_it_or
     assert "`git status` showed it changed" in state.doubt([f"{CWD}/notes/todo.md"])
     assert "does not apply here" in state.doubt([f"{CWD}/main.go"])
     assert state.doubt([f"{CWD}/cmd/a.go"]) is None
+
+
+def test_line_endings_quoted_names_and_other_revisions():
+    """CRLF files keep their endings, `\\ No newline at end of file` is honoured, git's quoted names are
+    decoded, and a diff against another revision is not the working tree's."""
+    crlf = "diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n l1\n-l2\n+L2\n l3\n"
+    assert apply(sections(crlf)["f"], "l1\r\nl2\r\nl3\r\n") == "l1\r\nL2\r\nl3\r\n"
+    drop = "diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n one\n-two\n+two\n\\ No newline at end of file\n"
+    assert apply(sections(drop)["f"], "one\ntwo\n") == "one\ntwo"
+    add = "diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n one\n-two\n\\ No newline at end of file\n+two\n"
+    assert apply(sections(add)["f"], "one\ntwo") == "one\ntwo\n"
+    quoted = ('diff --git "a/caf\\303\\251.txt" "b/caf\\303\\251.txt"\n--- "a/caf\\303\\251.txt"\n'
+              '+++ "b/caf\\303\\251.txt"\n@@ -1 +1 @@\n-a\n+b\n')
+    assert list(sections(quoted)) == ["café.txt"]
+    assert status_paths(' M "caf\\303\\251.txt"\n') == ["café.txt"]
+    assert diffs([_bash("git diff HEAD~1 -- cfg.json", DIFF)], CWD) == {}

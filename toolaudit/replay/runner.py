@@ -234,10 +234,10 @@ class Runner:
                 if note:
                     notes.append(f"session {session}: {note}")
                 state = SessionState(root, info.cwd if info else None, self.options.path_map, writable)
-                # until the main thread's first call: its first model (a subagent may run before it is logged)
-                state.main_model = next((c.model for c in group if c.agent == MAIN_AGENT and c.model), None)
                 for call in earlier:
                     state.record(call)
+                # until the main thread's first call: its first model (a subagent may run before it is logged)
+                state.main_model = next((c.model for c in group if c.agent == MAIN_AGENT and c.model), None)
                 if earlier:
                     notes.append(f"session {session}: started where {len({c.session for c in earlier})} earlier "
                                  f"session(s) on its commit left the folder ({state.applied} of their edits applied)")

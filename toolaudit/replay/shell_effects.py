@@ -11,6 +11,7 @@ fixer or generator, a git command that moves the working tree).
 
 from __future__ import annotations
 
+import posixpath
 import re
 import shlex
 from dataclasses import dataclass
@@ -92,36 +93,61 @@ def effect(command: str, cwd: str | None = None, printed: str = "") -> Effect:
     targets: list[str] = []
     why = "names the files it writes"
     outside = False  # after `cd` out of the working folder: what follows writes elsewhere
+    here = ""  # the folder a `cd` moved to, relative to the working folder: a relative path written is under it
     for part, written in split(command):
         where = _cd(part, cwd)
         if where is not None:
             outside = outside if where == "down" else where  # a relative cd stays on whichever side it was
+            here = _moved(here, part, cwd) if not outside else here
             continue
         if outside:
             continue
-        targets += [path for path in written if path not in ("/dev/null", "/dev/stderr", "/dev/stdout")]
+        named = [path for path in written if path not in ("/dev/null", "/dev/stderr", "/dev/stdout")]
         found = _part(part, printed) if part.strip() else None
-        if found is None:
-            continue
-        if EVERYTHING in found.paths:
+        if found is not None and EVERYTHING in found.paths:
             return found
-        if CHANGED in found.paths or found.paths and not targets:
+        if found is not None and (CHANGED in found.paths or found.paths and not targets and not named):
             why = found.why  # the command's own reason (a formatter's, a manifest's) says more than "names"
-        targets.extend(path for path in found.paths if path not in targets)
+        for path in named + list(found.paths if found is not None else ()):
+            path = path if path == CHANGED or path.startswith(("/", "~")) or not here else \
+                posixpath.normpath(posixpath.join(here, path))
+            if path not in targets:
+                targets.append(path)
     return Effect(tuple(targets), why) if targets else NONE
 
 
-# what inline Python or JavaScript calls to write, move or delete a file, or to run another program
-# `os.remove` and a list's `remove` alike: the test errs towards "may write"; a string's `replace` is not one)
-_WRITES_CODE = re.compile(r"write|open\([^)]*,\s*(?:mode\s*=\s*)?['\"][^'\"]*[wax+]|unlink|remove|rename|os\.replace|rmtree|copy|move|mkdir|"
-                          r"touch|subprocess|os\.system|popen|spawn|exec|chmod|dump\(|truncate|symlink")
+def _moved(here: str, part: str, cwd: str | None) -> str:
+    """The folder (relative to the working folder) after the `cd` in `part`, from `here`."""
+    try:
+        target = next((w for w in shlex.split(part)[1:] if not w.startswith("-")), "")
+    except ValueError:
+        return here
+    if target.startswith("/"):
+        return posixpath.relpath(target, cwd) if cwd else here
+    return posixpath.normpath(posixpath.join(here, target)) if here else target
+
+
+# what inline Python or JavaScript calls to write, move or delete a file, fetch or unpack one, or run another
+# program (`os.remove` and a list's `remove` alike: the test errs towards "may write"; a mode string such as
+# 'w', "ab" or 'r+' anywhere counts; a one-argument `.replace(x)` is Path.replace, a string's takes two)
+_WRITES_CODE = re.compile(
+    r"write|['\"][rbt]*[wax+][rbt+]*['\"]|unlink|remove|rename|\.replace\([^,()]*\)|os\.replace|rmtree|rmsync|"
+    r"rmdir|\brm\(|copy|move|mkdir|touch|subprocess|os\.system|popen|spawn|exec|chmod|dump\(|truncate|symlink|"
+    r"appendfile|urlretrieve|extract|download|createwritestream|save", re.I)
 _INLINE = re.compile(r"^(?:cd [^;&|\n]+&& *)?(?:python3?|node)(?: +-)? *<<-? *(['\"]?)([A-Za-z_]\w*)\1 *\n(.*)\n\2\s*$", re.S)
 
 
 def _inline_script_reads(command: str) -> bool:
     """`command` is one `python - <<'PY' … PY` (or node) whose code calls nothing that writes."""
     found = _INLINE.match(command.strip())
-    return found is not None and not _WRITES_CODE.search(found.group(3))
+    if found is None:
+        return False
+    quoted, tag, body = found.groups()
+    if re.search(rf"^{re.escape(tag)}\s*$", body, re.M):
+        return False  # two documents with a command between them: not one script
+    if not quoted and ("$(" in body or "`" in body):
+        return False  # an unquoted document's substitutions run in the shell
+    return not _WRITES_CODE.search(body)
 
 
 _HEREDOC = re.compile(r"<<(-?)\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\2")
@@ -289,6 +315,12 @@ def _after_options(args: list[str], valued: set[str]) -> list[str]:
     return args[i:]
 
 
+def _sed_in_place(args: list[str]) -> bool:
+    """sed's in-place flag, alone or in a cluster (`-i`, `-i.bak`, `-Ei`, `-ri`, `--in-place=.bak`)."""
+    return any(a.startswith("--in-place") or a.startswith("-") and not a.startswith("--") and "i" in a[1:]
+               for a in args)
+
+
 def _git_paths(sub: str, args: list[str]) -> list[str]:
     """The paths a git command that writes only what it names was given ([]: it names none, or may write more):
     `checkout [REV] -- PATH…`, `restore [--source REV] PATH…`, `rm PATH…`, `mv A B`."""
@@ -436,14 +468,16 @@ def _part(part: str, printed: str = "") -> Effect | None:
         if inner is not None and CHANGED in inner.paths:
             return inner  # a formatter over the files found: as over the tree
         # a writer's operands come from its input: which files it wrote cannot be read from the text
-        return Effect((EVERYTHING,), f"xargs {rest[0]} writes the files it is given") if inner and inner.paths \
-            else None
+        writes = inner is not None and bool(inner.paths) or bool(rest) and (
+            rest[0].rsplit("/", 1)[-1] in TARGETED | {"mv", "cp", "ln", "install", "rsync"}
+            or rest[0] == "sed" and _sed_in_place(rest[1:]))
+        return Effect((EVERYTHING,), f"xargs {rest[0]} writes the files it is given") if writes else None
     if program == "git":
         rest = _after_options(args, GIT_VALUED)
         sub = next(iter(rest), "")  # `git -C DIR log`: log, not DIR
         if _git_keeps_files(sub, rest[1:]):
             return None
-        named = _git_paths(sub, rest[1:])
+        named = _git_paths(sub, rest[1:]) if "-C" not in args[:len(args) - len(rest)] else []
         if named:
             return Effect(tuple(named), f"git {sub} writes the paths it names")
         if sub in ("checkout", "switch", "reset", "restore", "stash", "merge", "rebase", "pull", "cherry-pick",
@@ -456,7 +490,7 @@ def _part(part: str, printed: str = "") -> Effect | None:
     if program in TARGETED:
         return Effect(tuple(a for a in args if not a.startswith("-") and not a.isdigit()), f"{program} writes")
     if program == "sed":
-        if any(a.startswith("-i") or a == "--in-place" for a in args):
+        if _sed_in_place(args):
             # the script, then the files (BSD sed's `-i ''` gives an empty suffix word: not an operand)
             operands = [a for a in args if a and not a.startswith("-")]
             return Effect(tuple(operands[1:]) or (EVERYTHING,), "sed -i")
@@ -474,6 +508,35 @@ def _part(part: str, printed: str = "") -> Effect | None:
         return None
     if program == "find":
         return _find(args)
+    if program in ("uv", "poetry", "pipenv") and args[:1] == ["run"] or program in ("npx", "bunx", "pnpx") \
+            or program == "pnpm" and args[:1] == ["exec"]:
+        rest = [a for a in args[1 if program not in ("npx", "bunx", "pnpx") else 0:]]
+        rest = _after_options(rest, set())
+        if rest:  # what it runs decides (`uv run black .`, `npx prettier --write`, `npx prisma generate`)
+            inner = _part(shlex.join([rest[0].split("@")[0] or rest[0], *rest[1:]]), printed)
+            return inner if inner is not None else None
+        return None
+    if program in ("jest", "vitest") and any(a in ("-u", "--update", "--updateSnapshot") for a in args) \
+            or program == "pytest" and any(a.startswith(("--snapshot-update", "--update-snapshots")) for a in args):
+        return Effect((EVERYTHING,), f"{program} updates its snapshots")
+    if program in ("curl", "wget"):
+        for i, a in enumerate(args):
+            if a in ("-o", "--output", "-O", "--output-document") and i + 1 < len(args) \
+                    and not (program == "curl" and a == "-O"):
+                return Effect((args[i + 1],), f"{program} writes its output file")
+            if a in ("-O", "--remote-name", "-J", "-P") or program == "wget" and not a.startswith("-") \
+                    and not any(x in ("-O", "--output-document", "-qO-", "-O-") for x in args):
+                return Effect((EVERYTHING,), f"{program} saves a file named by the download")
+        return None
+    if program == "gh" and args[:2] in (["pr", "checkout"], ["repo", "clone"]):
+        return Effect((EVERYTHING,), f"gh {' '.join(args[:2])} changes the working tree")
+    if program in ("yq", "awk", "gawk", "perl", "ruby") and any(a in ("-i", "inplace") or a.startswith("-i")
+                                                                for a in args):
+        return Effect((EVERYTHING,), f"{program} edits files in place")
+    if program == "sort" and any(a == "-o" or a.startswith("--output") for a in args):
+        return Effect((EVERYTHING,), "sort -o writes its output file")
+    if program == "go" and args[:1] == ["run"]:
+        return Effect((EVERYTHING,), "go run runs a program")
     if program in ("npm", "pnpm", "yarn") and (any(a in ("-g", "--global") for a in args) or args[:1] == ["global"]):
         return None  # a global install writes outside the workspace
     if program in READERS:
@@ -483,7 +546,7 @@ def _part(part: str, printed: str = "") -> Effect | None:
             sub = operands[1]
         if (program, sub) in DEPENDENCIES and not any(a in WRITING_FLAGS for a in args):
             return Effect(DEPENDENCIES[(program, sub)], f"{program} {sub} writes its manifest and lock file")
-        writes = sub in WRITERS.get(program, ()) or any(w in sub for w in ("fmt", "format", "fix", "generate"))
+        writes = sub in WRITERS.get(program, ()) or any(w in sub for w in ("fmt", "format", "fix", "gen"))
         if "--fix" not in args and (writes and program in WRITERS and _formatting(sub) or sub in FORMATTERS
                                     and any(a in FORMATTER_FLAGS for a in args)):
             return _reformats(f"{program} {sub}")

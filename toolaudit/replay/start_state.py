@@ -124,7 +124,7 @@ def status_paths(output: str) -> list[str]:
             paths.extend(short.group(2).split(" -> "))
         elif line and not line.startswith((" ", "\t")):
             untracked = False
-    return [p[1:-1] if len(p) > 1 and p[0] == p[-1] == '"' else p for p in paths]
+    return [unquote(p) for p in paths]
 
 
 def diffs(calls: list[ToolCall], cwd: str | None) -> dict[str, str]:
@@ -163,6 +163,8 @@ def _diff_paths(command: str) -> list[str] | None:
         rest = rest[1:]
     if any(w.startswith("-") and w != "--" for w in rest):  # an option changes what the diff shows
         return None
+    if "--" in rest and rest.index("--") > 0:
+        return None  # `git diff REV -- PATH`: against another revision
     return [w for w in rest if w != "--"]
 
 
@@ -190,10 +192,22 @@ def sections(output: str) -> dict[str, str]:
     for i, start in enumerate(starts):
         section = text[start: starts[i + 1] if i + 1 < len(starts) else len(text)]
         header = section.split("\n", 1)[0]
-        match = re.match(r"diff --git a/(.+) b/(.+)$", header)
-        if match and match.group(1) == match.group(2) and "\nBinary files " not in section:
-            out[match.group(2)] = section if section.endswith("\n") else section + "\n"
+        match = re.match(r'diff --git (a/.+|"a/.+") (b/.+|"b/.+")$', header)
+        if match is None or "\nBinary files " in section:
+            continue
+        old, new = (unquote(name)[2:] for name in match.groups())
+        if old == new:
+            out[new] = section if section.endswith("\n") else section + "\n"
     return out
+
+
+def unquote(path: str) -> str:
+    """A path as git prints it: in double quotes with C escapes (`"caf\\303\\251.txt"`) when it has unusual
+    characters (core.quotepath), else as it is."""
+    if len(path) < 2 or path[0] != '"' or path[-1] != '"':
+        return path
+    raw = path[1:-1].encode("latin-1", "backslashreplace").decode("unicode_escape")
+    return raw.encode("latin-1", "replace").decode("utf-8", "replace")
 
 
 def apply(section: str, before: str | None) -> str | None:
@@ -207,8 +221,21 @@ def apply(section: str, before: str | None) -> str | None:
         lines = whatthepatch.apply_diff(parsed, before or "")
     except Exception:  # whatthepatch's HunkApplyException, or a malformed hunk: the base is another text
         return None
-    ends = before.endswith("\n") if before else True
-    return "\n".join(lines) + ("\n" if ends and lines else "")
+    newline = "\r\n" if before and "\r\n" in before else "\n"  # the file's own line endings
+    ends = _ends_with_newline(section, before)
+    return newline.join(lines) + (newline if ends and lines else "")
+
+
+def _ends_with_newline(section: str, before: str | None) -> bool:
+    """Whether the new text ends with a newline: `\\ No newline at end of file` after a line of the new side
+    says it does not; after an old line only, that the diff added one."""
+    marks = [i for i, line in enumerate(section.split("\n")) if line.startswith("\\ No newline")]
+    lines = section.split("\n")
+    if any(i > 0 and lines[i - 1][:1] in ("+", " ") for i in marks):
+        return False
+    if marks:
+        return True  # only the old side lacked it
+    return before.endswith("\n") if before else True
 
 
 def _same(rel: str, recorded: str, cwd: str | None) -> bool:

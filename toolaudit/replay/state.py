@@ -115,6 +115,8 @@ class SessionState:
 
     def _doubt_paths(self, paths: list[str | None], why: str) -> None:
         for path in paths:
+            if path and any(ch in path for ch in "*?["):  # a glob the shell expanded: the folder it lies in
+                path = path[:min(path.index(ch) for ch in "*?[" if ch in path)].rpartition("/")[0] or "."
             target = self.local(path) if path else None
             if target is not None:
                 self.uncertain.setdefault(self._key(target), why)
