@@ -283,7 +283,10 @@ def main() -> int:
                 missing.append(repo)
                 continue
             recorded, at_start = [], []
-            for path, commit in rollouts(clone).items():
+            held = rollouts(clone)
+            if not held:  # said, not silently skipped: a clone without every ref may lack the rollouts
+                left_out.append(f"{repo}: its clone's history holds no rollout-*.jsonl (cloned without every ref?)")
+            for path, commit in held.items():
                 session = extract(clone, path, commit, Path(tmp), repo)
                 if session is None:
                     continue
