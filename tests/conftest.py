@@ -35,6 +35,17 @@ def run_git(repo: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True).stdout.strip()
 
 
+def committed_repo(repo: Path, files: dict[str, str] | None = None, message: str = "start") -> str:
+    """`repo` made a git repository holding `files` (path -> text, written first) and whatever it already has,
+    committed; the commit's id."""
+    for rel, text in (files or {}).items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", message]):
+        run_git(repo, *args)
+    return run_git(repo, "rev-parse", "HEAD")
+
+
 # One Hypothesis profile for the whole suite: no deadline and no too-slow health check (a busy
 # machine is not a bug), and in CI the same examples on every run, with no example database.
 _IN_CI = bool(os.environ.get("CI"))

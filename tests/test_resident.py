@@ -94,6 +94,7 @@ def test_an_idle_server_exits_and_so_does_one_whose_code_changed(tmp_path, monke
 
     changing.cache_clear = lambda: None
     monkeypatch.setattr(cache, "code_digest", changing)
+    monkeypatch.setattr(resident, "CODE_CHECK_S", 0.0)  # look after every request
     path = str(tmp_path / "code.sock")
     thread = threading.Thread(target=resident.serve, args=(path, 60.0), daemon=True)
     thread.start()

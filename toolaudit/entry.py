@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import sys
 
-_CHOICES = {"claude", "o200k_base", "cl100k_base", "approx"}
-
-
 def main() -> None:
     """Run one command line."""
     argv = sys.argv[1:]
@@ -63,6 +60,8 @@ def _configured() -> bool:
 
 
 def _plain_options(args: list[str]) -> dict | None:
+    from . import resident
+
     options = {"top": 2, "tokenizer": "claude"}
     it = iter(args)
     for arg in it:
@@ -71,7 +70,7 @@ def _plain_options(args: list[str]) -> dict | None:
             value = next(it, "")
         if key == "--top" and value.isdigit():
             options["top"] = int(value)
-        elif key == "--tokenizer" and value in _CHOICES:
+        elif key == "--tokenizer" and value in resident.TOKENIZERS:
             options["tokenizer"] = value
         else:
             return None  # a TRANSCRIPT, --calibration, --no-resident, --help…: the command line's

@@ -106,3 +106,17 @@ def refuse_writing_onto(writes: list[tuple[str, Path]], inputs: list[Path], prot
                                      "transcript: write it elsewhere", slug="output-is-input")
             elif real == folder or (out.exists() and source.exists() and os.path.samefile(out, source)):
                 raise UsageError(f"{flag} {out} is one of the inputs: write it elsewhere", slug="output-is-input")
+
+
+CACHE_ENV = "TOOLAUDIT_CACHE_DIR"
+
+
+def cache_dir() -> Path:
+    """Where toolaudit keeps its own files (the scan cache, the statusline server's socket): $TOOLAUDIT_CACHE_DIR,
+    else the user cache folder (platformdirs)."""
+    given = os.environ.get(CACHE_ENV)
+    if given:
+        return Path(given)
+    from platformdirs import user_cache_path
+
+    return user_cache_path("toolaudit", appauthor=False)

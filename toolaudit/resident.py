@@ -25,22 +25,18 @@ import time
 IDLE_S = 900.0  # a server with no request for this long exits
 ASK_TIMEOUT_S = 2.0  # a server slower than this is not waited for: the call computes its own answer
 MAX_REQUEST = 65536
+CODE_CHECK_S = 5.0  # how often the server looks whether toolaudit's code changed
 OFF = "TOOLAUDIT_NO_RESIDENT"
+TOKENIZERS = ("claude", "o200k_base", "cl100k_base", "approx")  # what `statusline --tokenizer` accepts
 
 
 def socket_path() -> str | None:
     """The server's socket: in the cache folder, named by toolaudit's version (None: the path is too long for
     a Unix socket, so no server)."""
     from . import __version__
+    from .files import cache_dir
 
-    given = os.environ.get("TOOLAUDIT_CACHE_DIR")
-    if given:
-        folder = given
-    else:
-        from platformdirs import user_cache_dir
-
-        folder = user_cache_dir("toolaudit", appauthor=False)
-    path = os.path.join(folder, f"statusline-{__version__}.sock")
+    path = os.path.join(cache_dir(), f"statusline-{__version__}.sock")
     return path if len(path.encode()) < 100 else None  # sun_path holds 104-108 bytes
 
 
@@ -167,7 +163,7 @@ def serve(path: str, idle_s: float = IDLE_S) -> None:
     server = _bind(path)
     if server is None:
         return
-    digest = code_digest()
+    digest, checked = code_digest(), time.monotonic()
     ours = os.stat(path).st_ino
     try:
         server.settimeout(idle_s)
@@ -179,9 +175,11 @@ def serve(path: str, idle_s: float = IDLE_S) -> None:
             with conn:
                 if not _answer(conn):
                     break
-            code_digest.cache_clear()
-            if code_digest() != digest:
-                break  # an upgraded toolaudit: the next call starts a server of the new code
+            if time.monotonic() - checked >= CODE_CHECK_S:  # not on every request: it stats every module
+                checked = time.monotonic()
+                code_digest.cache_clear()
+                if code_digest() != digest:
+                    break  # an upgraded toolaudit: the next call starts a server of the new code
     finally:
         server.close()
         try:

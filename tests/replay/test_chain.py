@@ -7,7 +7,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from conftest import run_git
+from conftest import committed_repo, run_git
 
 from toolaudit.cli import cli
 
@@ -37,12 +37,7 @@ def _rollout(path: Path, sid: str, day: str, commit: str, command: list[str], re
 
 def _repo(tmp_path: Path) -> tuple[Path, str]:
     repo = tmp_path / "repo"
-    (repo / "src").mkdir(parents=True)
-    run_git(repo, "init", "-q")
-    (repo / "src" / "rates.py").write_text("RATE = 1\n")
-    run_git(repo, "add", ".")
-    run_git(repo, "commit", "-qm", "only")
-    return repo, run_git(repo, "rev-parse", "HEAD")
+    return repo, committed_repo(repo, {"src/rates.py": "RATE = 1\n"})
 
 
 def _grep_output(files: list[Path], repo: Path) -> tuple[str, list[str]]:

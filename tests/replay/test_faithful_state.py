@@ -433,13 +433,12 @@ def test_a_whole_file_read_the_state_did_not_reproduce_teaches_the_calls_after_i
 def _committed(case: str, tmp_path: Path) -> tuple[Path, str]:
     """The case's files committed in a fresh git repository (the session's start commit, as far as they go), and
     that commit's id."""
-    from conftest import run_git
+    from conftest import committed_repo, run_git
 
     repo = _workspace(case, tmp_path)
-    # the recording's repository was big enough for git to abbreviate blob ids to 8 digits
-    for args in (["init", "-q"], ["config", "core.abbrev", "8"], ["add", "-A"], ["commit", "-qm", "start"]):
-        run_git(repo, *args)
-    return repo, run_git(repo, "rev-parse", "HEAD")
+    run_git(repo, "init", "-q")
+    run_git(repo, "config", "core.abbrev", "8")  # the recording's repository abbreviated blob ids to 8 digits
+    return repo, committed_repo(repo)
 
 
 def test_the_uncommitted_work_a_later_git_diff_shows_is_in_the_start_state(tmp_path):

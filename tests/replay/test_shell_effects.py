@@ -226,3 +226,5 @@ def test_uv_run_and_npx_run_what_they_name():
     assert effect("uv run black .").paths == (CHANGED,)
     assert effect("npx tsc --noEmit").paths == ()
     assert effect("uv run pytest -q").paths == ()
+    assert effect("pnpm exec prettier --write .").paths == (CHANGED,)
+    assert effect("pnpm run format").paths == (CHANGED,)  # a task, not a program: the task's name says

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from toolaudit.model import ToolCall
-from toolaudit.replay.start_state import apply, diffs, read, sections, status_paths
+from toolaudit.replay.start_state import apply, read, sections, status_paths
 from toolaudit.replay.state import SessionState
 
 CWD = "/home/dev/proj"
@@ -15,6 +15,10 @@ DIFF = ("diff --git a/cfg.json b/cfg.json\nindex 885cc30a..f7dea8b1 100644\n--- 
         "@@ -1,3 +1,3 @@\n {\n-  \"local\": true\n+  \"local\": false\n }\n"
         "diff --git a/main.go b/main.go\nindex 1111111..2222222 100644\n--- a/main.go\n+++ b/main.go\n"
         "@@ -1,2 +1,2 @@\n package main\n-// old\n+// new\n")
+
+
+def _diffs(calls: list[ToolCall], cwd: str) -> dict[str, str]:
+    return read(calls, cwd).diffs
 
 
 def _bash(command: str, output: str = "", line: int = 1, is_error: bool = False) -> ToolCall:
@@ -36,16 +40,16 @@ def _edit(path: str, line: int) -> ToolCall:
 ])
 def test_only_a_plain_diff_of_the_working_tree_is_read(command, used):
     output = DIFF if "cfg.json" not in command else DIFF[:DIFF.index("diff --git a/main.go")]
-    found = diffs([_bash(command, output)], CWD)
+    found = _diffs([_bash(command, output)], CWD)
     assert (found != {}) is used
 
 
 def test_files_the_session_changed_before_the_diff_are_not_taken_and_a_moved_tree_stops_the_reading():
-    found = diffs([_edit("main.go", 1), _bash("git diff", DIFF, 2)], CWD)
+    found = _diffs([_edit("main.go", 1), _bash("git diff", DIFF, 2)], CWD)
     assert sorted(found) == ["cfg.json"]  # main.go's diff holds the session's own edit
-    assert diffs([_edit("main.go", 3), _bash("git diff", DIFF, 4)], CWD)["cfg.json"].startswith("diff --git")
-    assert diffs([_bash("git stash", "", 1), _bash("git diff", DIFF, 2)], CWD) == {}  # another state
-    assert diffs([_bash("git diff", DIFF, 1, is_error=True)], CWD) == {}
+    assert _diffs([_edit("main.go", 3), _bash("git diff", DIFF, 4)], CWD)["cfg.json"].startswith("diff --git")
+    assert _diffs([_bash("git stash", "", 1), _bash("git diff", DIFF, 2)], CWD) == {}  # another state
+    assert _diffs([_bash("git diff", DIFF, 1, is_error=True)], CWD) == {}
 
 
 def test_a_cut_output_keeps_only_the_whole_file_sections_before_the_cut():
@@ -108,4 +112,4 @@ def test_line_endings_quoted_names_and_other_revisions():
               '+++ "b/caf\\303\\251.txt"\n@@ -1 +1 @@\n-a\n+b\n')
     assert list(sections(quoted)) == ["café.txt"]
     assert status_paths(' M "caf\\303\\251.txt"\n') == ["café.txt"]
-    assert diffs([_bash("git diff HEAD~1 -- cfg.json", DIFF)], CWD) == {}
+    assert _diffs([_bash("git diff HEAD~1 -- cfg.json", DIFF)], CWD) == {}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from conftest import run_git
+from conftest import committed_repo, run_git
 
 from toolaudit.cli import cli
 
@@ -46,12 +46,7 @@ def _replay(session: Path, repo: Path) -> dict:
 
 def test_the_session_sees_the_repository_at_its_recorded_commit(tmp_path):
     repo = tmp_path / "repo"
-    (repo / "src").mkdir(parents=True)
-    run_git(repo, "init", "-q")
-    (repo / "src" / "rates.py").write_text("RATE = 1\n")
-    run_git(repo, "add", ".")
-    run_git(repo, "commit", "-qm", "old")
-    old = run_git(repo, "rev-parse", "HEAD")
+    old = committed_repo(repo, {"src/rates.py": "RATE = 1\n"}, "old")
     (repo / "src" / "rates.py").write_text("RATE = 2\nRATE_EUR = 3\nRATE_USD = 4\n")
     run_git(repo, "commit", "-qam", "new")
     session = _session(tmp_path / "rollout.jsonl", old, "src/rates.py:1:RATE = 1\n")
@@ -67,11 +62,7 @@ def test_the_session_sees_the_repository_at_its_recorded_commit(tmp_path):
 
 def test_an_unknown_commit_replays_the_workspace_as_it_is_with_a_note(tmp_path):
     repo = tmp_path / "repo"
-    (repo / "src").mkdir(parents=True)
-    run_git(repo, "init", "-q")
-    (repo / "src" / "rates.py").write_text("RATE = 2\n")
-    run_git(repo, "add", ".")
-    run_git(repo, "commit", "-qm", "only")
+    committed_repo(repo, {"src/rates.py": "RATE = 2\n"})
     session = _session(tmp_path / "rollout.jsonl", "0" * 40, "src/rates.py:1:RATE = 1\n")
     result = _replay(session, repo)
     assert result["calls"][0]["output"].splitlines() == ["src/rates.py:1:RATE = 2"]

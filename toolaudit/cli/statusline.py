@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from ..resident import TOKENIZERS, line, request_of, stop_server
 from . import cli
 
 
@@ -13,7 +14,7 @@ from . import cli
 @click.argument("transcript", required=False, type=click.Path(dir_okay=False))
 @click.option("--top", type=click.IntRange(min=0), default=2, show_default=True, help="Tools named on the line.")
 @click.option("--tokenizer", default="claude", show_default=True,
-              type=click.Choice(["claude", "o200k_base", "cl100k_base", "approx"]),
+              type=click.Choice(TOKENIZERS),
               help="Claude's context is counted with `claude` (o200k × a factor, marked ~ as estimated).")
 @click.option("--calibration", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
               help="With --tokenizer claude: the factor of `toolaudit calibrate --save FILE`.")
@@ -34,8 +35,6 @@ def statusline(transcript: str | None, top: int, tokenizer: str, calibration: st
 
     It never fails the bar: a problem prints a short `toolaudit: ...` line and exits 0.
     """
-    from ..resident import line, request_of, stop_server
-
     if stop:
         click.echo("stopped the resident server" if stop_server() else "no resident server runs")
         return

@@ -25,7 +25,8 @@ from typing import Iterator
 
 from ..collectors import discover
 from ..errors import UsageError, check_strict
-from ..model import MAIN_AGENT, ORPHAN, PAIRED, ModelText, OutputCap, SessionEnd, SessionInfo, Skipped, ToolCall, ToolMenu
+from ..model import (MAIN_AGENT, ORPHAN, PAIRED, ModelText, OutputCap, SessionEnd, SessionInfo, Skipped, ToolCall,
+                     ToolMenu)
 from .never_ran import never_ran
 from .base import (FAILED, KEPT, NEVER_RAN, NOT_TRANSLATED, REFUSED, Implementation, Mapping, Outcome,
                    ReplayOptions, implementations)

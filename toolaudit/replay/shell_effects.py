@@ -441,6 +441,37 @@ def _agent_context(args: list[str]) -> Effect:
     return Effect(files, "spec-kit's update-agent-context writes the agents' files")
 
 
+def _other_writer(program: str, args: list[str], printed: str) -> Effect | None | bool:
+    """The effect of a program that runs another (`uv run`, `npx`, `pnpm exec`) or writes through an option
+    (`curl -o`, `jest -u`, `yq -i`, `sort -o`, `gh pr checkout`, `go run`); False when `program` is none of them."""
+    if program in ("uv", "poetry", "pipenv") and args[:1] == ["run"] or program == "pnpm" and args[:1] == ["exec"] \
+            or program in ("npx", "bunx", "pnpx"):
+        rest = _after_options(args if program in ("npx", "bunx", "pnpx") else args[1:], set())
+        # what it runs decides (`uv run black .`, `npx prettier --write`, `npx prisma@5 generate`)
+        return _part(shlex.join([rest[0].split("@")[0] or rest[0], *rest[1:]]), printed) if rest else None
+    if program in ("jest", "vitest") and any(a in ("-u", "--update", "--updateSnapshot") for a in args) \
+            or program == "pytest" and any(a.startswith(("--snapshot-update", "--update-snapshots")) for a in args):
+        return Effect((EVERYTHING,), f"{program} updates its snapshots")
+    if program in ("curl", "wget"):
+        for i, a in enumerate(args):
+            if a in ("-o", "--output", "-O", "--output-document") and i + 1 < len(args) \
+                    and not (program == "curl" and a == "-O"):
+                return Effect((args[i + 1],), f"{program} writes its output file")
+            if a in ("-O", "--remote-name", "-J", "-P") or program == "wget" and not a.startswith("-") \
+                    and not any(x in ("-O", "--output-document", "-qO-", "-O-") for x in args):
+                return Effect((EVERYTHING,), f"{program} saves a file named by the download")
+        return None
+    if program == "gh" and args[:2] in (["pr", "checkout"], ["repo", "clone"]):
+        return Effect((EVERYTHING,), f"gh {' '.join(args[:2])} changes the working tree")
+    if program in ("yq", "awk", "gawk", "perl", "ruby") and any(a == "inplace" or a.startswith("-i") for a in args):
+        return Effect((EVERYTHING,), f"{program} edits files in place")
+    if program == "sort" and any(a == "-o" or a.startswith("--output") for a in args):
+        return Effect((EVERYTHING,), "sort -o writes its output file")
+    if program == "go" and args[:1] == ["run"]:
+        return Effect((EVERYTHING,), "go run runs a program")
+    return False
+
+
 def _part(part: str, printed: str = "") -> Effect | None:
     """One simple command's effect (None: nothing); `printed`: the whole command's recorded output."""
     try:
@@ -508,35 +539,9 @@ def _part(part: str, printed: str = "") -> Effect | None:
         return None
     if program == "find":
         return _find(args)
-    if program in ("uv", "poetry", "pipenv") and args[:1] == ["run"] or program in ("npx", "bunx", "pnpx") \
-            or program == "pnpm" and args[:1] == ["exec"]:
-        rest = [a for a in args[1 if program not in ("npx", "bunx", "pnpx") else 0:]]
-        rest = _after_options(rest, set())
-        if rest:  # what it runs decides (`uv run black .`, `npx prettier --write`, `npx prisma generate`)
-            inner = _part(shlex.join([rest[0].split("@")[0] or rest[0], *rest[1:]]), printed)
-            return inner if inner is not None else None
-        return None
-    if program in ("jest", "vitest") and any(a in ("-u", "--update", "--updateSnapshot") for a in args) \
-            or program == "pytest" and any(a.startswith(("--snapshot-update", "--update-snapshots")) for a in args):
-        return Effect((EVERYTHING,), f"{program} updates its snapshots")
-    if program in ("curl", "wget"):
-        for i, a in enumerate(args):
-            if a in ("-o", "--output", "-O", "--output-document") and i + 1 < len(args) \
-                    and not (program == "curl" and a == "-O"):
-                return Effect((args[i + 1],), f"{program} writes its output file")
-            if a in ("-O", "--remote-name", "-J", "-P") or program == "wget" and not a.startswith("-") \
-                    and not any(x in ("-O", "--output-document", "-qO-", "-O-") for x in args):
-                return Effect((EVERYTHING,), f"{program} saves a file named by the download")
-        return None
-    if program == "gh" and args[:2] in (["pr", "checkout"], ["repo", "clone"]):
-        return Effect((EVERYTHING,), f"gh {' '.join(args[:2])} changes the working tree")
-    if program in ("yq", "awk", "gawk", "perl", "ruby") and any(a in ("-i", "inplace") or a.startswith("-i")
-                                                                for a in args):
-        return Effect((EVERYTHING,), f"{program} edits files in place")
-    if program == "sort" and any(a == "-o" or a.startswith("--output") for a in args):
-        return Effect((EVERYTHING,), "sort -o writes its output file")
-    if program == "go" and args[:1] == ["run"]:
-        return Effect((EVERYTHING,), "go run runs a program")
+    other = _other_writer(program, args, printed)
+    if other is not False:
+        return other
     if program in ("npm", "pnpm", "yarn") and (any(a in ("-g", "--global") for a in args) or args[:1] == ["global"]):
         return None  # a global install writes outside the workspace
     if program in READERS:

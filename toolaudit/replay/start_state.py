@@ -50,7 +50,7 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
 
     touched: set[str] = set()  # recorded paths the session changed before: their diff is partly its own work
     found: dict[str, str] = {}
-    listed: list[str] = []
+    listed: dict[str, None] = {}  # in the order first listed
     for call in calls:
         if edits.is_mutating(call) or edits.is_patch_call(call):
             changed = edits.changes_of(call)
@@ -63,8 +63,8 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
         if command is None:
             continue
         if _is_status(command):
-            listed += [path for path in status_paths(call.output if not call.is_error else "")
-                       if path not in listed and not _holds(path, touched, cwd) and not path.startswith(AGENT_HOMES)]
+            listed.update((path, None) for path in status_paths(call.output if not call.is_error else "")
+                          if not path.startswith(AGENT_HOMES) and not _holds(path, touched, cwd))
             continue
         named = _diff_paths(command)
         if named is not None:
@@ -93,16 +93,26 @@ _LONG = re.compile(r"^\t(?:modified|new file|deleted|renamed|typechange|both mod
 
 def _is_status(command: str) -> bool:
     """`command` is a plain `git status` (short or long, nothing piped)."""
+    words = _git_words(command)
+    return words is not None and words[:1] == ["status"] and all(w in _STATUS_OPTIONS for w in words[1:])
+
+
+def _git_words(command: str) -> list[str] | None:
+    """The words after `git` and its global options of a git command run alone (nothing piped, chained,
+    redirected or substituted; a trailing `2>&1` allowed), or None."""
     command = re.sub(r"\s+2>&1\s*$", "", command.strip())
     if any(ch in command for ch in "|;&<>`$\n"):
-        return False
-    words = command.split()
+        return None
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
     if words[:1] != ["git"]:
-        return False
+        return None
     words = words[1:]
     while words and (words[0] in _OPTIONS or words[0] == "-C"):
         words = words[2:] if words[0] == "-C" else words[1:]
-    return words[:1] == ["status"] and all(w in _STATUS_OPTIONS for w in words[1:])
+    return words
 
 
 def status_paths(output: str) -> list[str]:
@@ -127,35 +137,18 @@ def status_paths(output: str) -> list[str]:
     return [unquote(p) for p in paths]
 
 
-def diffs(calls: list[ToolCall], cwd: str | None) -> dict[str, str]:
-    """Each file's recorded diff (see read)."""
-    return read(calls, cwd).diffs
-
-
 def _holds(path: str, touched: set[str], cwd: str | None) -> bool:
     """Whether a listed path (a file, or a folder ending in /) is, or holds, a file the session changed: what
     status shows of it may be the session's own work."""
     if not path.endswith("/"):
         return any(_same(path, t, cwd) for t in touched)
-    folder = path.rstrip("/")
-    return any(f"/{t.replace(chr(92), '/')}".find(f"/{folder}/") >= 0 for t in touched)
+    return any(_within(t.replace("\\", "/"), path) for t in touched)
 
 
 def _diff_paths(command: str) -> list[str] | None:
     """The paths a plain `git diff` of the working tree (against the index or HEAD, nothing piped) names ([]: the
     whole tree); None when `command` is anything else."""
-    command = re.sub(r"\s+2>&1\s*$", "", command.strip())
-    if any(ch in command for ch in "|;&<>`$\n"):  # piped, chained, redirected or substituted: not the diff alone
-        return None
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return None
-    if len(words) < 2 or words[0] != "git":
-        return None
-    words = words[1:]
-    while words and (words[0] in _OPTIONS or words[0] == "-C"):
-        words = words[2:] if words[0] == "-C" else words[1:]
+    words = _git_words(command)
     if not words or words[0] != "diff":
         return None
     rest = words[1:]
@@ -171,11 +164,14 @@ def _diff_paths(command: str) -> list[str] | None:
 def _under(path: str, named: list[str]) -> bool:
     """Whether a diff's file (relative to the repository) is one a `git diff PATH…` named (a word that is not a
     path, such as a branch, names none of them: the diff is then against that revision and is not used)."""
-    for word in named:
-        word = word.removeprefix("./").rstrip("/")
-        if word in ("", ".") or f"/{path}/".find(f"/{word}/") >= 0:  # the file, or a folder holding it
-            return True
-    return not named
+    return not named or any(_within(path, word) for word in named)
+
+
+def _within(path: str, name: str) -> bool:
+    """Whether `path` is the file or folder `name` names, or lies in it, anywhere along it (`a/b/c.go` is within
+    `b` and `a/b/c.go`); `.` and `` name everything."""
+    name = name.removeprefix("./").rstrip("/")
+    return name in ("", ".") or f"/{path}/".find(f"/{name}/") >= 0
 
 
 def sections(output: str) -> dict[str, str]:

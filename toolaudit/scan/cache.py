@@ -27,10 +27,10 @@ from typing import Callable, Iterable, Iterator
 
 import orjson
 
+from ..files import CACHE_ENV as ENV, cache_dir  # noqa: F401  (ENV: the variable, as callers name it here)
 from ..model import FileResult, Measurement, MenuMeasurement, Skipped, Usage
 from .measure import known_key
 
-ENV = "TOOLAUDIT_CACHE_DIR"
 NAME = "scan.sqlite"
 APP = "toolaudit-scan-cache"
 LAYOUT = 2  # bump when the tables or the entry encoding change
@@ -38,16 +38,6 @@ EDGE = 4096
 UNRECOGNISED = "no collector recognises this file"  # pipeline.scan_file's error: a fact about the file, kept
 _BATCH = 200  # entries written per transaction
 _WAIT_S = 30.0  # how long a writer waits for another process's lock before it skips its writes
-
-
-def cache_dir() -> Path:
-    """Where the cache lives: $TOOLAUDIT_CACHE_DIR, else the user cache folder (platformdirs)."""
-    given = os.environ.get(ENV)
-    if given:
-        return Path(given)
-    from platformdirs import user_cache_path
-
-    return user_cache_path("toolaudit", appauthor=False)
 
 
 @lru_cache(maxsize=1)
