@@ -46,13 +46,14 @@ GENERATOR_VERSION = 2
 # ---- corpus -------------------------------------------------------------------------------
 
 
-def ensure_corpus(out: Path, size_mb: float, seed: int, jobs: int) -> dict:
-    """The corpus in `out`: reused when its manifest matches, else (re)generated."""
-    wanted = {"generator": GENERATOR_VERSION, "size_mb": size_mb, "seed": seed}
+def ensure_corpus(out: Path, size_mb: float, seed: int, jobs: int, small: bool = False) -> dict:
+    """The corpus in `out`: reused when its manifest matches, else (re)generated (`small`: files of
+    15-800 KB instead of 1-20 MB, synth_corpus.plan)."""
+    wanted = {"generator": GENERATOR_VERSION, "size_mb": size_mb, "seed": seed, **({"small": True} if small else {})}
     manifest = out / MANIFEST
     if manifest.exists():
         old = json.loads(manifest.read_text())
-        if all(old.get(k) == v for k, v in wanted.items()):
+        if all(old.get(k, False if k == "small" else None) == v for k, v in {**wanted, "small": small}.items()):
             return {**old, "reused": True}
         shutil.rmtree(out)
     elif out.exists() and any(out.iterdir()):
@@ -60,7 +61,7 @@ def ensure_corpus(out: Path, size_mb: float, seed: int, jobs: int) -> dict:
         sys.exit(f"error: {out} exists, is not empty and holds no {MANIFEST}; choose another --out")
     home = out / "home"
     home.mkdir(parents=True, exist_ok=True)
-    plan = synth_corpus.plan(int(size_mb * 1_000_000), seed)
+    plan = synth_corpus.plan(int(size_mb * 1_000_000), seed, small)
     start = time.perf_counter()
     with ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
         results = list(pool.map(synth_corpus.write_one, [home] * len(plan), [seed] * len(plan), plan))

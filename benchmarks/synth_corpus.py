@@ -375,15 +375,18 @@ def write_codex(path: Path, seed: int, index: int, target: int, when: dt.datetim
 # ---- the corpus ------------------------------------------------------------------------------
 
 
-def plan(size_bytes: int, seed: int) -> list[tuple]:
-    """(kind, index, relative path, target bytes, extra) for every file: ~2/3 Claude, ~1/3 Codex by bytes."""
+def plan(size_bytes: int, seed: int, small: bool = False) -> list[tuple]:
+    """(kind, index, relative path, target bytes, extra) for every file: ~2/3 Claude, ~1/3 Codex by bytes.
+    Files of 1-20 MB, or with `small` of 15-800 KB (~200 KB on average: 2 GB is ~10k files, the shape of a
+    real ~/.claude/projects after months of daily use)."""
     rng = random.Random(f"plan:{seed}")
     p = pools(seed)
     jobs, total, index = [], 0, 0
     projects = [f"-home-dev-{w}" for w in rng.sample(p.words, 8)]
+    low, high = (15_000, 800_000) if small else (1_000_000, 20_000_000)
     while total < size_bytes:
-        target = int(math.exp(rng.uniform(math.log(1_000_000), math.log(20_000_000))))
-        target = min(target, max(size_bytes - total, 1_000_000))
+        target = int(math.exp(rng.uniform(math.log(low), math.log(high))))
+        target = min(target, max(size_bytes - total, low))
         if rng.random() < 2 / 3:
             rel = f".claude/projects/{rng.choice(projects)}/{_uuid(rng)}.jsonl"
             jobs.append(("claude", index, rel, target, None))

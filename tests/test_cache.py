@@ -9,12 +9,15 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
 import toolaudit
 from toolaudit import pipeline
+from toolaudit.options import Hooks
 from toolaudit.scan import cache as scan_cache
 
 from conftest import SAMPLES
@@ -252,8 +255,12 @@ def test_the_cache_holds_no_output_or_argument_text(tmp_path, cache_home):
     assert scan_cache.info().files == 2
     for file in cache_home.iterdir():  # the database, its WAL and shared memory alike
         assert MARKER.encode() not in file.read_bytes(), file.name
+    for by in ("session", "file", "family"):
+        _doc([marked], by=by, cost=True)
     with sqlite3.connect(cache_home / scan_cache.NAME) as db:
-        for (entry,) in db.execute("SELECT entry FROM files"):
+        entries = db.execute("SELECT entry FROM files UNION ALL SELECT entry FROM summaries").fetchall()
+        assert len(entries) == 2 + 4  # the files' and four scans' summaries
+        for (entry,) in entries:
             assert MARKER.encode() not in entry
 
 
@@ -301,6 +308,7 @@ def test_a_damaged_entry_is_read_again(cache_home, reads):
     _doc([KANBAN])
     with sqlite3.connect(cache_home / scan_cache.NAME) as db:
         db.execute("UPDATE files SET entry = ?", (b'{"m": [[1, 2]]}',))
+        db.execute("DELETE FROM summaries")  # else the kept summary answers without the entry
     reads.clear()
     assert _doc([KANBAN]) == _doc([KANBAN], cache=False)
     assert reads[0] == KANBAN.name
@@ -369,3 +377,88 @@ def test_compare_and_ci_scan_through_the_cache(cache_home, reads, tmp_path):
     reads.clear()
     verdict = toolaudit.gate([SAMPLES / "claude-code"], baseline=baseline)
     assert reads == [] and verdict.passed
+
+
+def _folds(monkeypatch) -> list[str]:
+    """The files whose rows a scan folded (none when a kept summary answered)."""
+    from toolaudit.scan.summary import Collected
+
+    folded: list[str] = []
+    real = Collected.add
+    monkeypatch.setattr(Collected, "add", lambda self, result: folded.append(Path(result.source).name)
+                        or real(self, result))
+    return folded
+
+
+def test_an_unchanged_corpus_is_answered_from_its_kept_summary(corpus, tmp_path, cache_home, reads, monkeypatch):
+    folded = _folds(monkeypatch)
+    paths = [corpus, SAMPLES]
+    for options in ({"by": "session", "cost": True}, {"by": "day", "tz": ZoneInfo("Europe/Paris")}, {}):
+        first = _doc(paths, **options)
+        assert folded  # the first scan folds every file's rows (and keeps the summary)
+        folded.clear()
+        reads.clear()
+        again = _doc(paths, **options)
+        assert (folded, reads) == ([], [])  # no file read, no row folded
+        assert again == first == _doc(paths, cache=False, **options)
+        folded.clear()
+    # another plan is not answered by this one's summary
+    _doc(paths, by="model")
+    assert folded
+    # a file more, or a file changed, and the rows are folded again (only the changed file read)
+    copy = tmp_path / "one"
+    copy.mkdir()
+    session = copy / KANBAN.name
+    session.write_bytes(b"".join(_lines(KANBAN)[:10]))
+    _doc([copy, SAMPLES])
+    folded.clear()
+    _append(session, b"".join(_lines(KANBAN)[10:12]))
+    reads.clear()
+    grown = _doc([copy, SAMPLES])
+    assert reads == [KANBAN.name] and len(folded) > 1
+    assert grown == _doc([copy, SAMPLES], cache=False)
+
+
+def test_a_summary_is_not_kept_for_a_window_or_text(cache_home, tmp_path, monkeypatch):
+    folded = _folds(monkeypatch)
+    for options in ({"since": datetime(2000, 1, 1, tzinfo=timezone.utc)}, {"top": 3}, {"strict": False, "top": 1, "show_content": True}):
+        _doc([SAMPLES / "claude-code"], **options)
+        folded.clear()
+        _doc([SAMPLES / "claude-code"], **options)
+        assert folded, options  # folded from the per-file entries each time
+    with sqlite3.connect(cache_home / scan_cache.NAME) as db:
+        assert db.execute("SELECT COUNT(*) FROM summaries").fetchone() == (0,)
+
+
+def test_a_damaged_summary_is_dropped_with_a_note(cache_home, capsys):
+    _doc([SAMPLES / "claude-code"])
+    with sqlite3.connect(cache_home / scan_cache.NAME) as db:
+        db.execute("UPDATE summaries SET entry = ?", (b'{"files": {"$c": "os.system", "f": ["id"]}}',))
+    notes: list[str] = []
+    result = toolaudit.scan([SAMPLES / "claude-code"], jobs=1, hooks=Hooks(say=notes.append))
+    assert any("kept summary is damaged" in n for n in notes)
+    assert result.to_dict()["totals"] == _doc([SAMPLES / "claude-code"], cache=False)["totals"]
+
+
+def test_the_summary_codec_rebuilds_every_result_class(corpus):
+    from dataclasses import replace
+
+    from toolaudit.scan.summary_cache import data_of, result_of
+
+    for options in ({"cost": True, "by": "session"}, {"by": "family"}):
+        result = toolaudit.scan([corpus, SAMPLES], jobs=1, cache=False, **options)
+        assert result.bill is not None and result.days and result.skipped
+        rebuilt = result_of(data_of(result))
+        assert rebuilt == replace(result, meta=None, calls=())
+    with pytest.raises(KeyError):  # only the result classes are ever built from a summary
+        result_of(data_of(result).replace(b'"$c":"GroupRow"', b'"$c":"Path"'))
+
+
+def test_a_file_whose_mode_changed_is_still_served(tmp_path, cache_home, reads):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"".join(_lines(KANBAN)))
+    first = _doc([path], by="session")
+    os.chmod(path, 0o600)  # its change time moves, its bytes do not: checked on its edges, not read
+    reads.clear()
+    assert _doc([path], by="tool") and reads == []
+    assert _doc([path], by="session") == first

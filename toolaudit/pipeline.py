@@ -281,14 +281,18 @@ def run(files: list[Path], options: FileOptions, sink, read: InputOptions = Inpu
     if cache is None:
         results = scan_files(files, options, read.jobs, worker, extra, read.scheduler or None)
     else:
-        from .scan.cache import through_cache
+        from .scan.cache import stamped, through_cache
 
         def grown(path: Path, known: dict, resume: tuple | None):  # one file, in this process
             return worker(path, replace(options, engine=engine_for(options.engine, _workload([path]))), known=known,
                           resume=resume)
 
+        stamps = stamped(cache.stamps(), files, True)
+        keeper = getattr(sink, "keeper", None)  # a scan's Collected that may be answered by its kept summary
+        if keeper is not None and sink.restore(keeper.check(cache, files, stamps)):
+            return sink
         results = through_cache(cache, files, lambda changed: scan_files(changed, options, read.jobs, worker, extra),
-                                roots, grown)
+                                roots, grown, stamps)
     for result in results:
         if strict:
             check_strict(result)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from functools import cache
 from importlib import import_module
 from typing import Callable, Generic, TypeVar
@@ -25,6 +27,34 @@ def installed_entry_points():
     from importlib.metadata import entry_points  # 20 ms of imports: only when a registry is first used
 
     return entry_points()
+
+
+@cache
+def _declared(group: str) -> bool:
+    """False only when no installed package can declare `group`: every path entry is a folder whose
+    `*.dist-info`/`*.egg-info` entry_points.txt files never name it (2 ms where the full read takes 30)."""
+    header = f"[{group}]".encode()
+    for entry in sys.path:
+        folder = entry or "."
+        if os.path.isfile(folder):  # a zip on the path: only importlib.metadata reads it
+            return True
+        try:
+            listing = [item.path for item in os.scandir(folder) if item.name.endswith((".dist-info", ".egg-info"))]
+        except OSError:
+            continue
+        for meta in listing:
+            try:
+                with open(os.path.join(meta, "entry_points.txt"), "rb") as handle:
+                    if header in handle.read():
+                        return True
+            except OSError:
+                continue
+    return False
+
+
+def entry_points_of(group: str):
+    """The installed entry points of `group`, without the full read when no package declares it."""
+    return installed_entry_points().select(group=group) if _declared(group) else ()
 
 
 class Registry(Generic[T]):
@@ -55,7 +85,7 @@ class Registry(Generic[T]):
             rank = {module: i for i, module in enumerate(order)}
             self._items = dict(sorted(self._items.items(),
                                       key=lambda kv: rank.get(getattr(kv[1], "__module__", ""), len(rank))))
-        for ep in installed_entry_points().select(group=self.group):
+        for ep in entry_points_of(self.group):
             self.register(ep.load())
 
     def builtin(self, key: str) -> T:

@@ -53,14 +53,19 @@ def iter_files(paths: list[Path | RemotePath], problems: list[str] | None = None
             if remote:
                 found = [file for file in path.walk_files() if file.name.endswith(SUFFIXES)]
             else:
-                found = []
-                for root, dirs, files in os.walk(path, onerror=unreadable):
-                    dirs.sort()
-                    found.extend(Path(root) / name for name in files if name.endswith(SUFFIXES))
+                found, regular = [], set()
+                for folder, entries in _walk(path, unreadable):
+                    for entry in entries:
+                        if entry.name.endswith(SUFFIXES):
+                            found.append(folder / entry.name)
+                            if _regular(entry):
+                                regular.add(entry.path)
             # a subagent's own file before its parent's, so its records win over the copies
             # the parent carries in progress lines (the scan keeps the first copy of a call)
-            for file in sorted(_walked(found), key=_order):
-                if remote or file.is_file():  # a FIFO or socket named *.jsonl would block the read
+            order = _Order()
+            for file in sorted(_walked(found), key=order):
+                # a FIFO or socket named *.jsonl would block the read (the walk's entry says which is which)
+                if remote or str(file) in regular or file.is_file():
                     yield file
                 elif problems is not None:
                     problems.append(f"{file}: not a regular file, passed over")
@@ -77,9 +82,49 @@ def _walked(found: list[Path]) -> list[Path]:
     return found
 
 
-def _order(path: Path) -> tuple:
-    """Path order, except that `agent-*` files come first among their siblings."""
-    return tuple((1, part) for part in path.parent.parts) + ((0 if path.name.startswith("agent-") else 1, path.name),)
+def _walk(top: Path, onerror: Callable[[OSError], None]) -> Iterator[tuple[Path, list]]:
+    """(folder, its file entries) for `top` and every folder below it, in name order, as os.walk walks (links
+    to folders are not followed): the entries say which are regular files without a stat each."""
+    try:
+        with os.scandir(top) as listing:
+            entries = sorted(listing, key=lambda e: e.name)
+    except OSError as exc:
+        onerror(exc)
+        return
+    folders, files = [], []
+    for entry in entries:
+        try:
+            is_dir = entry.is_dir()
+        except OSError:
+            is_dir = False
+        (folders if is_dir else files).append(entry)
+    yield top, files
+    for entry in folders:
+        if not entry.is_symlink():
+            yield from _walk(top / entry.name, onerror)
+
+
+def _regular(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
+
+
+class _Order:
+    """Path order, except that `agent-*` files come first among their siblings (a folder's parts worked out
+    once for all its files)."""
+
+    def __init__(self) -> None:
+        self._folders: dict[Path, tuple] = {}
+
+    def __call__(self, path: Path) -> tuple:
+        parent = path.parent
+        head = self._folders.get(parent)
+        if head is None:
+            head = self._folders[parent] = tuple((1, part) for part in parent.parts)
+        return head + ((0 if path.name.startswith("agent-") else 1, path.name),)
+
 
 
 class EmptyFile(Collector):

@@ -401,11 +401,13 @@ class OpenHandsV1Collector(Collector):
         firsts: dict[Path, Path] = {}
         rest = []
         for file in files:
-            if event_file(file):
+            if file.parent.name == EVENTS_DIR and event_file(file):  # the cheap test first: most files are not
                 known = firsts.get(file.parent)
                 firsts[file.parent] = file if known is None else min(known, file, key=event_order)
             else:
                 rest.append(file)
+        if not firsts:  # no conversation folder: every file stands for itself (and 10k Paths are not rebuilt)
+            return rest
         state = {events.parent / name for events in firsts for name in STATE_FILES}
         return [file for file in rest if file.parent / plain_name(file) not in state] + list(firsts.values())
 

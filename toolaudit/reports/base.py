@@ -9,7 +9,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ..registry import Registry, installed_entry_points
+from ..registry import Registry, entry_points_of
 from ..files import atomic_write
 
 
@@ -51,7 +51,7 @@ class Reporters(Registry):
         return super().get(key)
 
     def _plugins(self):
-        return installed_entry_points().select(group=self.group)
+        return entry_points_of(self.group)
 
 
 reporters: Reporters = Reporters("report", "toolaudit.reports")

@@ -2,8 +2,10 @@
 
 A file's entry is keyed by what the measurement depends on (toolaudit's code, the tokenizer, its
 calibration, a forced format) and checked against the file's stamp: path, size, mtime_ns, inode and a
-digest of its first and last EDGE bytes. A file whose stamp changed is read whole again; a file gone from
-a scanned folder drops out. Entries hold numbers, names, timestamps and digests only (Measurement rows
+digest of its first and last EDGE bytes. A file whose size, mtime, inode and change time (ctime, which no
+program can set back) are unchanged is not opened; one whose ctime moved is checked on its edges. A file
+whose stamp changed is read whole again (or read on, when it only grew); a file gone from a scanned folder
+drops out. A whole scan's summary is kept too (scan.summary_cache). Entries hold numbers, names, timestamps and digests only (Measurement rows
 without previews, skipped lines, usage, menus): never output or argument text, so `--top`,
 `--show-content` and `--records`, which show text, read their files.
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
@@ -33,7 +36,7 @@ from .measure import known_key
 
 NAME = "scan.sqlite"
 APP = "toolaudit-scan-cache"
-LAYOUT = 2  # bump when the tables or the entry encoding change
+LAYOUT = 3  # bump when the tables or the entry encoding change
 EDGE = 4096
 UNRECOGNISED = "no collector recognises this file"  # pipeline.scan_file's error: a fact about the file, kept
 _BATCH = 200  # entries written per transaction
@@ -94,6 +97,12 @@ class Stamp:
     mtime_ns: int
     inode: int
     edges: bytes
+    ctime_ns: int = 0  # the inode's change time: no program can set it back, and every write moves it
+
+    def same_bytes(self, other: "Stamp") -> bool:
+        """The same version of the file's bytes as `other`, whatever its change time (a chmod moves it)."""
+        return (self.size, self.mtime_ns, self.inode, self.edges) == (other.size, other.mtime_ns, other.inode,
+                                                                      other.edges)
 
 
 def _peek(path: Path, size: int | None = None) -> tuple[os.stat_result, bytes] | None:
@@ -131,7 +140,7 @@ def stamp_of(path: Path) -> Stamp | None:
     if peeked is None:
         return None
     st, edges = peeked
-    return Stamp(st.st_size, st.st_mtime_ns, st.st_ino, edges)
+    return Stamp(st.st_size, st.st_mtime_ns, st.st_ino, edges, st.st_ctime_ns)
 
 
 def encode(result: FileResult) -> bytes:
@@ -175,6 +184,8 @@ class ScanCache:
         self._pending: list[tuple] = []
         # the files behind served rows whose source is not their file (OpenHands' conversation folders)
         self.read_from: dict[str, set] = {}
+        self.complete = True  # every file read through it was kept (a summary of the scan may be kept too)
+        self._known: dict[str, Stamp] | None = None
         self._db = self._open()
 
     def _open(self) -> sqlite3.Connection | None:
@@ -201,7 +212,7 @@ class ScanCache:
             db.execute("CREATE TABLE IF NOT EXISTS about (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
             found = dict(db.execute("SELECT name, value FROM about").fetchall())
             tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if not found and tables - {"about", "files"}:  # another program's database: never adopted
+            if not found and tables - {"about", "files", "summaries"}:  # another program's: never adopted
                 found = {"app": "another program's"}
             if not found:
                 db.executemany("INSERT INTO about VALUES (?, ?)", [("app", APP), ("layout", str(LAYOUT))])
@@ -210,9 +221,13 @@ class ScanCache:
                 db.close()
                 raise sqlite3.DatabaseError(f"not a toolaudit scan cache of layout {LAYOUT}")
             db.execute("CREATE TABLE IF NOT EXISTS files (key TEXT NOT NULL, path TEXT NOT NULL, size INTEGER, "
-                       "mtime_ns INTEGER, inode INTEGER, edges BLOB, entry BLOB, PRIMARY KEY (key, path))")
+                       "mtime_ns INTEGER, inode INTEGER, edges BLOB, ctime_ns INTEGER, entry BLOB, PRIMARY KEY (key, path))")
+            # whole scans' summaries (scan.summary_cache), by the digest of their files' stamps and plan
+            db.execute("CREATE TABLE IF NOT EXISTS summaries (digest TEXT PRIMARY KEY, key TEXT NOT NULL, "
+                       "made INTEGER, entry BLOB)")
             # entries measured by other code can never serve again: they go, so upgrades do not pile up
-            db.execute("DELETE FROM files WHERE key NOT LIKE ?", (_code_prefix(self.key) + "%",))
+            for table in ("files", "summaries"):
+                db.execute(f"DELETE FROM {table} WHERE key NOT LIKE ?", (_code_prefix(self.key) + "%",))
             db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:
@@ -230,31 +245,42 @@ class ScanCache:
                 pass
 
     def stamps(self) -> dict[str, Stamp]:
-        """Every path this key holds, with the stamp it was measured at."""
+        """Every path this key holds, with the stamp it was measured at (as at the first call: one scan's)."""
+        if self._known is None:
+            self._known = self._stamps()
+        return self._known
+
+    def _stamps(self) -> dict[str, Stamp]:
         if self._db is None:
             return {}
         try:
-            found = self._db.execute("SELECT path, size, mtime_ns, inode, edges FROM files WHERE key = ?",
+            found = self._db.execute("SELECT path, size, mtime_ns, inode, edges, ctime_ns FROM files WHERE key = ?",
                                      (self.key,)).fetchall()
         except sqlite3.DatabaseError as exc:
             self._off(exc)
             return {}
-        return {path: Stamp(size, mtime, inode, edges) for path, size, mtime, inode, edges in found}
+        return {path: Stamp(*stamp) for path, *stamp in found}
 
     def load(self, source: str) -> FileResult | None:
         """The cached result of `source`, or None (a damaged entry is dropped with a note)."""
+        return self._entry("SELECT entry FROM files WHERE key = ? AND path = ?", (self.key, source),
+                           lambda data: decode(source, data), f"the entry of {source} is damaged ({{}}): read again",
+                           lambda: self.forget([source]))
+
+    def _entry(self, sql: str, args: tuple, decoded: Callable, damaged: str, drop: Callable[[], None]):
+        """`decoded(entry)` of the row `sql` selects, or None; a damaged entry is noted and dropped."""
         try:
-            row = self._db.execute("SELECT entry FROM files WHERE key = ? AND path = ?", (self.key, source)).fetchone()
+            row = self._db.execute(sql, args).fetchone()
         except (sqlite3.DatabaseError, AttributeError) as exc:
             self._off(exc)
             return None
         if row is None:
             return None
         try:
-            return decode(source, row[0])
+            return decoded(row[0])
         except (ValueError, TypeError, KeyError, IndexError, orjson.JSONDecodeError) as exc:
-            self._note(f"scan cache: the entry of {source} is damaged ({type(exc).__name__}): read again")
-            self.forget([source])
+            self._note(f"scan cache: {damaged.format(type(exc).__name__)}")
+            drop()
             return None
 
     def put(self, source: str, stamp: Stamp, result: FileResult) -> None:
@@ -264,10 +290,33 @@ class ScanCache:
             source.encode("utf-8")
             entry = encode(result)
         except (UnicodeEncodeError, orjson.JSONEncodeError, TypeError):
+            self.complete = False
             return
-        self._pending.append((self.key, source, stamp.size, stamp.mtime_ns, stamp.inode, stamp.edges, entry))
+        self._pending.append((self.key, source, stamp.size, stamp.mtime_ns, stamp.inode, stamp.edges, stamp.ctime_ns,
+                              entry))
         if len(self._pending) >= _BATCH:
             self.flush()
+
+    def summary(self, digest: str):
+        """The ScanResult kept under `digest` (scan.summary_cache), or None (a damaged one is dropped)."""
+        from .summary_cache import result_of
+
+        return self._entry("SELECT entry FROM summaries WHERE digest = ? AND key = ?", (digest, self.key), result_of,
+                           "a kept summary is damaged ({}): the files are folded again",
+                           lambda: self._write("DELETE FROM summaries WHERE digest = ?", [(digest,)]))
+
+    def keep_summary(self, digest: str, result) -> None:
+        """Keep a scan's summary under `digest`, and only the newest KEPT_PER_OPTIONS of this options key."""
+        from .summary_cache import KEPT_PER_OPTIONS, data_of
+
+        try:
+            entry = data_of(result)
+        except (TypeError, orjson.JSONEncodeError):
+            return
+        self.flush()
+        self._write("INSERT OR REPLACE INTO summaries VALUES (?, ?, ?, ?)", [(digest, self.key, time.time_ns(), entry)])
+        self._write("DELETE FROM summaries WHERE key = ? AND digest NOT IN (SELECT digest FROM summaries WHERE key = ? "
+                    "ORDER BY made DESC LIMIT ?)", [(self.key, self.key, KEPT_PER_OPTIONS)])
 
     def forget(self, sources: Iterable[str]) -> None:
         """Drop the entries of `sources` (files that are gone or damaged)."""
@@ -276,7 +325,7 @@ class ScanCache:
     def flush(self) -> None:
         """Write the pending entries in one transaction."""
         pending, self._pending = self._pending, []
-        self._write("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)", pending)
+        self._write("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)", pending)
 
     def _write(self, sql: str, rows: list[tuple]) -> None:
         if self._db is None or not rows:
@@ -320,25 +369,43 @@ def opened(read, note: Callable[[str], None] | None = None, wanted: bool = True)
         cache.close()
 
 
+def stamped(known: dict[str, Stamp], files: list, growing: bool) -> list[tuple[Stamp | None, bool, bool]]:
+    """(stamp, unchanged, only grown) of each of `files` against the stamps `known` (ScanCache.stamps);
+    a file is only grown when `growing` (its reader can read on)."""
+    stamps = []
+    for path in files:
+        before = known.get(str(path))
+        if before is not None and isinstance(path, Path):
+            try:
+                st = os.stat(path)
+            except OSError:
+                st = None
+            # nothing has written to it since it was stamped: its bytes are the ones measured (git's rule for
+            # its index), so the edges are not read again: one stat, where reading them cost 10k files 0.15 s
+            if st is not None and (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) == (
+                    before.size, before.mtime_ns, before.inode, before.ctime_ns):
+                stamps.append((before, True, False))
+                continue
+        stamp = stamp_of(path) if isinstance(path, Path) else None
+        hit = stamp is not None and before is not None and stamp.same_bytes(before)
+        stamps.append((stamp, hit, not hit and growing and before is not None and stamp is not None
+                       and appended(path, before)))
+    return stamps
+
+
 def through_cache(cache: ScanCache, files: list, scan: Callable[[list], Iterator[FileResult]],
-                  roots: Iterable[Path] = (), grown: Callable[[Path, dict, tuple | None], FileResult] | None = None
-                  ) -> Iterator[FileResult]:
+                  roots: Iterable[Path] = (), grown: Callable[[Path, dict, tuple | None], FileResult] | None = None,
+                  stamps: list | None = None) -> Iterator[FileResult]:
     """Each of `files`' results in order: from `cache` where the file's stamp is unchanged, else from
     `scan(the files that changed)`, kept for next time. Entries of files gone from `roots` are dropped.
 
     A file that only grew (appended) is read again by `grown(path, known, resume)` in this process: from
     its checkpoint when its collector left one (resume_from), else whole, with `known` the token counts of
-    its cached rows, so only the new outputs are counted."""
+    its cached rows, so only the new outputs are counted. `stamps`: `stamped(...)` of `files`, when the
+    caller worked them out already. A file that could not be kept clears `cache.complete`."""
     known = cache.stamps()
-    stamps, misses = [], []
-    for path in files:
-        stamp = stamp_of(path) if isinstance(path, Path) else None
-        before = known.get(str(path))
-        hit = stamp is not None and before == stamp
-        longer = not hit and grown is not None and before is not None and stamp is not None and appended(path, before)
-        stamps.append((stamp, hit, longer))
-        if not hit and not longer:
-            misses.append(path)
+    stamps = stamped(known, files, grown is not None) if stamps is None else stamps
+    misses = [path for path, (_, hit, longer) in zip(files, stamps) if not hit and not longer]
     fresh = scan(misses)
     for path, (stamp, hit, longer) in zip(files, stamps):
         result = cache.load(str(path)) if hit or longer else None
@@ -353,6 +420,8 @@ def through_cache(cache: ScanCache, files: list, scan: Callable[[list], Iterator
             result = next(fresh) if not hit else next(scan([path]))
         if stamp is not None and cacheable(result):
             cache.put(str(path), stamp, result)
+        else:
+            cache.complete = False
         yield result
     cache.forget(_gone(known, files, roots))
     cache.flush()

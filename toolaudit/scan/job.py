@@ -90,8 +90,14 @@ def collect(paths: list, options: ScanOptions, hooks: Hooks = SILENT):
     # files that hold the largest calls: _heads_of_largest)
     servable = not read.scheduler and not (files.previews and not files.late_previews)
     with opened(read, hooks.tell, servable) as cache:
+        collected.keeper = _keeper(options) if cache is not None else None
         with recording(options.records, collected, about) as sink:
             gather(paths, read, files, sink, hooks=hooks, cache=cache)
+        keeper = collected.keeper
+        if keeper is not None and keeper.key is not None and collected.summary is None and cache.complete \
+                and not collected.errors:
+            collected.summary = collected.result(None)
+            cache.keep_summary(keeper.key, collected.summary)
     if cache is not None and options.top:
         _heads_of_largest(collected, files, cache.read_from)
     return collected, tok
@@ -114,6 +120,22 @@ def _heads_of_largest(collected, files, read_from: dict[str, set]) -> None:
     collected.folded.largest = [(row, head if head is not None else heads.get((row.source, row.line, row.session,
                                                                                  row.call_id)))
                                 for row, head in largest]
+
+
+def _keeper(options: ScanOptions):
+    """The Keeper of this scan's summary (scan.summary_cache), or None for a scan whose summary is not kept:
+    one that shows text (--top, --records), keeps rows, has a --since/--until window or is --strict."""
+    from .summary_cache import Keeper, plan_key
+
+    if options.top or options.records is not None or options.calls or options.since or options.until \
+            or options.read.strict:
+        return None
+    prices = None
+    if options.cost:
+        from .billing import prices_version
+
+        prices = prices_version()
+    return Keeper(plan_key(_plan(options), prices))
 
 
 def _plan(options: ScanOptions):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import heapq
 from itertools import repeat
 from array import array
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone, tzinfo
 from pathlib import PurePath
 from statistics import median
@@ -72,6 +72,8 @@ class Collected:
         self.dedupe = Dedupe()
         self.menus: dict[tuple, MenuMeasurement] = {}
         self.folded = Tally(plan) if plan is not None else None
+        self.keeper = None  # a scan.summary_cache.Keeper, when this scan's summary may be kept (scan.job.collect)
+        self.summary: ScanResult | None = None  # the whole result (meta None), when a kept summary answered
         for result in results:
             self.add(result)
 
@@ -122,6 +124,14 @@ class Collected:
                 self.skipped.append(skip)
         return [row for row, _ in added]
 
+    def restore(self, summary: ScanResult | None) -> bool:
+        """Take a kept summary as this scan's whole answer (False for None): no file is read or folded."""
+        if summary is None:
+            return False
+        self.summary = summary
+        self.unrecognised, self.errors = list(summary.unrecognised), list(summary.errors)  # told as a read tells them
+        return True
+
     @property
     def duplicates(self) -> int:
         """Copies of a call dropped (scan.dedupe)."""
@@ -159,6 +169,8 @@ class Collected:
 
     def result(self, meta: ScanMeta) -> ScanResult:
         """The summary of calls folded as they came, for the plan they were folded for."""
+        if self.summary is not None:
+            return replace(self.summary, meta=meta)
         if self.folded is None:
             raise ValueError("a Collected without a plan is summarized by summarize(collected, meta, by, top, ...)")
         return self.folded.result(self, meta)
