@@ -258,8 +258,9 @@ def test_the_cache_holds_no_output_or_argument_text(tmp_path, cache_home):
     for by in ("session", "file", "family"):
         _doc([marked], by=by, cost=True)
     with sqlite3.connect(cache_home / scan_cache.NAME) as db:
-        entries = db.execute("SELECT entry FROM files UNION ALL SELECT entry FROM summaries").fetchall()
-        assert len(entries) == 2 + 4  # the files' and four scans' summaries
+        entries = db.execute("SELECT entry FROM files UNION ALL SELECT entry FROM summaries "
+                             "UNION ALL SELECT entry FROM parts").fetchall()
+        assert len(entries) == 2 + 4 + 2 * 4  # the files', four scans' summaries, each file's part for each plan
         for (entry,) in entries:
             assert MARKER.encode() not in entry
 
@@ -462,3 +463,71 @@ def test_a_file_whose_mode_changed_is_still_served(tmp_path, cache_home, reads):
     reads.clear()
     assert _doc([path], by="tool") and reads == []
     assert _doc([path], by="session") == first
+
+
+def _merges(monkeypatch) -> list[bool]:
+    """Each part a scan met: True when it was merged whole, False when its rows were folded instead."""
+    from toolaudit.scan import parts, summary
+
+    met: list[bool] = []
+    real = parts.merge
+    monkeypatch.setattr(summary, "merge", lambda collected, doc: met.append(real(collected, doc)) or met[-1])
+    return met
+
+
+def test_a_grown_corpus_merges_the_other_files_folds(corpus, tmp_path, cache_home, monkeypatch):
+    # the summary misses (one file grew): the other files' parts are merged whole, those that share a call
+    # with an earlier file are folded row by row, and the answer is the uncached one
+    folder = tmp_path / "c"
+    shutil.copytree(corpus, folder / "corpus")
+    shutil.copytree(SAMPLES, folder / "samples")
+    met = _merges(monkeypatch)
+    options = {"by": "session", "cost": True}
+    first = _doc([folder], **options)
+    assert met.count(True) > 50 and met.count(False) >= 1  # parts made and merged; resumed copies folded
+    session = folder / "samples" / KANBAN.relative_to(SAMPLES)
+    _append(session, _lines(KANBAN)[-1])  # a copy of its own last line: one more line, no new call
+    met.clear()
+    grown = _doc([folder], **options)
+    assert met.count(True) > 50
+    assert grown == _doc([folder], cache=False, **options)
+    assert (grown["totals"]["calls"], grown["totals"]["tokens"]) == (first["totals"]["calls"], first["totals"]["tokens"])
+
+
+def test_copies_across_files_count_once_through_the_parts(tmp_path, cache_home, monkeypatch):
+    folder = tmp_path / "runs"
+    folder.mkdir()
+
+    def rows(ids, session="s"):
+        return "".join(json.dumps({"session": session, "call_id": f"c{i}", "tool": "Grep", "args": {"n": i},
+                                   "output": f"out {i}\n" * (i + 1)}) + "\n" for i in ids)
+
+    (folder / "a.jsonl").write_text(rows(range(0, 10)))
+    (folder / "b.jsonl").write_text(rows(range(5, 15)))  # five calls copied from a
+    (folder / "c.jsonl").write_text(rows(range(20, 25), session="t"))
+    met = _merges(monkeypatch)
+    first = _doc([folder])
+    assert met == [True, False, True]  # b shares calls with a: its rows are folded one by one
+    (folder / "c.jsonl").write_text(rows(range(20, 26), session="t"))
+    met.clear()
+    again = _doc([folder])
+    assert met == [True, False, True]
+    assert again == _doc([folder], cache=False)
+    assert first["totals"]["calls"] == 10 + 5 + 5 and again["totals"]["calls"] == 21
+    assert again["totals"]["duplicates_dropped"] == 5
+
+
+def test_a_damaged_part_is_not_merged(tmp_path, cache_home, monkeypatch, reads):
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    (folder / "s.jsonl").write_bytes(b"".join(_lines(KANBAN)))
+    (folder / "t.jsonl").write_bytes(b"".join(_lines(SHOP)))
+    _doc([folder], by="session")
+    with sqlite3.connect(cache_home / scan_cache.NAME) as db:
+        db.execute("UPDATE parts SET entry = ?", (b'[1, 2, 3]',))
+        db.execute("DELETE FROM summaries")
+    met = _merges(monkeypatch)
+    reads.clear()
+    cached = _doc([folder], by="session")
+    assert met.count(True) == 2 and reads == []  # made again from the cached entries, not read
+    assert cached == _doc([folder], by="session", cache=False)

@@ -291,8 +291,13 @@ def run(files: list[Path], options: FileOptions, sink, read: InputOptions = Inpu
         keeper = getattr(sink, "keeper", None)  # a scan's Collected that may be answered by its kept summary
         if keeper is not None and sink.restore(keeper.check(cache, files, stamps)):
             return sink
+        parts = None
+        if keeper is not None:  # ... and takes each file's fold whole (scan.parts)
+            from .scan.parts import Kept
+
+            parts = Kept(cache, sink.folded.plan, keeper.plan_key)
         results = through_cache(cache, files, lambda changed: scan_files(changed, options, read.jobs, worker, extra),
-                                roots, grown, stamps)
+                                roots, grown, stamps, parts)
     for result in results:
         if strict:
             check_strict(result)

@@ -5,7 +5,8 @@ calibration, a forced format) and checked against the file's stamp: path, size, 
 digest of its first and last EDGE bytes. A file whose size, mtime, inode and change time (ctime, which no
 program can set back) are unchanged is not opened; one whose ctime moved is checked on its edges. A file
 whose stamp changed is read whole again (or read on, when it only grew); a file gone from a scanned folder
-drops out. A whole scan's summary is kept too (scan.summary_cache). Entries hold numbers, names, timestamps and digests only (Measurement rows
+drops out. A whole scan's summary is kept too (scan.summary_cache), and each file's fold for the plans
+scanned (scan.parts). Entries hold numbers, names, timestamps and digests only (Measurement rows
 without previews, skipped lines, usage, menus): never output or argument text, so `--top`,
 `--show-content` and `--records`, which show text, read their files.
 
@@ -158,13 +159,23 @@ def _fields(item, cls) -> list:
     return [getattr(item, name) for name in cls.__dataclass_fields__]
 
 
+def measurement(row: list) -> Measurement:
+    """A Measurement of its cached fields."""
+    return Measurement(*row[:-1], tool_refs=tuple(row[-1]))
+
+
+def menu(row: list) -> MenuMeasurement:
+    """A MenuMeasurement of its cached fields."""
+    return MenuMeasurement(*row[:6], tuple(tuple(t) for t in row[6]), *row[7:])
+
+
 def decode(source: str, data: bytes) -> FileResult:
     """The FileResult of cache bytes (ValueError/TypeError when they are not what encode wrote)."""
     doc = orjson.loads(data)
-    rows = tuple(Measurement(*row[:-1], tool_refs=tuple(row[-1])) for row in doc["m"])
+    rows = tuple(measurement(row) for row in doc["m"])
     if any(not isinstance(row.tokens, int) for row in rows):
         raise ValueError("a row without a count")
-    menus = tuple(MenuMeasurement(*row[:6], tuple(tuple(t) for t in row[6]), *row[7:]) for row in doc["n"])
+    menus = tuple(menu(row) for row in doc["n"])
     return FileResult(source, doc["c"], rows, tuple(Skipped(*row) for row in doc["s"]), doc["e"],
                       tuple(Usage(*row) for row in doc["u"]), menus, checkpoint=doc.get("r"))
 
@@ -182,6 +193,7 @@ class ScanCache:
         self.path = (folder or cache_dir()) / NAME
         self._note = note or (lambda line: None)
         self._pending: list[tuple] = []
+        self._pending_parts: list[tuple] = []
         # the files behind served rows whose source is not their file (OpenHands' conversation folders)
         self.read_from: dict[str, set] = {}
         self.complete = True  # every file read through it was kept (a summary of the scan may be kept too)
@@ -212,7 +224,7 @@ class ScanCache:
             db.execute("CREATE TABLE IF NOT EXISTS about (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
             found = dict(db.execute("SELECT name, value FROM about").fetchall())
             tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if not found and tables - {"about", "files", "summaries"}:  # another program's: never adopted
+            if not found and tables - {"about", "files", "summaries", "parts"}:  # another program's: not adopted
                 found = {"app": "another program's"}
             if not found:
                 db.executemany("INSERT INTO about VALUES (?, ?)", [("app", APP), ("layout", str(LAYOUT))])
@@ -225,8 +237,11 @@ class ScanCache:
             # whole scans' summaries (scan.summary_cache), by the digest of their files' stamps and plan
             db.execute("CREATE TABLE IF NOT EXISTS summaries (digest TEXT PRIMARY KEY, key TEXT NOT NULL, "
                        "made INTEGER, entry BLOB)")
+            # each file's fold for one plan (scan.parts), by the digest of its stamp
+            db.execute("CREATE TABLE IF NOT EXISTS parts (key TEXT NOT NULL, plan TEXT NOT NULL, path TEXT NOT NULL, "
+                       "stamp BLOB, entry BLOB, PRIMARY KEY (key, plan, path))")
             # entries measured by other code can never serve again: they go, so upgrades do not pile up
-            for table in ("files", "summaries"):
+            for table in ("files", "summaries", "parts"):
                 db.execute(f"DELETE FROM {table} WHERE key NOT LIKE ?", (_code_prefix(self.key) + "%",))
             db.execute("COMMIT")
         except BaseException:
@@ -318,14 +333,34 @@ class ScanCache:
         self._write("DELETE FROM summaries WHERE key = ? AND digest NOT IN (SELECT digest FROM summaries WHERE key = ? "
                     "ORDER BY made DESC LIMIT ?)", [(self.key, self.key, KEPT_PER_OPTIONS)])
 
+    def parts(self, plan: str) -> dict[str, tuple[bytes, bytes]]:
+        """Every file's part for `plan` (scan.parts): path -> (stamp digest, entry)."""
+        if self._db is None:
+            return {}
+        try:
+            found = self._db.execute("SELECT path, stamp, entry FROM parts WHERE key = ? AND plan = ?",
+                                     (self.key, plan)).fetchall()
+        except sqlite3.DatabaseError as exc:
+            self._off(exc)
+            return {}
+        return {path: (stamp, entry) for path, stamp, entry in found}
+
+    def put_part(self, plan: str, source: str, stamp: bytes, entry: bytes) -> None:
+        """Keep one file's part for `plan` (written with the entries)."""
+        self._pending_parts.append((self.key, plan, source, stamp, entry))
+
     def forget(self, sources: Iterable[str]) -> None:
-        """Drop the entries of `sources` (files that are gone or damaged)."""
-        self._write("DELETE FROM files WHERE key = ? AND path = ?", [(self.key, s) for s in sources])
+        """Drop the entries of `sources` (files that are gone or damaged), and their parts."""
+        gone = [(self.key, s) for s in sources]
+        self._write("DELETE FROM files WHERE key = ? AND path = ?", gone)
+        self._write("DELETE FROM parts WHERE key = ? AND path = ?", gone)
 
     def flush(self) -> None:
         """Write the pending entries in one transaction."""
         pending, self._pending = self._pending, []
         self._write("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)", pending)
+        parts, self._pending_parts = self._pending_parts, []
+        self._write("INSERT OR REPLACE INTO parts VALUES (?, ?, ?, ?, ?)", parts)
 
     def _write(self, sql: str, rows: list[tuple]) -> None:
         if self._db is None or not rows:
@@ -395,24 +430,32 @@ def stamped(known: dict[str, Stamp], files: list, growing: bool) -> list[tuple[S
 
 def through_cache(cache: ScanCache, files: list, scan: Callable[[list], Iterator[FileResult]],
                   roots: Iterable[Path] = (), grown: Callable[[Path, dict, tuple | None], FileResult] | None = None,
-                  stamps: list | None = None) -> Iterator[FileResult]:
+                  stamps: list | None = None, parts=None) -> Iterator[FileResult]:
     """Each of `files`' results in order: from `cache` where the file's stamp is unchanged, else from
     `scan(the files that changed)`, kept for next time. Entries of files gone from `roots` are dropped.
 
     A file that only grew (appended) is read again by `grown(path, known, resume)` in this process: from
     its checkpoint when its collector left one (resume_from), else whole, with `known` the token counts of
     its cached rows, so only the new outputs are counted. `stamps`: `stamped(...)` of `files`, when the
-    caller worked them out already. A file that could not be kept clears `cache.complete`."""
+    caller worked them out already. A file that could not be kept clears `cache.complete`. With `parts`
+    (scan.parts.Kept) each kept file comes as its Part: kept from an earlier scan, or made now."""
+    from .parts import Part
+
     known = cache.stamps()
     stamps = stamped(known, files, grown is not None) if stamps is None else stamps
     misses = [path for path, (_, hit, longer) in zip(files, stamps) if not hit and not longer]
     fresh = scan(misses)
     for path, (stamp, hit, longer) in zip(files, stamps):
+        if hit and parts is not None:
+            doc = parts.kept(path, stamp)
+            if doc is not None:
+                yield Part(str(path), doc, lambda path=path: cache.load(str(path)) or next(scan([path])))
+                continue
         result = cache.load(str(path)) if hit or longer else None
         if hit and result is not None:
             for source in {r.source for r in result.measurements} - {str(path)}:
                 cache.read_from.setdefault(source, set()).add(path)  # a row named after its folder
-            yield result
+            yield result if parts is None else Part(str(path), parts.made(path, stamp, result), lambda r=result: r)
             continue
         if longer:
             result = grown(path, _counts(result), None if result is None else resume_from(result))
@@ -420,6 +463,9 @@ def through_cache(cache: ScanCache, files: list, scan: Callable[[list], Iterator
             result = next(fresh) if not hit else next(scan([path]))
         if stamp is not None and cacheable(result):
             cache.put(str(path), stamp, result)
+            if parts is not None:
+                yield Part(str(path), parts.made(path, stamp, result), lambda r=result: r)
+                continue
         else:
             cache.complete = False
         yield result

@@ -31,6 +31,7 @@ class Dedupe:
         self.duplicates = 0
         self._seen: set[bytes] = set()
         self._held: dict[tuple, Any] = {}
+        self._held_digests: set[bytes] = set()  # the held keys' digests: what `meets` looks in
 
     def answered(self, key: tuple | None) -> bool:
         """Whether a call with its result is kept (the first copy; a call without an id always is)."""
@@ -42,6 +43,7 @@ class Dedupe:
             return False
         self._seen.add(hashed)
         if self._held.pop(key, None) is not None:
+            self._held_digests.discard(hashed)
             self.duplicates += 1  # the copy without a result, held until now, is dropped
         return True
 
@@ -49,11 +51,22 @@ class Dedupe:
         """Hold a call whose result never came (kept when no other copy turns up); False when it is a copy."""
         if key is None:
             return True
-        if digest(key) in self._seen or key in self._held:
+        hashed = digest(key)
+        if hashed in self._seen or key in self._held:
             self.duplicates += 1
             return False
         self._held[key] = item
+        self._held_digests.add(hashed)
         return True
+
+    def meets(self, answered: set[bytes]) -> bool:
+        """Whether any of the `answered` digests (another file's calls with results) is a call seen or held here."""
+        return not (answered.isdisjoint(self._seen) and answered.isdisjoint(self._held_digests))
+
+    def take(self, answered: set[bytes], duplicates: int) -> None:
+        """Another file's answered calls and dropped copies, known to meet none of these (`meets` said so)."""
+        self._seen |= answered
+        self.duplicates += duplicates
 
     def held(self) -> list:
         """The calls without a result that no later copy answered."""

@@ -25,6 +25,7 @@ from .dedupe import Dedupe, digest, request_key
 from .families import DEFAULT as DEFAULT_FAMILIES, Families
 from .measure import previewed
 from .menu import Definition, Menu, ToolReferences, keep_menu, menu_summary, references  # noqa: F401
+from .parts import Part, merge
 from .periods import PERIODS, period_of, when_of as _when
 from .runs import main_files
 from .stats import nearest_rank, ranked
@@ -84,6 +85,10 @@ class Collected:
         A copy that has its result beats one that lost it (a resumed file may copy a
         call without the result that the original holds), whichever file comes first.
         """
+        if isinstance(result, Part):  # one file's fold, kept or made by the scan cache (scan.parts)
+            if merge(self, result.doc):
+                return []
+            result = result.result()  # it shares a call or request with an earlier file: its rows, one by one
         if result.error is not None:
             target = self.unrecognised if result.collector is None and "recognises" in result.error else self.errors
             target.append(f"{result.source}: {result.error}")
@@ -433,6 +438,14 @@ class DayRow:
 def format_notes(read: dict[str, int]) -> tuple[str, ...]:
     """`key: note` for each format read whose numbers need one (Collector.note)."""
     from ..collectors import collectors
+    from ..errors import UsageError
 
-    known = collectors.all()
-    return tuple(f"{key}: {known[key].note}" for key in sorted(read) if key in known and known[key].note)
+    notes = []
+    for key in sorted(read):
+        try:  # only the formats read are imported (a plugin's key loads the plugins)
+            note = collectors.builtin(key).note
+        except UsageError:  # a collector no longer installed
+            continue
+        if note:
+            notes.append(f"{key}: {note}")
+    return tuple(notes)

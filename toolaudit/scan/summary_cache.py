@@ -5,7 +5,7 @@ Why: folding every cached row again is most of an unchanged re-scan (at 2 GB, 0.
 0.3 s of folding), and an unchanged corpus is the everyday case of a scan run twice. The summary's key
 is a digest of the options key (code, tokenizer, engine, calibration, format), the plan (grouping,
 families, time zone, pricing), and every input file's path and stamp in scan order, so any change to
-any file, or a file more or less, misses it and the scan folds the per-file entries as before.
+any file, or a file more or less, misses it and the scan merges each file's part (scan.parts) instead.
 
 Only scans that show no text are kept (no --top, --records or --show-content) and only whole ones: no
 --since/--until window (its `7d` moves with the clock), no --strict, no file that could not be read or
