@@ -51,7 +51,7 @@ def cache_figures(home: Path, mb: float, env: dict, repeat: int) -> None:
     print(f"  re-scan / full scan: {bench_scan.round_ratios(rounds, cached, full)} per round "
           f"(goal <= 0.05 at 2 GB); re-scan / floor: {bench_scan.round_ratios(rounds, cached, 'floor: read + orjson + toktok')}")
     grew = one_grown(home, env, repeat)
-    print(f"  re-scan, one file grew (its new lines read, every file's cached rows folded again): best {min(grew):.2f} s, "
+    print(f"  re-scan, one file grew (its new lines read, the other files' folds merged): best {min(grew):.2f} s, "
           f"{min(grew) / best[full]['seconds']:.2f}x the best full scan")
 
 
