@@ -344,7 +344,9 @@ def test_cache_info_and_clear(cache_home, run):
     _doc([KANBAN])
     shown = run("cache", "info").output
     assert f"{cache_home / scan_cache.NAME}" in shown and "1 files · o200k_base · engine auto" in shown
-    assert json.loads(run("cache", "info", "--json").output)["files"] == 1
+    assert "1 scan summaries, 1 file folds" in shown
+    doc = json.loads(run("cache", "info", "--json").output)
+    assert (doc["files"], doc["summaries"], doc["parts"]) == (1, 1, 1)
     assert "removed the scan cache" in run("cache", "clear").output
     assert not (cache_home / scan_cache.NAME).exists()
 

@@ -20,7 +20,9 @@ def cache() -> None:
 @cache.command(name="info")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object instead of lines.")
 def cache_info(as_json: bool) -> None:
-    """Where the cache is, its size on disk, and how many files it holds per set of options."""
+    """Where the cache is, its size on disk, how many files it holds per set of options, and the scans'
+    summaries and files' folds kept beside them (an unchanged corpus, or one where a file grew, is answered
+    without refolding every row)."""
     from ..scan.cache import info, key_parts
 
     found = info()
@@ -30,7 +32,8 @@ def cache_info(as_json: bool) -> None:
     if not found.exists:
         click.echo(f"no scan cache yet at {found.path}")
         return
-    click.echo(f"{found.path}: {found.bytes:,} bytes, {found.files:,} files")
+    click.echo(f"{found.path}: {found.bytes:,} bytes, {found.files:,} files, {found.summaries:,} scan summaries, "
+               f"{found.parts:,} file folds")
     current = key_parts(found.current).code
     for key, files in found.keys:
         k = key_parts(key)

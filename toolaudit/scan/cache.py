@@ -510,6 +510,8 @@ class CacheInfo:
     files: int
     keys: tuple[tuple[str, int], ...]  # (options key, files) for each key held
     current: str  # the key of a default scan with this toolaudit
+    summaries: int = 0  # whole scans' summaries kept (scan.summary_cache)
+    parts: int = 0  # files' folds kept, one per file and grouping (scan.parts)
 
 
 def info(folder: Path | None = None) -> CacheInfo:
@@ -521,15 +523,17 @@ def info(folder: Path | None = None) -> CacheInfo:
     if not path.exists():
         return CacheInfo(str(path), False, 0, 0, (), current)
     size = sum(os.path.getsize(f"{path}{s}") for s in ("", "-wal") if os.path.exists(f"{path}{s}"))
+    keys, kept = (), (0, 0)
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=_WAIT_S)
         try:
             keys = tuple(db.execute("SELECT key, COUNT(*) FROM files GROUP BY key ORDER BY key").fetchall())
+            kept = tuple(db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] for table in ("summaries", "parts"))
         finally:
             db.close()
     except sqlite3.DatabaseError:
-        keys = ()
-    return CacheInfo(str(path), True, size, sum(n for _, n in keys), keys, current)
+        pass
+    return CacheInfo(str(path), True, size, sum(n for _, n in keys), keys, current, *kept)
 
 
 def clear(folder: Path | None = None) -> int:
