@@ -94,7 +94,9 @@ def scan_file(path: Path, options: FileOptions, known: dict | None = None, resum
         collector, checkpoint = cls(), None
         if resume is not None and cls.resumable and resume[0] == cls.key and not late:
             checkpoint = resume[1]
-            rows.extend(replace(row, residency=None) for row in resume[2])  # their residency is counted anew
+            for row in resume[2]:  # their residency is counted anew; in place: they were decoded for this read alone
+                object.__setattr__(row, "residency", None)
+            rows.extend(resume[2])
             skipped.extend(resume[3])
         for record in collector.records(path, doc, resume=checkpoint):
             if isinstance(record, ToolCall):
@@ -292,7 +294,8 @@ def run(files: list[Path], options: FileOptions, sink, read: InputOptions = Inpu
         if keeper is not None and sink.restore(keeper.check(cache, files, stamps)):
             return sink
         parts = None
-        if keeper is not None:  # ... and takes each file's fold whole (scan.parts)
+        if keeper is not None and len(files) > 1:  # ... and takes each file's fold whole (scan.parts; one file
+            # alone has nothing to merge with: its summary answers when it is unchanged)
             from .scan.parts import Kept
 
             parts = Kept(cache, sink.folded.plan, keeper.plan_key)
