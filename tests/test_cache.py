@@ -341,12 +341,12 @@ def test_two_scans_at_once_share_one_cache(tmp_path, cache_home):
 
 def test_cache_info_and_clear(cache_home, run):
     assert "no scan cache yet" in run("cache", "info").output
-    _doc([KANBAN])
+    _doc([KANBAN, SHOP])
     shown = run("cache", "info").output
-    assert f"{cache_home / scan_cache.NAME}" in shown and "1 files · o200k_base · engine auto" in shown
-    assert "1 scan summaries, 1 file folds" in shown
+    assert f"{cache_home / scan_cache.NAME}" in shown and "2 files · o200k_base · engine auto" in shown
+    assert "1 scan summaries, 2 file folds" in shown
     doc = json.loads(run("cache", "info", "--json").output)
-    assert (doc["files"], doc["summaries"], doc["parts"]) == (1, 1, 1)
+    assert (doc["files"], doc["summaries"], doc["parts"]) == (2, 1, 2)
     assert "removed the scan cache" in run("cache", "clear").output
     assert not (cache_home / scan_cache.NAME).exists()
 
