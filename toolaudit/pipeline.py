@@ -291,7 +291,8 @@ def run(files: list[Path], options: FileOptions, sink, read: InputOptions = Inpu
 
         stamps = stamped(cache.stamps(), files, True)
         keeper = getattr(sink, "keeper", None)  # a scan's Collected that may be answered by its kept summary
-        if keeper is not None and sink.restore(keeper.check(cache, files, stamps)):
+        # (not when a folder could not be listed: the summary was kept without that problem line)
+        if keeper is not None and not sink.errors and sink.restore(keeper.check(cache, files, stamps)):
             return sink
         parts = None
         if keeper is not None and len(files) > 1:  # ... and takes each file's fold whole (scan.parts; one file
