@@ -256,7 +256,7 @@ def test_the_cache_holds_no_output_or_argument_text(tmp_path, cache_home):
     for file in cache_home.iterdir():  # the database, its WAL and shared memory alike
         assert MARKER.encode() not in file.read_bytes(), file.name
     for by in ("session", "file", "family"):
-        _doc([marked], by=by, cost=True)
+        _doc([marked], by=by)
     with sqlite3.connect(cache_home / scan_cache.NAME) as db:
         entries = db.execute("SELECT entry FROM files UNION ALL SELECT entry FROM summaries "
                              "UNION ALL SELECT entry FROM parts").fetchall()
@@ -396,7 +396,7 @@ def _folds(monkeypatch) -> list[str]:
 def test_an_unchanged_corpus_is_answered_from_its_kept_summary(corpus, tmp_path, cache_home, reads, monkeypatch):
     folded = _folds(monkeypatch)
     paths = [corpus, SAMPLES]
-    for options in ({"by": "session", "cost": True}, {"by": "day", "tz": ZoneInfo("Europe/Paris")}, {}):
+    for options in ({"by": "session"}, {"by": "day", "tz": ZoneInfo("Europe/Paris")}, {"by": "week"}, {}):
         first = _doc(paths, **options)
         assert folded  # the first scan folds every file's rows (and keeps the summary)
         folded.clear()
@@ -424,7 +424,8 @@ def test_an_unchanged_corpus_is_answered_from_its_kept_summary(corpus, tmp_path,
 
 def test_a_summary_is_not_kept_for_a_window_or_text(cache_home, tmp_path, monkeypatch):
     folded = _folds(monkeypatch)
-    for options in ({"since": datetime(2000, 1, 1, tzinfo=timezone.utc)}, {"top": 3}, {"strict": False, "top": 1, "show_content": True}):
+    for options in ({"since": datetime(2000, 1, 1, tzinfo=timezone.utc)}, {"top": 3},
+                    {"strict": False, "top": 1, "show_content": True}, {"cost": True}):
         _doc([SAMPLES / "claude-code"], **options)
         folded.clear()
         _doc([SAMPLES / "claude-code"], **options)
@@ -484,7 +485,7 @@ def test_a_grown_corpus_merges_the_other_files_folds(corpus, tmp_path, cache_hom
     shutil.copytree(corpus, folder / "corpus")
     shutil.copytree(SAMPLES, folder / "samples")
     met = _merges(monkeypatch)
-    options = {"by": "session", "cost": True}
+    options = {"by": "session"}
     first = _doc([folder], **options)
     assert met.count(True) > 50 and met.count(False) >= 1  # parts made and merged; resumed copies folded
     session = folder / "samples" / KANBAN.relative_to(SAMPLES)
@@ -533,3 +534,50 @@ def test_a_damaged_part_is_not_merged(tmp_path, cache_home, monkeypatch, reads):
     cached = _doc([folder], by="session")
     assert met.count(True) == 2 and reads == []  # made again from the cached entries, not read
     assert cached == _doc([folder], by="session", cache=False)
+
+
+def test_the_local_zone_is_keyed_by_its_rules(monkeypatch):
+    # Athens and Cairo share their zone names and offsets, not their clock changes: --by day without --tz
+    # must not take one's kept summary for the other's
+    from toolaudit.scan.summary import Grouping, Plan
+    from toolaudit.scan.summary_cache import plan_key
+
+    keys = {}
+    for zone in ("Europe/Athens", "Africa/Cairo"):
+        monkeypatch.setenv("TZ", zone)
+        keys[zone] = (plan_key(Plan(Grouping("day"))), plan_key(Plan(Grouping("tool"))))
+    assert keys["Europe/Athens"][0] != keys["Africa/Cairo"][0]
+    assert keys["Europe/Athens"][1] == keys["Africa/Cairo"][1]  # a grouping without periods: no zone in it
+
+
+def test_a_file_changed_just_now_is_checked_on_its_edges_next_time(tmp_path, cache_home, monkeypatch, reads):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"".join(_lines(KANBAN)))
+    assert scan_cache.stamp_of(path).ctime_ns == 0  # racy: a write in the same tick would not move its ctime
+    monkeypatch.setattr(scan_cache, "RACY_NS", 0)
+    assert scan_cache.stamp_of(path).ctime_ns == path.stat().st_ctime_ns
+    _doc([path])
+    peeks: list[str] = []
+    real = scan_cache._peek
+    monkeypatch.setattr(scan_cache, "_peek", lambda p, size=None: peeks.append(Path(p).name) or real(p, size))
+    reads.clear()
+    _doc([path], by="session")
+    assert (peeks, reads) == ([], [])  # size, mtime, inode and ctime unchanged: not even opened
+    os.chmod(path, 0o600)
+    _doc([path], by="file")
+    assert (peeks, reads) == (["s.jsonl"], [])  # its ctime moved: its edges are read, its bytes are not
+
+
+def test_a_name_that_is_not_utf8_is_scanned_not_kept(tmp_path, cache_home):
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    row = json.dumps({"session": "s", "call_id": "c1", "tool": "Grep", "args": {}, "output": "x\n" * 5}) + "\n"
+    (folder / "a.jsonl").write_text(row)
+    odd = os.fsencode(folder) + b"/b\xff.jsonl"
+    with open(odd, "w") as handle:
+        handle.write(row)
+    with open(os.fsencode(folder) + b"/c\xfe.jsonl", "w") as handle:
+        handle.write('{"foo": 1}\n')  # unrecognised: its name is in the result's text
+    for _ in range(2):
+        assert _doc([folder]) == _doc([folder], cache=False)
+    assert scan_cache.info().files == 1

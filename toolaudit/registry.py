@@ -32,14 +32,17 @@ def installed_entry_points():
 @cache
 def _declared(group: str) -> bool:
     """False only when no installed package can declare `group`: every path entry is a folder whose
-    `*.dist-info`/`*.egg-info` entry_points.txt files never name it (2 ms where the full read takes 30)."""
+    `*.dist-info`, `*.egg-info`, `*.egg/EGG-INFO` or `EGG-INFO` entry_points.txt files never name it (2 ms
+    where the full read takes 30)."""
     header = f"[{group}]".encode()
     for entry in sys.path:
         folder = entry or "."
         if os.path.isfile(folder):  # a zip on the path: only importlib.metadata reads it
             return True
-        try:
-            listing = [item.path for item in os.scandir(folder) if item.name.endswith((".dist-info", ".egg-info"))]
+        try:  # a package's metadata folder, or an egg's (an egg folder holds it as EGG-INFO)
+            listing = [os.path.join(item.path, "EGG-INFO") if item.name.endswith(".egg") else item.path
+                       for item in os.scandir(folder) if item.name.endswith((".dist-info", ".egg-info", ".egg"))
+                       or item.name == "EGG-INFO"]
         except OSError:
             continue
         for meta in listing:

@@ -39,6 +39,7 @@ NAME = "scan.sqlite"
 APP = "toolaudit-scan-cache"
 LAYOUT = 3  # bump when the tables or the entry encoding change
 EDGE = 4096
+RACY_NS = 2_000_000_000  # a change this recent may share its timestamp with a later one (FAT: 2 s ticks)
 UNRECOGNISED = "no collector recognises this file"  # pipeline.scan_file's error: a fact about the file, kept
 _BATCH = 200  # entries written per transaction
 _WAIT_S = 30.0  # how long a writer waits for another process's lock before it skips its writes
@@ -136,12 +137,15 @@ def appended(path: Path, before: Stamp) -> bool:
 
 
 def stamp_of(path: Path) -> Stamp | None:
-    """The file's stamp now, or None when it cannot be read (then it is scanned, not cached)."""
+    """The file's stamp now, or None when it cannot be read (then it is scanned, not cached). A file changed
+    within RACY_NS of now keeps no change time: a write in the same clock tick, after it is read, would not
+    move it (git's "racily clean" entries), so the next scan checks its edges rather than trusting a stat."""
     peeked = _peek(path)
     if peeked is None:
         return None
     st, edges = peeked
-    return Stamp(st.st_size, st.st_mtime_ns, st.st_ino, edges, st.st_ctime_ns)
+    racy = time.time_ns() - max(st.st_ctime_ns, st.st_mtime_ns) < RACY_NS
+    return Stamp(st.st_size, st.st_mtime_ns, st.st_ino, edges, 0 if racy else st.st_ctime_ns)
 
 
 def encode(result: FileResult) -> bytes:
@@ -298,19 +302,20 @@ class ScanCache:
             drop()
             return None
 
-    def put(self, source: str, stamp: Stamp, result: FileResult) -> None:
-        """Keep `result` for `source` at `stamp` (written in batches; see flush). A file whose name or
-        numbers cannot be stored as UTF-8 (a name that is not) is simply not kept."""
+    def put(self, source: str, stamp: Stamp, result: FileResult) -> bool:
+        """Keep `result` for `source` at `stamp` (written in batches; see flush); False when it is not kept: a
+        file whose name or numbers cannot be stored as UTF-8 (a name that is not)."""
         try:
             source.encode("utf-8")
             entry = encode(result)
         except (UnicodeEncodeError, orjson.JSONEncodeError, TypeError):
             self.complete = False
-            return
+            return False
         self._pending.append((self.key, source, stamp.size, stamp.mtime_ns, stamp.inode, stamp.edges, stamp.ctime_ns,
                               entry))
         if len(self._pending) >= _BATCH:
             self.flush()
+        return True
 
     def summary(self, digest: str):
         """The ScanResult kept under `digest` (scan.summary_cache), or None (a damaged one is dropped)."""
@@ -462,8 +467,7 @@ def through_cache(cache: ScanCache, files: list, scan: Callable[[list], Iterator
         else:  # changed or new (from `fresh`, in order), or an entry found damaged on loading
             result = next(fresh) if not hit else next(scan([path]))
         if stamp is not None and cacheable(result):
-            cache.put(str(path), stamp, result)
-            if parts is not None:
+            if cache.put(str(path), stamp, result) and parts is not None:
                 yield Part(str(path), parts.made(path, stamp, result), lambda r=result: r)
                 continue
         else:

@@ -123,19 +123,16 @@ def _heads_of_largest(collected, files, read_from: dict[str, set]) -> None:
 
 
 def _keeper(options: ScanOptions):
-    """The Keeper of this scan's summary (scan.summary_cache), or None for a scan whose summary is not kept:
-    one that shows text (--top, --records), keeps rows, has a --since/--until window or is --strict."""
+    """The Keeper of this scan's summary and files' folds (scan.summary_cache, scan.parts), or None for a scan
+    whose are not kept: one that shows text (--top, --records), keeps rows, has a --since/--until window, is
+    --strict, or prices (--cost: the price table prices at the time of asking, and it has prices by time of
+    day and by date, so yesterday's sums are not today's)."""
     from .summary_cache import Keeper, plan_key
 
     if options.top or options.records is not None or options.calls or options.since or options.until \
-            or options.read.strict:
+            or options.read.strict or options.cost:
         return None
-    prices = None
-    if options.cost:
-        from .billing import prices_version
-
-        prices = prices_version()
-    return Keeper(plan_key(_plan(options), prices))
+    return Keeper(plan_key(_plan(options)))
 
 
 def _plan(options: ScanOptions):

@@ -97,7 +97,10 @@ class Kept:
     def made(self, path, stamp, result: FileResult) -> list:
         """The part of `result` (the file `path` at `stamp`), kept for the next scan."""
         doc = doc_of(result, self.plan)
-        self.cache.put_part(self.tag, str(path), stamp_digest(stamp), orjson.dumps(doc))
+        try:
+            self.cache.put_part(self.tag, str(path), stamp_digest(stamp), orjson.dumps(doc))
+        except (TypeError, orjson.JSONEncodeError):  # a name that is not UTF-8 in its lines: merged, not kept
+            pass
         return doc
 
 

@@ -118,8 +118,25 @@ class Keeper:
         return cache.summary(self.key)
 
 
-def plan_key(plan, prices: str | None) -> str:
+def plan_key(plan) -> str:
     """What the summary depends on besides the files and the options key: the plan (its grouping, families,
-    zone, top, pricing), this machine's zone where the plan names none, and the price table's version."""
-    zone = f"{time.tzname}{time.timezone}{time.altzone}" if plan.grouping.tz is None else ""
-    return f"{plan!r}\0{zone}\0{prices or ''}"
+    zone, top), and for periods in this machine's zone (no --tz) that zone's rules."""
+    zone = local_zone() if plan.grouping.tz is None and plan.grouping.chronological else ""
+    return f"{plan!r}\0{zone}"
+
+
+def local_zone() -> str:
+    """This machine's time zone as its rules: TZ and a digest of the zone file it names (or of /etc/localtime).
+    Its names and offsets are not enough: Athens and Cairo share both and change clocks on other dates."""
+    import os
+    from zoneinfo import TZPATH
+
+    name = os.environ.get("TZ", "")
+    files = [os.path.join(root, name.lstrip(":")) for root in TZPATH] if name else []
+    for candidate in [*files, name.lstrip(":") if name.startswith(":/") else "", "/etc/localtime"]:
+        try:
+            with open(candidate, "rb") as handle:
+                return f"{name}\0{sha256(handle.read()).hexdigest()}"
+        except OSError:
+            continue
+    return f"{name}\0{time.tzname}{time.timezone}{time.altzone}"
