@@ -581,3 +581,24 @@ def test_a_name_that_is_not_utf8_is_scanned_not_kept(tmp_path, cache_home):
     for _ in range(2):
         assert _doc([folder]) == _doc([folder], cache=False)
     assert scan_cache.info().files == 1
+
+
+def test_an_openhands_conversation_that_changed_is_read_again(tmp_path, cache_home, reads):
+    # its first event file stands for the folder (openhands_v1.walked): events added or removed change the
+    # folder, not that file, so its stamp covers every file of the conversation
+    folder = tmp_path / "oh"
+    shutil.copytree(SAMPLES / "openhands-v1", folder)
+    events = next(folder.rglob("events"))
+    later = sorted(events.iterdir())[-4:]
+    kept = {path: path.read_bytes() for path in later}
+    for path in later:
+        path.unlink()
+    shorter = _doc([folder])
+    for path, data in kept.items():  # the conversation went on
+        path.write_bytes(data)
+    reads.clear()
+    whole = _doc([folder])
+    assert reads  # read again
+    assert whole == _doc([folder], cache=False) and whole["totals"]["calls"] > shorter["totals"]["calls"]
+    later[-1].unlink()
+    assert _doc([folder]) == _doc([folder], cache=False)

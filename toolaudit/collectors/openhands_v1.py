@@ -44,6 +44,7 @@ Not read: the event tree's abandoned branches (`parent_id`): every event counts.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
@@ -101,6 +102,28 @@ def event_file(path: Path) -> bool:
     """One file of a conversation's per-event layout: `events/event-<index>-<id>.json` (or .json.gz, .json.zst:
     an archived conversation is still one conversation)."""
     return path.parent.name == EVENTS_DIR and EVENT_NAME.match(plain_name(path)) is not None
+
+
+def conversation_digest(path: Path) -> bytes | None:
+    """For an event file that stands for its conversation folder (Collector.walked): a digest of the name,
+    size and mtime of every file of the folder and of its events/, so that an event added, removed or
+    rewritten changes the scan cache's stamp of the file standing for them; None for any other file."""
+    if not event_file(path):
+        return None
+    digest = hashlib.sha256()
+    for folder in (path.parent.parent, path.parent):
+        try:
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                st = entry.stat()
+            except OSError:
+                continue
+            digest.update(f"{entry.name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogatepass"))
+    return digest.digest()[:16]
 
 
 def event_order(path: Path) -> tuple[int, str]:

@@ -136,6 +136,12 @@ def appended(path: Path, before: Stamp) -> bool:
     return st.st_ino == before.inode and st.st_size > before.size and edges == before.edges
 
 
+def _stands_for_folder(path: Path) -> bool:
+    """Whether `path` may stand for a folder of files (an OpenHands conversation's first event file): its
+    stamp then covers them all, and a stat of it alone never says it is unchanged."""
+    return path.parent.name == "events"
+
+
 def stamp_of(path: Path) -> Stamp | None:
     """The file's stamp now, or None when it cannot be read (then it is scanned, not cached). A file changed
     within RACY_NS of now keeps no change time: a write in the same clock tick, after it is read, would not
@@ -144,6 +150,12 @@ def stamp_of(path: Path) -> Stamp | None:
     if peeked is None:
         return None
     st, edges = peeked
+    if _stands_for_folder(path):
+        from ..collectors.openhands_v1 import conversation_digest
+
+        folder = conversation_digest(path)
+        if folder is not None:  # the folder's other files are in its stamp (their names, sizes and mtimes)
+            edges = sha256(edges + folder).digest()[:16]
     racy = time.time_ns() - max(st.st_ctime_ns, st.st_mtime_ns) < RACY_NS
     return Stamp(st.st_size, st.st_mtime_ns, st.st_ino, edges, 0 if racy else st.st_ctime_ns)
 
@@ -415,7 +427,7 @@ def stamped(known: dict[str, Stamp], files: list, growing: bool) -> list[tuple[S
     stamps = []
     for path in files:
         before = known.get(str(path))
-        if before is not None and isinstance(path, Path):
+        if before is not None and isinstance(path, Path) and not _stands_for_folder(path):
             try:
                 st = os.stat(path)
             except OSError:
