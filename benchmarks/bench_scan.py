@@ -204,6 +204,9 @@ def _env() -> dict:
     env = dict(os.environ)
     # Why: `python -m toolaudit` must find this checkout even when it is not installed.
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH", "")) if p)
+    # Why: an installed toolaudit has its bytecode compiled; with PYTHONDONTWRITEBYTECODE (set in some
+    # sandboxes) a module edited since its last .pyc would be compiled again at every timed start
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 
 
