@@ -602,3 +602,22 @@ def test_an_openhands_conversation_that_changed_is_read_again(tmp_path, cache_ho
     assert whole == _doc([folder], cache=False) and whole["totals"]["calls"] > shorter["totals"]["calls"]
     later[-1].unlink()
     assert _doc([folder]) == _doc([folder], cache=False)
+
+
+def test_a_scan_loads_the_stamps_of_its_own_files_only(tmp_path, cache_home):
+    folder = tmp_path / "runs"
+    (folder / "deep").mkdir(parents=True)
+    for name in ("a.jsonl", "b.jsonl", "deep/c.jsonl"):
+        (folder / name).write_bytes(b"".join(_lines(KANBAN)[:6]))
+    (tmp_path / "runs2").mkdir()  # a folder whose name starts like the other's
+    (tmp_path / "runs2" / "d.jsonl").write_bytes(b"".join(_lines(SHOP)))
+    _doc([folder, tmp_path / "runs2"])
+
+    def known(files, roots=()):
+        return sorted(Path(p).name for p in scan_cache.ScanCache(_key()).stamps(files, roots))
+
+    one = folder / "b.jsonl"
+    assert known([one], [one]) == ["b.jsonl"]
+    assert known([folder / "a.jsonl"], [folder]) == ["a.jsonl", "b.jsonl", "c.jsonl"]  # all under the folder
+    assert known([one, tmp_path / "runs2" / "d.jsonl"], [one]) == ["b.jsonl", "d.jsonl"]
+    assert known(None) == ["a.jsonl", "b.jsonl", "c.jsonl", "d.jsonl"]

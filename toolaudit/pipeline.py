@@ -289,7 +289,7 @@ def run(files: list[Path], options: FileOptions, sink, read: InputOptions = Inpu
             return worker(path, replace(options, engine=engine_for(options.engine, _workload([path]))), known=known,
                           resume=resume)
 
-        stamps = stamped(cache.stamps(), files, True)
+        stamps = stamped(cache.stamps(files, roots), files, True)
         keeper = getattr(sink, "keeper", None)  # a scan's Collected that may be answered by its kept summary
         # (not when a folder could not be listed: the summary was kept without that problem line)
         if keeper is not None and not sink.errors and sink.restore(keeper.check(cache, files, stamps)):
@@ -299,7 +299,7 @@ def run(files: list[Path], options: FileOptions, sink, read: InputOptions = Inpu
             # alone has nothing to merge with: its summary answers when it is unchanged)
             from .scan.parts import Kept
 
-            parts = Kept(cache, sink.folded.plan, keeper.plan_key)
+            parts = Kept(cache, sink.folded.plan, keeper.plan_key, files, roots)
         results = through_cache(cache, files, lambda changed: scan_files(changed, options, read.jobs, worker, extra),
                                 roots, grown, stamps, parts)
     for result in results:

@@ -279,22 +279,41 @@ class ScanCache:
             except FileNotFoundError:
                 pass
 
-    def stamps(self) -> dict[str, Stamp]:
-        """Every path this key holds, with the stamp it was measured at (as at the first call: one scan's)."""
+    def stamps(self, files: list | None = None, roots: Iterable = ()) -> dict[str, Stamp]:
+        """The paths this key holds, with the stamp each was measured at: all of them, or only `files` and
+        those under the folders among `roots` (a one-session scan does not load a 10k-file corpus's stamps).
+        As at the first call: one scan's."""
         if self._known is None:
-            self._known = self._stamps()
+            self._known = self._stamps(files, roots)
         return self._known
 
-    def _stamps(self) -> dict[str, Stamp]:
+    def _stamps(self, files: list | None = None, roots: Iterable = ()) -> dict[str, Stamp]:
+        found = self._select("SELECT path, size, mtime_ns, inode, edges, ctime_ns FROM files WHERE key = ?", (),
+                             files, roots)
+        return {path: Stamp(*stamp) for path, *stamp in found}
+
+    def _select(self, sql: str, args: tuple, files: list | None, roots: Iterable) -> list[tuple]:
+        """The rows of `sql` (`WHERE key = ?` and `args`, a table keyed by (key, …, path) or (key, path)): all,
+        or those of `files` and of the paths under the folders among `roots`."""
         if self._db is None:
-            return {}
+            return []
         try:
-            found = self._db.execute("SELECT path, size, mtime_ns, inode, edges, ctime_ns FROM files WHERE key = ?",
-                                     (self.key,)).fetchall()
+            if files is None:
+                return self._db.execute(sql, (self.key, *args)).fetchall()
+            found = []
+            folders = _folders(roots)
+            for folder in folders:  # a range of the primary key: the paths that start with `folder`
+                found += self._db.execute(f"{sql} AND path >= ? AND path < ?", (
+                    self.key, *args, folder, folder[:-1] + chr(ord(folder[-1]) + 1))).fetchall()
+            alone = [str(p) for p in files if not str(p).startswith(tuple(folders))]
+            for at in range(0, len(alone), 500):
+                some = alone[at:at + 500]
+                found += self._db.execute(f"{sql} AND path IN ({','.join('?' * len(some))})",
+                                          (self.key, *args, *some)).fetchall()
+            return found
         except sqlite3.DatabaseError as exc:
             self._off(exc)
-            return {}
-        return {path: Stamp(*stamp) for path, *stamp in found}
+            return []
 
     def load(self, source: str) -> FileResult | None:
         """The cached result of `source`, or None (a damaged entry is dropped with a note)."""
@@ -354,16 +373,10 @@ class ScanCache:
         self._write("DELETE FROM summaries WHERE key = ? AND digest NOT IN (SELECT digest FROM summaries WHERE key = ? "
                     "ORDER BY made DESC LIMIT ?)", [(self.key, self.key, KEPT_PER_OPTIONS)])
 
-    def parts(self, plan: str) -> dict[str, tuple[bytes, bytes]]:
-        """Every file's part for `plan` (scan.parts): path -> (stamp digest, entry)."""
-        if self._db is None:
-            return {}
-        try:
-            found = self._db.execute("SELECT path, stamp, entry FROM parts WHERE key = ? AND plan = ?",
-                                     (self.key, plan)).fetchall()
-        except sqlite3.DatabaseError as exc:
-            self._off(exc)
-            return {}
+    def parts(self, plan: str, files: list | None = None, roots: Iterable = ()) -> dict[str, tuple[bytes, bytes]]:
+        """The files' parts for `plan` (scan.parts): path -> (stamp digest, entry); all, or those of `files`
+        and under the folders among `roots` (as `stamps`)."""
+        found = self._select("SELECT path, stamp, entry FROM parts WHERE key = ? AND plan = ?", (plan,), files, roots)
         return {path: (stamp, entry) for path, stamp, entry in found}
 
     def put_part(self, plan: str, source: str, stamp: bytes, entry: bytes) -> None:
@@ -462,7 +475,7 @@ def through_cache(cache: ScanCache, files: list, scan: Callable[[list], Iterator
     (scan.parts.Kept) each kept file comes as its Part: kept from an earlier scan, or made now."""
     from .parts import Part
 
-    known = cache.stamps()
+    known = cache.stamps(files, roots)
     stamps = stamped(known, files, grown is not None) if stamps is None else stamps
     misses = [path for path, (_, hit, longer) in zip(files, stamps) if not hit and not longer]
     fresh = scan(misses)
@@ -513,10 +526,15 @@ def resume_from(cached: FileResult) -> tuple | None:
             tuple(s for s in cached.skipped if s.line <= line))
 
 
+def _folders(roots: Iterable) -> list[str]:
+    """The scanned folders among `roots`, each ending in a separator (the prefix of the paths under it)."""
+    return [str(r).rstrip(os.sep) + os.sep for r in roots if isinstance(r, Path) and r.is_dir()]
+
+
 def _gone(known: dict[str, Stamp], files: list, roots: Iterable[Path]) -> list[str]:
     """Cached paths under a scanned folder that the scan no longer found."""
     seen = {str(p) for p in files}
-    folders = [str(r).rstrip(os.sep) + os.sep for r in roots if isinstance(r, Path) and r.is_dir()]
+    folders = _folders(roots)
     return [p for p in known if p not in seen and any(p.startswith(f) for f in folders)]
 
 

@@ -78,10 +78,10 @@ def doc_of(result: FileResult, plan) -> list:
 class Kept:
     """The parts of one plan in one scan cache: read at once when the scan starts, written with the entries."""
 
-    def __init__(self, cache, plan, plan_key: str):
+    def __init__(self, cache, plan, plan_key: str, files: list | None = None, roots=()):
         self.cache, self.plan = cache, plan
         self.tag = sha256(plan_key.encode()).hexdigest()[:32]
-        self.found = cache.parts(self.tag)  # path -> (stamp digest, entry)
+        self.found = cache.parts(self.tag, files, roots)  # path -> (stamp digest, entry)
 
     def kept(self, path, stamp) -> list | None:
         """The part kept for `path` at `stamp`, or None (none kept, another stamp's, or not a part)."""
