@@ -361,3 +361,36 @@ def test_a_metadata_only_claude_code_file_is_claude_codes(tmp_path):
     # an abandoned session (only its metadata lines): a Claude Code file with nothing in it, not a stray
     path = write(tmp_path, "\n".join(json.dumps(h) for h in CURRENT_CLAUDE_HEADS) + "\n", "ghost.jsonl")
     assert detect(path)[0] is collectors.get("claude-code")
+
+
+def test_the_walkers_list_names_every_builtin_that_changes_a_walk():
+    # a folder walk imports only the collectors of WALKERS (a scan served from the cache imports no other)
+    from toolaudit.collectors import BUILTIN, WALKERS, Collector, collectors
+
+    overriding = {cls.__module__.rsplit(".", 1)[-1] for cls in collectors.all().values()
+                  if cls.walked.__func__ is not Collector.walked.__func__}
+    assert overriding == set(WALKERS) and set(WALKERS) <= set(BUILTIN)
+
+
+def test_a_walk_served_from_the_cache_imports_no_format(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    row = {"session": "s", "call_id": "c1", "tool": "Grep", "args": {}, "output": "x\n" * 3}
+    for name in ("a.jsonl", "b.jsonl"):
+        (folder / name).write_text(json.dumps(row) + "\n")
+    probe = ("import sys, toolaudit; toolaudit.scan([sys.argv[1]], jobs=1); "
+             "print(sorted(m.rsplit('.', 1)[-1] for m in sys.modules if m.startswith('toolaudit.collectors.')))")
+    env = {**os.environ, "TOOLAUDIT_CACHE_DIR": str(tmp_path / "cache")}
+
+    def loaded() -> list[str]:
+        return json.loads(subprocess.run([sys.executable, "-c", probe, str(folder)], env=env, capture_output=True,
+                                         text=True, timeout=120, check=True).stdout.replace("'", '"'))
+
+    assert {"toolaudit_jsonl", "codex", "claude_code"} <= set(loaded())  # the first scan detects formats
+    again = loaded()  # answered from the cache: only the walk's own collector
+    assert "openhands_v1" in again and not {"toolaudit_jsonl", "codex", "claude_code"} & set(again)

@@ -23,6 +23,10 @@ BUILTIN = (
     "openai_chat",
 )
 
+# the built-ins whose `walked` changes a folder walk (tests/collectors keep this list whole): a walk imports
+# only these, so a scan served from the cache imports no other format
+WALKERS = ("openhands_v1",)
+
 
 def _load_builtins() -> None:
     """Import the built-in collectors (each registers itself), on the registry's first use: a command that
@@ -33,4 +37,4 @@ def _load_builtins() -> None:
 
 collectors.builtins = (_load_builtins, tuple(f"{__name__}.{name}" for name in BUILTIN))
 
-__all__ = ["Collector", "collectors"]
+__all__ = ["Collector", "collectors", "WALKERS"]
