@@ -621,3 +621,13 @@ def test_a_scan_loads_the_stamps_of_its_own_files_only(tmp_path, cache_home):
     assert known([folder / "a.jsonl"], [folder]) == ["a.jsonl", "b.jsonl", "c.jsonl"]  # all under the folder
     assert known([one, tmp_path / "runs2" / "d.jsonl"], [one]) == ["b.jsonl", "d.jsonl"]
     assert known(None) == ["a.jsonl", "b.jsonl", "c.jsonl", "d.jsonl"]
+
+
+@pytest.mark.parametrize("by", ["tool", "session", "file", "collector", "agent", "model", "family", "day", "week",
+                                "month"])
+def test_every_grouping_merged_from_the_folds_says_what_an_uncached_scan_says(corpus, cache_home, by):
+    paths = [corpus, SAMPLES]
+    first = _doc(paths, by=by)  # folds made and merged, the summary kept
+    with sqlite3.connect(cache_home / scan_cache.NAME) as db:
+        db.execute("DELETE FROM summaries")  # the next scan merges the kept folds
+    assert first == _doc(paths, by=by) == _doc(paths, by=by) == _doc(paths, by=by, cache=False)
