@@ -175,14 +175,15 @@ def encode(result: FileResult) -> bytes:
     """A file's result as cache bytes: rows of field values (previews and heads are never in it)."""
     return orjson.dumps({
         "c": result.collector, "e": result.error, "r": result.checkpoint,
-        "m": [_fields(m, Measurement) for m in result.measurements],
-        "s": [_fields(s, Skipped) for s in result.skipped],
-        "u": [_fields(u, Usage) for u in result.usage],
-        "n": [_fields(n, MenuMeasurement) for n in result.menus],
+        "m": [row_fields(m, Measurement) for m in result.measurements],
+        "s": [row_fields(s, Skipped) for s in result.skipped],
+        "u": [row_fields(u, Usage) for u in result.usage],
+        "n": [row_fields(n, MenuMeasurement) for n in result.menus],
     })
 
 
-def _fields(item, cls) -> list:
+def row_fields(item, cls) -> list:
+    """A row's field values in its class's field order (how the cache and scan.parts store rows)."""
     return [getattr(item, name) for name in cls.__dataclass_fields__]
 
 

@@ -59,6 +59,10 @@ class Dedupe:
         self._held_digests.add(hashed)
         return True
 
+    def answered_digests(self) -> set[bytes]:
+        """The digests of the calls kept with their result (what another scan's `meets` looks for)."""
+        return self._seen
+
     def meets(self, answered: set[bytes]) -> bool:
         """Whether any of the `answered` digests (another file's calls with results) is a call seen or held here."""
         return not (answered.isdisjoint(self._seen) and answered.isdisjoint(self._held_digests))

@@ -9,8 +9,9 @@ merge is what folding its rows would have been (sums add, token lists join, the 
 is kept). When one is shared (a resumed session copies its parent's calls), its rows are folded one by one
 as before, so a call copied into several files still counts once.
 
-Parts are made only for scans whose summary may be kept (scan.summary_cache.Keeper): a plan without a
---since/--until window, --top, --records or --strict. Like the cache's entries they hold no text.
+Parts are made only for scans whose summary may be kept (scan.summary_cache.Keeper: a plan without a
+--since/--until window, --top, --records, --strict or --cost) of more than one file. Like the cache's entries
+they hold no text.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Callable
 import orjson
 
 from ..model import FileResult, Measurement, MenuMeasurement, Skipped
-from .cache import _fields, measurement, menu
+from .cache import measurement, menu, row_fields
 from .menu import keep_menu
 
 # a part is one JSON list, read by position (decoding ~10k of them must cost little more than orjson's parse)
@@ -67,11 +68,11 @@ def doc_of(result: FileResult, plan) -> list:
         [[session, agent, *sums] for (session, agent), sums in bill.contexts.items()],
         [[model, tool, *sums] for (model, tool), sums in bill.tools.items()],
         [[model, group, *sums] for (model, group), sums in bill.by_group.items()],
-        [_fields(m, MenuMeasurement) for m in alone.menus.values()],
-        [_fields(s, Skipped) for s in alone.skipped], alone.skipped_count, alone.unrecognised, alone.errors,
-        alone.duplicates, b"".join(sorted(alone.dedupe._seen)).hex(),
-        [_fields(row, Measurement) for row in held],
-        b"".join(sorted(alone._requests)).hex(),
+        [row_fields(m, MenuMeasurement) for m in alone.menus.values()],
+        [row_fields(s, Skipped) for s in alone.skipped], alone.skipped_count, alone.unrecognised, alone.errors,
+        alone.duplicates, b"".join(sorted(alone.dedupe.answered_digests())).hex(),
+        [row_fields(row, Measurement) for row in held],
+        b"".join(sorted(alone.requests_seen)).hex(),
     ]
 
 
@@ -137,13 +138,13 @@ def merge(collected, doc: list) -> bool:
     """Merge one file's part into `collected` (a summary.Collected with a plan and no window); False, with
     nothing changed, when one of its calls or requests is one `collected` already holds."""
     seen, requests = _digests(doc[SEEN]), _digests(doc[REQUESTS])
-    if collected.dedupe.meets(seen) or not requests.isdisjoint(collected._requests):
+    if collected.dedupe.meets(seen) or not requests.isdisjoint(collected.requests_seen):
         return False
     collected.dedupe.take(seen, doc[DUPLICATES])
     for row in doc[HELD]:
         held = measurement(row)
         collected.dedupe.unanswered(held.dedupe_key, held)
-    collected._requests |= requests
+    collected.requests_seen |= requests
     collected.files += doc[FILES]
     for name, n in doc[COLLECTORS]:
         collected.collectors[name] = collected.collectors.get(name, 0) + n

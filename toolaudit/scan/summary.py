@@ -62,7 +62,7 @@ class Collected:
         self._left_keys: set[bytes] = set()  # digests of the calls left out, so that copies count once
         self.newest: datetime | None = None  # the newest timestamp of them all (in the window or not)
         self.usage: list[Usage] = []
-        self._requests: set[bytes] = set()
+        self.requests_seen: set[bytes] = set()  # digests of the requests counted (dedupe.request_key)
         self.rows: list[Measurement] = []
         self.skipped: list[Skipped] = []
         self.skipped_count = 0
@@ -98,9 +98,9 @@ class Collected:
         folded = self.folded
         for u in result.usage:
             key = digest(request_key(u))
-            if key in self._requests:
+            if key in self.requests_seen:
                 continue
-            self._requests.add(key)  # a copy of a request left out by the window is left out once
+            self.requests_seen.add(key)  # a copy of a request left out by the window is left out once
             if self._inside(u.ts):
                 if folded is None:
                     self.usage.append(u)

@@ -8,8 +8,8 @@ families, time zone, pricing), and every input file's path and stamp in scan ord
 any file, or a file more or less, misses it and the scan merges each file's part (scan.parts) instead.
 
 Only scans that show no text are kept (no --top, --records or --show-content) and only whole ones: no
---since/--until window (its `7d` moves with the clock), no --strict, no file that could not be read or
-stamped. A summary holds what the ScanResult holds without its meta: numbers, tool and group names,
+--since/--until window (its `7d` moves with the clock), no --strict, no --cost (the price table prices at
+the time of asking), no file that could not be read or stamped, no folder that could not be listed. A summary holds what the ScanResult holds without its meta: numbers, tool and group names,
 skipped lines' reasons: never output or argument text. It is stored as tagged JSON and rebuilt only
 into the result classes named below: data, never a program (no pickle).
 """
