@@ -344,7 +344,7 @@ def test_cache_info_and_clear(cache_home, run):
     _doc([KANBAN, SHOP])
     shown = run("cache", "info").output
     assert f"{cache_home / scan_cache.NAME}" in shown and "2 files · o200k_base · engine auto" in shown
-    assert "1 scan summaries, 2 file folds" in shown
+    assert "kept beside them: whole-scan summaries 1, file folds 2" in shown
     doc = json.loads(run("cache", "info", "--json").output)
     assert (doc["files"], doc["summaries"], doc["parts"]) == (2, 1, 2)
     assert "removed the scan cache" in run("cache", "clear").output

@@ -363,12 +363,13 @@ def test_a_metadata_only_claude_code_file_is_claude_codes(tmp_path):
     assert detect(path)[0] is collectors.get("claude-code")
 
 
-def test_the_walkers_list_names_every_builtin_that_changes_a_walk():
+def test_the_walkers_list_names_every_builtin_that_changes_a_walk_or_stands_for_other_files():
     # a folder walk imports only the collectors of WALKERS (a scan served from the cache imports no other)
     from toolaudit.collectors import BUILTIN, WALKERS, Collector, collectors
 
     overriding = {cls.__module__.rsplit(".", 1)[-1] for cls in collectors.all().values()
-                  if cls.walked.__func__ is not Collector.walked.__func__}
+                  if cls.walked.__func__ is not Collector.walked.__func__
+                  or cls.stands_for.__func__ is not Collector.stands_for.__func__}
     assert overriding == set(WALKERS) and set(WALKERS) <= set(BUILTIN)
 
 

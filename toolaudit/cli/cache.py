@@ -32,8 +32,8 @@ def cache_info(as_json: bool) -> None:
     if not found.exists:
         click.echo(f"no scan cache yet at {found.path}")
         return
-    click.echo(f"{found.path}: {found.bytes:,} bytes, {found.files:,} files, {found.summaries:,} scan summaries, "
-               f"{found.parts:,} file folds")
+    click.echo(f"{found.path}: {found.bytes:,} bytes, {found.files:,} files")
+    click.echo(f"  kept beside them: whole-scan summaries {found.summaries:,}, file folds {found.parts:,}")
     current = key_parts(found.current).code
     for key, files in found.keys:
         k = key_parts(key)

@@ -73,6 +73,12 @@ class Collector:
         conversation's other pieces) or that hold no transcript of it."""
         return files
 
+    @classmethod
+    def stands_for(cls, path: Path) -> bytes | None:
+        """For a file `walked` keeps in the place of others: a digest of the names, sizes and mtimes of
+        them all, so that the scan cache sees any of them change; None for a file that stands for itself."""
+        return None
+
     def collect(self, path: Path, doc: Any = None) -> Iterator[Record]:
         """Yield the records of `path` (`doc`: the parsed document, when sniffing had it)."""
         raise NotImplementedError

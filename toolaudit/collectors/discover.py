@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, replace
+from functools import cache
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -77,20 +78,24 @@ def iter_files(paths: list[Path | RemotePath], problems: list[str] | None = None
 
 def _walked(found: list[Path]) -> list[Path]:
     """The files of a folder walk that are read as files of their own (Collector.walked)."""
-    for cls in _walkers() if found else ():
+    for cls in walkers() if found else ():
         found = cls.walked(found)
     return found
 
 
-def _walkers() -> list[type[Collector]]:
-    """The collectors whose `walked` may change a walk: the built-ins of WALKERS, imported alone, and any
-    plugin's (whose code is only known once loaded: then every collector is loaded, in registry order)."""
+@cache
+def walkers() -> tuple[type[Collector], ...]:
+    """The collectors whose `walked` may change a walk (and whose `stands_for` may name a file's others): the
+    built-ins of WALKERS, imported alone, and any plugin's (whose code is only known once loaded: then every
+    collector is loaded, in registry order). Worked out once: the scan cache asks it of every file."""
     from . import WALKERS
     from ..registry import entry_points_of
 
     if entry_points_of(collectors.group):
-        return [cls for cls in collectors.all().values() if cls.walked.__func__ is not Collector.walked.__func__]
-    return [collectors.builtin(name.replace("_", "-")) for name in WALKERS]
+        return tuple(cls for cls in collectors.all().values()
+                     if cls.walked.__func__ is not Collector.walked.__func__
+                     or cls.stands_for.__func__ is not Collector.stands_for.__func__)
+    return tuple(collectors.builtin(name.replace("_", "-")) for name in WALKERS)
 
 
 def _walk(top: Path, onerror: Callable[[OSError], None]) -> Iterator[tuple[Path, list]]:

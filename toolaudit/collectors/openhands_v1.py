@@ -108,7 +108,7 @@ def conversation_digest(path: Path) -> bytes | None:
     """For an event file that stands for its conversation folder (Collector.walked): a digest of the name,
     size and mtime of every file of the folder and of its events/, so that an event added, removed or
     rewritten changes the scan cache's stamp of the file standing for them; None for any other file."""
-    if not event_file(path):
+    if path.parent.name != EVENTS_DIR or not event_file(path):  # the cheap test first: it is asked of every file
         return None
     digest = hashlib.sha256()
     for folder in (path.parent.parent, path.parent):
@@ -433,6 +433,11 @@ class OpenHandsV1Collector(Collector):
             return rest
         state = {events.parent / name for events in firsts for name in STATE_FILES}
         return [file for file in rest if file.parent / plain_name(file) not in state] + list(firsts.values())
+
+    @classmethod
+    def stands_for(cls, path: Path) -> bytes | None:
+        """An event file standing for its conversation: the digest of the folder's files."""
+        return conversation_digest(path)
 
     @classmethod
     def sniff_line(cls, first: Any) -> bool:

@@ -147,26 +147,36 @@ def appended(path: Path, before: Stamp) -> bool:
     return st.st_ino == before.inode and st.st_size > before.size and edges == before.edges
 
 
-def _stands_for_folder(path: Path) -> bool:
-    """Whether `path` may stand for a folder of files (an OpenHands conversation's first event file): its
-    stamp then covers them all, and a stat of it alone never says it is unchanged."""
-    return path.parent.name == "events"
+def covered(path: Path, asked: tuple | None = None) -> bytes | None:
+    """A digest of the other files `path` stands for in a walk (Collector.stands_for: an OpenHands
+    conversation's first event file for its folder), or None for a file that stands for itself. Its stamp
+    then covers them all, and a stat of it alone never says it is unchanged. `asked`: the collectors'
+    `stands_for` functions (_covering), when the caller asks for many files."""
+    for stands_for in _covering() if asked is None else asked:
+        digest = stands_for(path)
+        if digest is not None:
+            return digest
+    return None
 
 
-def stamp_of(path: Path) -> Stamp | None:
-    """The file's stamp now, or None when it cannot be read (then it is scanned, not cached). A file changed
-    within RACY_NS of now keeps no change time: a write in the same clock tick, after it is read, would not
-    move it (git's "racily clean" entries), so the next scan checks its edges rather than trusting a stat."""
+def _covering() -> tuple:
+    from ..collectors.discover import walkers
+
+    return tuple(cls.stands_for for cls in walkers())
+
+
+def stamp_of(path: Path, others: bytes | None | bool = True) -> Stamp | None:
+    """The file's stamp now, or None when it cannot be read (then it is scanned, not cached); `others`: its
+    `covered` digest when the caller has it (True: work it out). A file changed within RACY_NS of now keeps
+    no change time: a write in the same clock tick, after it is read, would not move it (git's "racily
+    clean" entries), so the next scan checks its edges rather than trusting a stat."""
     peeked = _peek(path)
     if peeked is None:
         return None
     st, edges = peeked
-    if _stands_for_folder(path):
-        from ..collectors.openhands_v1 import conversation_digest
-
-        folder = conversation_digest(path)
-        if folder is not None:  # the folder's other files are in its stamp (their names, sizes and mtimes)
-            edges = sha256(edges + folder).digest()[:16]
+    others = covered(path) if others is True else others
+    if others is not None:  # the other files are in its stamp (their names, sizes and mtimes)
+        edges = sha256(edges + others).digest()[:16]
     racy = time.time_ns() - max(st.st_ctime_ns, st.st_mtime_ns) < RACY_NS
     return Stamp(st.st_size, st.st_mtime_ns, st.st_ino, edges, 0 if racy else st.st_ctime_ns)
 
@@ -453,10 +463,11 @@ def opened(read, note: Callable[[str], None] | None = None, wanted: bool = True)
 def stamped(known: dict[str, Stamp], files: list, growing: bool) -> list[tuple[Stamp | None, bool, bool]]:
     """(stamp, unchanged, only grown) of each of `files` against the stamps `known` (ScanCache.stamps);
     a file is only grown when `growing` (its reader can read on)."""
-    stamps = []
+    stamps, asked = [], _covering()
     for path in files:
         before = known.get(str(path))
-        if before is not None and isinstance(path, Path) and not _stands_for_folder(path):
+        others = covered(path, asked) if isinstance(path, Path) else None
+        if before is not None and isinstance(path, Path) and others is None:
             try:
                 st = os.stat(path)
             except OSError:
@@ -467,7 +478,7 @@ def stamped(known: dict[str, Stamp], files: list, growing: bool) -> list[tuple[S
                     before.size, before.mtime_ns, before.inode, before.ctime_ns):
                 stamps.append((before, True, False))
                 continue
-        stamp = stamp_of(path) if isinstance(path, Path) else None
+        stamp = stamp_of(path, others) if isinstance(path, Path) else None
         hit = stamp is not None and before is not None and stamp.same_bytes(before)
         stamps.append((stamp, hit, not hit and growing and before is not None and stamp is not None
                        and appended(path, before)))

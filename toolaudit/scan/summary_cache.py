@@ -19,6 +19,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, fields, is_dataclass
 from decimal import Decimal
+from functools import cache
 from hashlib import sha256
 from typing import Any
 
@@ -31,6 +32,7 @@ _CLASSES = {cls.__name__: cls for cls in (GroupRow, Skipped, Measurement, Bill, 
                                            Definition, ToolReferences)}
 
 
+@cache
 def _classes() -> dict[str, type]:
     from .summary import DayRow  # summary imports this module's users: late, to keep imports one-way
 
