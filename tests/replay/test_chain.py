@@ -80,3 +80,17 @@ def test_sessions_on_other_commits_or_later_ones_are_not_chained(tmp_path):
                      ["apply_patch", PATCH], "Success.\n")
     output, notes = _grep_output([later, other, after], repo)
     assert output == "No matches found" and not any("earlier session" in n for n in notes)
+
+
+def test_sessions_are_not_chained_on_a_workspace_that_lacks_their_commit(tmp_path):
+    # the recorded commit is not in the workspace: the replay runs on the workspace as it is, which may hold
+    # the earlier session's work already; applying it again would be a guess, so nothing is chained
+    repo, _ = _repo(tmp_path)
+    absent = "0123456789abcdef0123456789abcdef01234567"
+    grep = ["bash", "-lc", "grep -rn 'NEW_RATE' src"]
+    later = _rollout(tmp_path / "b.jsonl", "019a06f2-0000-7d2e-9b8a-00000000000b", "22", absent, grep, "")
+    earlier = _rollout(tmp_path / "a.jsonl", "019a06f2-0000-7d2e-9b8a-00000000000a", "21", absent,
+                       ["apply_patch", PATCH], "Success.\n")
+    output, notes = _grep_output([later, earlier], repo)
+    assert output == "No matches found" and not any("earlier session" in n for n in notes)
+    assert any("not in the workspace" in n for n in notes)

@@ -145,6 +145,9 @@ def test_the_recorded_output_says_what_never_ran():
     unclosed = 'rg -n "add_parser\\(\\"x|y\\" cli.py -n'  # a quote left open: the shell stopped there
     assert effect(unclosed).paths == (EVERYTHING,)
     assert effect(unclosed, printed="bash: -c: line 1: unexpected EOF while looking for matching `\"'").paths == ()
+    # the same words from a program the shell ran say nothing of the shell: jq's own parse error
+    edit = "sed -i $'s/it\\'s/x/' notes.txt; jq . bad.json"
+    assert effect(edit, printed="parse error: Invalid numeric literal at line 1, column 4").paths == (EVERYTHING,)
 
 
 def test_an_apply_patch_text_sent_to_a_shell_writes_only_what_a_line_redirects():
@@ -163,6 +166,10 @@ def test_an_apply_patch_text_sent_to_a_shell_writes_only_what_a_line_redirects()
     ("python3 - <<'PY'\nfrom pathlib import Path\nPath('x.md').write_text('y')\nPY", False),
     ("python3 - <<'PY'\nopen('notes.md', 'a').close()\nPY", False),
     ("python3 - <<'PY'\nimport subprocess\nsubprocess.run(['make'])\nPY", False),
+    ("python3 - <<'PY'\nimport os\nos.makedirs('out/a')\nPY", False),
+    ("python3 - <<'PY'\nimport tarfile\ntarfile.open('a.tgz', 'w:gz').close()\nPY", False),
+    ("python3 - <<'PY'\nimport os\nos.close(os.open('p', os.O_WRONLY | os.O_CREAT))\nPY", False),
+    ("python3 - <<'PY'\nimport pandas as pd\npd.DataFrame().to_parquet('out.parquet')\nPY", False),
     ("python3 -c 'import json; print(json.load(open(\"x.json\")))'", True),
     ("python3 -c 'import shutil; shutil.rmtree(\"build\")'", False),
     ("node - <<'JS'\nconsole.log(require('./package.json').name)\nJS", True),

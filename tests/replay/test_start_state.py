@@ -82,6 +82,7 @@ def test_git_status_lists_changed_and_untracked_paths_in_both_formats():
     assert status_paths(SHORT) == ["docs/requirements.md", "old.py", "new.py", ".codex/sessions/2025/12/17/",
                                    "with space.txt"]
     assert status_paths(LONG) == ["cmd/a.go", "cmd/b.go", "notes/", "plan.md"]
+    assert read([_bash("git -C cmd status -s", SHORT)], CWD).changed == ()  # paths relative to cmd/: not placed
 
 
 def test_what_status_lists_is_uncertain_from_the_start_unless_a_diff_shows_it_or_the_session_made_it(tmp_path):

@@ -227,11 +227,13 @@ class Runner:
             # the work earlier sessions on the same commit left in the folder (replay.chain)
             earlier = self.earlier.before(info, first_ts) if self.earlier is not None \
                 and not self.options.base.no_checkout else []
-            scratch = bool(primed) or bool(earlier) or any(_changes(p.before) for p in planned[:last])
+            scratch = bool(primed.diffs) or bool(earlier) or any(_changes(p.before) for p in planned[:last])
             with ExitStack() as stack:
-                root, note, writable = stack.enter_context(ws.session_base(
+                root, note, writable, checked_out = stack.enter_context(ws.session_base(
                     self.options.sandbox.workspace, self.options.base, info.commit if info else None, first_ts,
                     scratch, branch=info.branch if info else None))
+                if not _same_commit(checked_out, info.commit if info else None):
+                    earlier = []  # their edits were made on their commit: on another tree they would be made twice
                 if note:
                     notes.append(f"session {session}: {note}")
                 state = SessionState(root, info.cwd if info else None, self.options.path_map, writable)
@@ -424,6 +426,11 @@ def _paths(args: dict) -> list[str]:
 
     found = [v for k, v in args.items() if k in PATH_KEYS and isinstance(v, str)]
     return found or ["."]
+
+
+def _same_commit(a: str | None, b: str | None) -> bool:
+    """Whether two commit ids (either may be abbreviated) name the same commit."""
+    return bool(a and b) and (a.startswith(b) or b.startswith(a))
 
 
 def _changes(call: ToolCall) -> bool:

@@ -133,7 +133,8 @@ def _moved(here: str, part: str, cwd: str | None) -> str:
 _WRITES_CODE = re.compile(
     r"write|['\"][rbt]*[wax+][rbt+]*['\"]|unlink|remove|rename|\.replace\([^,()]*\)|os\.replace|rmtree|rmsync|"
     r"rmdir|\brm\(|copy|move|mkdir|touch|subprocess|os\.system|popen|spawn|exec|chmod|dump\(|truncate|symlink|"
-    r"appendfile|urlretrieve|extract|download|createwritestream|save", re.I)
+    r"appendfile|urlretrieve|extract|download|createwritestream|save|makedirs|\.to_\w+\(|"
+    r"O_(?:WRONLY|RDWR|CREAT|APPEND|TRUNC)|['\"][wax]:", re.I)  # pandas' to_csv/to_parquet, os.open, tarfile 'w:gz'
 _INLINE = re.compile(r"^(?:cd [^;&|\n]+&& *)?(?:python3?|node)(?: +-)? *<<-? *(['\"]?)([A-Za-z_]\w*)\1 *\n(.*)\n\2\s*$", re.S)
 
 
@@ -383,11 +384,16 @@ def _find(args: list[str]) -> Effect | None:
 
 def _shell_refused(printed: str) -> bool:
     """The recorded output shows the shell refused a line (a syntax error, or a word that is no program)."""
-    return any(sign in printed for sign in _REFUSALS)
+    return _REFUSED.search(printed) is not None
 
 
-_SYNTAX = ("syntax error", "unexpected EOF while looking for matching", "parse error", "unmatched ")  # bash, zsh
-_REFUSALS = (*_SYNTAX, "command not found")
+# the shell's own messages, at the start of a line (`bash: -c: line 1: syntax error …`, `zsh:1: parse error …`,
+# `sh: 1: Syntax error: …`, `bash: foo: command not found`): the same words printed by a program it ran (jq's
+# "parse error") say nothing of the shell
+_SHELL = r"^(?:\S*/)?(?:ba|z|da|k)?sh\b[^\n]*?"
+_SYNTAX = re.compile(_SHELL + r"(?:syntax error|unexpected EOF while looking for matching|parse error|unmatched )",
+                     re.M | re.I)
+_REFUSED = re.compile(_SYNTAX.pattern + r"|" + _SHELL + r"command not found", re.M | re.I)
 
 
 # GitHub spec-kit's scripts (`.specify/scripts/bash/*.sh`, `powershell/*.ps1`), as its repository has them:
@@ -477,7 +483,7 @@ def _part(part: str, printed: str = "") -> Effect | None:
     try:
         words = shlex.split(part, comments=True)
     except ValueError:
-        if any(sign in printed for sign in _SYNTAX):
+        if _SYNTAX.search(printed):
             return None  # an unclosed quote: the shell stopped at its syntax error, this part never ran
         return Effect((EVERYTHING,), "cannot be read as words")
     while words and ("=" in words[0] and not words[0].startswith("=") or words[0] in ("sudo", "time", "env", "nice")
@@ -498,11 +504,9 @@ def _part(part: str, printed: str = "") -> Effect | None:
         inner = _part(shlex.join(rest)) if rest else None
         if inner is not None and CHANGED in inner.paths:
             return inner  # a formatter over the files found: as over the tree
-        # a writer's operands come from its input: which files it wrote cannot be read from the text
-        writes = inner is not None and bool(inner.paths) or bool(rest) and (
-            rest[0].rsplit("/", 1)[-1] in TARGETED | {"mv", "cp", "ln", "install", "rsync"}
-            or rest[0] == "sed" and _sed_in_place(rest[1:]))
-        return Effect((EVERYTHING,), f"xargs {rest[0]} writes the files it is given") if writes else None
+        # a writer's operands come from its input: which files it wrote cannot be read from the text (a writer
+        # named without them, `rm`, has an effect that names no path: it still writes)
+        return Effect((EVERYTHING,), f"xargs {rest[0]} writes the files it is given") if inner is not None else None
     if program == "git":
         rest = _after_options(args, GIT_VALUED)
         sub = next(iter(rest), "")  # `git -C DIR log`: log, not DIR

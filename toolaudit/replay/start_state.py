@@ -92,14 +92,15 @@ _LONG = re.compile(r"^\t(?:modified|new file|deleted|renamed|typechange|both mod
 
 
 def _is_status(command: str) -> bool:
-    """`command` is a plain `git status` (short or long, nothing piped)."""
-    words = _git_words(command)
+    """`command` is a plain `git status` (short or long, nothing piped) run where the session worked (not
+    `git -C DIR`: its paths would be relative to DIR)."""
+    words = _git_words(command, elsewhere=False)
     return words is not None and words[:1] == ["status"] and all(w in _STATUS_OPTIONS for w in words[1:])
 
 
-def _git_words(command: str) -> list[str] | None:
+def _git_words(command: str, elsewhere: bool = True) -> list[str] | None:
     """The words after `git` and its global options of a git command run alone (nothing piped, chained,
-    redirected or substituted; a trailing `2>&1` allowed), or None."""
+    redirected or substituted; a trailing `2>&1` allowed), or None (also for `-C DIR` unless `elsewhere`)."""
     command = re.sub(r"\s+2>&1\s*$", "", command.strip())
     if any(ch in command for ch in "|;&<>`$\n"):
         return None
@@ -111,6 +112,8 @@ def _git_words(command: str) -> list[str] | None:
         return None
     words = words[1:]
     while words and (words[0] in _OPTIONS or words[0] == "-C"):
+        if words[0] == "-C" and not elsewhere:
+            return None
         words = words[2:] if words[0] == "-C" else words[1:]
     return words
 

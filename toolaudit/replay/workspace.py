@@ -12,7 +12,7 @@ top-level values are looked at: strings and lists of strings. Values under path 
 Anything else is left as recorded: an absolute path outside every prefix stays absolute, and the
 implementation refuses it (outside the workspace).
 
-Commits: `session_workspace(workspace, commit)` yields (folder, note, writable). When `commit` names a
+Commits: `session_workspace(workspace, commit)` yields (folder, note, writable, commit checked out). When `commit` names a
 commit of the workspace repository (`git cat-file -e COMMIT^{commit}`), the folder is a temporary
 `git worktree add --detach` at it (hooks off, the repository's filters and LFS off: nothing of the
 repository runs), its files' times set to their last commit's, removed afterwards (`worktree remove
@@ -54,6 +54,7 @@ class Checkout(NamedTuple):
     folder: Path
     note: str
     writable: bool = False
+    commit: str | None = None  # the commit checked out (None: the workspace as it is)
 
 
 HISTORY = 20000  # first-parent commits looked through for --at-session-start
@@ -212,7 +213,7 @@ def session_workspace(workspace: Path, commit: str | None, timeout: float = GIT_
                 yield found._replace(note=f"commit {short} could not be checked out{why}: {as_is}")
         else:
             restore_times(workspace, commit, tree, timeout)
-            yield Checkout(folder, f"replayed at commit {short} in a temporary worktree", True)
+            yield Checkout(folder, f"replayed at commit {short} in a temporary worktree", True, commit)
     finally:
         if tree.exists():
             _git(workspace, ["worktree", "remove", "--force", str(tree)], timeout)
