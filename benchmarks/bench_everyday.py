@@ -108,6 +108,25 @@ def _timed(cmd: list[str], env: dict, stdin: str | None = None) -> float:
     return time.perf_counter() - start
 
 
+def _wait_for_server(env: dict, patience_s: float = 20.0) -> None:
+    """Until the statusline's resident server (started by a first call with `env`) answers a ping."""
+    sys.path.insert(0, str(bench_scan.REPO))
+    from toolaudit import resident
+
+    before = os.environ.get("TOOLAUDIT_CACHE_DIR")
+    os.environ["TOOLAUDIT_CACHE_DIR"] = env["TOOLAUDIT_CACHE_DIR"]
+    try:
+        path = resident.socket_path()
+    finally:
+        if before is None:
+            os.environ.pop("TOOLAUDIT_CACHE_DIR")
+        else:
+            os.environ["TOOLAUDIT_CACHE_DIR"] = before
+    end = time.monotonic() + patience_s
+    while time.monotonic() < end and resident.ask(path, {"ping": True}) != "pong":
+        time.sleep(0.1)
+
+
 def grown_figures(work: Path, env: dict, rounds: int) -> None:
     """A 5 MB session that grew by 100 KB since the last scan (and since the last statusline): the statusline
     through its resident server (started by the first call, stopped at the end) and loading everything."""
@@ -120,7 +139,7 @@ def grown_figures(work: Path, env: dict, rounds: int) -> None:
     stdin = json.dumps({"session_id": "bench", "transcript_path": str(session)})
     status = [sys.executable, "-m", "toolaudit", "statusline"]  # the first call starts the resident server
     subprocess.run(status, env=env, input=stdin, text=True, check=True, capture_output=True)
-    time.sleep(2)  # the server loads in the background
+    _wait_for_server(env)  # it loads in the background: the timed calls start once it answers
     empty = work / "empty"
     empty.mkdir(exist_ok=True)
     for _ in range(rounds):  # interleaved: grow + scan, grow + statusline, statusline again, the yardsticks

@@ -168,6 +168,41 @@ def test_a_project_or_variables_that_configure_the_statusline_go_through_the_com
     assert entry._resident_statusline([]) is not None  # no settings here: the server answers
     (tmp_path / "pyproject.toml").write_text("[tool.toolaudit.statusline]\ntop = 0\n")
     assert entry._resident_statusline([]) is None
+    (tmp_path / "pyproject.toml").write_text("[tool.toolaudit]\ntokenizer = 'o200k_base'\n")
+    assert entry._resident_statusline([]) is None  # a top-level option the statusline has
+    (tmp_path / "pyproject.toml").write_text("[tool.toolaudit.scan]\nby = 'session'\n[tool.toolaudit.families]\n")
+    assert entry._resident_statusline([]) is not None  # another command's table: the server still answers
     (tmp_path / "pyproject.toml").unlink()
     monkeypatch.setenv("TOOLAUDIT_STATUSLINE_TOP", "0")
     assert entry._resident_statusline([]) is None
+
+
+def test_a_stuck_request_is_given_up(monkeypatch):
+    # the server answers one request at a time: one that hangs must not keep it from the next, nor from its exit
+    import time
+
+    monkeypatch.setattr(resident, "REQUEST_S", 1)
+    with pytest.raises(TimeoutError):
+        resident._bounded(lambda request: time.sleep(30), {})
+    assert resident._bounded(lambda request: "line", {}) == "line"
+
+
+def test_a_call_that_found_no_line_does_not_ask_twice_and_starts_a_server_only_when_none_listens(tmp_path,
+                                                                                                 monkeypatch):
+    started: list[str] = []
+    monkeypatch.setattr(resident, "start", lambda path: started.append(path))
+    monkeypatch.setattr(resident, "compute", lambda request: "computed")
+    monkeypatch.setattr(resident, "socket_path", lambda: str(tmp_path / "s.sock"))
+    monkeypatch.delenv(resident.OFF, raising=False)
+    asked: list[str] = []
+    monkeypatch.setattr(resident, "reply", lambda path, request: asked.append(path) or (None, False))
+    resident.asked_in_vain(str(tmp_path / "s.sock"), True)  # the console script asked: a busy server listens
+    assert resident.line({}) == "computed" and asked == [] and started == []
+    assert resident.line({}) == "computed" and asked == [str(tmp_path / "s.sock")] and started == asked  # none
+
+
+def test_the_console_script_knows_the_tokenizers_the_command_line_knows():
+    # resident keeps its own list so that the console script imports no tokenizer module: it must not drift
+    from toolaudit.tokenizers import TOKENIZERS
+
+    assert set(resident.TOKENIZERS) == set(TOKENIZERS)

@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from .errors import ConfigError
+from .files import find_pyproject  # noqa: F401  (where the commands look for their table)
 from .registry import did_you_mean
 
 # sub-tables a command reads itself: [tool.toolaudit.simulate.policies], [tool.toolaudit.replay.tools]
@@ -24,16 +25,6 @@ SUB_TABLES = {("simulate", "policies"), ("replay", "tools")}
 # top-level tables the commands read themselves: [tool.toolaudit.families] (scan.families: scan --by
 # family, simulate --tool @FAMILY)
 TOP_TABLES = {"families"}
-
-
-def find_pyproject(start: Path | None = None) -> Path | None:
-    """The nearest pyproject.toml at or above `start` (default: the working directory)."""
-    here = (start or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        candidate = folder / "pyproject.toml"
-        if candidate.is_file():
-            return candidate
-    return None
 
 
 def _options(command: click.Command) -> set[str]:

@@ -4,7 +4,9 @@ the server does not answer, goes to the command line (toolaudit.cli)."""
 
 from __future__ import annotations
 
+import io
 import sys
+
 
 def main() -> None:
     """Run one command line."""
@@ -33,30 +35,39 @@ def _resident_statusline(args: list[str]) -> str | None:
     if path is None:
         return None
     data = sys.stdin.read()
-    sys.stdin = _Replay(data)  # read once: the command line reads the same text if the server does not answer
-    return resident.ask(path, resident.request_of(data, None, **options))
+    sys.stdin = io.StringIO(data)  # read once: the command line reads the same text if the server does not answer
+    answer, there = resident.reply(path, resident.request_of(data, None, **options))
+    if answer is None:
+        resident.asked_in_vain(path, there)  # the command line computes the line without asking again
+    return answer
 
 
 def _configured() -> bool:
     """Whether settings the command line reads could change the line: TOOLAUDIT_STATUSLINE_* variables, or a
-    `[tool.toolaudit]` table in the nearest pyproject.toml (the command line then asks the server itself)."""
+    `[tool.toolaudit]` table in the nearest pyproject.toml that sets a statusline option (top-level or in
+    `[tool.toolaudit.statusline]`; a table for other commands leaves the line as it is). A table that cannot be
+    read goes to the command line, which says what is wrong with it."""
     import os
+    import tomllib
+
+    from .files import find_pyproject
 
     if any(name.startswith("TOOLAUDIT_STATUSLINE_") for name in os.environ):
         return True
-    folder = os.getcwd()
-    while True:
-        candidate = os.path.join(folder, "pyproject.toml")
-        if os.path.isfile(candidate):
-            try:
-                with open(candidate, "rb") as fh:
-                    return b"[tool.toolaudit" in fh.read()
-            except OSError:
-                return True
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return False
-        folder = parent
+    path = find_pyproject()
+    if path is None:
+        return False
+    try:
+        with open(path, "rb") as fh:
+            table = tomllib.load(fh).get("tool", {}).get("toolaudit", {})
+    except (OSError, ValueError):
+        return True
+    if not isinstance(table, dict):
+        return True
+    return "statusline" in table or any(key.replace("-", "_") in _STATUSLINE_OPTIONS for key in table)
+
+
+_STATUSLINE_OPTIONS = {"top", "tokenizer", "calibration", "resident", "no_resident", "stop"}
 
 
 def _plain_options(args: list[str]) -> dict | None:
@@ -76,13 +87,3 @@ def _plain_options(args: list[str]) -> dict | None:
             return None  # a TRANSCRIPT, --calibration, --no-resident, --help…: the command line's
     return options
 
-
-class _Replay:
-    """Standard input already read, read again."""
-
-    def __init__(self, data: str) -> None:
-        self._data = data
-
-    def read(self, *_: object) -> str:
-        data, self._data = self._data, ""
-        return data

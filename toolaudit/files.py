@@ -120,3 +120,14 @@ def cache_dir() -> Path:
     from platformdirs import user_cache_path
 
     return user_cache_path("toolaudit", appauthor=False)
+
+
+def find_pyproject(start: Path | None = None) -> Path | None:
+    """The nearest pyproject.toml at or above `start` (default: the working directory). Here, not in config:
+    the statusline's console script looks for it before click is imported (toolaudit.entry)."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            return candidate
+    return None

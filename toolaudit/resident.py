@@ -26,17 +26,22 @@ IDLE_S = 900.0  # a server with no request for this long exits
 ASK_TIMEOUT_S = 2.0  # a server slower than this is not waited for: the call computes its own answer
 MAX_REQUEST = 65536
 CODE_CHECK_S = 5.0  # how often the server looks whether toolaudit's code changed
+REQUEST_S = 30  # a request the server has not answered in this long is given up (it goes back to listening)
 OFF = "TOOLAUDIT_NO_RESIDENT"
 TOKENIZERS = ("claude", "o200k_base", "cl100k_base", "approx")  # what `statusline --tokenizer` accepts
 
 
 def socket_path() -> str | None:
-    """The server's socket: in the cache folder, named by toolaudit's version (None: the path is too long for
-    a Unix socket, so no server)."""
+    """The server's socket: in the cache folder, named by toolaudit's version and where it is installed (a
+    development checkout and an installed copy of one version are two servers), or None: the path is too long
+    for a Unix socket, so no server."""
+    from hashlib import sha256
+
     from . import __version__
     from .files import cache_dir
 
-    path = os.path.join(cache_dir(), f"statusline-{__version__}.sock")
+    where = sha256(os.path.dirname(os.path.abspath(__file__)).encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    path = os.path.join(cache_dir(), f"statusline-{__version__}-{where}.sock")
     return path if len(path.encode()) < 100 else None  # sun_path holds 104-108 bytes
 
 
@@ -78,13 +83,23 @@ def line(request: dict, resident: bool = True) -> str:
     if resident and enabled():
         path = socket_path()
         if path is not None:
-            answer = ask(path, request)
+            answer, there = _asked.pop(path, None) or reply(path, request)
             if answer is not None:
                 return answer
             text = compute(request)
-            start(path)
+            if not there:  # none listening (a busy or stuck one still has the socket: another would not bind)
+                start(path)
             return text
     return compute(request)
+
+
+_asked: dict[str, tuple[None, bool]] = {}  # a socket this process asked already, in vain (toolaudit.entry)
+
+
+def asked_in_vain(path: str, there: bool) -> None:
+    """Say that `path`'s server was asked and gave no line (`there`: one was listening), so that the command
+    line this process goes on to does not wait for it a second time."""
+    _asked[path] = (None, there)
 
 
 def stop_server() -> bool:
@@ -96,19 +111,26 @@ def stop_server() -> bool:
 def ask(path: str, request: dict, timeout: float = ASK_TIMEOUT_S) -> str | None:
     """The server's answer to `request`, or None (no server, one another user made, or it failed to answer in
     time)."""
+    return reply(path, request, timeout)[0]
+
+
+def reply(path: str, request: dict, timeout: float = ASK_TIMEOUT_S) -> tuple[str | None, bool]:
+    """(the server's answer or None, whether a server of ours was listening: it took the connection)."""
+    connected = False
     try:
         if hasattr(os, "getuid") and os.stat(path).st_uid != os.getuid():
-            return None  # a socket someone else put where ours goes: never trusted
+            return None, True  # a socket someone else put where ours goes: never trusted, nor replaced
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
             conn.settimeout(timeout)
             conn.connect(path)
+            connected = True
             conn.sendall(json.dumps(request).encode() + b"\n")
             conn.shutdown(socket.SHUT_WR)
-            reply = _read(conn)
-        answer = json.loads(reply).get("line")
+            data = _read(conn)
+        answer = json.loads(data).get("line")
     except (OSError, ValueError, AttributeError):
-        return None
-    return answer if isinstance(answer, str) else None
+        return None, connected
+    return (answer if isinstance(answer, str) else None), True
 
 
 def _read(conn: socket.socket) -> bytes:
@@ -131,7 +153,7 @@ def start(path: str):
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         return subprocess.Popen([sys.executable, "-m", "toolaudit.resident", path], stdin=subprocess.DEVNULL,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True,
-                                start_new_session=True)
+                                start_new_session=True, cwd=os.path.dirname(path))  # not the caller's folder
     except OSError:
         return None
 
@@ -237,11 +259,32 @@ def _answer(conn: socket.socket) -> bool:
         _send(conn, {"line": "stopped"})
         return False
     try:
-        text = "pong" if request.get("ping") else compute(request)
+        text = "pong" if request.get("ping") else _bounded(compute, request)
     except Exception as exc:  # a malformed request or an unexpected failure: an answer, never a dead server
         text = f"toolaudit: {type(exc).__name__}: {exc}"
     _send(conn, {"line": text, "at": time.time()})
     return True
+
+
+def _bounded(work, request: dict) -> str:
+    """`work(request)`, given up after REQUEST_S seconds (a TimeoutError): a stuck request must not keep the
+    server from its next one, nor from exiting when idle."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():  # only there can an alarm interrupt it
+        return work(request)
+
+    def late(*_: object) -> None:
+        raise TimeoutError(f"no answer in {REQUEST_S} s")
+
+    previous = signal.signal(signal.SIGALRM, late)
+    signal.alarm(REQUEST_S)
+    try:
+        return work(request)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _send(conn: socket.socket, reply: dict) -> None:
