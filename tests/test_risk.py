@@ -136,7 +136,7 @@ def test_an_item_is_looked_up_where_its_text_occurs():
 
 def test_codex_inner_answers_each_text_asked_in_turn():
     """codex_inner keeps the last text's answer: asking of another text, or of an equal copy, is answered afresh."""
-    from toolaudit.simulate.policies.agents import codex_inner
+    from toolaudit.simulate.policies.codex import codex_inner
 
     wrapped = json.dumps({"output": "Exit code: 1\nboom", "metadata": {"exit_code": 1}})
     other = json.dumps({"output": "fine", "metadata": {"exit_code": 0}})

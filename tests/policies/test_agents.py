@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from strategies import encodes, texts
 
 from toolaudit.simulate.policies import CodexLegacy, CodexMiddle, OpenCodeCut, nbytes
-from toolaudit.simulate.policies.agents import rust_lines
+from toolaudit.simulate.policies.codex import rust_lines
 
 CODEX_MARKER = re.compile(r"…(\d+) (chars|tokens) truncated…")
 

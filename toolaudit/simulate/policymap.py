@@ -27,7 +27,7 @@ from ..model import OutputCap
 from ..registry import did_you_mean
 from ..scan.families import DEFAULT as DEFAULT_FAMILIES, Families, families_from
 from .policies import Chain, HeadTail, JsonFields, MatchLimit, Policy, SearchPreview
-from .policies.agents import CodexWrapped
+from .policies.codex import CodexWrapped
 from .presets import Preset, Versioned
 
 PARAMS: dict[str, type] = {

@@ -44,7 +44,7 @@ import re
 import orjson
 from ahocorasick_rs import AhoCorasick, BytesAhoCorasick
 
-from .policies.agents import codex_inner
+from .policies.codex import codex_inner
 
 WINDOW = 240  # chars looked at on each side of a signal's literal in a long line
 

@@ -48,7 +48,7 @@ import time
 from typing import Any, ClassVar
 
 from ...simulate.policies import CodexLegacy, CodexMiddle
-from ...simulate.policies.agents import rust_lines
+from ...simulate.policies.codex import rust_lines
 from ...simulate.policies.base import cut_bytes, cut_bytes_tail, nbytes
 from ..base import FAILED, REFUSED, Outcome
 from .base import Call, Emulation, register, version_tuple

@@ -5,7 +5,8 @@ Order: JSON fields (10) → per-match preview and line clip (20) → match/byte 
 built-in family in `policies` (the `toolaudit.policies` entry-point group adds plugins).
 """
 
-from .agents import CodexLegacy, CodexMiddle, OpenCodeCut
+from .codex import CodexLegacy, CodexMiddle
+from .opencode import OpenCodeCut
 from .base import (Chain, FirstOf, Policy, cut_bytes, cut_bytes_tail, cut_chars, cut_chars_tail, nbytes,
                    policies)
 from .headtail import DEFAULT_MARKER, HeadTail

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from ...scan.families import SHELL
 from ..policies import Chain, SearchPreview
-from ..policies.agents import (
+from ..policies.claude_code import (
     MCP_SAVED,
     MCP_SAVED_OLD,
     READ_HINT,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ...model import OutputCap
 from ..policies import CodexLegacy, CodexMiddle
-from ..policies.agents import CodexCut
+from ..policies.codex import CodexCut
 from .base import Preset, Versioned, preset
 
 

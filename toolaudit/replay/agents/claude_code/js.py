@@ -6,7 +6,7 @@ import math
 import unicodedata
 from typing import Any
 
-from ....simulate.policies.agents import size_text  # noqa: F401  (one definition: simulate's persisted preview uses it)
+from ....simulate.policies.claude_code import size_text  # noqa: F401  (one definition: simulate's persisted preview uses it)
 
 # --- JavaScript and Node semantics --------------------------------------------------------------
 
