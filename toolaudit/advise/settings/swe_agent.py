@@ -8,7 +8,7 @@ AGENT = "swe-agent"
 COLLECTORS = ("swe-agent",)
 
 LAST_N = Known(AGENT, "history_processors: [{type: last_n_observations, n: N}]", "the agent's config YAML",
-               "observations", "none (the paper's configs: 5)", "1.0",
+               "observations", "none (SWE-agent 0.7 configs: 5; The Complexity Trap: M=10)", "1.0",
                "SWE-agent/SWE-agent sweagent/agent/history_processors.py LastNObservations (n, polling)",
                "elides all but the last N observations; `polling` spaces the changes out for the prompt cache")
 KNOWN = (LAST_N,)
