@@ -25,7 +25,7 @@ from typing import Callable
 import orjson
 
 from ..model import FileResult, Measurement, MenuMeasurement, Skipped
-from .cache import measurement, menu, row_fields
+from .cache_rows import measurement, menu, row_fields
 from .menu import keep_menu
 
 # a part is one JSON list, read by position (decoding ~10k of them must cost little more than orjson's parse)
