@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ...model import OutputCap
 from ..policies import CodexLegacy, CodexMiddle
 from ..policies.codex import CodexCut
@@ -27,11 +29,18 @@ def codex_session_cap(recorded: OutputCap | None, model: str | None) -> CodexMid
     return CodexMiddle(10_000, "tokens" if model and "codex" in model.lower() else "bytes")
 
 
-def _session_cut(warning: bool):
-    def cap_for(recorded: OutputCap | None, model: str | None) -> CodexCut:
+@dataclass(frozen=True)
+class SessionCut:
+    """A preset's `cap_for`: the session's recorded cap (else the model's default) as a CodexCut.
+
+    A module-level class, not a closure, so a preset crosses to worker processes (pickle).
+    """
+
+    warning: bool
+
+    def __call__(self, recorded: OutputCap | None, model: str | None) -> CodexCut:
         middle = codex_session_cap(recorded, model)
-        return CodexCut(middle.unit, middle.limit, warning, recorded is not None)
-    return cap_for
+        return CodexCut(middle.unit, middle.limit, self.warning, recorded is not None)
 
 
 ENVELOPES = ("shell_command's `Exit code: … Output:` and exec_command's `Wall time: … Output:` envelopes are "
@@ -53,7 +62,7 @@ LEGACY_NOTES = (
 
 def _range(first: tuple[int, ...], label: str, what: str, notes: str, cut: CodexCut | None = None,
            warning: bool | None = None) -> tuple[tuple[int, ...], Preset]:
-    cap_for = _session_cut(warning) if warning is not None else None
+    cap_for = SessionCut(warning) if warning is not None else None
     policy = cut if cut is not None else CodexCut("bytes", 10_000, bool(warning))
     return first, preset(f"codex@{label}", f"Codex CLI {label}: {what}", {"*": policy}, notes, cap_for,
                          versions=label)
