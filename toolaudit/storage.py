@@ -11,6 +11,7 @@ its own credentials, found the usual way for each backend (environment, profiles
 from __future__ import annotations
 
 import io
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -29,13 +30,29 @@ def is_url(text: Any) -> bool:
 
 
 def local_or_remote(text: str) -> Path | "RemotePath":
-    """A `file://` URL or a plain path as a Path; any other `scheme://` URL as a RemotePath."""
+    """A `file://` URL or a plain path as a Path (`~` and `$VARS` expanded, as a shell would); any other
+    `scheme://` URL as a RemotePath."""
     match = _SCHEME.match(text)
     if match is None:
-        return Path(text)
+        return user_path(text)
     if match.group(1).lower() == "file":
-        return Path(text[len("file://"):] or "/")
+        return user_path(text[len("file://"):] or "/")
     return RemotePath(text)
+
+
+def user_path(text: str | Path) -> Path:
+    """`text` with `~`, `~user` and `$VAR`/`${VAR}` expanded: a notebook cell has no shell to do it."""
+    return Path(os.path.expanduser(os.path.expandvars(str(text))))
+
+
+def input_path(given: Any) -> Any:
+    """A path the API or the command line was given: text as local_or_remote reads it, a Path expanded, a
+    RemotePath as it is."""
+    if isinstance(given, str):
+        return local_or_remote(given)
+    if isinstance(given, Path):
+        return user_path(given) if "~" in str(given) or "$" in str(given) else given
+    return given
 
 
 def filesystem(url: str):

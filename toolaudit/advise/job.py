@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ..options import SILENT, Hooks, InputOptions, build, split_options
+from ..storage import input_path
 
 CAPS = (2_000, 5_000, 10_000, 20_000, 40_000)  # chars: the cap sweep
 MASKS = (3, 5, 10, 20)  # turns kept by masking
@@ -49,7 +50,7 @@ def advise(paths: Iterable[Path | str] = (), options: AdviseOptions | None = Non
     from .rank import rank
 
     options = options or AdviseOptions.of(**given)
-    paths = [Path(p) if isinstance(p, str) else p for p in paths]
+    paths = [input_path(p) for p in paths]
     read = options.read
     check_format(read)
     tok = tokenizer_of(read)

@@ -10,6 +10,7 @@ from ..collectors import discover
 from ..collectors.claude_code import ClaudeCodeCollector
 from ..errors import ToolauditError
 from ..options import SILENT, Hooks
+from ..storage import input_path
 from .engine import Calibration, calibrate as fit_all
 
 
@@ -30,7 +31,7 @@ def calibrate(paths: Iterable[Path | str] = (), *, hooks: Hooks = SILENT) -> Cal
     from ..tokenizers import get_tokenizer
 
     problems: list[str] = []
-    files = list(claude_files(resolve_paths([Path(p) for p in paths], hooks), problems))
+    files = list(claude_files(resolve_paths([input_path(p) for p in paths], hooks), problems))
     hooks.problems((), problems)
     cal = fit_all(files, get_tokenizer())
     if cal.pooled is None:

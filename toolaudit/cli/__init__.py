@@ -34,7 +34,7 @@ class PathOrURL(click.Path):
     `az://…`) kept as a RemotePath and checked when it is listed; `file://` URLs are local paths."""
 
     def convert(self, value, param, ctx):
-        if isinstance(value, str) and is_url(value):
+        if isinstance(value, str):  # a quoted `~/…` or `$HOME/…` reaches us unexpanded
             target = local_or_remote(value)
             if not isinstance(target, Path):
                 return target

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..options import SILENT, Hooks, InputOptions, build, split_options
+from ..storage import user_path
 from .engine import CompareResult
 from .sides import Side
 
@@ -45,7 +46,7 @@ def compare(a: Path | str, b: Path | str, options: CompareOptions | None = None,
     from .engine import compare as compare_sides, parse_group_by
 
     options = options or CompareOptions.of(**given)
-    a, b = Path(a), Path(b)
+    a, b = user_path(a), user_path(b)
     grouping = parse_group_by(options.group_by)
     check_format(options.read)
     tok = tokenizer_of(options.read)  # fail fast, before any worker starts

@@ -8,6 +8,7 @@ from typing import Any, Callable, Iterable
 
 from ..errors import UsageError
 from ..options import SILENT, Hooks, InputOptions, build, split_options
+from ..storage import input_path
 from .checks import GateResult
 
 
@@ -119,6 +120,6 @@ def gate(paths: Iterable[Path | str], options: GateOptions | None = None, *, hoo
     options = options or GateOptions.of(**given)
     doc = read_baseline(options.baseline)
     checks = [Check.parse(text) for text in (options.fail_on or DEFAULT_CHECKS[doc["meta"]["command"]])]
-    current = measure([Path(p) if isinstance(p, str) else p for p in paths], doc, options, hooks)
+    current = measure([input_path(p) for p in paths], doc, options, hooks)
     return decide(str(options.baseline), doc, current, checks, min_calls=options.min_calls,
                   max_vanished=options.max_vanished, allow=Allowances(options.allow_vanished, options.allow_unjudged))

@@ -10,6 +10,7 @@ from typing import Any, Iterable
 
 from ..errors import UsageError
 from ..options import SILENT, Hooks, InputOptions, split_options
+from ..storage import input_path
 from .base import DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT, Base, ReplayOptions, Sandbox
 from .summary import ReplayResult
 
@@ -85,7 +86,7 @@ def replay(paths: Iterable[Path | str], options: ReplayOptions | None = None, *,
         options = replay_options({k: v for k, v in spec.items() if k not in ("explain", "calls_out")},
                                  read=InputOptions(**read), explain=spec.get("explain", 0),
                                  calls_out=spec.get("calls_out"))
-    paths = [Path(p) if isinstance(p, str) else p for p in paths]
+    paths = [input_path(p) for p in paths]
     read = options.read
     check_format(read)
     tok = tokenizer_of(read)

@@ -10,6 +10,7 @@ from typing import Any, Iterable
 from ..model import ScanResult
 from .context import ContextNow
 from ..options import SILENT, Hooks, InputOptions, build, split_options
+from ..storage import input_path
 from .families import DEFAULT as DEFAULT_FAMILIES, Families
 
 BY = ("tool", "session", "file", "collector", "agent", "model", "family", "day", "week", "month")
@@ -55,7 +56,7 @@ def scan(paths: Iterable[Path | str] = (), options: ScanOptions | None = None, *
     from .summary import summarize
 
     options = options or ScanOptions.of(**given)
-    paths = [Path(p) if isinstance(p, str) else p for p in paths]
+    paths = [input_path(p) for p in paths]
     collected, tok = collect(paths, options, hooks)
     meta = meta_for(options.read, paths, options.by, tok)
     if not options.calls:
@@ -178,7 +179,7 @@ def live_snapshot(paths, read: InputOptions | None = None, *, window_s: float = 
 
     read = read or InputOptions()
     taken = time.time()
-    files, _ = input_files([Path(p) for p in paths], read.strict, hooks)
+    files, _ = input_files([input_path(p) for p in paths], read.strict, hooks)
     mtimes: dict[str, float] = {}
     for path in files:
         try:

@@ -8,6 +8,7 @@ from typing import Any, Iterable
 
 from ..errors import UsageError
 from ..options import SILENT, Hooks, InputOptions, build, split_options
+from ..storage import input_path
 from .summary import SimResult
 
 
@@ -111,7 +112,7 @@ def run_spec(paths: Iterable[Path | str], read: InputOptions, spec: dict[str, An
     from . import context as ctx, summary
     from .policymap import maps_from_spec
 
-    paths = [Path(p) if isinstance(p, str) else p for p in paths]
+    paths = [input_path(p) for p in paths]
     check_format(read)
     tok = tokenizer_of(read)
     swept_context = ctx.sweep_of(sweep)
