@@ -363,19 +363,50 @@ def count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
-def anthropic_1h(usage: dict) -> int:
-    """The 1-hour part of an Anthropic usage's cache writes (`cache_creation.ephemeral_1h_input_tokens`)."""
+def _anthropic_one(usage: dict) -> tuple[int, int, int, int, int]:
+    """(uncached input, cache write, cache read, output, 1-hour write) of one usage object or iteration.
+
+    The cache write is the larger of `cache_creation_input_tokens` and its breakdown by lifetime
+    (`cache_creation.ephemeral_5m/1h_input_tokens`): current Claude Code writes 0 beside a 1-hour breakdown.
+    """
     creation = usage.get("cache_creation")
-    return count(creation.get("ephemeral_1h_input_tokens")) if isinstance(creation, dict) else 0
+    five, hour = ((count(creation.get("ephemeral_5m_input_tokens")), count(creation.get("ephemeral_1h_input_tokens")))
+                  if isinstance(creation, dict) else (0, 0))
+    return (count(usage.get("input_tokens")), max(count(usage.get("cache_creation_input_tokens")), five + hour),
+            count(usage.get("cache_read_input_tokens")), count(usage.get("output_tokens")), hour)
+
+
+def anthropic_steps(usage: dict) -> list[tuple[str, tuple[int, int, int, int, int]]]:
+    """Each sampling step billed for one Anthropic request: (step name, its numbers as _anthropic_one gives).
+
+    The request's own step comes first, named "". A request that compacted lists its steps in
+    `usage.iterations` (a "compaction", then the "message"), and its top-level numbers are the
+    message's only: the message step stands for the request (its numbers, or the top level's when
+    no step is the message), each other step is a step of its own (`compaction1`...), billed apart.
+    """
+    steps = usage.get("iterations")
+    steps = [step for step in steps if isinstance(step, dict)] if isinstance(steps, list) else []
+    message = next((step for step in steps if step.get("type") == "message"), None)
+    out = [("", _anthropic_one(message if message is not None else usage))]
+    for k, step in enumerate(steps):
+        numbers = _anthropic_one(step)
+        if step is not message and any(numbers):  # a step of nothing bills nothing
+            kind = step.get("type") if isinstance(step.get("type"), str) else "step"
+            out.append((f"{kind}{k}", numbers))
+    return out
+
+
+def anthropic_1h(usage: dict) -> int:
+    """The 1-hour part of an Anthropic request's cache writes (`cache_creation.ephemeral_1h_input_tokens`)."""
+    return anthropic_steps(usage)[0][1][4]
 
 
 def anthropic_parts(usage: dict) -> tuple[int, int, int, int]:
-    """(uncached input, cache write, cache read, output) from an Anthropic usage object.
+    """(uncached input, cache write, cache read, output) of an Anthropic request (its message step).
 
     Anthropic's `input_tokens` already excludes cache reads and writes.
     """
-    return (count(usage.get("input_tokens")), count(usage.get("cache_creation_input_tokens")),
-            count(usage.get("cache_read_input_tokens")), count(usage.get("output_tokens")))
+    return anthropic_steps(usage)[0][1][:4]
 
 
 def openai_parts(usage: dict) -> tuple[int, int, int, int]:

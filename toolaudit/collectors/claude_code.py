@@ -29,7 +29,7 @@ from typing import Any, Iterator
 
 from ..model import (MAIN_AGENT, SCAN_SCOPE, UNKNOWN_TOOL, ContextEvent, ModelText, SessionEnd, SessionInfo, Skipped,
                      Usage)
-from .base import (Collector, Pairing, Record, _Pending, anthropic_1h, anthropic_parts, collectors, guarded,
+from .base import (Collector, Pairing, Record, _Pending, anthropic_steps, collectors, guarded,
                    read_lines, file_stem, str_or_none)
 from .claude_code_context import line_events
 
@@ -204,14 +204,17 @@ class ClaudeCodeCollector(Collector):
             index = ctx.request(message_id)
             if message_id is not None and isinstance(message.get("usage"), dict):
                 # one usage per message id: every split line repeats it, output_tokens growing, so the
-                # largest output's numbers are kept at the first line's place (built only when kept)
-                parts = anthropic_parts(message["usage"])
-                seen = ctx.usage.get(message_id)
-                if seen is None or parts[3] > seen.output:
-                    line, first_ts = (number, ts) if seen is None else (seen.line, seen.ts)
-                    ctx.usage[message_id] = Usage(source, line, self.key, pairing.session, message_id, model,
-                                                  *parts, agent=agent, ts=first_ts, request_index=index,
-                                                  global_id=True, cache_write_1h=anthropic_1h(message["usage"]))
+                # largest output's numbers are kept at the first line's place (built only when kept).
+                # A compaction step of the request is billed as a request of its own, outside the
+                # context's sequence (no request_index): its input is the context before it was cut
+                for step, (*parts, hour) in anthropic_steps(message["usage"]):
+                    rid = f"{message_id}/{step}" if step else message_id
+                    seen = ctx.usage.get(rid)
+                    if seen is None or parts[3] > seen.output:
+                        line, first_ts = (number, ts) if seen is None else (seen.line, seen.ts)
+                        ctx.usage[rid] = Usage(source, line, self.key, pairing.session, rid, model, *parts,
+                                               agent=agent, ts=first_ts, request_index=None if step else index,
+                                               global_id=True, cache_write_1h=hour)
             if isinstance(content, str) and content:
                 yield ModelText(source, number, pairing.session, content, agent)
             if not isinstance(content, list):

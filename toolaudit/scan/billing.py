@@ -76,7 +76,7 @@ def request_cost(usage: Usage, model: str | None) -> Decimal | None:
         return None
     # 1-hour cache writes cost twice the input price (5-minute ones 1.25x, the table's cache-write price): priced as
     # input here, then the second input price added
-    hour = usage.cache_write_1h
+    hour = min(usage.cache_write_1h, usage.cache_write)  # a part never over its whole (negative writes are refused)
     billed = PriceUsage(input_tokens=usage.input_total, cache_read_tokens=usage.cache_read,
                         cache_write_tokens=usage.cache_write - hour, output_tokens=usage.output)
     cost = Decimal(price.calc_price(billed)["total_price"])
