@@ -88,7 +88,7 @@ def test_a_recorded_call_is_reproduced_byte_for_byte(case: dict, tmp_path: Path)
 def test_every_tool_is_registered_with_its_range() -> None:
     for tool in ("Read", "Grep", "Glob"):
         emulation = EMULATIONS[("claude-code", tool)]
-        assert emulation.versions == "2.0.64 - 2.1.42"
+        assert emulation.versions == "2.0.64 - 2.1.332"
         assert "version" in emulation.params and all(emulation.params.values())
 
 
@@ -222,18 +222,21 @@ def test_paths_outside_the_working_folder_are_refused(root: Path, tmp_path: Path
     assert run("Glob", root, {"pattern": "/Users/dev/*"}).status == REFUSED
 
 
-def test_versions_outside_the_range_are_refused_unless_named(root: Path) -> None:
+def test_no_version_is_refused_unless_named_and_a_newer_one_replays_as_the_newest(root: Path) -> None:
     write(root, "a.go", "a\n")
     args = {"file_path": f"{CWD}/a.go"}
-    for version in (None, "2.0.63", "2.1.43", "2.1.112"):
-        assert run("Read", root, args, version).status == REFUSED
+    assert run("Read", root, args, None).status == REFUSED
     assert run("Read", root, args, None, version="2.1.7").output == "     1→a\n     2→" + REMINDER
+    assert run("Read", root, args, "2.0.63").output == "     1→a\n     2→" + REMINDER  # as the oldest read
+    assert run("Read", root, args, "2.9.1", model="claude-opus-4-6").output == "1\ta\n2\t"  # as the newest
 
 
-def test_parameters_override_the_recorded_arguments(root: Path) -> None:
+def test_parameters_override_the_recorded_arguments_but_a_limit_is_a_ceiling(root: Path) -> None:
     write(root, "a.txt", "1\n2\n3\n4\n")
     out = run("Read", root, {"file_path": f"{CWD}/a.txt", "offset": 1, "limit": 1}, "2.1.7", offset="3", limit="2")
-    assert out.output == "     3→3\n     4→4" + REMINDER
+    assert out.output == "     3→3" + REMINDER  # the model's own limit 1 stands below the cap 2
+    out = run("Read", root, {"file_path": f"{CWD}/a.txt", "offset": 1}, "2.1.7", offset="3", limit="1")
+    assert out.output == "     3→3" + REMINDER  # no limit of its own: the cap applies
 
 
 # --- Grep ---------------------------------------------------------------------------------------

@@ -33,6 +33,7 @@ from .common import (
     AGENT,
     COMMON_PARAMS,
     PERSIST_ALWAYS,
+    NEWEST,
     VERSIONS,
     Answer,
     Context,
@@ -121,6 +122,7 @@ class Bash(Persisting):
     agent = AGENT
     tool = "Bash"
     versions = VERSIONS
+    newest = NEWEST
     params: ClassVar[dict[str, str]] = PARAMS
 
     def cut(self, output: str, call: Call) -> str:

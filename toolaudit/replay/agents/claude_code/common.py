@@ -6,12 +6,12 @@ import json
 import os
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
 from ....errors import ToolauditError
-from ...base import FAILED, REFUSED, Outcome
+from ...base import FAILED, REFUSED, REPLAYED, Outcome
 from ...builtin.ripgrep import rg_path
 from ...sandbox import OutsideWorkspace, RunResult, resolve, run_in
 from ..base import Call, Emulation, version_tuple
@@ -25,10 +25,9 @@ from .js import (
     size_text,
 )
 
+from .versions import MORE_VCS, NEWEST, OLDEST, VERSIONS, is_windows, posix_form, windows_form  # noqa: F401
+
 AGENT = "claude-code"
-OLDEST = (2, 0, 64)
-NEWEST = (2, 1, 42)
-VERSIONS = "2.0.64 - 2.1.42"
 
 # version gates: the first version with the behaviour
 STREAM_READ = (2, 1, 41)  # Read streams the file, strips a BOM; missing file / EISDIR / size errors are thrown
@@ -50,6 +49,11 @@ OLD_GREP_CUT = 20000  # before 2.1.2: Grep output cut here unless persistence wa
 OLD_PERSIST = 400000  # before 2.1.6: the persistence threshold of every tool but Grep (and Bash, WebFetch)
 RESULT_CHARS = {"Read": 100000, "Grep": 20000, "Glob": 100000}  # maxResultSizeChars, 2.1.6 on
 VCS_FOLDERS = (".git", ".svn", ".hg", ".bzr")
+
+
+def vcs_folders(ctx: "Context") -> tuple[str, ...]:
+    """The version-control folders Grep excluded (.jj and .sl from MORE_VCS)."""
+    return VCS_FOLDERS + ((".jj", ".sl") if ctx.at_least(MORE_VCS) else ())
 IMAGE_EXTENSIONS = frozenset({"png", "jpg", "jpeg", "gif", "webp"})
 BINARY_EXTENSIONS = frozenset({  # Read refused these by extension (the same set in every version read)
     "mp3", "wav", "flac", "ogg", "aac", "m4a", "wma", "aiff", "opus", "mp4", "avi", "mov", "wmv", "flv", "mkv",
@@ -92,9 +96,27 @@ class Persisting(Emulation):
         return {"saved_path": found.group(1)} if found else {}
 
     def run(self, call: Call) -> Outcome:
-        """The text Claude Code showed for this call (an error text or a refusal when it could not answer)."""
+        """The text Claude Code showed for this call (an error text or a refusal when it could not answer).
+
+        A cap parameter (CEILINGS: Read's `limit`, Grep's `head_limit`) is a ceiling: the call is answered with
+        the model's own arguments, then with the cap where it is lower; the capped answer is kept only when it is
+        shorter, so a cap never raises the model's own limit nor adds a note to an output it did not cut."""
         try:
-            return self.answer(context_of(call, self.tool, self.own))
+            ctx = context_of(call, self.tool, self.own)
+            plain = self._answer(ctx)
+            from .inputs import ceilings
+
+            caps = ceilings(ctx, self.tool)
+            if not caps or plain.is_error or plain.status != REPLAYED:
+                return plain
+            capped = self._answer(replace(ctx, args={**ctx.args, **caps}))
+            return capped if capped.status == REPLAYED and js_len(capped.output) < js_len(plain.output) else plain
+        except Answer as answer:
+            return answer.outcome
+
+    def _answer(self, ctx: Context) -> Outcome:
+        try:
+            return self.answer(ctx)
         except Answer as answer:
             return answer.outcome
 
@@ -134,6 +156,7 @@ class Context:
     root: Path  # the replay folder, resolved: where they are read
     call: Call
     here: str = ""  # the folder Claude Code was in at this call (a Bash `cd` moves it): relative paths start there
+    windows: bool = False  # the session ran on Windows: paths are worked on in posix_form, printed in windows_form
 
     def __post_init__(self) -> None:
         if not self.here:
@@ -147,50 +170,48 @@ class Context:
         """The argument `name`, or `MISSING` when the call has none."""
         return self.args.get(name, MISSING)
 
+    def show(self, path: str) -> str:
+        """A path as this session's Claude Code printed it (backslashes and a drive letter on Windows)."""
+        return windows_form(path) if self.windows else path
+
 
 def version_of(call: Call) -> tuple[int, ...]:
     """The Claude Code version the call is replayed as (`?version=`, else the recorded one); raises Answer
-    when none is known or it is outside the versions the emulations reproduce."""
-    text = call.params.get("version") or call.version
-    version = version_tuple(text)
+    when none is known. A version newer than NEWEST replays as the newest (the report flags it), one older
+    than OLDEST as the oldest: the gates compare with `>=`."""
+    version = version_tuple(call.params.get("version") or call.version)
     if not version:
-        raise Answer(refuse("no Claude Code version recorded; name one with ?version=2.1.42"))
-    if not OLDEST <= version <= NEWEST:
-        raise Answer(refuse(f"Claude Code {text} is outside {VERSIONS}, the versions this emulation reproduces"))
+        raise Answer(refuse(f"no Claude Code version recorded; name one with ?version={'.'.join(map(str, NEWEST))}"))
     return version
 
 
 def context_of(call: Call, tool: str, own: tuple[str, ...]) -> Context:
     """The call's version and arguments, `?k=v` parameters applied and checked as the tool's input schema
     checked them; raises Answer when out of range or invalid."""
+    from .inputs import CEILINGS, check_input, param_value, schema_of
+
     version = version_of(call)
-    schema = _schema(tool, version)
+    schema = schema_of(tool, version)
     args = dict(call.args)
+    capped = CEILINGS.get(tool, ("",))[0]
     for key, value in call.params.items():
+        if key == capped:
+            continue  # a ceiling, not an argument (ceilings)
         if key in schema:
-            args[key] = value if schema[key] == "string" else _param_value(value)
+            args[key] = value if schema[key] == "string" else param_value(value)
         elif key not in COMMON_PARAMS and key not in own:
             known = ", ".join([*schema, *own, *COMMON_PARAMS])
             raise Answer(failed_answer(f"{tool} has no parameter {key!r}; it takes: {known}"))
     root = Path(call.root).resolve()
-    cwd = (call.cwd or str(root)).rstrip("/") or "/"
-    _check_input(tool, schema, args)
-    return Context(version, args, cwd, root, call, here_of(call, cwd))
+    cwd = posix_form(call.cwd or str(root)).rstrip("/") or "/"
+    check_input(tool, schema, args)
+    return Context(version, args, cwd, root, call, here_of(call, cwd), windows=is_windows(call.cwd))
 
 
 def here_of(call: Call, cwd: str) -> str:
     """The folder the call was made from: the one the transcript logged on its line, else the session's."""
-    here = (call.here or "").rstrip("/")
+    here = posix_form(call.here or "").rstrip("/")
     return here if here.startswith("/") else cwd
-
-
-def _param_value(text: str) -> Any:
-    """A `?k=v` value as the model would have sent it: a JSON number, boolean or null, else the string."""
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return text
-    return value if isinstance(value, (int, float, bool)) or value is None else text
 
 
 def int_param(ctx: Context, name: str, default: int) -> int:
@@ -202,48 +223,6 @@ def int_param(ctx: Context, name: str, default: int) -> int:
         return int(text)
     except ValueError:
         raise Answer(failed_answer(f"parameter {name} must be a whole number, not {text!r}")) from None
-
-
-# the tools' zod input schemas (strict objects): parameter -> type; the first name is required
-_GREP_SCHEMA = {"pattern": "string", "path": "string", "glob": "string", "output_mode": "enum", "-B": "number",
-                "-A": "number", "-C": "number", "context": "number", "-n": "boolean", "-i": "boolean",
-                "type": "string", "head_limit": "number", "offset": "number", "multiline": "boolean"}
-_OUTPUT_MODES = ("content", "files_with_matches", "count")
-
-
-def _schema(tool: str, version: tuple[int, ...]) -> dict[str, str]:
-    """The input schema of `tool` in `version`."""
-    if tool == "Read":
-        pages = {"pages": "string"} if version >= READ_PAGES else {}
-        return {"file_path": "string", "offset": "number", "limit": "number", **pages}
-    if tool == "Grep":
-        return {key: kind for key, kind in _GREP_SCHEMA.items() if key != "context" or version >= GREP_CONTEXT}
-    return {"pattern": "string", "path": "string"}
-
-
-def _check_input(tool: str, schema: dict[str, str], args: dict[str, Any]) -> None:
-    """Claude Code's InputValidationError for missing, unexpected and mistyped parameters (its own wording)."""
-    required = next(iter(schema))
-    missing = [f"The required parameter `{required}` is missing"] if required not in args else []
-    unexpected = [f"An unexpected parameter `{key}` was provided" for key in args if key not in schema]
-    mistyped = [f"The parameter `{key}` type is expected as `{kind}` but provided as `{_zod_type(args[key])}`"
-                for key, kind in schema.items() if key in args and kind != "enum" and _zod_type(args[key]) != kind]
-    issues = missing + unexpected + mistyped
-    if not issues and args.get("output_mode", _OUTPUT_MODES[0]) not in _OUTPUT_MODES:
-        raise Answer(refuse("an output_mode Claude Code's schema refused, with zod's own message: not emulated"))
-    if issues:
-        plural = "issues" if len(issues) > 1 else "issue"
-        raise Answer(invalid_answer(f"InputValidationError: {tool} failed due to the following {plural}:\n"
-                               + "\n".join(issues)))
-
-
-def _zod_type(value: Any) -> str:
-    """The type name zod reported for a JSON value."""
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    return {str: "string", type(None): "null", list: "array", dict: "object"}.get(type(value), "unknown")
 
 
 def refuse(reason: str) -> Outcome:
@@ -278,6 +257,8 @@ class Place:
 def place_of(ctx: Context, raw: str) -> Place:
     """Where `raw` (a recorded path) is, as Claude Code's path resolution finds it; raises Answer outside."""
     text = raw.strip()
+    if ctx.windows:
+        text = posix_form(text).replace("\\", "/")
     if text == "~" or text.startswith("~/"):
         raise Answer(refuse(f"path {raw!r} is under the home folder, outside the replay folder"))
     shown = node_resolve(ctx.here, text) if text else ctx.here

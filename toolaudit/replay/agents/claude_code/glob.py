@@ -13,6 +13,7 @@ from .common import (
     GLOB_ABSOLUTE,
     GLOB_LIMIT,
     TRUNCATED_GLOB,
+    NEWEST,
     VERSIONS,
     Context,
     Persisting,
@@ -34,6 +35,7 @@ class Glob(Persisting):
 
     agent = AGENT
     tool = "Glob"
+    newest = NEWEST
     own = ("max_results",)
     versions = VERSIONS
     params: ClassVar[dict[str, str]] = {
@@ -60,7 +62,7 @@ class Glob(Persisting):
         limit = int_param(ctx, "max_results", GLOB_LIMIT)
         if not files:
             return Outcome(output="No files found", reason=note)
-        shown = files[:limit] + ([TRUNCATED_GLOB] if len(files) > limit else [])
+        shown = [ctx.show(f) for f in files[:limit]] + ([TRUNCATED_GLOB] if len(files) > limit else [])
         outcome = finish(ctx, "Glob", "\n".join(shown))
         return Outcome(output=outcome.output, reason=note) if note else outcome
 

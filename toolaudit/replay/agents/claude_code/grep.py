@@ -13,7 +13,7 @@ from .common import (
     GREP_CONTEXT,
     OLD_GREP_CUT,
     PERSIST_ALWAYS,
-    VCS_FOLDERS,
+    NEWEST,
     VERSIONS,
     Answer,
     Context,
@@ -28,7 +28,9 @@ from .common import (
     run_ripgrep,
     shown_path,
     truthy,
+    vcs_folders,
 )
+from .versions import CWD_NOTE, GREP_DEFAULT_HEAD
 from .js import MISSING, collation_key, js_len, js_slice, js_text
 
 # --- Grep --------------------------------------------------------------------------------------
@@ -40,12 +42,15 @@ class Grep(Persisting):
 
     agent = AGENT
     tool = "Grep"
+    newest = NEWEST
     own = ("order",)
+    _cut = False  # whether the last _window's limit cut (its pagination note says so from 2.1.83)
     versions = VERSIONS
     params: ClassVar[dict[str, str]] = {
         "pattern": "search this regex instead", "path": "search here instead", "glob": "glob filter",
         "type": "rg file type", "output_mode": "files_with_matches, content or count",
-        "head_limit": "keep this many entries (lines in content mode)", "offset": "skip this many entries first",
+        "head_limit": "a ceiling on the entries kept (lines in content mode): never above the model's own "
+                      "head_limit, and no pagination note where it cuts nothing", "offset": "skip this many entries first",
         "-i": "case-insensitive", "-n": "line numbers in content mode (default true)",
         "-A": "lines after", "-B": "lines before", "-C": "lines around", "multiline": "rg -U --multiline-dotall",
         "order": "path (default: stable) or rg (ripgrep's own order, as Claude Code kept it: varies run to run)",
@@ -58,7 +63,8 @@ class Grep(Persisting):
         path = ctx.arg("path")
         place = place_of(ctx, path if isinstance(path, str) and path else "")
         if isinstance(path, str) and path and not place.real.exists():
-            return invalid_answer(f"Path does not exist: {path}")
+            note = f". Note: your current working directory is {ctx.show(ctx.here)}." if ctx.at_least(CWD_NOTE) else ""
+            return invalid_answer(f"Path does not exist: {path}{note}")
         mode = ctx.arg("output_mode")
         mode = "files_with_matches" if mode is MISSING else mode
         lines, note = run_ripgrep(ctx, self._flags(ctx, pattern, mode), place.lexical, self._order(ctx))
@@ -81,7 +87,7 @@ class Grep(Persisting):
     def _flags(self, ctx: Context, pattern: str, mode: str) -> list[str]:
         """The arguments Claude Code gave rg, in its order."""
         flags = ["--hidden"]
-        for folder in VCS_FOLDERS:
+        for folder in vcs_folders(ctx):
             flags += ["--glob", f"!{folder}"]
         flags += ["--max-columns", "500"]
         if truthy(ctx.arg("multiline")):
@@ -115,15 +121,25 @@ class Grep(Persisting):
         return flags
 
     def _window(self, ctx: Context, entries: list[str]) -> list[str]:
-        """head_limit and offset as Claude Code sliced (JavaScript's slice: Python's, for whole numbers)."""
+        """head_limit and offset as Claude Code sliced (JavaScript's slice: Python's, for whole numbers); from
+        2.1.83 an unspecified head_limit is 250 and 0 is none. Notes whether the limit cut (`_cut`)."""
         offset, limit = ctx.arg("offset"), ctx.arg("head_limit")
         start = 0 if offset is MISSING else int(offset)
+        if ctx.at_least(GREP_DEFAULT_HEAD):
+            limit = default_head(ctx) if limit is MISSING else limit
+            limit = MISSING if limit == 0 else limit
+        self._cut = limit is not MISSING and len(entries) - start > int(limit)
         return entries[start:] if limit is MISSING else entries[start:start + int(limit)]
 
     def _pagination(self, ctx: Context) -> str:
-        """`limit: L, offset: O` when either was given (appliedLimit, and appliedOffset if above 0), else empty."""
+        """Before 2.1.83: `limit: L, offset: O` when either was given (appliedLimit, and appliedOffset if above 0);
+        from 2.1.83 `limit: L` only when the limit cut, and `offset: O` when above 0; else empty."""
         limit, offset = ctx.arg("head_limit"), ctx.arg("offset")
         applied = offset if offset is not MISSING and offset > 0 else MISSING
+        if ctx.at_least(GREP_DEFAULT_HEAD):
+            limit = default_head(ctx) if limit is MISSING else limit
+            parts = [f"limit: {js_text(limit)}"] if self._cut else []
+            return ", ".join(parts + ([f"offset: {js_text(applied)}"] if applied is not MISSING else []))
         if not truthy(limit) and not truthy(applied):
             return ""
         return f"limit: {js_text(limit)}, offset: {js_text(0 if applied is MISSING else applied)}"
@@ -157,7 +173,7 @@ class Grep(Persisting):
         except OSError as exc:  # a file gone between rg and the stat: Claude Code's Promise.all failed too
             raise Answer(failed_answer(f"stat of a matching file failed: {exc}")) from None
         stamped.sort(key=lambda item: (-item[1], collation_key(item[0])))
-        kept = [relativized(ctx, path) for path in self._window(ctx, [path for path, _ in stamped])]
+        kept = [self._printed(ctx, relativized(ctx, path)) for path in self._window(ctx, [path for path, _ in stamped])]
         if not kept:
             return "No files found"
         page = self._pagination(ctx)
@@ -175,7 +191,12 @@ class Grep(Persisting):
         """`line` with its text before `cut` passed through the path shortening (none when cut <= 0)."""
         if cut <= 0:
             return line
-        return relativized(ctx, line[:cut]) + line[cut:]
+        return self._printed(ctx, relativized(ctx, line[:cut])) + line[cut:]
+
+    @staticmethod
+    def _printed(ctx: Context, path: str) -> str:
+        """A path as the session's Claude Code printed it (Windows: backslashes, the drive letter)."""
+        return ctx.show(path) if ctx.windows else path
 
     def _old_cut(self, ctx: Context, text: str) -> str:
         """Before 2.1.2, without persistence: a mode's text cut at 20,000 characters (before the notes added to it)."""
@@ -185,6 +206,14 @@ class Grep(Persisting):
         return f"{js_slice(text, 0, OLD_GREP_CUT)}\n\n... [{len(rest.split(chr(10)))} lines truncated] ..."
 
 
+
+
+DEFAULT_HEAD = 250
+
+
+def default_head(ctx: Context) -> int | None:
+    """The head_limit a call without one had: 250 from 2.1.83, none before."""
+    return DEFAULT_HEAD if ctx.at_least(GREP_DEFAULT_HEAD) else None
 
 
 def _globs(value: Any) -> list[str]:

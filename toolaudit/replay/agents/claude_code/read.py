@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ...base import Outcome
-from ..base import register
+from ..base import Call, register
 from .common import (
     AGENT,
     BINARY_EXTENSIONS,
@@ -22,6 +22,7 @@ from .common import (
     MAX_READ_BYTES,
     MAX_READ_TOKENS,
     MODEL_REMINDER,
+    NEWEST,
     NO_REMINDER_MODELS,
     STREAM_CHUNK,
     STREAM_READ,
@@ -41,6 +42,8 @@ from .common import (
     refuse,
     truthy,
 )
+from .versions import CWD_NOTE, FILE_UNCHANGED, NEW_HINT, NEW_TOO_BIG_HINT, NO_REMINDER, REMINDER_ALLOWLIST, REMINDER_MODELS, TAB_PREFIX, \
+    UNCHANGED_STUBS
 from .js import (
     MISSING,
     js_len,
@@ -101,12 +104,16 @@ def read_window(path: Path, first: int, limit: int | None, streamed: bool, keep:
     return _Lines("\n".join(parts) if length <= keep else None, length, count, index + 1)
 
 
-def numbered(content: str, start: int) -> str:
-    """Read's numbering: the line number right-aligned in 6 columns, `→`, the line."""
-    return "\n".join(f"{number:>6}→{line}" for number, line in enumerate(re.split(r"\r?\n", content), start))
+def numbered(content: str, start: int, tab: bool = False) -> str:
+    """Read's numbering: the line number right-aligned in 6 columns and `→` (before TAB_PREFIX), else the
+    number and a tab (`N\\t`, what 2.1.89 on print unless their killswitch flag is on)."""
+    lines = enumerate(re.split(r"\r?\n", content), start)
+    if tab:
+        return "\n".join(f"{number}\t{line}" for number, line in lines)
+    return "\n".join(f"{number:>6}→{line}" for number, line in lines)
 
 
-_NUMBERED = re.compile(r" *(\d+)→(.*)")
+_NUMBERED = re.compile(r" *(\d+)[→\t](.*)")
 LEARN_LINES = 2000  # a Read of this many lines may have been cut by an older version's default limit
 LEARN_WIDTH = 2000  # a line this long may have been clipped
 
@@ -142,7 +149,8 @@ class Read(Persisting):
 
     agent = AGENT
     tool = "Read"
-    own = ("reminder", "max_tokens", "max_bytes", "start_cwd")
+    newest = NEWEST
+    own = ("reminder", "max_tokens", "max_bytes", "start_cwd", "unchanged", "prefix")
     versions = VERSIONS
     params: ClassVar[dict[str, str]] = {
         "file_path": "read this file instead of the recorded one", "offset": "first line (1-based)",
@@ -151,12 +159,23 @@ class Read(Persisting):
         "max_tokens": f"the token limit (default {MAX_READ_TOKENS})",
         "max_bytes": f"the size limit (default {MAX_READ_BYTES})",
         "start_cwd": "the session's first working folder (a missing file's error names the current one when they differ)",
+        "unchanged": "the stub an unchanged re-read printed (2.1.89 on; identity takes the recorded one: which reads "
+                     "Claude Code remembered is not in the transcript)",
+        "prefix": "arrow or tab: the line numbering (default: the version's, tab from 2.1.89)",
         **COMMON_PARAMS,
     }
+
+    def from_recording(self, recorded: str, call: Call) -> dict[str, str]:
+        """The saved path of a persisted output, and the stub of an unchanged re-read (2.1.89 on)."""
+        found = super().from_recording(recorded, call)
+        return {**found, "unchanged": recorded} if recorded in UNCHANGED_STUBS else found
 
     def answer(self, ctx: Context) -> Outcome:
         """The text Claude Code showed for this Read."""
         place = place_of(ctx, ctx.arg("file_path"))
+        stub = ctx.call.params.get("unchanged")
+        if stub in UNCHANGED_STUBS and ctx.at_least(FILE_UNCHANGED) and place.real.is_file():
+            return Outcome(output=stub)
         if ctx.arg("pages") is not MISSING:
             return refuse("Read with pages (PDF pages as images) is not emulated")
         extension = node_extname(place.shown).lower()
@@ -183,7 +202,7 @@ class Read(Persisting):
         ranged = truthy(ctx.arg("offset")) or truthy(ctx.arg("limit"))
         if extension[1:] not in IMAGE_EXTENSIONS | {"ipynb", "pdf"} and size > _max_bytes(ctx) and not ranged:
             raise Answer(invalid_answer(f"File content ({size_text(size)}) exceeds maximum allowed size "
-                                   f"({size_text(_max_bytes(ctx))}). {TOO_BIG_HINT}"))
+                                   f"({size_text(_max_bytes(ctx))}). {_hint(ctx)}"))
 
     def _refuse_media(self, extension: str) -> None:
         """Images, PDFs and notebooks became image, document or cell blocks: not emulated."""
@@ -205,12 +224,12 @@ class Read(Persisting):
             size = place.real.stat().st_size
             seen = size if size < STREAM_THRESHOLD else STREAM_CHUNK
             raise Answer(error_answer(f"File content ({size_text(seen)}) exceeds maximum allowed size "
-                                 f"({size_text(_max_bytes(ctx))}). {TOO_BIG_HINT}"))
+                                 f"({size_text(_max_bytes(ctx))}). {_hint(ctx)}"))
         keep = max(_max_bytes(ctx), ctx.call.sandbox.max_output_bytes)
         lines = read_window(place.real, 0 if offset == 0 else offset - 1, limit, streamed, keep)
         if not streamed and lines.length > _max_bytes(ctx):  # before 2.1.41 the selected text was measured
             raise Answer(error_answer(f"File content ({size_text(lines.length)}) exceeds maximum allowed "
-                                 f"size ({size_text(_max_bytes(ctx))}). {TOO_BIG_HINT}"))
+                                 f"size ({size_text(_max_bytes(ctx))}). {_hint(ctx)}"))
         if lines.content is None:
             raise Answer(failed_answer(f"the lines read pass {keep} characters: too large to emulate"))
         return lines
@@ -224,14 +243,14 @@ class Read(Persisting):
             return
         tokens = estimated_tokens(content, _model(ctx))
         if tokens > limit:
-            text = f"File content ({tokens} tokens) exceeds maximum allowed tokens ({limit}). {TOO_BIG_HINT}"
+            text = f"File content ({tokens} tokens) exceeds maximum allowed tokens ({limit}). {_hint(ctx)}"
             raise Answer(Outcome(output=text, is_error=True, reason=ESTIMATED))
 
     def _text(self, ctx: Context, lines: _Lines) -> str:
         """mapToolResultToToolResultBlockParam of a text file."""
         start = _start_line(ctx)
         if lines.content:
-            return numbered(lines.content, int(start)) + (MALWARE_REMINDER if _reminder(ctx) else "")
+            return numbered(lines.content, int(start), _tab(ctx)) + (MALWARE_REMINDER if _reminder(ctx) else "")
         if lines.total == 0:
             return "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"
         return (f"<system-reminder>Warning: the file exists but is shorter than the provided offset "
@@ -262,6 +281,11 @@ def _not_a_folder(place: Place) -> bool:
     return parent.exists() and not parent.is_dir()
 
 
+def _hint(ctx: Context) -> str:
+    """What the size and token errors advise, as the version worded it."""
+    return NEW_TOO_BIG_HINT if ctx.at_least(NEW_HINT) else TOO_BIG_HINT
+
+
 def _max_bytes(ctx: Context) -> int:
     return int_param(ctx, "max_bytes", MAX_READ_BYTES)
 
@@ -271,22 +295,33 @@ def _model(ctx: Context) -> str | None:
     return ctx.call.params.get("model") or getattr(ctx.call, "model", None)
 
 
+def _tab(ctx: Context) -> bool:
+    """Whether lines are numbered `N\\t` (TAB_PREFIX on, or ?prefix=tab) rather than `%6d→`."""
+    forced = ctx.call.params.get("prefix", "").strip().lower()
+    return forced == "tab" if forced in ("tab", "arrow") else ctx.at_least(TAB_PREFIX)
+
+
 def _reminder(ctx: Context) -> bool:
     """Whether the malware reminder follows the file: always before 2.1.39, then unless the main loop's model is
-    Opus 4.6 (a subagent's Read follows the session's model, not its own: cli.js tests the main loop model)."""
+    Opus 4.6 (a subagent's Read follows the session's model, not its own: cli.js tests the main loop model); from
+    2.1.92 only for the older models of REMINDER_MODELS; never from NO_REMINDER."""
     forced = ctx.call.params.get("reminder", "").strip().lower()
     if forced:
         return forced in ("on", "true", "1", "yes")
     if not ctx.at_least(MODEL_REMINDER):
         return True
+    if ctx.at_least(NO_REMINDER):
+        return False
     model = ctx.call.params.get("model") or getattr(ctx.call, "main_model", None) or _model(ctx)
+    if ctx.at_least(REMINDER_ALLOWLIST):
+        return _model_family(model or "") in REMINDER_MODELS
     return _model_family(model or "") not in NO_REMINDER_MODELS
 
 
 def _model_family(model: str) -> str:
     """Claude Code's model name normalisation (a date or `[1m]` suffix dropped)."""
-    for family in ("claude-opus-4-6", "claude-opus-4-5", "claude-opus-4-1", "claude-opus-4",
-                   "claude-sonnet-4-5", "claude-sonnet-4", "claude-haiku-4-5"):
+    for family in ("claude-opus-4-7", "claude-opus-4-6", "claude-opus-4-5", "claude-opus-4-1", "claude-opus-4",
+                   "claude-sonnet-4-6", "claude-sonnet-4-5", "claude-sonnet-4", "claude-haiku-4-5"):
         if family in model:
             return family
     found = re.search(r"(claude-(\d+-\d+-)?\w+)", model)
@@ -303,7 +338,9 @@ def _missing_message(ctx: Context, place: Place) -> str:
     and a sibling of the same stem suggested, as Claude Code looked one up."""
     text = "File does not exist."
     start = ctx.call.params.get("start_cwd") or ctx.cwd
-    if start.rstrip("/") != ctx.here:
+    if ctx.at_least(CWD_NOTE):  # always, and with a full stop
+        text += f" Note: your current working directory is {ctx.show(ctx.here)}."
+    elif start.rstrip("/") != ctx.here:
         text += f" Current working directory: {ctx.here}"
     suggestion = _similar_file(place)
     return text + (f" Did you mean {suggestion}?" if suggestion else "")

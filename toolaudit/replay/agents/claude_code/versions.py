@@ -1,0 +1,61 @@
+"""Which Claude Code version printed what: the version gates of Read, Grep and Glob, and Windows paths.
+
+Each gate is the first version with the behaviour; the version before it was read too (the npm package's
+`cli.js` up to 2.1.112, the `@anthropic-ai/claude-code-linux-x64` binary's embedded JavaScript after, where the
+package ships no `cli.js`). docs/replay.md ("Versions") lists where each one is in the code.
+"""
+
+from __future__ import annotations
+
+import re
+
+OLDEST = (2, 0, 64)  # the oldest version whose code and recordings were read; older ones replay as it
+NEWEST = (2, 1, 332)  # the newest version read; a newer one replays as it, flagged in the report
+VERSIONS = "2.0.64 - 2.1.332"
+
+# Read
+NEW_HINT = (2, 1, 73)  # the size and token errors end "Use offset and limit parameters … instead of reading the whole file."
+CWD_NOTE = (2, 1, 47)  # a missing file: "File does not exist. Note: your current working directory is X."
+TAB_PREFIX = (2, 1, 89)  # `N\t` line prefixes (tengu_compact_line_prefix_killswitch off), not `%6d→`
+FILE_UNCHANGED = (2, 1, 89)  # a Read of what an earlier Read showed, unchanged: a one-line stub
+REMINDER_ALLOWLIST = (2, 1, 92)  # the malware reminder only for the older models of REMINDER_MODELS
+NO_REMINDER = (2, 1, 200)  # no malware reminder at all
+# Grep
+GREP_DEFAULT_HEAD = (2, 1, 83)  # head_limit 250 when unspecified (0: unlimited); pagination noted only when it cut
+MORE_VCS = (2, 1, 89)  # .jj and .sl excluded beside .git, .svn, .hg, .bzr
+
+REMINDER_MODELS = frozenset({  # REMINDER_ALLOWLIST on: the models the reminder is still appended for
+    "claude-3-opus", "claude-3-sonnet", "claude-3-haiku", "claude-3-5-sonnet", "claude-3-5-haiku",
+    "claude-3-7-sonnet", "claude-sonnet-4", "claude-sonnet-4-0", "claude-sonnet-4-5", "claude-opus-4",
+    "claude-opus-4-0", "claude-opus-4-1", "claude-opus-4-5", "claude-haiku-4-5"})
+NEW_TOO_BIG_HINT = ("Use offset and limit parameters to read specific portions of the file, or search for specific "
+                    "content instead of reading the whole file.")
+UNCHANGED_STUBS = (
+    "File unchanged since last read. The content from the earlier Read tool_result in this conversation is still "
+    "current \u2014 refer to that instead of re-reading.",
+    "Wasted call \u2014 file unchanged since your last Read. Refer to that earlier tool_result instead.",
+)
+
+_DRIVE = re.compile(r"^([A-Za-z]):(?:[\\/]|$)")
+
+
+def is_windows(path: str | None) -> bool:
+    """Whether a recorded path is a Windows one (`D:\\repo`, `D:/repo`)."""
+    return bool(path) and _DRIVE.match(path) is not None
+
+
+def posix_form(path: str) -> str:
+    """A Windows path as the emulations work on it: `D:\\repo\\x.py` -> `/D:/repo/x.py` (drive upper-cased);
+    backslashes of a relative path become slashes; any other path as it is."""
+    found = _DRIVE.match(path)
+    if found is None:
+        return path
+    rest = path[2:].replace("\\", "/")
+    return "/" + found.group(1).upper() + ":" + (rest if rest.startswith("/") else "/" + rest)
+
+
+def windows_form(path: str) -> str:
+    """The inverse of posix_form: `/D:/repo/x.py` -> `D:\\repo\\x.py` (what Claude Code printed on Windows)."""
+    if re.match(r"^/[A-Z]:(/|$)", path):
+        return path[1:3] + (path[3:] or "/").replace("/", "\\")
+    return path.replace("/", "\\")
