@@ -165,8 +165,9 @@ def simulate_schema() -> dict:
     totals.update({k: nullable(NUM) for k in CONTEXT_TOTALS if k.endswith("_usd")})
     kinds = obj({k: INT for k in KIND_FIELDS})
     request = record(RequestRow)
+    fit = obj({f"{k}_error": nullable(NUM) for k in ("reads", "writes", "uncached")})
     ctx = obj({"policy": STR, **{k: INT for k in CONTEXT_COUNTS}, "input_before": kinds, "input_modelled": kinds,
-               "input_after": kinds, "cache_model": obj({"reads_error": nullable(NUM), "writes_error": nullable(NUM)}),
+               "input_after": kinds, "cache_model": fit,
                "per_request": array(request)}, optional=("per_request",))
     totals_obj = obj(totals, optional=CONTEXT_TOTALS)
     return _document("simulate", "toolaudit simulate -f json", {
@@ -177,7 +178,7 @@ def simulate_schema() -> dict:
         "totals": totals_obj,
         "tools": array(obj(row)),
         "context": ctx,
-        "cache_model": obj({"reads_error": nullable(NUM), "writes_error": nullable(NUM)}),
+        "cache_model": fit,
         "sweep": array(obj({"value": STR, **totals}, optional=CONTEXT_TOTALS)),
         "variants": array(obj({"value": STR, "policies": array(STR), "totals": totals_obj,
                                "tools": array(obj(row)), "context": ctx}, optional=("context",))),

@@ -46,7 +46,8 @@ def context_doc(t: ContextTally, policy: str) -> dict[str, Any]:
                            "input_before": r.as_dict(), "input_modelled": m.as_dict(), "input_after": t.after.as_dict(),
                            "cache_model": {"reads_error": _error(m.cache_read, r.cache_read),
                                            "writes_error": _error(m.cache_write_5m + m.cache_write_1h,
-                                                                  r.cache_write_5m + r.cache_write_1h)}}
+                                                                  r.cache_write_5m + r.cache_write_1h),
+                                           "uncached_error": _error(m.uncached, r.uncached)}}
     if t.rows is not None:
         doc["per_request"] = [row.__dict__ for row in t.rows]
     return doc
@@ -163,7 +164,6 @@ def sim_summary_lines(result: SimResult) -> list[str]:
     lines.append(f"files: {result.files} · duplicates dropped: {result.duplicates_dropped} · "
                  f"skipped lines: {result.skipped_count} · tokenizer: "
                  + (meta.tokenizer_label or meta.tokenizer + (" (estimated)" if meta.estimated else "")))
-    lines += [f"skipped {s}" for s in result.skipped[:5]]
     return lines
 
 
@@ -220,8 +220,8 @@ def context_lines(result: SimResult) -> list[str]:
                  + (f"; {t.compactions:,} compactions" if t.compactions else ""))
     lines.append(f"tool outputs carried (all contexts, × requests): {t.tool_tokens_before:,} → {t.tool_tokens_after:,} "
                  f"tokens ({_pct(t.tool_tokens_before - t.tool_tokens_after, t.tool_tokens_before)} fewer)")
-    errors = [f"{name} {value:+.1%}" for name, value in (("reads", fit["reads_error"]), ("writes", fit["writes_error"]))
-              if value is not None]
+    errors = [f"{name} {fit[name + '_error']:+.1%}" for name in ("reads", "writes", "uncached")
+              if fit[name + "_error"] is not None]
     if errors:
         lines.append("cache model against the recorded usage: " + ", ".join(errors)
                      + " (after does not rest on it: it is each request's recorded split less what was taken off)")

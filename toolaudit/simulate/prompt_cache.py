@@ -22,6 +22,10 @@ from ..scan.periods import when_of
 
 TTL_S = 300.0  # Anthropic's default cache lifetime
 TTL_1H_S = 3600.0  # after 1-hour cache writes
+AUTOMATIC_TTL_S = 600.0  # OpenAI: "cached prefixes generally remain active for 5 to 10 minutes of inactivity"
+SHRINK = 1_000  # an automatic cache's prompt that fell by more than this was edited before its end (a compaction)
+OPENAI_BLOCK = 128  # OpenAI's cache hits grow in 128-token steps
+GEMINI_BLOCK = 2048  # Gemini's implicit hits came in steps of about 2,048 tokens (gemini-3-pro in ../shared/corpus)
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,8 @@ class Fit:
     reads_modelled: int
     writes_recorded: int
     writes_modelled: int
+    uncached_recorded: int = 0
+    uncached_modelled: int = 0
 
     @property
     def reads_error(self) -> float | None:
@@ -59,19 +65,44 @@ class Fit:
         """(modelled − recorded) / recorded writes; None without recorded writes."""
         return (self.writes_modelled - self.writes_recorded) / self.writes_recorded if self.writes_recorded else None
 
+    @property
+    def uncached_error(self) -> float | None:
+        """(modelled − recorded) / recorded uncached input; None without recorded uncached input."""
+        if not self.uncached_recorded:
+            return None
+        return (self.uncached_modelled - self.uncached_recorded) / self.uncached_recorded
+
 
 def _ttl(u: Usage) -> float:
     """How long the entry a request wrote lives: an hour when most of its writes were 1-hour writes."""
     return TTL_1H_S if u.cache_write and u.cache_write_1h * 2 >= u.cache_write else TTL_S
 
 
+def provider_of(requests: list[Usage]) -> str:
+    """Whose prompt cache a context's requests went through: "anthropic" (explicit writes), "openai" (automatic
+    prefix caching: GPT, o-series, Codex) or "gemini" (implicit caching); by the model's name, else by whether any
+    request recorded a cache write (only Anthropic's cache charges them)."""
+    for u in requests:
+        name = (u.model or "").lower().rpartition("/")[2]
+        if name.startswith(("claude", "anthropic")):
+            return "anthropic"
+        if name.startswith(("gpt", "o1", "o3", "o4", "codex", "chatgpt")):
+            return "openai"
+        if name.startswith("gemini"):
+            return "gemini"
+    return "anthropic" if any(u.cache_write for u in requests) else "openai"
+
+
 def splits(requests: list[Usage], totals: list[int] | None = None, cut_at: list[int | None] | None = None
            ) -> list[Split]:
-    """Each request's read / write / uncached tokens, for one context's requests in order.
+    """Each request's read / write / uncached tokens, for one context's requests in order, by its provider's
+    rule (provider_of): Anthropic's explicit writes, or OpenAI's and Gemini's automatic prefix reads.
 
     `totals`: each request's input under a policy (default: as recorded); `cut_at`: where a policy changed
     the request's prefix (a removal at token p: at most p tokens of it can be read), None where it did not.
     """
+    if provider_of(requests) != "anthropic":
+        return _automatic(requests, totals, cut_at, OPENAI_BLOCK if provider_of(requests) == "openai" else GEMINI_BLOCK)
     out: list[Split] = []
     alive: dict[str | None, tuple[int, datetime | None, float]] = {}  # model -> (cached prefix, when, ttl)
     for i, u in enumerate(requests):
@@ -93,6 +124,38 @@ def splits(requests: list[Usage], totals: list[int] | None = None, cut_at: list[
                 read = 0 if cacheable < prefix else prefix
         out.append(Split(read, cacheable - read, total - cacheable))
         alive[u.model] = (cacheable, now, _ttl(u))
+    return out
+
+
+def _automatic(requests: list[Usage], totals: list[int] | None, cut_at: list[int | None] | None, block: int
+               ) -> list[Split]:
+    """Automatic prefix caching (OpenAI, Gemini): nothing is written or charged for writing; a request reads the
+    whole previous prompt of its model — its input and the answer appended to it (visible output: reasoning is
+    not sent back) — as far as its own input goes, in `block`-token steps. A shrink nobody explains (a
+    compaction, or a turn rewritten) keeps only the context's first read (the system prompt and tools), and so
+    does a gap of more than AUTOMATIC_TTL_S; a policy's change at token p leaves at most p."""
+    out: list[Split] = []
+    alive: dict[str | None, tuple[int, int, datetime | None]] = {}  # model -> (previous prompt, its input, when)
+    first: dict[str | None, int] = {}
+    for i, u in enumerate(requests):
+        total = totals[i] if totals is not None else u.input_total
+        now = when_of(u.ts)
+        entry = alive.get(u.model)
+        if entry is None:
+            read = min(u.cache_read, total)  # what other sessions left, as recorded
+            first[u.model] = read
+        else:
+            prompt, before, then = entry
+            cut = cut_at[i] if cut_at is not None else None
+            expired = now is not None and then is not None and (now - then).total_seconds() > AUTOMATIC_TTL_S
+            if cut is not None and not expired:
+                read = min(prompt, cut, total) // block * block
+            elif expired or total < before - SHRINK:
+                read = min(first[u.model], total)
+            else:
+                read = min(prompt, total) // block * block
+        out.append(Split(read, 0, total - read))
+        alive[u.model] = (total + max(0, u.output - u.reasoning), total, now)
     return out
 
 
@@ -126,15 +189,23 @@ def contexts(usage: Iterable[Usage]) -> dict[tuple, list[Usage]]:
     return found
 
 
+def _counts(requests: list[Usage]) -> list[int]:
+    modelled = splits(requests)
+    if not any(u.cache_write for u in requests):  # no cache writes charged: what is not read is uncached input
+        modelled = [Split(s.read, 0, s.uncached + s.write) for s in modelled]
+    return [1, len(requests), sum(u.cache_read for u in requests), sum(s.read for s in modelled),
+            sum(u.cache_write for u in requests), sum(s.write for s in modelled),
+            sum(u.input_uncached for u in requests), sum(s.uncached for s in modelled)]
+
+
+def context_fit(requests: list[Usage]) -> Fit:
+    """The model against one context's recorded reads, writes and uncached input (no policy)."""
+    return Fit(*_counts(requests))
+
+
 def fit(usage: Iterable[Usage]) -> Fit:
-    """The model against the recorded reads and writes of every context in `usage` (no policy)."""
-    counts = [0, 0, 0, 0, 0, 0]
+    """The model against the recorded reads, writes and uncached input of every context in `usage` (no policy)."""
+    counts = [0] * 8
     for requests in contexts(usage).values():
-        modelled = splits(requests)
-        counts[0] += 1
-        counts[1] += len(requests)
-        counts[2] += sum(u.cache_read for u in requests)
-        counts[3] += sum(s.read for s in modelled)
-        counts[4] += sum(u.cache_write for u in requests)
-        counts[5] += sum(s.write for s in modelled)
+        counts = [a + b for a, b in zip(counts, _counts(requests))]
     return Fit(*counts)
