@@ -458,14 +458,15 @@ def test_the_summary_codec_rebuilds_every_result_class(corpus):
         result_of(data_of(result).replace(b'"$c":"GroupRow"', b'"$c":"Path"'))
 
 
-def test_a_file_whose_mode_changed_is_still_served(tmp_path, cache_home, reads):
+def test_a_file_whose_mode_changed_is_read_once_again_then_served(tmp_path, cache_home, reads):
     path = tmp_path / "s.jsonl"
     path.write_bytes(b"".join(_lines(KANBAN)))
     first = _doc([path], by="session")
-    os.chmod(path, 0o600)  # its change time moves, its bytes do not: checked on its edges, not read
+    os.chmod(path, 0o600)  # its change time moves: nothing tells a chmod from a write that put the mtime back
     reads.clear()
-    assert _doc([path], by="tool") and reads == []
-    assert _doc([path], by="session") == first
+    assert _doc([path], by="tool") and reads == ["s.jsonl"]
+    reads.clear()
+    assert _doc([path], by="session") == first and reads == []
 
 
 def _merges(monkeypatch) -> list[bool]:
@@ -553,9 +554,9 @@ def test_the_local_zone_is_keyed_by_its_rules(monkeypatch):
 def test_a_file_changed_just_now_is_checked_on_its_edges_next_time(tmp_path, cache_home, monkeypatch, reads):
     path = tmp_path / "s.jsonl"
     path.write_bytes(b"".join(_lines(KANBAN)))
-    assert scan_cache.stamp_of(path).ctime_ns == 0  # racy: a write in the same tick would not move its ctime
+    assert scan_cache.stamp_of(path).racy  # a write in the same tick would not move its ctime
     monkeypatch.setattr(scan_cache, "RACY_NS", 0)
-    assert scan_cache.stamp_of(path).ctime_ns == path.stat().st_ctime_ns
+    assert not scan_cache.stamp_of(path).racy
     _doc([path])
     peeks: list[str] = []
     real = scan_cache._peek
@@ -565,7 +566,7 @@ def test_a_file_changed_just_now_is_checked_on_its_edges_next_time(tmp_path, cac
     assert (peeks, reads) == ([], [])  # size, mtime, inode and ctime unchanged: not even opened
     os.chmod(path, 0o600)
     _doc([path], by="file")
-    assert (peeks, reads) == (["s.jsonl"], [])  # its ctime moved: its edges are read, its bytes are not
+    assert (peeks, reads) == (["s.jsonl"], ["s.jsonl"])  # its ctime moved: read again
 
 
 def test_a_name_that_is_not_utf8_is_scanned_not_kept(tmp_path, cache_home):
@@ -631,3 +632,27 @@ def test_every_grouping_merged_from_the_folds_says_what_an_uncached_scan_says(co
     with sqlite3.connect(cache_home / scan_cache.NAME) as db:
         db.execute("DELETE FROM summaries")  # the next scan merges the kept folds
     assert first == _doc(paths, by=by) == _doc(paths, by=by) == _doc(paths, by=by, cache=False)
+
+
+@pytest.mark.parametrize("racy", [False, True])
+def test_an_edit_of_the_same_size_with_its_mtime_put_back_is_read_again(tmp_path, cache_home, monkeypatch, racy):
+    # the size, mtime, inode and first and last 4 KB are as they were: only the change time says it changed
+    if not racy:
+        monkeypatch.setattr(scan_cache, "RACY_NS", 0)
+
+    def rows(middle: str) -> str:
+        out = [json.dumps({"session": "s", "call_id": f"c{i}", "tool": "Read", "args": {},
+                           "output": (middle if i == 20 else "plain words here ") * 60}) + "\n" for i in range(40)]
+        return "".join(out)
+
+    path = tmp_path / "runs.jsonl"
+    path.write_text(rows("xxxxxxxxxxxxxxx "))
+    before = path.stat()
+    first = _doc([path])
+    path.write_text(rows("x x x x x x x x "))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    now = path.stat()
+    assert (now.st_size, now.st_mtime_ns, now.st_ino) == (before.st_size, before.st_mtime_ns, before.st_ino)
+    assert now.st_ctime_ns != before.st_ctime_ns
+    again = _doc([path])
+    assert again == _doc([path], cache=False) and again["totals"] != first["totals"]

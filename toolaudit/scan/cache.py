@@ -2,8 +2,10 @@
 
 A file's entry is keyed by what the measurement depends on (toolaudit's code, the tokenizer, its
 calibration, a forced format) and checked against the file's stamp: path, size, mtime_ns, inode and a
-digest of its first and last EDGE bytes. A file whose size, mtime, inode and change time (ctime, which no
-program can set back) are unchanged is not opened; one whose ctime moved is checked on its edges. A file
+digest of its first and last EDGE bytes, and its change time (ctime, which no program can set back). A file
+whose size, mtime, inode and ctime are unchanged is not opened (one changed in the RACY_NS before it was
+stamped is checked on its edges too); a file whose ctime moved is read again, even when its size, mtime and
+edges are as they were (an edit in the middle with the mtime put back; a chmod costs one read). A file
 whose stamp changed is read whole again (or read on, when it only grew); a file gone from a scanned folder
 drops out. A whole scan's summary is kept too (scan.summary_cache), and each file's fold for the plans
 scanned (scan.parts). Entries hold numbers, names, timestamps and digests only (Measurement rows
@@ -83,9 +85,9 @@ def _covering() -> tuple:
 
 def stamp_of(path: Path, others: bytes | None | bool = True) -> Stamp | None:
     """The file's stamp now, or None when it cannot be read (then it is scanned, not cached); `others`: its
-    `covered` digest when the caller has it (True: work it out). A file changed within RACY_NS of now keeps
-    no change time: a write in the same clock tick, after it is read, would not move it (git's "racily
-    clean" entries), so the next scan checks its edges rather than trusting a stat."""
+    `covered` digest when the caller has it (True: work it out). A file changed within RACY_NS of now is racy: a write
+    in the same clock tick, after it is read, would not move its times (git's "racily clean" entries), so the
+    next scan checks its edges too rather than trusting a stat."""
     peeked = _peek(path)
     if peeked is None:
         return None
@@ -94,7 +96,7 @@ def stamp_of(path: Path, others: bytes | None | bool = True) -> Stamp | None:
     if others is not None:  # the other files are in its stamp (their names, sizes and mtimes)
         edges = sha256(edges + others).digest()[:16]
     racy = time.time_ns() - max(st.st_ctime_ns, st.st_mtime_ns) < RACY_NS
-    return Stamp(st.st_size, st.st_mtime_ns, st.st_ino, edges, 0 if racy else st.st_ctime_ns)
+    return Stamp(st.st_size, st.st_mtime_ns, st.st_ino, edges, st.st_ctime_ns, racy)
 
 def stamped(known: dict[str, Stamp], files: list, growing: bool) -> list[tuple[Stamp | None, bool, bool]]:
     """(stamp, unchanged, only grown) of each of `files` against the stamps `known` (ScanCache.stamps);
@@ -110,14 +112,13 @@ def stamped(known: dict[str, Stamp], files: list, growing: bool) -> list[tuple[S
                 st = None
             # nothing has written to it since it was stamped: its bytes are the ones measured (git's rule for
             # its index), so the edges are not read again: one stat, where reading them cost 10k files 0.15 s
-            if st is not None and (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) == (
-                    before.size, before.mtime_ns, before.inode, before.ctime_ns):
+            if st is not None and before.vouched(st):
                 stamps.append((before, True, False))
                 continue
         stamp = stamp_of(path, others) if isinstance(path, Path) else None
         hit = stamp is not None and before is not None and stamp.same_bytes(before)
         stamps.append((stamp, hit, not hit and growing and before is not None and stamp is not None
-                       and appended(path, before)))
+                       and stamp.size > before.size and appended(path, before)))
     return stamps
 
 

@@ -38,11 +38,19 @@ class Stamp:
     inode: int
     edges: bytes
     ctime_ns: int = 0  # the inode's change time: no program can set it back, and every write moves it
+    racy: bool = False  # changed within RACY_NS of the stamp: a write in the same clock tick would not move it
 
     def same_bytes(self, other: "Stamp") -> bool:
-        """The same version of the file's bytes as `other`, whatever its change time (a chmod moves it)."""
-        return (self.size, self.mtime_ns, self.inode, self.edges) == (other.size, other.mtime_ns, other.inode,
-                                                                      other.edges)
+        """The same version of the file's bytes as `other`: its change time too, since a write that puts the
+        mtime back (touch -r, rsync -t) keeps the size, the mtime and often the edges, never the ctime."""
+        return (self.size, self.mtime_ns, self.inode, self.edges, self.ctime_ns) == (
+            other.size, other.mtime_ns, other.inode, other.edges, other.ctime_ns)
+
+    def vouched(self, st: os.stat_result) -> bool:
+        """True when a stat alone says the file is this version: all of its times unchanged, and the stamp not
+        racy (git's rule for its index)."""
+        return not self.racy and (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) == (
+            self.size, self.mtime_ns, self.inode, self.ctime_ns)
 
 
 def folders(roots: Iterable) -> list[str]:
@@ -98,7 +106,8 @@ class ScanCache:
                 db.close()
                 raise sqlite3.DatabaseError(f"not a toolaudit scan cache of layout {LAYOUT}")
             db.execute("CREATE TABLE IF NOT EXISTS files (key TEXT NOT NULL, path TEXT NOT NULL, size INTEGER, "
-                       "mtime_ns INTEGER, inode INTEGER, edges BLOB, ctime_ns INTEGER, entry BLOB, PRIMARY KEY (key, path))")
+                       "mtime_ns INTEGER, inode INTEGER, edges BLOB, ctime_ns INTEGER, racy INTEGER, entry BLOB, "
+                       "PRIMARY KEY (key, path))")
             # whole scans' summaries (scan.summary_cache), by the digest of their files' stamps and plan
             db.execute("CREATE TABLE IF NOT EXISTS summaries (digest TEXT PRIMARY KEY, key TEXT NOT NULL, "
                        "made INTEGER, entry BLOB)")
@@ -137,9 +146,9 @@ class ScanCache:
         return self._known
 
     def _stamps(self, files: list | None = None, roots: Iterable = ()) -> dict[str, Stamp]:
-        found = self._select("SELECT path, size, mtime_ns, inode, edges, ctime_ns FROM files WHERE key = ?", (),
-                             files, roots)
-        return {path: Stamp(*stamp) for path, *stamp in found}
+        found = self._select("SELECT path, size, mtime_ns, inode, edges, ctime_ns, racy FROM files WHERE key = ?",
+                             (), files, roots)
+        return {path: Stamp(*stamp[:-1], bool(stamp[-1])) for path, *stamp in found}
 
     def _select(self, sql: str, args: tuple, files: list | None, roots: Iterable) -> list[tuple]:
         """The rows of `sql` (`WHERE key = ?` and `args`, a table keyed by (key, …, path) or (key, path)): all,
@@ -196,7 +205,7 @@ class ScanCache:
             self.complete = False
             return False
         self._pending.append((self.key, source, stamp.size, stamp.mtime_ns, stamp.inode, stamp.edges, stamp.ctime_ns,
-                              entry))
+                              int(stamp.racy), entry))
         if len(self._pending) >= _BATCH:
             self.flush()
         return True
@@ -241,7 +250,7 @@ class ScanCache:
     def flush(self) -> None:
         """Write the pending entries in one transaction."""
         pending, self._pending = self._pending, []
-        self._write("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)", pending)
+        self._write("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", pending)
         parts, self._pending_parts = self._pending_parts, []
         self._write("INSERT OR REPLACE INTO parts VALUES (?, ?, ?, ?, ?)", parts)
 
