@@ -58,22 +58,23 @@ class Hooks:
 
     `progress(total)` gives a context to run in (or None) and a callback per finished file;
     `say(line)` writes one line on stderr (e.g. which default folders are read); `notes(unrecognised,
-    errors)` shows the files no collector knew and those that failed, once the inputs are read.
+    errors, skipped, skipped_count)` shows the files no collector knew, those that failed and the lines passed
+    over (`file:line: reason`), once the inputs are read.
     """
 
     progress: Progress | None = None
     say: Callable[[str], None] | None = None
-    notes: Callable[[list[str], list[str]], None] | None = None
+    notes: Callable[[list[str], list[str], list, int], None] | None = None
 
     def tell(self, line: str) -> None:
         """Say `line`, when a command listens."""
         if self.say is not None:
             self.say(line)
 
-    def problems(self, unrecognised, errors) -> None:
-        """Show the files that were not read, when a command listens."""
+    def problems(self, unrecognised, errors, skipped=(), skipped_count: int = 0) -> None:
+        """Show the files that were not read and the lines skipped, when a command listens."""
         if self.notes is not None:
-            self.notes(list(unrecognised), list(errors))
+            self.notes(list(unrecognised), list(errors), list(skipped), skipped_count)
 
 
 SILENT = Hooks()

@@ -352,7 +352,7 @@ def gather(paths, read: InputOptions, options: FileOptions, sink, *, hooks: Hook
     with progress or nullcontext():
         run(files, options, sink, read, on_file=advance, worker=worker or scan_file, extra=extra, cache=cache,
             roots=tuple(resolve_paths(paths)))
-    hooks.problems(sink.unrecognised, sink.errors)
+    hooks.problems(sink.unrecognised, sink.errors, sink.skipped, sink.skipped_count)
     return sink
 
 

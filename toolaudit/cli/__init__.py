@@ -271,17 +271,27 @@ def hooks_for(quiet: bool) -> Hooks:
     if quiet:
         return Hooks()
     return Hooks(progress=lambda total: progress_for(total, quiet), say=lambda line: click.echo(line, err=True),
-                 notes=lambda unrecognised, errors: report_notes(unrecognised, errors, quiet))
+                 notes=lambda unrecognised, errors, skipped, count: report_notes(unrecognised, errors, quiet,
+                                                                                  skipped, count))
 
 
-def report_notes(unrecognised, errors, quiet: bool) -> None:
-    """Files no collector knew and files that failed, on stderr."""
+SKIPPED_TOLD = 5  # skipped lines named on stderr; `-f json` lists more
+
+
+def report_notes(unrecognised, errors, quiet: bool, skipped=(), skipped_count: int = 0) -> None:
+    """Files no collector knew, files that failed and lines skipped (`file:line: reason`): on stderr, one rule
+    for every command (the report keeps the count)."""
     if quiet:
         return
     for line in unrecognised:
         click.echo(f"note: {line} (see `toolaudit list collectors`)", err=True)
     for line in errors:
         click.echo(f"warning: {line}", err=True)
+    for skip in list(skipped)[:SKIPPED_TOLD]:
+        click.echo(f"skipped {skip}", err=True)
+    if skipped_count > min(len(skipped), SKIPPED_TOLD):
+        click.echo(f"… {skipped_count - min(len(skipped), SKIPPED_TOLD)} more skipped lines (-f json lists the "
+                   f"first {len(skipped)}; --strict makes the first an error)", err=True)
 
 
 def progress_for(total: int, quiet: bool):

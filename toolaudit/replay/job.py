@@ -112,5 +112,5 @@ def replay(paths: Iterable[Path | str], options: ReplayOptions | None = None, *,
     if writer is not None:
         writer.commit()
     sink.errors.extend(problems)
-    hooks.problems(sink.unrecognised, sink.errors)
+    hooks.problems(sink.unrecognised, sink.errors, sink.skipped, sink.skipped_count)
     return replace(result(sink, meta_for(read, paths, tok=tok), tuple(menus), options.spec()), before=options.before)

@@ -247,10 +247,6 @@ def summary_lines(result: ScanResult) -> list[str]:
     if result.outside:
         lines.append(f"--since/--until left out {result.outside:,} dated calls or requests outside the window; "
                      f"the newest of all is {result.newest}")
-    for skip in result.skipped[:5]:
-        lines.append(f"skipped {skip}")
-    if result.skipped_count > 5:
-        lines.append(f"… {result.skipped_count - 5} more skipped lines (-f json lists the first {len(result.skipped)})")
     return lines
 
 

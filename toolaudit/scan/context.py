@@ -40,6 +40,11 @@ class Rows:
         self.rows.extend(r for r in result.measurements if r.status != UNPAIRED and self._dedupe.answered(r.dedupe_key))
         self.skipped.extend(result.skipped)
 
+    @property
+    def skipped_count(self) -> int:
+        """Lines passed over (every one is kept: a few files)."""
+        return len(self.skipped)
+
 
 @dataclass(frozen=True)
 class ContextNow:

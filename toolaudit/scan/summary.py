@@ -135,6 +135,7 @@ class Collected:
             return False
         self.summary = summary
         self.unrecognised, self.errors = list(summary.unrecognised), list(summary.errors)  # told as a read tells them
+        self.skipped, self.skipped_count = list(summary.skipped), summary.skipped_count
         return True
 
     @property

@@ -8,6 +8,7 @@ from typing import Any, Iterable
 
 from ..errors import UsageError
 from ..options import SILENT, Hooks, InputOptions, build, split_options
+from ..registry import did_you_mean
 from ..storage import input_path
 from .summary import SimResult
 
@@ -101,8 +102,27 @@ def simulate(paths: Iterable[Path | str] = (), options: SimulateOptions | None =
     if options.per_request and not options.context:
         raise UsageError("--per-request shows what a context policy leaves in each request: give --context",
                          slug="context")
-    return run_spec(paths, options.read, options.spec(), sweep=options.sweep, explain=options.explain, hooks=hooks,
-                    per_request=options.per_request, model=options.model)
+    result = run_spec(paths, options.read, options.spec(), sweep=options.sweep, explain=options.explain, hooks=hooks,
+                      per_request=options.per_request, model=options.model)
+    _check_tools_matched(options.tools, result)
+    return result
+
+
+def _check_tools_matched(globs: tuple[str, ...], result: SimResult) -> None:
+    """A UsageError naming the tools that exist when no `--tool` glob selected any call (a typo saves nothing,
+    silently, otherwise)."""
+    from .policymap import PolicyMap
+
+    seen = sorted({row.tool for variant in result.variants for row in variant.tools})
+    if not globs or not seen:
+        return
+    chooser = PolicyMap()
+    if any(chooser.takes(glob, tool) for glob in globs for tool in seen):
+        return
+    shown = ", ".join(seen[:12]) + (f" and {len(seen) - 12} more" if len(seen) > 12 else "")
+    hint = did_you_mean(globs[0], seen)
+    raise UsageError(f"--tool {', '.join(globs)} matched no call{hint}; the tools in these transcripts: {shown}",
+                     slug="no-such-tool")
 
 
 def run_spec(paths: Iterable[Path | str], read: InputOptions, spec: dict[str, Any], *, sweep: str | None = None,
