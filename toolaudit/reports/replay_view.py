@@ -125,7 +125,6 @@ def _summary(result: ReplayResult) -> list[str]:
     lines += [f"note: {n}" for n in dict.fromkeys(result.notes)][:5]
     lines.append(f"files: {result.files} · duplicates dropped: {result.duplicates_dropped} · skipped lines: "
                  f"{result.skipped_count} · tokenizer: {tokenizer_text(result.meta)}")
-    lines += [f"skipped {s}" for s in result.skipped[:5]]
     lines.append(_verdict(t, result.new_errors, result))
     return lines
 
