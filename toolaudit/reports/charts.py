@@ -3,7 +3,9 @@
 Every chart reads only the numbers of `view.doc(result)` (never transcript content) and comes with
 the same numbers as a table. Specs are rendered offline by vl-convert, which bundles the Vega
 engine; the SVG needs no script to be seen. Tool names are data values, never field names, and
-vl-convert escapes them in the SVG text (tests/test_html_report.py checks it).
+vl-convert escapes them in the SVG text (tests/test_html_report.py checks it). Every text of the document
+reaches a chart through `charts_for`, as `visible` text: vl-convert aborts the process on a control
+character or a noncharacter (U+FFFE) in a label (tests/test_names_are_data.py).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any, Callable
 import altair as alt
 import vl_convert
 
-from .view import amount
+from .view import amount, visible
 
 TOP = 12  # tools or tasks shown by name; the rest add up to one "others" row
 STACKED = 8  # tools named in the stacked chart over time
@@ -465,3 +467,19 @@ def advise_charts(doc: dict) -> list[Chart]:
 
 
 CHARTS["advise"] = advise_charts
+
+
+def labelled(value: Any) -> Any:
+    """A view's JSON document with every string in it (names, values, titles) as `visible` text."""
+    if isinstance(value, str):
+        return visible(value)
+    if isinstance(value, dict):
+        return {key: labelled(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [labelled(item) for item in value]
+    return value
+
+
+def charts_for(kind: str, doc: dict) -> list[Chart]:
+    """The charts of a view's document: the one way names enter a chart, each made `visible` first."""
+    return CHARTS[kind](labelled(doc))

@@ -1,18 +1,18 @@
 """HTML report: one self-contained file, charts as inline SVG beside their tables, then the text report's tables.
 
 No script, no stylesheet or font to fetch: a Content-Security-Policy forbids any load, so the
-file reads the same offline, forever. Every text from a result is escaped here; the charts'
-SVG comes escaped from vl-convert.
+file reads the same offline, forever. Every text from a result is escaped here (`text`: control
+characters written out as `\x1b`, then HTML-escaped); the charts' SVG comes escaped from vl-convert.
 """
 
 from __future__ import annotations
 
-from html import escape
+from html import escape as _escape
 from typing import Any
 
 from ..errors import UsageError
 from .base import Reporter, reporters
-from .view import Lines, Section, view_of
+from .view import Lines, Section, view_of, visible
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 STYLE = """
@@ -48,6 +48,11 @@ footer{padding:24px 24px 32px}
 BADGE = {"pass": "PASS", "fail": "FAIL", "warn": "CHECK", "info": "RESULT"}
 # the text formats' status emoji, said in words in HTML
 WORDS = {"✅": "PASS", "❌": "FAIL", "⚠️": "WARNING", "⚠": "WARNING"}
+
+
+def escape(text: str) -> str:
+    """`text` for a page: control, bidi and noncharacters written as escapes (`visible`), then HTML-escaped."""
+    return _escape(visible(str(text)))
 
 
 def _charts():
@@ -93,7 +98,7 @@ def blocks_html(blocks: list) -> str:
         if isinstance(block, Section):
             out.append(table(block.headers, block.rows, block.footer, block.title))
         elif isinstance(block, Lines) and block.code:
-            out.append("<pre>" + escape("\n".join(block.lines)) + "</pre>")
+            out.append("<pre>" + "\n".join(escape(line) for line in block.lines) + "</pre>")
         else:
             out.append("<ul>" + "".join(f"<li>{escape(_words(line))}</li>" for line in block.lines) + "</ul>")
     return "\n".join(out)
@@ -141,7 +146,7 @@ class HtmlReport(Reporter):
         charts = _charts()
         view = view_of(result)
         doc = view.doc(result)
-        found = charts.CHARTS[view.kind](doc)
+        found = charts.charts_for(view.kind, doc)
         sections = [chart_html(c, i, charts.svg(c.spec)) for i, c in enumerate(found, 1)]
         title = escape(view.title)
         return "\n".join([

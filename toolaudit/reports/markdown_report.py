@@ -13,10 +13,15 @@ from .view import Section, view_of, visible
 _MARKUP = re.compile(r"([\\`*_\[\]<>#|!~])")
 
 
+# GitHub turns `@name` into a mention (a notification) and `@org/team` into a team's: a zero-width space
+# after the `@` keeps the text as written and notifies nobody (a backslash does not stop a mention)
+MENTION_BREAK = "@\u200b"
+
+
 def md_text(text: str) -> str:
     """`text` as literal Markdown: control and bidi characters escaped, every markup character backslashed (a
-    tool named `<img src=x>` or `[x](http://y)` must not reach a PR comment as markup)."""
-    return _MARKUP.sub(r"\\\1", visible(text))
+    tool named `<img src=x>` or `[x](http://y)` must not reach a PR comment as markup), `@` made no mention."""
+    return _MARKUP.sub(r"\\\1", visible(text)).replace("@", MENTION_BREAK)
 
 
 def md_table(headers: list[str], rows: list[list[str]], left: set[int] = frozenset()) -> list[str]:

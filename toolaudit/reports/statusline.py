@@ -1,8 +1,13 @@
-"""The one line `toolaudit statusline` prints under Claude Code's prompt (format only)."""
+"""The one line `toolaudit statusline` prints under Claude Code's prompt (format only).
+
+Tool names are data: each is printed as `visible` text, so an escape sequence in a name (an OSC 52
+clipboard write, a colour, a cursor move) reaches the terminal as `\x1b]52;…`, never as a command.
+"""
 
 from __future__ import annotations
 
 from ..scan.context import ContextNow
+from .view import visible
 
 TOP_TOOLS = 2
 
@@ -18,7 +23,7 @@ def compact(n: int) -> str:
 
 def _percent(share: float) -> str:
     """61%, or <1% for a share that rounds to nothing."""
-    return "<1%" if 0 < share < 0.005 else f"{min(1.0, share):.0%}"
+    return "<1%" if 0 < share < 0.005 else f"{min(1.0, max(0.0, share)):.0%}"
 
 
 def statusline(now: ContextNow, top: int = TOP_TOOLS) -> str:
@@ -27,11 +32,13 @@ def statusline(now: ContextNow, top: int = TOP_TOOLS) -> str:
     mark = "~" if now.estimated else ""
     if not now.calls:
         return "tools: no tool output yet"
-    if now.share is None:
-        parts = [f"tools {mark}{compact(now.in_context)} tok in ctx"]
-        parts += [f"{tool} {mark}{compact(tokens)}" for tool, tokens in now.by_tool[:top] if tokens]
+    # a context size of 0 or less is no size (a usage line or a caller said so): tokens, and "size unknown"
+    invalid = now.context is not None and now.context <= 0
+    if now.share is None or invalid:
+        parts = [f"tools {mark}{compact(now.in_context)} tok in ctx" + (" (ctx size unknown)" if invalid else "")]
+        parts += [f"{visible(tool)} {mark}{compact(tokens)}" for tool, tokens in now.by_tool[:top] if tokens]
     else:
         parts = [f"tools {mark}{_percent(now.share)} of ctx"]
-        parts += [f"{tool} {_percent(tokens / now.context)}" for tool, tokens in now.by_tool[:top] if tokens]
+        parts += [f"{visible(tool)} {_percent(tokens / now.context)}" for tool, tokens in now.by_tool[:top] if tokens]
     parts.append(f"re-sent {mark}{compact(now.resent)}")
     return " · ".join(parts)

@@ -70,16 +70,25 @@ class View:
         return None
 
 
-# control characters and the bidirectional controls that reorder what a terminal or a page shows
-_INVISIBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# control characters, the bidirectional controls that reorder what a terminal or a page shows, line and
+# paragraph separators, lone surrogates (no UTF-8 encodes them) and Unicode's noncharacters (U+FFFE…):
+# vl-convert's renderer aborts the process on a control character or a noncharacter in a chart's text
+_NONCHARACTERS = "".join(f"{chr(plane * 0x10000 + 0xFFFE)}{chr(plane * 0x10000 + 0xFFFF)}" for plane in range(17))
+_INVISIBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+                        f"\ud800-\udfff\ufdd0-\ufdef{_NONCHARACTERS}]")
 
 
 def visible(text: str) -> str:
     """`text` with control and bidi characters written as escapes (`\\x1b`, `\\u202e`), newlines as `\\n`:
     names are data (a tool's name is whatever a transcript or a server says), never terminal commands."""
     text = text.replace("\n", "\\n") if "\n" in text else text
-    return _INVISIBLE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
-                          else f"\\u{ord(m.group()):04x}", text)
+    return _INVISIBLE.sub(_escape, text)
+
+
+def _escape(m: re.Match) -> str:
+    """One invisible character as the escape Python would write for it."""
+    code = ord(m.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def visible_blocks(blocks: list) -> list:

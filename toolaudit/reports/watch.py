@@ -1,4 +1,8 @@
-"""The view `toolaudit watch` refreshes: the sessions written lately and their tools (format only)."""
+"""The view `toolaudit watch` refreshes: the sessions written lately and their tools (format only).
+
+Session, project and tool names are data: each cell is a rich Text (no markup read from it) of `visible`
+text (an escape sequence in a name is printed as `\x1b…`, never sent to the terminal).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import time
 
 from ..scan.live import Snapshot
 from .statusline import compact
+from .view import visible
 
 SESSIONS_SHOWN = 12
 TOOLS_SHOWN = 8
@@ -36,6 +41,9 @@ def view(snap: Snapshot, keys_hint: str = "q quits"):
     from rich.table import Table
     from rich.text import Text
 
+    def cell(text: str) -> Text:
+        return Text(visible(text))
+
     mark = "~" if snap.estimated else ""
     clock = time.strftime("%H:%M:%S", time.localtime(snap.taken))
     header = Text.assemble(
@@ -49,7 +57,7 @@ def view(snap: Snapshot, keys_hint: str = "q quits"):
                                  ("top tool", "left", 12), ("last outputs", "right", 16), ("age", "right", 4)):
         sessions.add_column(name, justify=justify, max_width=width, no_wrap=True, overflow="ellipsis")
     for s in snap.sessions[:SESSIONS_SHOWN]:
-        sessions.add_row(f"{s.session[:8]} {s.project}", f"{s.calls:,}", compact(s.tokens), s.top_tool,
+        sessions.add_row(cell(f"{s.session[:8]} {s.project}"), f"{s.calls:,}", compact(s.tokens), cell(s.top_tool),
                          " ".join(compact(n) for n in s.last), _age(snap.taken - s.updated))
     if len(snap.sessions) > SESSIONS_SHOWN:
         sessions.add_row(f"… {len(snap.sessions) - SESSIONS_SHOWN} more", "", "", "", "", "")
@@ -59,7 +67,7 @@ def view(snap: Snapshot, keys_hint: str = "q quits"):
         tools.add_column(name, justify=justify, max_width=width, no_wrap=True, overflow="ellipsis")
     total = sum(n for _, _, n in snap.tools) or 1
     for tool, calls, tokens in snap.tools[:TOOLS_SHOWN]:
-        tools.add_row(tool, f"{calls:,}", compact(tokens), f"{tokens / total:.0%}")
+        tools.add_row(cell(tool), f"{calls:,}", compact(tokens), f"{tokens / total:.0%}")
     if not snap.sessions:
         return Group(header, Text(f"no transcript written in the last {_window(snap.window_s)} yet: waiting"))
     return Group(header, Text(""), sessions, Text(""), tools)
