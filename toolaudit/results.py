@@ -43,4 +43,24 @@ class Exportable:
         name = what or next(iter(self.frames))
         if name not in self.frames:
             raise UsageError(f"to_pandas({name!r}): one of {', '.join(self.frames)}", slug="frame")
-        return self.frames[name](self)
+        return with_dates(self.frames[name](self))
+
+
+# columns that hold a moment (ISO 8601 text in the JSON) or a calendar day, in any frame
+MOMENTS = ("ts", "first_ts", "last_ts", "started", "ended", "start", "end", "newest", "oldest", "since", "until")
+DAYS = ("day",)
+
+
+def with_dates(frame):
+    """`frame` with its moments as datetime64 in UTC and its days as datetime64 dates (a notebook sorts,
+    resamples and plots them; text would sort "2026-1-10" before "2026-1-9" and plot as categories)."""
+    import pandas as pd
+
+    for column in frame.columns:
+        name = str(column)
+        if name.endswith("_ts") or name in MOMENTS:
+            if not pd.api.types.is_datetime64_any_dtype(frame[column]):
+                frame[column] = pd.to_datetime(frame[column], utc=True, errors="coerce", format="ISO8601")
+        elif name in DAYS and not pd.api.types.is_datetime64_any_dtype(frame[column]):
+            frame[column] = pd.to_datetime(frame[column], errors="coerce", format="%Y-%m-%d")
+    return frame
