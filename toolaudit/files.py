@@ -122,6 +122,61 @@ def cache_dir() -> Path:
     return user_cache_path("toolaudit", appauthor=False)
 
 
+def untrusted(path: Path | str, st: os.stat_result) -> str | None:
+    """Why a file or folder of ours cannot be trusted (another user owns it, or group or others can write it), or
+    None. Where there are no owners (Windows), None."""
+    if not hasattr(os, "getuid"):
+        return None
+    if st.st_uid != os.getuid():
+        return f"{path} is owned by uid {st.st_uid}, not by you"
+    if st.st_mode & 0o022:
+        who = " and ".join(w for bit, w in ((0o020, "group"), (0o002, "others")) if st.st_mode & bit)
+        return f"{path} can be written by {who}"
+    return None
+
+
+def private_folder(folder: Path) -> str | None:
+    """Make `folder` toolaudit's private folder: created 0700 when missing, narrowed to 0700 when it is ours;
+    None when it can be used, else the one-line reason it is refused (another user's, writable by group or
+    others, not a folder, or it cannot be made). Nothing in a folder only its owner can write can be swapped
+    by anyone else, so what is checked here stays true while it is used."""
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = os.stat(folder)
+    except OSError as exc:
+        return f"cannot use {folder}: {exc.strerror or exc}"
+    if not stat.S_ISDIR(st.st_mode):
+        return f"{folder} is not a folder"
+    why = untrusted(folder, st)
+    if why is None and hasattr(os, "getuid") and st.st_mode & 0o077:
+        try:  # ours, made by an older toolaudit with the umask's mode: what it holds is nobody else's to read
+            os.chmod(folder, stat.S_IMODE(st.st_mode) & 0o700)  # a read-only folder stays read-only
+        except OSError as exc:
+            return f"cannot make {folder} private: {exc.strerror or exc}"
+    return why
+
+
+def private_file(path: Path) -> str | None:
+    """None when `path` is missing or a regular file of ours no one else can write (narrowed to its owner's bits:
+    0600), else the
+    one-line reason it is refused (not a file, another user's, writable by group or others)."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"cannot use {path}: {exc.strerror or exc}"
+    if not stat.S_ISREG(st.st_mode):
+        return f"{path} is not a file"
+    why = untrusted(path, st)
+    if why is None and hasattr(os, "getuid") and st.st_mode & 0o077:
+        try:
+            os.chmod(path, stat.S_IMODE(st.st_mode) & 0o700)
+        except OSError as exc:
+            return f"cannot make {path} private: {exc.strerror or exc}"
+    return why
+
+
 def find_pyproject(start: Path | None = None) -> Path | None:
     """The nearest pyproject.toml at or above `start` (default: the working directory). Here, not in config:
     the statusline's console script looks for it before click is imported (toolaudit.entry)."""

@@ -13,7 +13,9 @@ from . import cli
 def cache() -> None:
     """The scan cache: each file's numbers (never its text), so that a re-scan reads only what changed.
 
-    It lives in the user cache folder (TOOLAUDIT_CACHE_DIR overrides it); `scan --no-cache` bypasses it.
+    It lives in the user cache folder (TOOLAUDIT_CACHE_DIR overrides it), a folder only you can open (0700,
+    its files 0600); a cache folder or file another user owns, or others can write, is never used.
+    `scan --no-cache` bypasses it; `ci` uses it only with `--cache`.
     """
 
 
@@ -32,6 +34,9 @@ def cache_info(as_json: bool) -> None:
     if not found.exists:
         click.echo(f"no scan cache yet at {found.path}")
         return
+    if found.refused:
+        click.echo(f"{found.path}: not used by scans: {found.refused}")
+        return
     click.echo(f"{found.path}: {found.bytes:,} bytes, {found.files:,} files")
     click.echo(f"  kept beside them: whole-scan summaries {found.summaries:,}, file folds {found.parts:,}")
     current = key_parts(found.current).code
@@ -48,5 +53,5 @@ def cache_clear() -> None:
     """Remove the cache (the next scan reads every file and builds it again)."""
     from ..scan.cache import cache_dir, clear
 
-    freed = clear()
+    freed = clear(note=lambda line: click.echo(f"warning: {line}", err=True))
     click.echo(f"removed the scan cache in {cache_dir()} ({freed:,} bytes)")

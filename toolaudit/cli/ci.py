@@ -63,6 +63,9 @@ class Percent(click.ParamType):
 @click.option("--calibration", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
               help="With a `--tokenizer claude` baseline: the calibration file it was measured with.")
 @click.option("--strict", is_flag=True, help="Fail (exit 1) on the first malformed line or unreadable file or folder.")
+@click.option("--cache/--no-cache", "use_cache", default=False, show_default=True,
+              help="Reuse the scan cache's numbers for files that did not change. Off by default: a gate measures "
+                   "every file itself, so nothing left in a cache folder can decide its verdict.")
 @click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar, no notes on stderr.")
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes; 0 = all cores.")
@@ -75,7 +78,7 @@ class Percent(click.ParamType):
 @click.pass_context
 def ci(ctx, paths, baseline, workspace, tools, fail_on, min_calls, max_vanished, allow_vanished, allow_unjudged,
        update_baseline, source_format, tokenizer, engine,
-       calibration, strict, debug, quiet, jobs, scheduler, fmt, output, wide):
+       calibration, strict, use_cache, debug, quiet, jobs, scheduler, fmt, output, wide):
     """Fail the build when tool outputs grew against a baseline.
 
     Measures PATH... again the way the baseline was measured (the same tokenizer,
@@ -89,7 +92,8 @@ def ci(ctx, paths, baseline, workspace, tools, fail_on, min_calls, max_vanished,
     calls gone). New and vanished tools and unreadable files are reported. With
     $GITHUB_STEP_SUMMARY set, the Markdown report is appended there too. Checks,
     --min-calls and --max-vanished also come from [tool.toolaudit.ci] of
-    pyproject.toml (fail_on = [...], min_calls, max_vanished).
+    pyproject.toml (fail_on = [...], min_calls, max_vanished). The scan cache
+    is not used unless --cache is given.
 
     \b
     Examples:
@@ -102,7 +106,7 @@ def ci(ctx, paths, baseline, workspace, tools, fail_on, min_calls, max_vanished,
     from ..gate.job import GateOptions, gate as run_gate, measure
 
     read = InputOptions(source_format, calibration=calibration, strict=strict, debug=debug, jobs=jobs,
-                        scheduler=scheduler)
+                        scheduler=scheduler, cache=use_cache)
     from .replay import config_tools
 
     options = GateOptions(baseline, read, tokenizer, engine, workspace, tuple(fail_on), min_calls, max_vanished,

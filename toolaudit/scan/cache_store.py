@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from typing import Callable, Iterable, Iterator
 
 import orjson
 
-from ..files import cache_dir
+from ..files import cache_dir, private_file, private_folder, untrusted
 from ..model import FileResult
 from .cache_keys import LAYOUT, code_prefix, options_key
 from .cache_rows import decode, encode
@@ -53,6 +54,16 @@ class Stamp:
             self.size, self.mtime_ns, self.inode, self.ctime_ns)
 
 
+def refused(path: Path) -> str | None:
+    """Why the cache at `path` is not used, or None: its folder and files must be the user's own, and no one
+    else may write them (a planted cache would say what it likes about any file). The folder is made 0700 and
+    the files 0600 on the way (files.private_folder)."""
+    why = private_folder(path.parent)
+    for suffix in ("", "-wal", "-shm"):
+        why = why or private_file(Path(f"{path}{suffix}"))
+    return why
+
+
 def folders(roots: Iterable) -> list[str]:
     """The scanned folders among `roots`, each ending in a separator (the prefix of the paths under it)."""
     return [str(r).rstrip(os.sep) + os.sep for r in roots if isinstance(r, Path) and r.is_dir()]
@@ -74,13 +85,20 @@ class ScanCache:
         self._db = self._open()
 
     def _open(self) -> sqlite3.Connection | None:
+        why = refused(self.path)
+        if why is not None:  # another user's, or one others can write (it could be planted): never read
+            self._note(f"scan cache off: {why}")
+            return None
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
             return self._connect()
+        except sqlite3.OperationalError as exc:  # read-only, locked, cannot be opened: off, and kept as it is
+            self._note(f"scan cache off: {self.path}: {exc}")
+            return None
         except sqlite3.DatabaseError as exc:
-            self._discard(f"unreadable ({exc})")
+            if not self._discard(f"unreadable ({exc})"):
+                return None
         except OSError as exc:
-            self._note(f"scan cache off: cannot use {self.path.parent}: {exc.strerror or exc}")
+            self._note(f"scan cache off: cannot use {self.path}: {exc.strerror or exc}")
             return None
         try:
             return self._connect()
@@ -89,6 +107,10 @@ class ScanCache:
             return None
 
     def _connect(self) -> sqlite3.Connection:
+        try:  # made 0600 before SQLite opens it (its -wal and -shm files take the same mode)
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except FileExistsError:
+            pass
         db = sqlite3.connect(self.path, timeout=_WAIT_S, isolation_level=None, check_same_thread=False)
         try:
             db.execute("PRAGMA journal_mode=WAL")
@@ -129,13 +151,19 @@ class ScanCache:
             raise
         return db
 
-    def _discard(self, why: str) -> None:
+    def _discard(self, why: str) -> bool:
+        """Remove a damaged or foreign cache file; False (the cache off, with a note) when it cannot be."""
+        try:
+            for suffix in ("", "-wal", "-shm"):
+                try:
+                    os.unlink(f"{self.path}{suffix}")
+                except FileNotFoundError:
+                    pass
+        except OSError as exc:
+            self._note(f"scan cache off: {self.path} {why} and cannot be removed: {exc.strerror or exc}")
+            return False
         self._note(f"scan cache {self.path} {why}: discarded, starting a new one")
-        for suffix in ("", "-wal", "-shm"):
-            try:
-                os.unlink(f"{self.path}{suffix}")
-            except FileNotFoundError:
-                pass
+        return True
 
     def stamps(self, files: list | None = None, roots: Iterable = ()) -> dict[str, Stamp]:
         """The paths this key holds, with the stamp each was measured at: all of them, or only `files` and
@@ -308,6 +336,7 @@ class CacheInfo:
     current: str  # the key of a default scan with this toolaudit
     summaries: int = 0  # whole scans' summaries kept (scan.summary_cache)
     parts: int = 0  # files' folds kept, one per file and grouping (scan.parts)
+    refused: str = ""  # why scans do not use it (another user's, writable by others, not a file), or ""
 
 
 def info(folder: Path | None = None) -> CacheInfo:
@@ -318,6 +347,9 @@ def info(folder: Path | None = None) -> CacheInfo:
     current = options_key(DEFAULT_TOKENIZER, DEFAULT_ENGINE, None, None)
     if not path.exists():
         return CacheInfo(str(path), False, 0, 0, (), current)
+    why = _untrusted_now(path)
+    if why is not None:  # never opened: a planted file is not read, not even to be counted
+        return CacheInfo(str(path), True, 0, 0, (), current, refused=why)
     size = sum(os.path.getsize(f"{path}{s}") for s in ("", "-wal") if os.path.exists(f"{path}{s}"))
     keys, kept = (), (0, 0)
     try:
@@ -332,14 +364,36 @@ def info(folder: Path | None = None) -> CacheInfo:
     return CacheInfo(str(path), True, size, sum(n for _, n in keys), keys, current, *kept)
 
 
-def clear(folder: Path | None = None) -> int:
-    """Remove the cache's files; returns the bytes freed."""
+def _untrusted_now(path: Path) -> str | None:
+    """As `refused`, without making or narrowing anything (cache info only reads)."""
+    for at, follow in ((path.parent, True), (path, False), (Path(f"{path}-wal"), False), (Path(f"{path}-shm"), False)):
+        try:
+            st = os.stat(at, follow_symlinks=follow)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            return f"cannot use {at}: {exc.strerror or exc}"
+        if not (stat.S_ISDIR if at == path.parent else stat.S_ISREG)(st.st_mode):
+            return f"{at} is not a {'folder' if at == path.parent else 'file'}"
+        why = untrusted(at, st)
+        if why is not None:
+            return why
+    return None
+
+
+def clear(folder: Path | None = None, note: Callable[[str], None] | None = None) -> int:
+    """Remove the cache's files; returns the bytes freed. One that cannot be removed (a folder where the file
+    should be, a read-only folder) is left with a `note`: clearing an accelerator never fails."""
     path = (folder or cache_dir()) / NAME
     freed = 0
     for suffix in ("", "-wal", "-shm"):
+        at = f"{path}{suffix}"
         try:
-            freed += os.path.getsize(f"{path}{suffix}")
-            os.unlink(f"{path}{suffix}")
+            size = os.lstat(at).st_size
+            os.unlink(at)
+            freed += size
         except FileNotFoundError:
             pass
+        except OSError as exc:
+            (note or (lambda line: None))(f"cannot remove {at}: {exc.strerror or exc}")
     return freed
