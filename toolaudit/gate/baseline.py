@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 from ..errors import UsageError
@@ -55,6 +56,22 @@ def _problem(doc) -> str | None:
     return None
 
 
+def _non_finite(doc) -> str | None:
+    """Where the document holds NaN or ±Infinity (JSON's NaN, Infinity, or a number too big for a float, 1e999),
+    as `totals.tokens`, or None: every comparison with such a number passes or fails whatever was measured."""
+    stack: list[tuple[str, object]] = [("", doc)]
+    while stack:  # a loop, not recursion: a deeply nested baseline is no crash
+        where, value = stack.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            return f"{where or 'the document'} = {value}"
+        if isinstance(value, dict):
+            stack.extend((f"{where}.{k}" if where else str(k), v) for k, v in value.items())
+        elif isinstance(value, list):  # a row is named by its tool, as the other refusals name it
+            stack.extend((f"{where}[{v['tool'] if isinstance(v, dict) and isinstance(v.get('tool'), str) else i}]", v)
+                         for i, v in enumerate(value))
+    return None
+
+
 def _no_calls(doc: dict) -> bool:
     """A baseline that measured no call: nothing the gate could compare with."""
     calls = doc.get("totals", {}).get("calls")
@@ -77,6 +94,8 @@ def read_baseline(path: Path, create: bool = False) -> dict:
         raise UsageError(f"the baseline {path} is not valid JSON{where}: truncated or edited by hand?",
                          slug="baseline") from None
     problem = _problem(doc)
+    if problem is None and (where := _non_finite(doc)) is not None:
+        problem = f"has {where}: not a finite number (NaN and Infinity are refused)"
     if problem is None and not create and _no_calls(doc):
         problem = "measured no call: a baseline with nothing in it passes any run; write it from real transcripts"
     if problem is not None:
