@@ -9,14 +9,17 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# every install takes the versions constraints.txt names: a fresh clone gets what the suite passed with
+PIP_INSTALL := $(BIN)/python -m pip install --quiet -c constraints.txt
+
 # what the commands need (the HTML report included), and no more: `make demo` stays light
-$(VENV)/.installed-main: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[html]'
+$(VENV)/.installed-main: pyproject.toml constraints.txt | $(BIN)/python
+	$(PIP_INSTALL) -e '.[html]'
 	touch $@
 
 # the test suite's extras (pytest, hypothesis, the MCP SDK, dask, moto, mkdocs...)
-$(VENV)/.installed: pyproject.toml $(VENV)/.installed-main
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+$(VENV)/.installed: pyproject.toml constraints.txt $(VENV)/.installed-main
+	$(PIP_INSTALL) -e '.[test]'
 	touch $@
 
 install: $(VENV)/.installed
