@@ -41,6 +41,11 @@ def test_commands_that_only_read_change_nothing(command):
     ("sed -i.bak 's/a/b/' main.go", ("main.go",)),
     ("sed -i '' 's/a/b/g' a_test.go b_test.go", ("a_test.go", "b_test.go")),  # BSD sed's empty suffix
     ("echo $(date) > stamp", ("stamp",)),
+    # issue 28: a substitution is judged by the command it holds (it was "a command substitution that writes":
+    # the whole workspace)
+    ("echo $(rm -rf build)", ("build",)),
+    ("echo `touch x`", ("x",)),
+    ("python3 - <<EOF\nopen('x', 'w')\nEOF", ("x",)),  # inline code that names what it writes
 ])
 def test_commands_that_name_what_they_write(command, paths):
     assert effect(command).paths == paths
@@ -55,11 +60,7 @@ def test_commands_that_name_what_they_write(command, paths):
     ("ls | xargs -I{} rm {}", "xargs rm writes the files it is given"),
     ("find . -name '*.orig' -delete", "find deletes or writes files"),
     ("find . -exec rm {} +", "find -exec rm writes the files it finds"),
-    ("echo $(rm -rf build)", "a command substitution that writes"),
-    ("echo `touch x`", "a command substitution that writes"),
-    ("python3 scripts/gen.py", "python3 runs a script"),
-    ("python3 - <<EOF\nopen('x', 'w')\nEOF", "python3 runs a script"),
-    ("perl -pi -e 's/a/b/' f", "perl: not known to leave files as they were"),
+    ("perl -pi -e 's/a/b/' f", "perl edits files in place"),
     ('echo "unclosed', "cannot be read as words"),
 ])
 def test_commands_that_may_write_anything_make_everything_uncertain(command, why):
@@ -139,8 +140,9 @@ def test_commands_known_to_write_only_some_files(command, paths):
 
 
 def test_the_recorded_output_says_what_never_ran():
-    assert effect("ver --list").paths == (EVERYTHING,)  # a program nobody knows: anything may have changed
-    assert effect("ver --list", printed="bash: ver: command not found").paths == ()
+    # a program nobody knows (issue 28: it was the whole workspace): what the session later shows changed
+    assert effect("ver --list").paths == () and effect("ver --list").unknown == ("ver",)
+    assert effect("ver --list", printed="bash: ver: command not found").none
     assert effect("zsh_tool", printed="zsh: command not found: zsh_tool").paths == ()
     unclosed = 'rg -n "add_parser\\(\\"x|y\\" cli.py -n'  # a quote left open: the shell stopped there
     assert effect(unclosed).paths == (EVERYTHING,)
@@ -157,7 +159,7 @@ def test_an_apply_patch_text_sent_to_a_shell_writes_only_what_a_line_redirects()
     refused = "bash: line 3: @@: command not found\nbash: -c: line 12: syntax error near unexpected token `('"
     assert effect(patch, printed=refused).paths == ()
     assert effect(patch.replace("+a = 2", "+a = b > out.txt"), printed=refused).paths == ("out.txt",)
-    assert effect(patch).paths == (EVERYTHING,)  # no sign it was refused: unknown
+    assert not effect(patch).none  # no sign it was refused: its lines are programs nobody knows
 
 
 @pytest.mark.parametrize(("command", "reads"), [
@@ -165,7 +167,8 @@ def test_an_apply_patch_text_sent_to_a_shell_writes_only_what_a_line_redirects()
     ("cd /home/dev/proj && python - << 'PY'\nimport json\nprint(json.load(open('a.json')))\nPY", True),
     ("python3 - <<'PY'\nfrom pathlib import Path\nPath('x.md').write_text('y')\nPY", False),
     ("python3 - <<'PY'\nopen('notes.md', 'a').close()\nPY", False),
-    ("python3 - <<'PY'\nimport subprocess\nsubprocess.run(['make'])\nPY", False),
+    ("python3 - <<'PY'\nimport subprocess\nsubprocess.run(['git', 'checkout', 'main'])\nPY", False),
+    ("python3 - <<'PY'\nimport subprocess\nsubprocess.run(['git', 'status', '--short'])\nPY", True),
     ("python3 - <<'PY'\nimport os\nos.makedirs('out/a')\nPY", False),
     ("python3 - <<'PY'\nimport tarfile\ntarfile.open('a.tgz', 'w:gz').close()\nPY", False),
     ("python3 - <<'PY'\nimport os\nos.close(os.open('p', os.O_WRONLY | os.O_CREAT))\nPY", False),
@@ -176,7 +179,7 @@ def test_an_apply_patch_text_sent_to_a_shell_writes_only_what_a_line_redirects()
 ])
 def test_inline_code_that_calls_nothing_that_writes_reads(command, reads):
     """The code of `python - <<'PY'` and `python -c` is in the recording: no write, move, delete or run, no effect."""
-    assert (effect(command).paths == ()) is reads
+    assert effect(command).none is reads
 
 
 @pytest.mark.parametrize(("command", "paths"), [
@@ -225,8 +228,9 @@ def test_update_agent_context_without_an_agent_rewrites_every_agents_file():
     "mise run gen",
 ])
 def test_commands_that_write_source_files_are_never_taken_for_readers(command):
-    """The review's cases: each writes a file in the workspace, so it must not leave it certain."""
-    assert effect(command, "/home/dev/proj").paths != ()
+    """The review's cases: each writes a file in the workspace, so it must not leave it certain (it names what it
+    writes, may write anything, or is a program replay cannot read: what the session later shows changed)."""
+    assert not effect(command, "/home/dev/proj").none
 
 
 def test_uv_run_and_npx_run_what_they_name():

@@ -12,6 +12,11 @@ persisted preview, or the part after a truncation marker). A file a recorded `gi
 untracked (and no diff shows) is not as the commit holds it either: it is uncertain from the start, so the
 calls that read it are not compared with a state replay does not have. The agents' own folders (.codex/,
 .claude/, .gemini/: their logs change as the session runs) are left out.
+
+The same outputs say what a program replay cannot read (replay.shell_effects' unknown programs: a project's
+own CLI, a script) changed: a file a later `git status` or `git diff` shows that no earlier one showed (or a
+diff now other than before), and that the session did not change itself, is taken as its doing, and as the
+doing of every unknown program run since the last whole `git status` before it (which did not list it).
 """
 
 from __future__ import annotations
@@ -38,6 +43,8 @@ class Start:
 
     diffs: dict[str, str] = field(default_factory=dict)
     changed: tuple[str, ...] = ()  # paths `git status` listed (relative to where it ran; a folder ends in /)
+    # by an unknown program's call (call_key), the files the session's later git status/diff showed it changed
+    later: dict[tuple, tuple[str, ...]] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.diffs or self.changed)
@@ -51,7 +58,9 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
     touched: set[str] = set()  # recorded paths the session changed before: their diff is partly its own work
     found: dict[str, str] = {}
     listed: dict[str, None] = {}  # in the order first listed
-    for call in calls:
+    events: list[_Shown] = []  # each status and diff, in order: what it showed
+    unknown: list[tuple[int, tuple]] = []  # (where, call_key) of each call that ran a program replay cannot read
+    for at, call in enumerate(calls):
         if edits.is_mutating(call) or edits.is_patch_call(call):
             changed = edits.changes_of(call)
             if isinstance(changed, list):
@@ -63,24 +72,64 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
         if command is None:
             continue
         if _is_status(command):
-            listed.update((path, None) for path in status_paths(call.output if not call.is_error else "")
-                          if not path.startswith(AGENT_HOMES) and not _holds(path, touched, cwd))
+            paths = [path for path in status_paths(call.output if not call.is_error else "")
+                     if not path.startswith(AGENT_HOMES) and not _holds(path, touched, cwd)]
+            listed.update((path, None) for path in paths)
+            events.append(_Shown(at, True, {path: None for path in paths}))
             continue
         named = _diff_paths(command)
         if named is not None:
             shown = sections(call.output) if not call.is_error else {}
             if all(_under(path, named) for path in shown):
-                for path, section in shown.items():
-                    if path not in found and not any(_same(path, t, cwd) for t in touched):
-                        found[path] = section
+                kept = {path: section for path, section in shown.items()
+                        if not any(_same(path, t, cwd) for t in touched)}
+                for path, section in kept.items():
+                    found.setdefault(path, section)
+                events.append(_Shown(at, False, {p: v for p, v in kept.items() if not p.startswith(AGENT_HOMES)}))
             continue
         effect = shell_effects.effect(command, cwd, call.output)
         if shell_effects.EVERYTHING in effect.paths:
             # the working tree moved: a later diff or status is of another state (a commit is not such a move: a
             # file the session did not touch that a later diff still shows was not in it)
             break
+        if effect.unknown:
+            unknown.append((at, call_key(call)))
         touched.update(p for p in effect.paths if p != shell_effects.CHANGED)
-    return Start(found, tuple(path for path in listed if path not in found))
+    return Start(found, tuple(path for path in listed if path not in found), _later(events, unknown))
+
+
+def call_key(call: ToolCall) -> tuple:
+    """What names one recorded call among a session's (the same object, or a copy of it)."""
+    return call.source, call.line, call.call_index, call.call_id
+
+
+@dataclass(frozen=True)
+class _Shown:
+    """What one recorded `git status` (whole: nothing named) or `git diff` showed: path -> diff section (None for
+    a status's listing)."""
+
+    at: int
+    whole: bool
+    paths: dict[str, str | None]
+
+
+def _later(events: list[_Shown], unknown: list[tuple[int, tuple]]) -> dict[tuple, tuple[str, ...]]:
+    """For each unknown program's call, the files a later status or diff showed first (or a diff showed otherwise
+    than before): taken as the doing of the unknown programs run since the last whole status before it."""
+    out: dict[tuple, dict[str, None]] = {}
+    for j, event in enumerate(events):
+        since = max((e.at for e in events[:j] if e.whole), default=-1)
+        suspects = [key for at, key in unknown if since < at < event.at]
+        if not suspects:
+            continue
+        for path, section in event.paths.items():
+            before = [e.paths[path] for e in events[:j] if path in e.paths]
+            # shown before as well, and the same (a status then, a diff now: the diff says what it was all along)
+            if before and (section is None or any(b is None or b == section for b in before)):
+                continue
+            for key in suspects:
+                out.setdefault(key, {})[path] = None
+    return {key: tuple(paths) for key, paths in out.items()}
 
 
 # the agents' own folders: their logs and settings change as the session runs, whatever it works on

@@ -5,7 +5,10 @@ before the session began, or the folder as it is) in a scratch folder of its own
 is never written. Then the session's recorded edits are applied in order (replay.edits), each at its
 place among the calls, with the file's time set to the edit's. A recorded shell command is never re-run:
 what it may have written (replay.shell_effects) is uncertain from there on, and a later call that reads
-it says so (`doubt`). An edit that no longer applies makes its file uncertain too.
+it says so (`doubt`). A program replay cannot read (a project's own CLI, a script) makes uncertain only the
+paths it names and the files the session's own later `git status`/`git diff` showed changed
+(replay.start_state's `later`); `unknown_programs` names each, for the report. An edit that no longer applies
+makes its file uncertain too.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from pathlib import Path
 from ..model import MAIN_AGENT, ToolCall
 from ..scan.redact import redact
 from . import edits, shell_effects
+from .start_state import call_key
 from .sandbox import OutsideWorkspace, resolve
 from .workspace import map_path, mappings
 
@@ -41,6 +45,10 @@ class SessionState:
         self.changed: set[str] = set()  # files no longer as the base holds them (edited, or learned)
         self.main_model: str | None = None  # the main thread's model so far (record follows its calls)
         self.learned = 0  # files taken from a recorded whole-file Read the state did not reproduce (learn)
+        self.later: dict[tuple, tuple[str, ...]] = {}  # by call: what the session later showed it changed (prime)
+        # each program replay cannot read that the session ran -> the files the session later showed it changed
+        # (empty: nothing showed a change, so the workspace stayed certain)
+        self.unknown_programs: dict[str, list[str]] = {}
 
     # --- paths ----------------------------------------------------------------------------------
 
@@ -67,7 +75,7 @@ class SessionState:
         if call.tool in SHELL_TOOLS:
             command = shell_text(call)
             if command is not None:
-                self._shell(command, call.output)
+                self._shell(command, call.output, self.later.get(call_key(call), ()))
         return None
 
     def _edit(self, call: ToolCall) -> str:
@@ -100,13 +108,19 @@ class SessionState:
             self.applied += 1
         return "applied to the session's state"
 
-    def _shell(self, command: str, printed: str = "") -> None:
+    def _shell(self, command: str, printed: str = "", shown: tuple[str, ...] = ()) -> None:
         found = shell_effects.effect(command, self.cwd, printed)
         if found.none:
             return
         if shell_effects.EVERYTHING in found.paths:
             self.everything = self.everything or f"after `{_short(command)}` ({redact(found.why)})"
             return
+        for program in found.unknown:
+            seen = self.unknown_programs.setdefault(program, [])
+            seen += [path for path in shown if path not in seen]
+        if found.unknown:
+            self._doubt_paths(list(shown), f"`{_short(command)}` ran {', '.join(found.unknown)}, and the session's "
+                                           "own later `git status`/`git diff` showed it changed")
         if shell_effects.CHANGED in found.paths:  # a formatter: what the session changed may be reformatted
             for key in sorted(self.changed):
                 self.uncertain.setdefault(key, f"`{_short(command)}`: {redact(found.why)}")
@@ -126,6 +140,7 @@ class SessionState:
         the other files its `git status` listed (replay.start_state.Start); returns how many files took a diff."""
         from .start_state import apply
 
+        self.later = dict(start.later)
         for path in start.changed:
             target = self.local(path)
             if target is not None and self._key(target) not in self.changed:  # an earlier session's work is known

@@ -1,0 +1,218 @@
+"""The programs whose effect on the workspace needs their arguments read: git, sed, find, xargs, the runners of
+other programs (`uv run`, `npx`), downloads, in-place editors, the interpreters, spec-kit's scripts, and the
+programs replay does not know (see replay.shell_programs for the table of the others)."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Callable
+
+from .inline_code import NOT_PYTHON, Verdict, judge_js, judge_python
+from .shell_programs import AGENT_FILES, EVERYTHING, SPEC_KIT, Effect, named_paths, read_only_form
+from .shell_syntax import after_options
+
+Judge = Callable[[str], "Effect | None"]  # one simple command's effect (replay.shell_effects.part)
+
+GIT_VALUED = {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env"}
+GIT_READERS = {"status", "log", "diff", "show", "blame", "branch", "rev-parse", "ls-files", "grep", "remote",
+               "config", "describe", "shortlog", "reflog", "tag", "fetch", "cat-file", "ls-tree", "rev-list",
+               "name-rev", "merge-base", "worktree", "add", "commit", "push", "notes", "check-ignore", "check-attr",
+               "for-each-ref", "show-ref", "symbolic-ref", "var", "help", "version", "count-objects", "fsck",
+               "ls-remote", "--version", "--help"}
+GIT_MOVERS = {"checkout", "switch", "reset", "restore", "stash", "merge", "rebase", "pull", "cherry-pick",
+              "revert", "apply", "am", "clean", "mv", "rm"}
+XARGS_VALUED = {"-I", "-n", "-P", "-d", "-L", "-s", "-E", "-a", "--max-args", "--max-procs", "--delimiter",
+                "--max-lines", "--arg-file", "--replace", "--eof"}
+FIND_EXEC = {"-exec", "-execdir", "-ok", "-okdir"}
+FIND_WRITES = {"-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
+INTERPRETERS = {"python", "python3", "node", "deno", "bun"}
+_PY_MODULES_READ = {"pytest", "unittest", "json.tool", "py_compile", "compileall", "doctest", "pydoc", "timeit",
+                    "mypy", "pyflakes", "pylint", "flake8", "site", "platform", "sysconfig", "this", "tokenize"}
+
+
+def git(args: list[str]) -> Effect | None:
+    """git reads, moves the working tree (EVERYTHING), or writes only the paths it names."""
+    rest = after_options(args, GIT_VALUED)
+    sub = next(iter(rest), "")  # `git -C DIR log`: log, not DIR
+    if _git_keeps_files(sub, rest[1:]):
+        return None
+    named = _git_paths(sub, rest[1:]) if "-C" not in args[:len(args) - len(rest)] else []
+    if named:
+        return Effect(tuple(named), f"git {sub} writes the paths it names")
+    if sub in GIT_MOVERS:
+        return Effect((EVERYTHING,), f"git {sub} changes the working tree")
+    return None if sub in GIT_READERS or not sub else Effect((EVERYTHING,), f"git {sub}")
+
+
+def _git_paths(sub: str, args: list[str]) -> list[str]:
+    """The paths a git command that writes only what it names was given ([]: it names none, or may write more):
+    `checkout [REV] -- PATH…`, `restore [--source REV] PATH…`, `rm PATH…`, `mv A B`."""
+    if sub == "checkout" and "--" in args:
+        return list(args[args.index("--") + 1:])
+    if sub == "restore":
+        words, i = [], 0
+        while i < len(args):
+            if args[i] in ("-s", "--source"):
+                i += 2
+                continue
+            if not args[i].startswith("-"):
+                words.append(args[i])
+            i += 1
+        return words
+    if sub in ("rm", "mv"):
+        return [a for a in args if not a.startswith("-")]
+    return []
+
+
+def _git_keeps_files(sub: str, args: list[str]) -> bool:
+    """git commands that move refs or the index but leave the working tree's files as they are."""
+    words = [a for a in args if a != "--"]
+    if sub == "reset":  # without --hard (or --merge/--keep) a reset only unstages
+        return not any(a in ("--hard", "--merge", "--keep") for a in words)
+    if sub in ("checkout", "switch"):  # a new branch at HEAD: `checkout -b NEW`, `switch -c NEW`
+        flags = [a for a in words if a.startswith("-")]
+        names = [a for a in words if not a.startswith("-")]
+        return bool(flags) and set(flags) <= {"-b", "-B", "-c", "-C", "--create", "--force-create"} and len(names) == 1
+    if sub == "restore":  # --staged alone: the index
+        return "--staged" in words and "--worktree" not in words and "-W" not in words
+    if sub == "stash":
+        return bool(words) and words[0] in ("list", "show")
+    return False
+
+
+def sed(args: list[str]) -> Effect | None:
+    """sed writes only with its in-place flag, alone or in a cluster (`-i`, `-i.bak`, `-Ei`, `--in-place=.bak`)."""
+    if not any(a.startswith("--in-place") or a.startswith("-") and not a.startswith("--") and "i" in a[1:]
+               for a in args):
+        return None
+    # the script, then the files (BSD sed's `-i ''` gives an empty suffix word: not an operand)
+    operands = [a for a in args if a and not a.startswith("-")]
+    return Effect(tuple(operands[1:]) or (EVERYTHING,), "sed -i")
+
+
+def find(args: list[str], judge: Judge) -> Effect | None:
+    """find reads, unless it deletes or writes a list, or `-exec`s a program that writes."""
+    if any(a in FIND_WRITES for a in args):
+        return Effect((EVERYTHING,), "find deletes or writes files")
+    for i, arg in enumerate(args):
+        if arg in FIND_EXEC:
+            rest = args[i + 1:]
+            end = next((j for j, a in enumerate(rest) if a in (";", "+")), len(rest))
+            inner = judge(shlex.join(rest[:end])) if rest[:end] else None
+            if inner is not None and not inner.none:
+                return Effect((EVERYTHING,), f"find -exec {rest[0]} writes the files it finds")
+    return None
+
+
+def xargs(args: list[str], judge: Judge) -> Effect | None:
+    """What xargs runs decides: `xargs grep -l x` reads, `xargs rm` writes the files it is given."""
+    rest = after_options(args, XARGS_VALUED)
+    inner = judge(shlex.join(rest)) if rest else None
+    if inner is None:
+        return None
+    if inner.paths and all(p == "<changed>" for p in inner.paths) or inner.unknown and not inner.paths:
+        return inner  # a formatter over the files found: as over the tree; a program replay does not know
+    # a writer's operands come from its input: which files it wrote cannot be read from the text
+    return Effect((EVERYTHING,), f"xargs {rest[0]} writes the files it is given")
+
+
+def runner(program: str, args: list[str], judge: Judge) -> Effect | None | bool:
+    """`uv run`, `poetry run`, `pnpm exec`, `npx`: what they run decides; False when `program` runs nothing."""
+    if not (program in ("uv", "poetry", "pipenv") and args[:1] == ["run"] or program == "pnpm" and args[:1] == ["exec"]
+            or program in ("npx", "bunx", "pnpx")):
+        return False
+    rest = after_options(args if program in ("npx", "bunx", "pnpx") else args[1:], set())
+    # `uv run black .`, `npx prettier --write`, `npx prisma@5 generate`
+    return judge(shlex.join([rest[0].split("@")[0] or rest[0], *rest[1:]])) if rest else None
+
+
+def option_writer(program: str, args: list[str]) -> Effect | None | bool:
+    """A program that writes through an option (`curl -o`, `yq -i`, `sort -o`, `gh pr checkout`); False when
+    `program` is none of them."""
+    if program in ("curl", "wget"):
+        for i, a in enumerate(args):
+            if a in ("-o", "--output", "-O", "--output-document") and i + 1 < len(args) \
+                    and not (program == "curl" and a == "-O"):
+                return Effect((args[i + 1],), f"{program} writes its output file")
+            if a in ("-O", "--remote-name", "-J", "-P") or program == "wget" and not a.startswith("-") \
+                    and not any(x in ("-O", "--output-document", "-qO-", "-O-") for x in args):
+                return Effect((EVERYTHING,), f"{program} saves a file named by the download")
+        return None
+    if program == "gh":
+        if args[:2] in (["pr", "checkout"], ["repo", "clone"]):
+            return Effect((EVERYTHING,), f"gh {' '.join(args[:2])} changes the working tree")
+        return None
+    if program in ("yq", "awk", "gawk") and any(a == "inplace" or a.startswith("-i") for a in args) \
+            or program in ("perl", "ruby") and any(a.startswith("-") and not a.startswith("--") and "i" in a[1:]
+                                                   for a in args):
+        return Effect((EVERYTHING,), f"{program} edits files in place")
+    if program in ("yq", "awk", "gawk"):
+        return None
+    if program == "sort":
+        if any(a == "-o" or a.startswith("--output") for a in args):
+            return Effect((EVERYTHING,), "sort -o writes its output file")
+        return None
+    return False
+
+
+def interpreter(program: str, args: list[str], judge: Judge, printed: str = "") -> Effect | None:
+    """python/node: a test runner, a version or inline code judged by its calls reads or writes as it says; a
+    script is an unknown program (its name, and the paths given to it)."""
+    if not args or args[0] in ("--version", "-V", "--help", "-h", "-v") or args == ["-VV"]:
+        return None if args else unknown(program, [], "")  # no arguments: a script from its input
+    if args[0] == "-m" and len(args) > 1:
+        if args[1] in _PY_MODULES_READ or args[1] == "pip" and args[2:3] in (["list"], ["show"], ["freeze"]):
+            return None
+        if args[1] == "pip":
+            return judge(shlex.join(["pip", *args[2:]]))
+        return unknown(f"{program} -m {args[1]}", args[2:], "")
+    code_flags = ("-c",) if program.startswith("python") else ("-e", "--eval", "-p", "--print")
+    for i, arg in enumerate(args):
+        if arg in code_flags and i + 1 < len(args):
+            verdict = judge_python(args[i + 1]) if program.startswith("python") else judge_js(args[i + 1])
+            return inline(program, verdict, judge, printed)
+        if not arg.startswith("-"):
+            return unknown(f"{program} {arg}", args[i + 1:], "")
+    return unknown(program, [], "")
+
+
+def inline(program: str, verdict: Verdict, judge: Judge, printed: str = "") -> Effect | None:
+    """The effect of inline code judged by its calls: the paths it writes, the programs it runs, and an unknown
+    program when some of what it does cannot be read (code that does not parse, and that the recorded output
+    shows Python refused, ran nothing)."""
+    if verdict.unknown == NOT_PYTHON and "SyntaxError" in printed:
+        return None
+    inner = [judge(command) for command in verdict.commands]
+    paths = [*verdict.paths, *(p for e in inner if e is not None for p in e.paths)]
+    unknowns = [*(u for e in inner if e is not None for u in e.unknown)]
+    if verdict.unknown:
+        unknowns.append(f"{program} inline code ({verdict.unknown})")
+    if not paths and not unknowns:
+        return None
+    if EVERYTHING in paths:
+        return Effect((EVERYTHING,), f"{program} inline code runs a command that may write anything")
+    return Effect(tuple(dict.fromkeys(paths)), f"{program} inline code writes the files it names",
+                  tuple(dict.fromkeys(unknowns)))
+
+
+def spec_kit(path: str, args: list[str]) -> Effect | None | bool:
+    """A spec-kit script's effect (None: it reads), or False when `path` is not one of them."""
+    if ".specify/scripts/" not in path:
+        return False
+    name = path.rsplit("/", 1)[-1].removesuffix(".sh").removesuffix(".ps1")
+    if name == "update-agent-context":  # the named agent's file, or every agent's
+        named = [AGENT_FILES[a] for a in args if a in AGENT_FILES]
+        files = tuple(dict.fromkeys(named or AGENT_FILES.values()))
+        return Effect(files, "spec-kit's update-agent-context writes the agents' files")
+    if name not in SPEC_KIT:
+        return False
+    folders = SPEC_KIT[name]
+    return Effect(folders, f"spec-kit's {name} writes under specs/") if folders else None
+
+
+def unknown(name: str, args: list[str], printed: str) -> Effect | None:
+    """A program replay does not know: nothing in a read-only form (`--version`, `show`, `list`…); else the paths
+    it names, and its name, so that what the session later shows changed is taken as its doing."""
+    if read_only_form(args):
+        return None
+    return Effect(tuple(named_paths(args)), f"{name}: not known to leave files as they were", (name,))
