@@ -362,7 +362,8 @@ def test_a_file_changed_since_the_session_is_drifted_and_left_out_of_the_saving(
 
     read_clean, read_drifted, read_kept = (_tool(r, "Read") for r in (clean, drifted, kept))
     assert (read_clean["drifted"], read_drifted["drifted"], read_kept["drifted"]) == (0, 1, 0)
-    assert read_clean["replayed"] == read_drifted["replayed"] == read_kept["replayed"] == 2  # still replayed
+    # a drifted call is set aside: counted as drifted, not replayed (the table and the identity line agree)
+    assert (read_clean["replayed"], read_drifted["replayed"], read_kept["replayed"]) == (2, 1, 2)
     assert 0 < read_drifted["tokens_before"] < read_kept["tokens_before"]
     assert 0 < read_drifted["tokens_saved"] < read_kept["tokens_saved"]
     assert read_drifted["tokens_saved"] < read_clean["tokens_saved"]

@@ -138,4 +138,4 @@ def test_a_saving_made_of_new_errors_is_called_out(tmp_path):
     result = CliRunner().invoke(cli, ["replay", str(SESSION), "--workspace", str(empty), "--tool",
                                       "Read=builtin:read_file"], catch_exceptions=False)
     verdict = next(line for line in result.output.splitlines() if line.startswith("verdict:"))
-    assert "all 2 replayed calls drifted" in verdict and "--workspace" in verdict
+    assert "nothing was replayed: 2 × drifted" in verdict and "--workspace" in verdict

@@ -120,3 +120,31 @@ class IdentityReport:
 
     totals: IdentityRow
     tools: tuple[IdentityRow, ...]
+
+
+WHY_NOT = ("version", "not replayable", "unknown state", "drifted", "never ran", "no start commit", "path too long",
+           "refused", "failed")
+
+
+def why_not(item, drifted: bool) -> str:
+    """The kind of reason a call was not replayed ("" for a replayed one, and for calls kept for want of a mapping
+    or a translation: the table counts those): version, not replayable, unknown state (a command before it may
+    have changed what it reads), drifted, never ran, no start commit, path too long, else refused or failed."""
+    text = " ".join((item.reason, item.identity_reason))
+    if item.status == "never_ran":
+        return "never ran"
+    if item.status in ("kept", "not_translated", "duplicate") and not item.identity_reason:
+        return ""
+    if "component over 255 bytes" in text:
+        return "path too long"
+    if "no commit before the session" in text:
+        return "no start commit"
+    if "Claude Code version" in text or "version recorded" in text:
+        return "version"
+    if "not replayable" in text:
+        return "not replayable"
+    if drifted:
+        return "unknown state" if item.doubt and item.identity is None else "drifted"
+    if item.status in ("refused", "failed"):
+        return item.status
+    return "" if item.status in ("replayed", "kept", "not_translated") else item.status

@@ -16,66 +16,21 @@ the variant is measured against that, in the same state (`--before identity`, th
 
 from __future__ import annotations
 
-import fnmatch
-import json
 from contextlib import ExitStack
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
 
 from ..collectors import discover
 from ..errors import UsageError, check_strict
-from ..model import (MAIN_AGENT, ORPHAN, PAIRED, ModelText, OutputCap, SessionEnd, SessionInfo, Skipped, ToolCall,
-                     ToolMenu)
-from .never_ran import never_ran
-from .base import (FAILED, KEPT, NEVER_RAN, NOT_TRANSLATED, REFUSED, Implementation, Mapping, Outcome,
-                   ReplayOptions, implementations)
+from ..model import MAIN_AGENT, ModelText, OutputCap, SessionEnd, SessionInfo, Skipped, ToolCall, ToolMenu
+from .base import REFUSED, Implementation, Mapping, ReplayOptions, implementations
+from .calls import CallRunner, _changes, _same_commit, identity_mapping, safe_reason  # noqa: F401  (names others use)
+from .replayed import RECORDED_DEFAULTS, ReplayFile, Replayed  # noqa: F401
 
 
-# What the recording harness assumed for an argument the model left out, where a builtin's default
-# differs: Claude Code's Grep lists the matching files unless `output_mode` says otherwise (builtin:grep,
-# like `grep -rn`, prints the matching lines). Only builtins get them: a user's own tool (python:, cmd:,
-# mcp:) gets the arguments as the model wrote them, and its schema may refuse extra ones.
-RECORDED_DEFAULTS: dict[tuple[str, str], dict] = {("claude-code", "Grep"): {"output_mode": "files_with_matches"}}
-
-
-@dataclass(frozen=True)
-class Replayed:
-    """One recorded call and what replay made of it; `after` is None when nothing was re-run."""
-
-    before: ToolCall
-    after: ToolCall | None
-    status: str
-    reason: str = ""
-    as_tool: str = ""  # the tool the call went to (after translation)
-    mapping: Mapping | None = None  # the --tool mapping that answers it
-    args: dict | None = None  # the arguments sent (after translation and path mapping)
-    identity: ToolCall | None = None  # the agent's own tool re-run now, in the same state (its emulation)
-    emulated: bool = False  # the recorded tool has an emulation: the call counts for fidelity
-    doubt: str = ""  # why the session's state may not be what the call saw (an unreplayable command before it)
-    identity_reason: str = ""  # why the emulation gave no identity replay (refused, failed)
-    probe: bool = False  # kept (not translated) but --identity: its identity replay still counts for fidelity
-    fresh: bool = False  # the session's first look at what it reads (a difference is in the start state)
-
-    @property
-    def runs(self) -> bool:
-        """Whether anything is re-run for it: the variant, or (a probe) its identity replay alone."""
-        return self.status == "" or self.probe
-
-
-@dataclass(frozen=True)
-class ReplayFile:
-    """What replaying one file produced."""
-
-    source: str
-    collector: str | None
-    calls: tuple[Replayed, ...] = ()
-    ends: tuple[SessionEnd, ...] = ()
-    menus: tuple[ToolMenu, ...] = ()
-    skipped: tuple[Skipped, ...] = ()
-    notes: tuple[str, ...] = ()
-    error: str | None = None
-    stream: tuple = ()  # the file's ToolCalls and ModelTexts in order: what the model later wrote
+NO_START = ("no commit before the session started (--at-session-start): its files are unknown; pass --no-checkout "
+            "to replay it on the workspace as it is, or --commit REV")
 
 
 def load_kinds() -> dict[str, str]:
@@ -119,7 +74,7 @@ def parse_pair(text: str, option: str) -> tuple[str, str]:
     return old, new
 
 
-class Runner:
+class Runner(CallRunner):
     """Holds one implementation per mapping (a server is started once) and replays files."""
 
     def __init__(self, options: ReplayOptions) -> None:
@@ -197,11 +152,12 @@ class Runner:
         except OSError as exc:
             return ReplayFile(source, cls.key, error=f"cannot read: {exc.strerror or exc}")
         notes: list[str] = []
+        self._newer: set[tuple[str, str, str]] = set()
         out = list(self._replay_sessions(calls, infos, notes))
         for impl in self._impls.values():
             notes.extend(impl.take_notes())
         return ReplayFile(source, cls.key, tuple(out), tuple(ends), tuple(menus), tuple(skipped), tuple(notes),
-                          stream=tuple(stream))
+                          stream=tuple(stream), newer=tuple(sorted(self._newer)))
 
     def _replay_sessions(self, calls: list[ToolCall], infos: dict[str, SessionInfo],
                          notes: list[str]) -> Iterator[Replayed]:
@@ -216,6 +172,7 @@ class Runner:
             group.sort(key=lambda c: (c.call_index, c.line))  # the order the agent made them: edits before reads
             info = infos.get(session)
             planned = [self._plan(call) for call in group]
+            self._newer.update(newer_than_read(planned, info))
             if not any(p.runs for p in planned):  # nothing to run: no state to build
                 yield from planned
                 continue
@@ -236,6 +193,11 @@ class Runner:
                     earlier = []  # their edits were made on their commit: on another tree they would be made twice
                 if note:
                     notes.append(f"session {session}: {note}")
+                if self.options.base.at_session_start and checked_out is None:
+                    # no commit before it: its files are unknown; the workspace as it is is the user's choice to make
+                    yield from (replace(p, status=REFUSED, reason=NO_START, probe=False) if p.runs else p
+                                for p in planned)
+                    continue
                 state = SessionState(root, info.cwd if info else None, self.options.path_map, writable)
                 for call in earlier:
                     state.record(call)
@@ -260,191 +222,20 @@ class Runner:
                     notes.append(f"session {session}: {state.learned} file(s) taken from a whole-file Read that the "
                                  "start state did not reproduce (uncommitted work, or edits outside the transcript)")
 
-    def _plan(self, call: ToolCall) -> Replayed:
-        """What to do with one call: a Replayed with status "" (to run), or its final status."""
-        from .agents import emulation_for
-        from .edits import is_mutating
+def newer_than_read(planned: list[Replayed], info: SessionInfo | None) -> set[tuple[str, str, str]]:
+    """(agent, recorded version, newest read) when the session's agent version is newer than every one whose code
+    its emulations were read from: replayed as the newest, never refused, and the report says so."""
+    from .agents import COLLECTOR_AGENT, emulation_for
+    from .agents.base import version_tuple
 
-        key = call.dedupe_key
-        if key is not None:
-            if key in self._seen:
-                return Replayed(call, None, "duplicate", "the same call id was replayed in another copy")
-            self._seen.add(key)
-        if call.status == ORPHAN:
-            return Replayed(call, None, KEPT, "no recorded call (a result without its call)")
-        emulated = self.options.before != "recorded" and emulation_for(call.collector, call.tool) is not None
-        tool, args = call.tool, None
-        if self.translations is not None and call.tool in self.translations.SHELL_TOOLS:
-            done = self.translations.translate(call)
-            if isinstance(done, self.translations.NotTranslated):
-                probe = emulated and self.options.identity and never_ran(call) is None and not is_mutating(call)
-                return Replayed(call, None, NOT_TRANSLATED, done.reason, emulated=emulated, probe=probe)
-            tool, args = done.tool, done.args
-        mapping = next((m for m in self.options.mappings if fnmatch.fnmatchcase(tool, m.glob)), None)
-        if mapping is None and self.options.identity and emulation_for(call.collector, call.tool) is not None:
-            mapping = identity_mapping(call)
-        if mapping is not None and is_mutating(call):
-            return Replayed(call, None, REFUSED, "an edit tool is never re-run: its recorded edit is applied to "
-                            "the session's state instead", as_tool=tool, mapping=mapping)
-        if mapping is None:
-            reason = f"translated to {tool}, which no --tool maps" if args is not None else "no --tool mapping"
-            return Replayed(call, None, KEPT, reason, as_tool=tool)
-        why = never_ran(call)
-        if why is not None:
-            return Replayed(call, None, NEVER_RAN, why, as_tool=tool, mapping=mapping, emulated=emulated)
-        if args is None:
-            try:
-                args = json.loads(call.args) if call.args.strip() else {}
-            except ValueError:
-                args = None
-            if not isinstance(args, dict):
-                return Replayed(call, None, FAILED, "recorded arguments are not a JSON object", as_tool=tool,
-                                mapping=mapping, emulated=emulated)
-            if mapping.kind == "builtin":
-                args = {**RECORDED_DEFAULTS.get((call.collector, call.tool), {}), **args}
-        return Replayed(call, None, "", as_tool=tool, mapping=mapping, args=args, emulated=emulated)
-
-    def _run(self, item: Replayed, state, info: SessionInfo | None) -> Replayed:
-        from . import workspace as ws
-
-        root = state.root
-        recorded = _recorded_args(item.before)
-        doubt = state.doubt(_paths(recorded)) or ""
-        fresh = state.fresh(_paths(recorded))
-        identity = None
-        if item.emulated:
-            identity = self._emulate(identity_mapping(item.before), item.before, recorded, state, info)
-        if item.mapping.kind == "agent":
-            outcome = identity if identity is not None and item.mapping == identity_mapping(item.before) else \
-                self._emulate(item.mapping, item.before, recorded, state, info)
-            args = recorded
-        else:
-            args = ws.map_paths(item.args, info.cwd if info else None, self.options.path_map, root)
-            outcome = self._answer(item.mapping, item.as_tool, args, root)
-            if identity is not None and outcome.status == "replayed" and _agent_cut(item.before):
-                outcome = replace(outcome, output=self._cut(item.before, outcome.output, recorded, state, info))
-        after = self._as_call(item.before, item.as_tool, outcome, args)
-        ident = self._as_call(item.before, item.before.tool, identity, recorded) if identity is not None else None
-        why = ""
-        if ident is not None and identity.status != "replayed":
-            ident, why = None, identity.reason or identity.status  # no identity to compare with
-        done = replace(item, after=after, status=outcome.status, reason=safe_reason(outcome.reason), args=args,
-                       identity=ident, doubt=doubt, identity_reason=safe_reason(why), fresh=fresh)
-        if ident is not None and ident.output == item.before.output:
-            state.confirm(_paths(recorded))
-        # the agent's own tool re-run (identity, or the mapping itself when it is identity) showed other text
-        seen = ident if ident is not None else \
-            after if item.mapping.kind == "agent" and item.mapping == identity_mapping(item.before) else None
-        if seen is not None and outcome.status == "replayed" and seen.output != item.before.output:
-            state.learn(item.before, recorded)
-        state.record(item.before)
-        return done
-
-    def _probe(self, item: Replayed, state, info: SessionInfo | None) -> Replayed:
-        """A kept call's identity replay alone: its recording stands, its fidelity is counted."""
-        recorded = _recorded_args(item.before)
-        doubt = state.doubt(_paths(recorded)) or ""
-        fresh = state.fresh(_paths(recorded))
-        identity = self._emulate(identity_mapping(item.before), item.before, recorded, state, info)
-        ident, why = None, identity.reason or identity.status
-        if identity.status == "replayed":
-            ident, why = self._as_call(item.before, item.before.tool, identity, recorded), ""
-            if identity.output == item.before.output:
-                state.confirm(_paths(recorded))
-            else:
-                state.learn(item.before, recorded)
-        state.record(item.before)
-        return replace(item, identity=ident, doubt=doubt, identity_reason=safe_reason(why), fresh=fresh)
-
-    def _answer(self, mapping: Mapping, tool: str, args: dict, root: Path) -> Outcome:
-        try:
-            return self.implementation(mapping).call(tool, args, root)
-        except UsageError:
-            raise  # a bad spec (unknown builtin, missing module): the whole run is wrong
-        except Exception as exc:  # an implementation bug must not end the run: this call failed
-            return Outcome(f"error: {type(exc).__name__}: {exc}", is_error=True, status=FAILED,
-                           reason=f"{type(exc).__name__}: {exc}")
-
-    def _context(self, call: ToolCall, args: dict, state, info: SessionInfo | None):
-        from .agents.base import Call
-
-        cap = self._caps.get((call.source, call.session, call.agent))
-        return Call(call.tool, args, state.root, (info.cwd if info else None) or str(state.root),
-                    info.version if info else None, self.options.sandbox, session=call.session, call_id=call.call_id,
-                    model=call.model, main_model=state.main_model or call.model, output_cap=cap, here=call.cwd,
-                    ts=call.ts)
-
-    def _emulate(self, mapping: Mapping, call: ToolCall, args: dict, state, info: SessionInfo | None) -> Outcome:
-        impl = self.implementation(mapping)
-        context = self._context(call, args, state, info)
-        noise = impl.emulation.from_recording(call.output, context) if call.status == PAIRED else {}
-        return impl.emulate(replace(context, params=noise))
-
-    def _cut(self, call: ToolCall, output: str, args: dict, state, info: SessionInfo | None) -> str:
-        """`output` cut as the agent cuts its own tool's (the recording shows it did)."""
-        impl = self.implementation(identity_mapping(call))
-        context = self._context(call, args, state, info)
-        noise = impl.emulation.from_recording(call.output, context)  # the recorded saved path, for one
-        return impl.emulation.cut(output, replace(context, params=noise))
-
-    @staticmethod
-    def _as_call(before: ToolCall, tool: str, outcome: Outcome, args: dict) -> ToolCall:
-        return replace(before, tool=tool, output=outcome.output, is_error=outcome.is_error, images=outcome.images,
-                       image_bytes=outcome.image_bytes, status=PAIRED,
-                       args=json.dumps(args, ensure_ascii=False, separators=(",", ":")))
-
-
-def safe_reason(text: str) -> str:
-    """A reason as every report shows it: secrets redacted, on one line, at most 300 characters (an
-    implementation's failure text or a crash's stderr may quote anything, a PEM block included)."""
-    if not text:
-        return text
-    from ..scan.redact import redact
-
-    flat = " ".join(redact(text).split())
-    return flat if len(flat) <= 300 else flat[:299] + "…"
-
-
-def identity_mapping(call: ToolCall) -> Mapping:
-    """The mapping of a recorded call to its agent's own tool (agent:AGENT/TOOL), as recorded."""
-    from .agents import COLLECTOR_AGENT
-
-    return Mapping(call.tool, "agent", f"{COLLECTOR_AGENT[call.collector]}/{call.tool}")
-
-
-def _recorded_args(call: ToolCall) -> dict:
-    try:
-        args = json.loads(call.args) if call.args.strip() else {}
-    except ValueError:
-        return {}
-    return args if isinstance(args, dict) else {}
-
-
-def _paths(args: dict) -> list[str]:
-    """The path arguments of a call (what it reads), for the state's doubts; `.` when none names one."""
-    from .workspace import PATH_KEYS
-
-    found = [v for k, v in args.items() if k in PATH_KEYS and isinstance(v, str)]
-    return found or ["."]
-
-
-def _same_commit(a: str | None, b: str | None) -> bool:
-    """Whether two commit ids (either may be abbreviated) name the same commit."""
-    return bool(a and b) and (a.startswith(b) or b.startswith(a))
-
-
-def _changes(call: ToolCall) -> bool:
-    """The recorded call changed files (an edit tool, or a Codex apply_patch)."""
-    from .edits import is_mutating, is_patch_call
-
-    return is_mutating(call) or is_patch_call(call)
-
-
-def _agent_cut(call: ToolCall) -> bool:
-    """The recording shows the agent cut this output (a persisted preview, a truncation marker)."""
-    from ..scan.markers import truncated_by
-
-    return truncated_by(call.output) is not None
+    version = version_tuple(info.version if info else None)
+    found = set()
+    for item in planned:
+        cls = emulation_for(item.before.collector, item.before.tool) if item.emulated and version else None
+        newest = getattr(cls, "newest", None)
+        if newest and version > tuple(newest):
+            found.add((COLLECTOR_AGENT[item.before.collector], info.version, ".".join(map(str, newest))))
+    return found
 
 
 def replay_files(files: list[Path], runner: Runner, sink, *, forced: str | None = None, strict: bool = False,

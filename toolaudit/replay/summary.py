@@ -25,7 +25,7 @@ from ..scan.redact import preview
 from ..simulate.engine import later_used
 from ..scan.stats import Savings, nearest_rank
 from .diffs import DiffEntry, Diffs
-from .fidelity import Fidelity, IdentityReport, classify, matches, reason_for
+from .fidelity import Fidelity, IdentityReport, classify, matches, reason_for, why_not
 
 STATUSES = ("replayed", "kept", "not_translated", "never_ran", "refused", "failed")
 SKIPPED_SHOWN = 20
@@ -45,6 +45,7 @@ class ReplayRow(Savings):
     refused: int = 0
     failed: int = 0
     drifted: int = 0  # left out of the sizes: the identity replay did not reproduce the recording
+    checked: int = 0  # of the replayed: measured against an identity replay that reproduced its recording
     tokens_before: int = 0
     tokens_after: int = 0
     bytes_before: int = 0
@@ -124,14 +125,15 @@ class _Acc:
     as_tools: set[str] = field(default_factory=set)
 
     def add(self, status: str, b: Measurement, a: Measurement, unrecorded: bool, as_tool: str,
-            used_at: str | None, drifted: bool = False) -> None:
+            used_at: str | None, drifted: bool = False, checked: bool = False) -> None:
         v = self.values
         weight = b.residency if b.residency is not None else 1
         v["calls"] += 1
-        v[status] += 1
-        if drifted:
+        if drifted:  # set aside: counted as drifted, not as replayed (the table and the identity line agree)
             v["drifted"] += 1
             return
+        v[status] += 1
+        v["checked"] += checked and status == "replayed"
         v["tokens_before"] += b.tokens
         v["tokens_after"] += a.tokens
         v["bytes_before"] += b.bytes
@@ -184,6 +186,8 @@ class ReplayCollected:
         self.fidelity = Fidelity()
         self.diffs = Diffs(self.diff)
         self.drift_reasons: Counter = Counter()
+        self.not_replayed: Counter = Counter()  # why each call was not replayed, by kind (why_not)
+        self.newer: set[tuple[str, str, str]] = set()  # (agent, version, newest read): replayed as the newest
 
     def add(self, replay_file) -> None:
         """Fold one runner.ReplayFile in."""
@@ -193,6 +197,7 @@ class ReplayCollected:
             return
         self.files += 1
         self.notes.extend(replay_file.notes)
+        self.newer.update(replay_file.newer)
         for skip in replay_file.skipped:
             self.skipped_count += 1
             if len(self.skipped) < SKIPPED_SHOWN:
@@ -214,10 +219,14 @@ class ReplayCollected:
             unrecorded = item.before.status == "unpaired"
             self.from_calls_file += unrecorded and item.before.collector == "toolaudit-jsonl"
             used_at = used.get(id(item.before))
+            checked = item.identity is not None and item.after is not None
             self._tools.setdefault(item.before.tool, _Acc()).add(item.status, b, a, unrecorded, item.as_tool, used_at,
-                                                                 drifted)
-            self._total.add(item.status, b, a, unrecorded, "", used_at, drifted)
-            if item.after is not None and item.identity is not None and a is b:
+                                                                 drifted, checked)
+            self._total.add(item.status, b, a, unrecorded, "", used_at, drifted, checked)
+            kind = why_not(item, drifted)
+            if kind:
+                self.not_replayed[kind] += 1
+            if item.after is not None and item.identity is not None and not item.variant:
                 # --identity: the variant is the agent's own tool: what differs is the replay from the recording
                 self.diffs.add(item, recorded.tokens, b.tokens, b.tokens, item.before.output, recorded.tokens,
                                ("recorded", "identity"))
@@ -227,7 +236,8 @@ class ReplayCollected:
                                before_text)
             if item.status != "replayed" or item.reason:
                 self.reasons[(item.status, item.reason)] += 1
-            self._note_errors(item, b, a)
+            if not drifted:
+                self._note_errors(item, b, a)
             if item.after is not None and len(self.explained) < self.explain:
                 self.explained.append(ExplainedCall(
                     item.before.tool, item.as_tool, f"{item.before.source}:{item.before.line}", item.status,
@@ -263,6 +273,8 @@ class ReplayCollected:
     def _note_errors(self, item, b: Measurement, a: Measurement) -> None:
         if b.is_error == a.is_error or item.after is None:
             return
+        if not a.is_error and item.status != "replayed":
+            return  # a refused or failed call removed no error: it answered nothing
         if a.is_error:
             self.new_errors += 1
         else:
@@ -310,6 +322,8 @@ class ReplayResult(Exportable):
     diffs: tuple[DiffEntry, ...] = ()  # --diff N
     before: str = "identity"  # what the variant was measured against
     from_calls_file: int = 0  # of totals.unrecorded: calls of a calls file (the rest: a transcript lacked the result)
+    not_replayed: tuple[tuple[str, int], ...] = ()  # (why_not kind, calls), most calls first
+    newer: tuple[tuple[str, str, str], ...] = ()  # (agent, recorded version, newest read) replayed as the newest
     kind: str = "replay"
 
 
@@ -337,6 +351,8 @@ def result(collected: ReplayCollected, meta: ScanMeta, menus: tuple[Menu, ...] =
         identity=collected.fidelity.report(),
         drift_reasons=tuple(sorted(collected.drift_reasons.items(), key=lambda kv: (-kv[1], kv[0]))),
         diffs=collected.diffs.entries(), from_calls_file=collected.from_calls_file,
+        not_replayed=tuple(sorted(collected.not_replayed.items(), key=lambda kv: (-kv[1], kv[0]))),
+        newer=tuple(sorted(collected.newer)),
     )
 
 

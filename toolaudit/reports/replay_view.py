@@ -10,7 +10,7 @@ from .view import Lines, Section, View, meta_doc, num, pick, register, tokenizer
 
 # tools[] fields of `replay -f json`: a contract, like scan's and simulate's
 REPLAY_FIELDS = (
-    "tool", "calls", "replayed", "kept", "not_translated", "never_ran", "refused", "failed", "drifted",
+    "tool", "calls", "replayed", "kept", "not_translated", "never_ran", "refused", "failed", "drifted", "checked",
     "tokens_before", "tokens_after",
     "tokens_saved", "saved_pct", "bytes_before", "bytes_after", "tokens_p50_before", "tokens_p50_after",
     "errors_before", "errors_after", "weighted_tokens_saved", "later_used",
@@ -65,6 +65,8 @@ def replay_dict(result: ReplayResult) -> dict[str, Any]:
         "drifted": [{"reason": r, "calls": n} for r, n in result.drift_reasons],
         **({"explain": [e.__dict__ for e in result.explained]} if result.explained else {}),
         **({"diffs": [d.__dict__ for d in result.diffs]} if result.diffs else {}),
+        "not_replayed": [{"reason": r, "calls": n} for r, n in result.not_replayed],
+        "newer_versions": [{"agent": a, "version": v, "emulated_as": e} for a, v, e in result.newer],
     }
 
 
@@ -108,6 +110,11 @@ def _summary(result: ReplayResult) -> list[str]:
                  if t.unrecorded > result.from_calls_file else ""]
         lines.append(f"{t.unrecorded:,} calls had no recorded output ({', '.join(k for k in kinds if k)}): "
                      "their before counts 0")
+    if result.not_replayed:
+        lines.append("not replayed: " + " · ".join(f"{n:,} × {why}" for why, n in result.not_replayed))
+    for agent, version, newest in result.newer:
+        lines.append(f"note: {agent} {version} is newer than any version read: replayed with the newest emulation "
+                     f"({newest})")
     lines += _identity_lines(result)
     for menu in result.menus:
         before = (f"{menu.before_tokens:,} → " if menu.before_tokens is not None else "")
@@ -173,17 +180,38 @@ def _diffs(result: ReplayResult) -> list[str]:
     return out
 
 
+# what a user can do about the first reason nothing was replayed
+ACTIONS = {
+    "version": "name a version with ?version=",
+    "not replayable": "these commands are not read-only or not emulated: replay the read-only tools",
+    "unknown state": "a command before them may have changed what they read: see `drifted` above",
+    "drifted": "the workspace is not the session's: check --workspace and --commit (or --at-session-start)",
+    "never ran": "the agent answered them itself: nothing to replay",
+    "no start commit": "pass --no-checkout to replay on the workspace as it is, or --commit REV",
+    "path too long": "the recorded paths name no file a disk can hold",
+    "refused": "see the reasons above (a path outside the workspace, an edit tool)",
+    "failed": "see the reasons above",
+}
+
+
 def _verdict(t: ReplayRow, new_errors: int, result: ReplayResult) -> str:
     spec = result.spec or {}
     if spec.get("identity") and not spec.get("tools") and not spec.get("translate") and result.identity is not None:
         # --identity alone: no new tool, the question is whether the set-up reproduces the recording
         f = result.identity.totals
         if not f.replayed:
+            if result.not_replayed:
+                why, n = result.not_replayed[0]
+                return (f"verdict: no call of a known agent tool could be re-run: {n:,} × {why} — "
+                        f"{ACTIONS.get(why, 'see the reasons above')}")
             return "verdict: no call of a known agent tool could be re-run: see the reasons above"
         return (f"verdict: the agents' own tools, re-run now, reproduce {f.within_1pct:,} of {f.replayed:,} replayed "
                 f"calls within ±1% tokens ({f.rate:.1%}; {f.identical:,} byte for byte): "
                 + ("a sound base for a variant" if f.rate >= 0.95 else "check the reasons above before a variant"))
     if not t.replayed:
+        if result.not_replayed:
+            why, n = result.not_replayed[0]
+            return f"verdict: nothing was replayed: {n:,} × {why} — {ACTIONS.get(why, 'see the reasons above')}"
         return "verdict: nothing was replayed; check the --tool mappings against the tools listed above"
     if t.unrecorded >= t.replayed:
         return (f"verdict: nothing recorded to compare with: the {t.replayed:,} replayed calls had no recorded output; "
@@ -195,8 +223,11 @@ def _verdict(t: ReplayRow, new_errors: int, result: ReplayResult) -> str:
     versus = ""
     if result.before == "identity" and result.identity is not None and result.identity.totals.replayed:
         versus = "; before = the agents' own tools re-run in the same state where emulated"
+    aside = t.calls - t.replayed
+    behind = (f"over {t.replayed:,} replayed calls, {t.checked:,} of them checked against the identity replay"
+              + (f"; {aside:,} set aside, listed above" if aside else ""))
     verdict = (f"verdict: the new tools' outputs are {change} "
-               f"({abs(t.saved_pct):.1f}% {'fewer' if t.tokens_saved >= 0 else 'more'} tokens over every call{versus})")
+               f"({abs(t.saved_pct):.1f}% {'fewer' if t.tokens_saved >= 0 else 'more'} tokens {behind}{versus})")
     if new_errors:  # an error message is short: a saving made of errors is no saving
         verdict += (f", but {new_errors:,} replayed calls became errors: check --workspace (the repository "
                     "the sessions worked in) before trusting the saving")
