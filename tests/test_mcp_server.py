@@ -91,3 +91,29 @@ def test_no_folder_and_no_agent_folders_is_a_usage_error(run, tmp_path):
     result = run("mcp", env={"HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(tmp_path / "c"),
                              "CODEX_HOME": str(tmp_path / "x")})
     assert result.exit_code == 2 and "name the folders" in result.output
+
+
+def test_a_link_inside_a_folder_to_a_file_or_folder_outside_is_refused(tmp_path):
+    # the folder is allowed; a scan of it would read through the links to what lies outside
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    shutil.copy(SESSION, outside / "secret.jsonl")
+    by_file, by_folder, plain = tmp_path / "root" / "files", tmp_path / "root" / "folders", tmp_path / "root" / "plain"
+    for folder in (by_file, by_folder, plain):
+        folder.mkdir(parents=True)
+        shutil.copy(SHOP / SESSION.name, folder / "own.jsonl")
+    (by_file / "link.jsonl").symlink_to(outside / "secret.jsonl")
+    (by_folder / "more").symlink_to(outside, target_is_directory=True)
+    inner = plain / "inner.jsonl"
+    inner.symlink_to(plain / "own.jsonl")  # a link that stays inside is fine
+    _, (file_link, folder_link, whole, context, fine) = _ask([tmp_path / "root"], [
+        ("scan", {"path": str(by_file)}),
+        ("scan", {"path": str(by_folder)}),
+        ("scan", {"path": str(tmp_path / "root")}),
+        ("context", {"transcript": str(by_file / "link.jsonl")}),
+        ("scan", {"path": str(plain)}),
+    ])
+    for refused in (file_link, folder_link, whole):
+        assert "links to" in _error(refused) and "outside the folders" in _error(refused)
+    assert "outside the folders" in _error(context)
+    assert _json(fine)["totals"]["calls"] > 0

@@ -2,13 +2,15 @@
 what a scan of its transcripts says, and what a cap would save.
 
 Each tool calls the same Python API as the CLI (scan.context_now, scan, simulate). It only reads: paths
-must lie inside the folders given when the server started (symbolic links are resolved first), and no
+must lie inside the folders given when the server started (symbolic links are resolved first, and a folder
+holding a link to anything outside them is refused), and no
 tool output or argument text is returned unless the server was started with show_content.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -41,15 +43,33 @@ class Confined:
     def __init__(self, roots: list[Path]):
         self.roots = [Path(r).expanduser().resolve() for r in roots]
 
+    def inside(self, resolved: Path) -> bool:
+        """True when the resolved path `resolved` is a root or lies under one."""
+        return any(resolved == root or resolved.is_relative_to(root) for root in self.roots)
+
     def path(self, given: str) -> Path:
-        """`given` resolved (links followed), refused when it lies outside every root."""
+        """`given` resolved (links followed), refused when it lies outside every root, or when it is a folder
+        that holds a link to a file or folder outside them (a scan of the folder would read through it)."""
         resolved = Path(given).expanduser().resolve()
-        if not any(resolved == root or resolved.is_relative_to(root) for root in self.roots):
+        if not self.inside(resolved):
             raise _refused(f"{given} is outside the folders this server reads: "
                            f"{', '.join(str(r) for r in self.roots)}")
         if not resolved.exists():
             raise _refused(f"{given}: no such file or folder")
+        if resolved.is_dir():
+            for link, target in _links(resolved):
+                if not self.inside(target):
+                    raise _refused(f"{link} links to {target}, outside the folders this server reads")
         return resolved
+
+
+def _links(folder: Path):
+    """(link, its target resolved) for every symbolic link under `folder` (links to folders not walked)."""
+    for top, folders, files in os.walk(folder):
+        for name in folders + files:
+            at = os.path.join(top, name)
+            if os.path.islink(at):
+                yield Path(at), Path(os.path.realpath(at))
 
 
 def build(roots: list[Path], show_content: bool = False):
