@@ -10,6 +10,10 @@ commands run side by side, interleaved, best of --repeat: `scan`, `simulate --pr
 codex`, `simulate --max-chars 5000` (one flag), and a 10-value `--sweep`. Printed: seconds
 and the ratio of each to one scan (issue 10's goals: simulate <= 1.5x, sweep <= 3x).
 Each command runs in its own process (-j 1, so the figures do not depend on a busy core).
+
+Then every preset and every context policy runs once more in worker processes (-j 2) on the corpus and must
+print the JSON -j 1 printed (issue 32: `--preset codex` crashed there). A crash or a difference ends the
+benchmark with exit 1 and says which: a benchmark that does not finish is a failure, never a skipped figure.
 """
 
 from __future__ import annotations
@@ -78,11 +82,42 @@ COMMANDS = {
 }
 
 
+def _command(args: list[str], target: Path, jobs: int, out: str) -> list[str]:
+    return [sys.executable, "-m", "toolaudit", *args, str(target), "-f", "json", "-j", str(jobs), "-q", "-o", out]
+
+
 def timed(args: list[str], target: Path) -> float:
-    cmd = [sys.executable, "-m", "toolaudit", *args, str(target), "-f", "json", "-j", "1", "-q", "-o", "/dev/null"]
     start = time.perf_counter()
-    subprocess.run(cmd, check=True, cwd=REPO)
+    subprocess.run(_command(args, target, 1, "/dev/null"), check=True, cwd=REPO)
     return time.perf_counter() - start
+
+
+def _answer(args: list[str], target: Path, jobs: int, out: Path) -> dict:
+    done = subprocess.run(_command(args, target, jobs, str(out)), cwd=REPO, capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"FAILED: toolaudit {' '.join(args)} -j {jobs} exited {done.returncode}: "
+                         f"{done.stderr.strip()[-500:]}")
+    answer = json.loads(out.read_text(encoding="utf-8"))
+    answer.pop("meta", None)  # when and how it ran
+    return answer
+
+
+def every_policy_in_workers(target: Path, scratch: Path) -> None:
+    """Every preset (each version range pinned too) and every context policy: -j 2 answers as -j 1 does."""
+    sys.path.insert(0, str(REPO))
+    from toolaudit.simulate.context import PRESETS as CONTEXTS
+    from toolaudit.simulate.presets import PRESETS, Versioned
+
+    runs = [["--preset", key] for key in PRESETS]
+    runs += [["--preset", f"{key}@{p.versions}"] for key, v in PRESETS.items() if isinstance(v, Versioned)
+             for _, p in v.ranges]
+    runs += [["--context", name] for name in (*CONTEXTS, "mask:keep=10", "clear:trigger=100000,keep=3")]
+    print(f"\nworkers (-j 2 against -j 1, {len(runs)} runs)")
+    for extra in runs:
+        args = ["simulate", *extra]
+        if _answer(args, target, 2, scratch / "j2.json") != _answer(args, target, 1, scratch / "j1.json"):
+            raise SystemExit(f"FAILED: toolaudit {' '.join(args)}: -j 2 printed other JSON than -j 1")
+        print(f"  {' '.join(extra):<40} same JSON")
 
 
 def compare(name: str, target: Path, repeat: int) -> None:
@@ -115,6 +150,7 @@ def main(argv: list[str] | None = None) -> None:
         if args.corpus_mb:
             root = corpus(out / "corpus", args.corpus_mb)
             compare(f"synthetic corpus of {args.corpus_mb:.0f} MB (bench_scan's)", root, args.repeat)
+            every_policy_in_workers(root, out)
 
 
 if __name__ == "__main__":
