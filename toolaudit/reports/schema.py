@@ -281,6 +281,8 @@ def replay_schema() -> dict:
         "drifted": array(reasons),
         "explain": array(record(ExplainedCall)),
         "diffs": array(record(DiffEntry)),
+        "not_replayed": array(reasons),
+        "newer_versions": array(obj({"agent": STR, "version": STR, "emulated_as": STR})),
     }, optional=("identity", "explain", "diffs"))
 
 
