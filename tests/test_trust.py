@@ -4,6 +4,7 @@ gate cannot be fooled, and the numbers never contradict themselves. Each test fa
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -53,6 +54,23 @@ def test_an_unwritable_step_summary_keeps_the_gates_exit_code(tmp_path, run):
     result = run("ci", SAMPLES, "--baseline", baseline, "-q", env={"GITHUB_STEP_SUMMARY": str(summary)})
     assert result.exit_code == 3, result.output
     assert "cannot write GITHUB_STEP_SUMMARY" in result.output
+
+
+def test_a_step_summary_that_is_a_hard_link_to_a_transcript_is_refused(tmp_path, run):
+    # issue 29: the one-writer check compared paths; a hard link has a path of its own and the input's bytes
+    inputs = tmp_path / "runs"
+    shutil.copytree(SAMPLES / "claude-code", inputs)
+    transcript = next(inputs.rglob("*.jsonl"))
+    before = transcript.read_bytes()
+    for summary in (tmp_path / "summary.md", tmp_path / "other-summary.md"):
+        os.link(transcript, summary)
+    result = run("ci", inputs, "--baseline", BASELINE, "-q", env={"GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md")})
+    assert result.exit_code == 2 and "hard link to the input" in result.output
+    result = run("scan", inputs, "-q", "-o", tmp_path / "other-summary.md")  # every writer, not only the summary
+    assert result.exit_code == 2 and "hard link to the input" in result.output
+    result = run("scan", transcript, "-q", "-o", tmp_path / "other-summary.md")  # a file given as the input
+    assert result.exit_code == 2 and "one of the inputs" in result.output
+    assert transcript.read_bytes() == before
 
 
 # ------------------------------------------------------------------ §1 a baseline is data, never a program

@@ -89,14 +89,17 @@ def refuse_writing_onto(writes: list[tuple[str, Path]], inputs: list[Path], prot
                         transcript_suffixes: tuple[str, ...] = ()) -> None:
     """A UsageError when a path a command writes (`writes`: (its flag, the path)) is one of its `inputs`, a
     transcript an input folder holds (a name with one of `transcript_suffixes`: it would be read back as
-    one), or one of the `protected` files (ci's baseline). Every writer of every command goes through here,
-    before anything is read or written."""
+    one), or one of the `protected` files (ci's baseline). Compared by path and by (st_dev, st_ino): a hard link
+    to a transcript has a name of its own and the transcript's bytes. Every writer of every command goes
+    through here, before anything is read or written."""
     from .errors import UsageError
 
+    held: dict[tuple[int, int], Path] | None = None  # the input folders' transcripts by identity, walked once
     for flag, out in writes:
         real = Path(os.path.realpath(out))
+        ident = _identity(out)
         for what, path in protected:
-            if real == Path(os.path.realpath(path)) or (out.exists() and path.exists() and os.path.samefile(out, path)):
+            if real == Path(os.path.realpath(path)) or (ident is not None and ident == _identity(path)):
                 raise UsageError(f"{flag} {out} is the {what}: write it elsewhere", slug="output-is-input")
         for source in inputs:
             folder = Path(os.path.realpath(source))
@@ -104,8 +107,38 @@ def refuse_writing_onto(writes: list[tuple[str, Path]], inputs: list[Path], prot
                 if real.is_relative_to(folder) and real.name.endswith(transcript_suffixes):
                     raise UsageError(f"{flag} {out} is inside the input folder {source} and would be read as a "
                                      "transcript: write it elsewhere", slug="output-is-input")
-            elif real == folder or (out.exists() and source.exists() and os.path.samefile(out, source)):
+            elif real == folder or (ident is not None and ident == _identity(source)):
                 raise UsageError(f"{flag} {out} is one of the inputs: write it elsewhere", slug="output-is-input")
+        if ident is not None and os.stat(out).st_nlink > 1:  # another name for some file: which one?
+            if held is None:
+                held = _identities(inputs, transcript_suffixes)
+            if ident in held:
+                raise UsageError(f"{flag} {out} is a hard link to the input {held[ident]}: write it elsewhere",
+                                 slug="output-is-input")
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """(st_dev, st_ino) of the file `path` names (links followed), or None when there is none."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _identities(inputs: list[Path], suffixes: tuple[str, ...]) -> dict[tuple[int, int], Path]:
+    """The identity of every transcript the input folders hold (links to folders not walked, as a scan walks)."""
+    found = {}
+    for source in inputs:
+        if not Path(source).is_dir():
+            continue
+        for top, _, names in os.walk(source, onerror=lambda exc: None):
+            for name in names:
+                if name.endswith(suffixes):
+                    ident = _identity(Path(top, name))
+                    if ident is not None:
+                        found.setdefault(ident, Path(top, name))
+    return found
 
 
 CACHE_ENV = "TOOLAUDIT_CACHE_DIR"
