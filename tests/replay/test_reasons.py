@@ -1,0 +1,82 @@
+"""Reports that are true: a path no disk can hold is its own reason (redacted, the run goes on), each call not
+replayed is counted by its reason, a parameter a tool does not use is refused naming those it takes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from toolaudit.cli import cli
+from toolaudit.errors import UsageError
+from toolaudit.replay.agents import parse_spec
+
+KEY = "AIza" + "SyD4kR7b2" + "x" * 26  # a Google API key's shape: redaction must hide it
+
+
+def _session(path: Path, cwd: str, reads: list[tuple[str, str, bool]], version: str = "2.1.42") -> Path:
+    rows, base = [], {"cwd": cwd, "sessionId": "s1", "version": version, "gitBranch": "main"}
+    for i, (file_path, output, error) in enumerate(reads):
+        ts = f"2026-01-01T00:00:0{i}Z"
+        rows.append({**base, "type": "assistant", "uuid": f"a{i}", "timestamp": ts, "message": {
+            "role": "assistant", "model": "claude-opus-4-6",
+            "content": [{"type": "tool_use", "id": f"t{i}", "name": "Read", "input": {"file_path": file_path}}]}})
+        rows.append({**base, "type": "user", "uuid": f"u{i}", "timestamp": ts, "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": f"t{i}", "content": output, "is_error": error}]}})
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    folder = tmp_path / "repo"
+    folder.mkdir()
+    (folder / "a.txt").write_text("hi\n", encoding="utf-8")
+    return folder
+
+
+def test_a_path_component_over_255_bytes_is_its_own_reason_and_never_printed(repo: Path, tmp_path: Path) -> None:
+    long = KEY + "k" * 300
+    session = _session(tmp_path / "s.jsonl", str(repo), [
+        (f"{repo}/{long}/x.py", "<tool_use_error>File does not exist.</tool_use_error>", True),
+        (f"{repo}/a.txt", "     1→hi\n     2→", False)])
+    for fmt in ("table", "json"):
+        result = CliRunner().invoke(cli, ["replay", str(session), "--workspace", str(repo), "--identity",
+                                          "--no-checkout", "-f", fmt], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        assert KEY not in result.output and "k" * 100 not in result.output
+    doc = json.loads(result.output)
+    assert {"reason": "path too long", "calls": 1} in doc["not_replayed"]
+    assert doc["identity"]["within_1pct"] == 1  # the run went on: the next Read is reproduced
+
+
+def test_a_session_with_no_commit_before_it_is_refused_with_a_reason(repo: Path, tmp_path: Path) -> None:
+    for args in (["init", "-q"], ["add", "."], ["-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "x"]):
+        subprocess.run(["git", *args], cwd=repo, check=True, env={"GIT_COMMITTER_DATE": "2027-01-01T00:00:00Z",
+                                                                    "GIT_AUTHOR_DATE": "2027-01-01T00:00:00Z"})
+    session = _session(tmp_path / "s.jsonl", str(repo), [(f"{repo}/a.txt", "     1→hi\n     2→", False)])
+    result = CliRunner().invoke(cli, ["replay", str(session), "--workspace", str(repo), "--identity",
+                                      "--at-session-start"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    verdict = next(line for line in result.output.splitlines() if line.startswith("verdict:"))
+    assert "no start commit" in verdict and "--no-checkout" in verdict
+
+
+def test_a_newer_version_is_replayed_and_flagged(repo: Path, tmp_path: Path) -> None:
+    session = _session(tmp_path / "s.jsonl", str(repo), [(f"{repo}/a.txt", "1\thi\n2\t", False)], version="2.9.0")
+    result = CliRunner().invoke(cli, ["replay", str(session), "--workspace", str(repo), "--identity",
+                                      "--no-checkout", "-f", "json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.output)
+    assert doc["newer_versions"] == [{"agent": "claude-code", "version": "2.9.0", "emulated_as": "2.1.332"}]
+    assert doc["identity"]["identical"] == 1
+
+
+def test_a_parameter_the_tool_does_not_use_is_refused_naming_those_it_takes() -> None:
+    with pytest.raises(UsageError) as caught:
+        parse_spec("codex/shell_command?max_output_tokens=100")
+    assert "max_output_tokens" in str(caught.value) and "truncation" in str(caught.value)
+    assert parse_spec("codex/exec_command?max_output_tokens=100")[1] == {"max_output_tokens": "100"}
