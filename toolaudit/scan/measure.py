@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import replace
 from functools import cache
 
@@ -20,6 +21,39 @@ def preview(text: str, width: int) -> str:
     from .redact import preview as redacted_preview
 
     return redacted_preview(text, width)
+
+
+# an absolute path (POSIX, or Windows with a drive) as a JSON string value, long enough to be cut
+_LONG_PATH = re.compile(r'"((?:[A-Za-z]:)?(?:/|\\\\)[^"\s]{24,})"')
+
+
+def _keep_file_names(args: str, width: int = ARGS_PREVIEW) -> str:
+    """`args` with its long paths shortened from the left (`"…/handlers/order.py"`) until it fits `width`, or
+    each is down to its last two parts: the file a call read is what `--top` is asked for, and a cut at
+    `width` kept only its folders. Arguments that fit are left whole."""
+    over = len(args) - width
+    if over <= 0:
+        return args
+
+    def tail(match: re.Match) -> str:
+        nonlocal over
+        whole = shorter = match.group(0)
+        parts = [p for p in re.split(r"/|\\\\", match.group(1)) if p]
+        keep = len(parts)
+        while keep > 2 and over - (len(whole) - len(shorter)) > 0:
+            keep -= 1
+            shorter = f'"…/{"/".join(parts[-keep:])}"'
+        if len(shorter) >= len(whole):
+            return whole
+        over -= len(whole) - len(shorter)
+        return shorter
+
+    return _LONG_PATH.sub(tail, args)
+
+
+def args_preview(args: str) -> str:
+    """The redacted one-line preview of a call's (sanitized) arguments, file names kept."""
+    return preview(_keep_file_names(args), ARGS_PREVIEW)
 
 
 @cache
@@ -75,7 +109,7 @@ def measure(call: ToolCall, tokenizer: Tokenizer, *, show_content: bool = False,
         request_index=call.request_index,
         segment=call.segment,
         residency=None,
-        args_preview=preview(sanitize(call.args), ARGS_PREVIEW) if previews else "",
+        args_preview=args_preview(sanitize(call.args)) if previews else "",
         output_preview=preview(text, CONTENT_PREVIEW) if show_content else None,
         id_scope=call.id_scope,
         truncated_by=cut_by,
@@ -92,7 +126,7 @@ def head_of(call: ToolCall, text: str, show_content: bool) -> tuple[str, str | N
 def previewed(row: Measurement, head: tuple[str, str | None]) -> Measurement:
     """`row` with the previews measure() would have made, made from its head (see head_of)."""
     args, output = head
-    return replace(row, args_preview=preview(args, ARGS_PREVIEW),
+    return replace(row, args_preview=args_preview(args),
                    output_preview=None if output is None else preview(output, CONTENT_PREVIEW))
 
 
