@@ -121,15 +121,6 @@ def test_compaction_replaces_the_context_by_a_summary():
     assert after[3:] == [Split(300, 250, 0), Split(550, 200, 0), Split(750, 200, 0)]
 
 
-def test_the_fixed_prefix_is_what_the_agents_own_compaction_kept():
-    from toolaudit.simulate.context.compact import fixed_prefix
-
-    usage = [_usage(0, 60_000, 0), _usage(1, 150_000, 60_000), _usage(2, 25_000, 18_000), _usage(3, 30_000, 25_000)]
-    assert fixed_prefix(build(usage, [])) == 18_000  # read right after the recorded shrink
-    assert fixed_prefix(build(usage[:2], [])) == 40_000  # a long first request is a resumed history: capped
-    assert fixed_prefix(build([_usage(0, 21_000, 0)], [])) == 21_000
-
-
 def _openai(n: int, total: int, read: int) -> Usage:
     return Usage("s.jsonl", n + 1, "codex", "s", f"r{n}", "gpt-5.1-codex", total - read, 0, read, 50, request_index=n)
 
@@ -188,7 +179,7 @@ def test_specs_parse():
         80000, 2, 0, ("Read", "Grep"), True)
     assert context.sweep_of("mask.keep=1:3") == ("mask", "keep", [1, 2, 3])
     assert context.sweep_of("max_chars=1,2") is None
-    assert context.parse("claude-code") == Compact(at=167000) and context.parse("anthropic-clear") == Clear(100000, 3)
+    assert context.parse("claude-code") == Compact(167000, 2700, 5, 5000, 50000, 7700) and context.parse("anthropic-clear") == Clear(100000, 3)
     for policy in (Mask(), Clear(50000, 2, 20000, ("Read", "Bash"), True), Compact(at=90000, summary=500)):
         assert context.parse(context.spec_of(policy)) == policy  # spec_of is parse's inverse
     assert context.spec_of(Compact(at=100000)) == "compact:at=100000"  # defaults left unsaid, the trigger said

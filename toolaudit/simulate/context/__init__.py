@@ -18,13 +18,24 @@ from .compact import Compact
 from .mask import Mask
 
 POLICIES = {"mask": Mask, "clear": Clear, "compact": Compact}
+# what Claude Code writes after compacting, fitted on 77 recorded compactions (benchmarks/compaction_fit.py): a
+# summary, its 5 last files read (each up to 5,000 tokens, 50,000 together: cli.js) and todos, plan and hooks
+_CLAUDE_CODE = "summary=2700,files=5,file_tokens=5000,files_budget=50000,extra=7700"
 # each agent's real default, by name (docs/advise.md has the sources): what it would do were it the policy
 PRESETS = {
-    "claude-code": "compact:at=167000",  # auto-compact: 200k window − min(max output, 20k) − 13k (2.1.21 on)
-    "codex": "compact:at=244800",  # model_auto_compact_token_limit's default: 90% of a 272k window
+    # auto-compact: 200k window − min(max output, 20k) − 13k (2.1.21 on); the count includes the newest turn
+    "claude-code": f"compact:at=167000,{_CLAUDE_CODE}",
+    # Codex: where its recorded auto-compactions fired (90% of the 95% effective window of 272k is 232,560);
+    # it keeps the user messages beside the summary
+    "codex": "compact:at=231000,summary=3100",
     "gemini-cli": "compact:at=524288",  # model.compressionThreshold 0.5 of a 1,048,576-token model
     "anthropic-clear": "clear:trigger=100000,keep=3",  # clear_tool_uses_20250919's defaults
     "anthropic-compact": "compact:at=150000",  # compact_20260112's default trigger
+}
+# an agent's older ranges (`--context claude-code@2.1.7`): (first version of the next range, spec)
+VERSIONED = {
+    # before 2.1.21: 200k − min(max output, 32k) − 13k
+    "claude-code": (((2, 1, 21), f"compact:at=155000,{_CLAUDE_CODE}"),),
 }
 _PARAM = re.compile(r",\s*(?=[A-Za-z_-]+\s*=)")  # a comma that starts the next key=value (a placeholder may hold commas)
 _ALIASES = {"exclude_tools": "exclude", "clear_tool_inputs": "inputs"}
@@ -37,6 +48,9 @@ def parse(spec: str):
         return None
     if spec in PRESETS:
         return parse(PRESETS[spec])
+    agent, at, version = spec.partition("@")
+    if at and agent in PRESETS:
+        return parse(preset_for(agent, version))
     name, _, rest = spec.partition(":")
     kind = POLICIES.get(name.strip())
     if kind is None:
@@ -55,6 +69,18 @@ def parse(spec: str):
         else:
             given[key] = value
     return with_values(kind(), given, f"--context {name}")
+
+
+def preset_for(agent: str, version: str) -> str:
+    """The spec of `agent`'s default at `version` (its newest range for a version after all of them)."""
+    try:
+        wanted = tuple(int(p) for p in version.strip().split("."))
+    except ValueError:
+        raise UsageError(f"--context {agent}@{version}: a version is N.N.N, like 2.1.7", slug="context") from None
+    for upto, spec in VERSIONED.get(agent, ()):
+        if wanted < upto:
+            return spec
+    return PRESETS[agent]
 
 
 def with_values(policy, given: dict[str, Any], where: str):

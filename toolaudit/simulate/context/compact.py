@@ -1,11 +1,21 @@
 """Compaction: when a request's input would pass `at` tokens, everything before it but the fixed prefix
-(system prompt and tool definitions) is replaced by a summary of `summary` tokens.
+(system prompt, tool definitions, the agent's instructions) is replaced by what the agent writes after
+compacting: a summary of `summary` tokens, the files it re-attaches and `extra` tokens more.
 
 As Claude Code's auto-compact, Codex's `model_auto_compact_token_limit` and OpenHands' condensers do it.
+What each agent writes, from its code and fitted on the compactions recorded in real sessions
+(benchmarks/compaction_fit.py; docs/simulate.md has the table):
+
+- Claude Code (cli.js 2.0.76-2.1.42): the summary, then the 5 most recently read files, each re-read whole
+  and dropped when over 5,000 tokens, together at most 50,000 (`files`, `file_tokens`, `files_budget`),
+  then the todo list, the plan file, invoked skills and the session-start hooks' context (`extra`);
+- Codex: the summary and the user messages it keeps, in `summary` (its rollouts do not hold their sizes apart).
+
 The summary is asked for by one more request, which reads the context so far from the cache and writes
-`summary` output tokens; the fixed prefix is what a request right after a compaction the session recorded
-read from the cache (what the agent's own compaction kept), else the first request's input, at most 40,000
-tokens (`fixed_prefix`). A compaction the session itself recorded (its input shrank) starts the count again.
+`summary` output tokens. The fixed prefix is the context's first request (`fixed_prefix`); what stays in the
+cache after the compaction is what a request right after a compaction the session recorded read, else the
+first request's read (`cached_prefix`). A compaction the session itself recorded (its input shrank) starts
+the count again.
 """
 
 from __future__ import annotations
@@ -14,54 +24,81 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .effect import Effect
-from .timeline import Timeline, carried, shrank
+from .timeline import Output, Timeline, carried, shrank
 
-SUMMARY = 3_000  # tokens of a summary when none is given: the corpus' one recorded Claude Code summary is 2,474
-
-
-FIXED_MAX = 40_000  # a fixed prefix larger than this is a resumed context's history, not a system prompt
+SUMMARY = 3_000  # tokens of a summary when none is given (an agent's preset gives its fitted size)
+FIXED_MAX = 45_000  # a first request larger than this is a resumed context's history, not a system prompt
+READ_TOOLS = ("Read",)  # the tools whose outputs Claude Code re-attaches as files
 
 
 def fixed_prefix(timeline: Timeline) -> int:
-    """What a compaction keeps before the summary (system prompt, tool definitions): what a request right after
-    a compaction the session recorded read from the cache, where there is one; else the first request's input,
-    at most FIXED_MAX (a resumed context starts with its history)."""
+    """What a compaction keeps before the summary (system prompt, tools, the agent's instructions): the
+    context's first request's input, at most FIXED_MAX (a resumed context starts with its history)."""
+    known = [u for u in timeline.requests if u is not None]
+    return min(known[0].input_total, FIXED_MAX) if known else 0
+
+
+def cached_prefix(timeline: Timeline, fixed: int) -> int:
+    """The part of the fixed prefix still read from the cache after a compaction: what a request right after a
+    compaction the session recorded read, where there is one; else the first request's read; else `fixed`."""
     known = [u for u in timeline.requests if u is not None]
     after = [b.cache_read for a, b in zip(known, known[1:]) if shrank(a.input_total, b.input_total) and b.cache_read > 0]
     if after:
-        return min(after)
-    return min(known[0].input_total, FIXED_MAX) if known else 0
+        return min(min(after), fixed)
+    return min(known[0].cache_read, fixed) if known and known[0].cache_read else fixed
 
 
 @dataclass(frozen=True)
 class Compact:
-    """compact:at=T[,summary=S]"""
+    """compact:at=T[,summary=S][,files=N,file_tokens=F,files_budget=B][,extra=E]"""
 
     at: int = 160_000
     summary: int = SUMMARY
+    files: int = 0  # recently read files re-attached after the summary (Claude Code: 5)
+    file_tokens: int = 5_000  # a file larger than this is not re-attached
+    files_budget: int = 50_000  # the re-attached files together, at most
+    extra: int = 0  # what else the agent re-attaches (todos, plan, skills, hooks)
     name = "compact"
+
+    def reattached(self, reads: list[int]) -> int:
+        """Tokens of the files re-attached, from the reads since the last compaction (oldest first): the
+        newest `files`, each at most `file_tokens` (a larger one is left out), within `files_budget`."""
+        total = 0
+        for tokens in reversed(reads[len(reads) - self.files:] if self.files else []):
+            if tokens <= self.file_tokens and total + tokens <= self.files_budget:
+                total += tokens
+        return total
+
+    def rebuilt(self, fixed: int, reads: list[int]) -> int:
+        """What the context holds right after a compaction: the fixed prefix, the summary, the re-attached files
+        and the rest the agent adds."""
+        return fixed + self.summary + self.reattached(reads) + self.extra
 
     def apply(self, timeline: Timeline, base: list[int], positions: list[int], count: Callable[[str], int]) -> Effect:
         """Request by request: compact before any request whose input would pass `at`."""
         outputs, n = timeline.outputs, len(base)
         fixed = fixed_prefix(timeline)
+        cached = cached_prefix(timeline, fixed)
         totals, cut_at, summaries = [0] * n, [None] * n, []
         removed: list[int | None] = [None] * len(outputs)
-        gone, last = 0, None  # tokens taken off by compactions since the last recorded one; the last request seen
+        gone, last, since = 0, None, 0  # tokens taken off since the last recorded compaction; the last request
         for r, total in enumerate(base):
             if not total:
                 continue
             if last is not None and shrank(base[last], total):
-                gone = 0  # the session compacted here itself
+                gone, since = 0, r  # the session compacted here itself
             after = total - gone
             if last is not None and after >= self.at:
                 region = totals[last]  # the context so far, as the request before carried it
-                freed = region - min(fixed, region) - self.summary
+                kept = min(fixed, region)
+                kept = min(region, self.rebuilt(kept, _reads(outputs, since, r)))
+                freed = region - kept
                 if freed > 0:
                     gone += freed
                     after -= freed
-                    cut_at[r] = min(fixed, region)
+                    cut_at[r] = min(cached, region)
                     summaries.append((r, region, self.summary))
+                    since = r
                     for i, o in enumerate(outputs):
                         if o.first < r < o.end and removed[i] is None:
                             removed[i] = r
@@ -78,4 +115,13 @@ class Compact:
 
     def describe(self) -> str:
         """One line for the report."""
-        return f"compact: past {self.at:,} input tokens, the context before it replaced by a {self.summary:,}-token summary"
+        files = (f", the last {self.files} files read re-attached (each up to {self.file_tokens:,}, together "
+                 f"{self.files_budget:,})" if self.files else "")
+        extra = f", {self.extra:,} tokens more" if self.extra else ""
+        return (f"compact: past {self.at:,} input tokens, the context before it replaced by a {self.summary:,}-token "
+                f"summary{files}{extra}")
+
+
+def _reads(outputs: tuple[Output, ...], since: int, before: int) -> list[int]:
+    """Tokens of the file reads first carried from request `since` to before request `before`, oldest first."""
+    return [o.tokens for o in outputs if o.tool in READ_TOOLS and since <= o.first < before]

@@ -1,0 +1,290 @@
+"""How well `simulate --context claude-code` / `--context codex` reproduce the compactions recorded in real
+sessions: where each fired, and the input of the first request after it, predicted vs recorded.
+
+    python benchmarks/compaction_fit.py [PATH ...]             # default: ../shared/corpus/claude-code and codex
+    python benchmarks/compaction_fit.py --markdown PATH ...    # the tables docs/simulate.md shows
+
+A Claude Code compaction is a `compact_boundary` system line (its `compactMetadata.preTokens`: what Claude
+Code counted when it fired), the `isCompactSummary` user line after it, and the first request after it; a
+Codex one is a `compacted` item and the first request after it. For each the preset of the session's version
+(`claude-code@VERSION`, `codex`) predicts:
+
+- where it fires: replaying the session's requests since the previous compaction (and, last, the count the
+  agent made when it fired: Claude Code's preTokens, Codex's last input + output), the input of the request
+  after which the preset compacts; recorded: the input of the last request before the compaction;
+- the input of the first request after it: the preset's `rebuilt` (the context's first request, at most
+  45,000 tokens; the summary; the newest file reads re-attached; the rest it adds), beside the model before
+  issue 30 (a 3,000-token summary after the prefix read right after a recorded compaction).
+
+The summary and extra sizes in the presets were fitted (medians) on the compactions at even positions in the
+order printed; the odd ones are the held-out half. Sessions are read directly (not through a collector), each
+JSON line once; file reads are counted with the scan's tokenizer.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from toolaudit.simulate import context  # noqa: E402
+from toolaudit.simulate.context.compact import FIXED_MAX, READ_TOOLS  # noqa: E402
+from toolaudit.tokenizers import get_tokenizer  # noqa: E402
+
+DEFAULT = [HERE.parent.parent / "shared" / "corpus" / "claude-code", HERE.parent.parent / "shared" / "corpus" / "codex"]
+OLD_SUMMARY, OLD_FIXED_MAX = 3_000, 40_000  # the model before issue 30
+OLD_AT = {"claude-code": 167_000, "codex": 244_800}
+
+
+@dataclass
+class Compaction:
+    """One recorded compaction and what the presets make of it."""
+
+    agent: str
+    where: str  # file:line
+    version: str
+    trigger: str  # auto, manual (Claude Code); "" where the rollout does not say
+    inputs: list[int]  # the requests' inputs since the previous compaction, then the count the agent fired at
+    outputs: list[int]
+    fired: int  # recorded: the input of the last request before it
+    first_input: int  # the session's first request
+    first_read: int  # what the first request after it read (the prefix kept in the cache)
+    reads: list[int]  # file reads since the previous compaction, oldest first (Claude Code)
+    summary: int  # the summary's tokens (Claude Code), 0 where not recorded apart
+    after: int  # recorded: the input of the first request after it
+
+    @property
+    def policy(self):
+        """The agent's preset at the session's version."""
+        return context.parse(f"{self.agent}@{self.version}" if self.version else self.agent)
+
+    def predicted_fire(self) -> int | None:
+        """The input of the request after which the preset compacts (None: it would not have fired here)."""
+        at = self.policy.at
+        for r in range(1, len(self.inputs)):
+            if self.inputs[r] >= at:
+                return self.inputs[r - 1]
+        return None
+
+    def predicted_after(self) -> int:
+        """The preset's input of the first request after the compaction."""
+        return self.policy.rebuilt(min(self.first_input, FIXED_MAX), self.reads)
+
+    def before_after(self, old_fixed: int) -> int:
+        """The model before issue 30: the fixed prefix it took and a 3,000-token summary."""
+        return old_fixed + OLD_SUMMARY
+
+
+def _total(u: dict) -> int:
+    return u.get("input_tokens", 0) + u.get("cache_read_input_tokens", 0) + u.get("cache_creation_input_tokens", 0)
+
+
+def _text(content) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(_text(b.get("text") if b.get("type") == "text" else b.get("content"))
+                         if isinstance(b, dict) else str(b) for b in content)
+    return "" if content is None else str(content)
+
+
+def claude_code(path: Path, count) -> list[tuple[Compaction, int]]:
+    """The compactions of one Claude Code session, each with the old model's fixed prefix."""
+    rows = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            rows.append(json.loads(line))
+        except ValueError:
+            rows.append({})
+    version = next((o.get("version") for o in rows if isinstance(o, dict) and o.get("version")), "") or ""
+    found, seen = [], set()
+    inputs: list[int] = []
+    outputs: list[int] = []
+    reads: list[int] = []
+    pending: set[str] = set()
+    requests: list[tuple[int, int]] = []  # every main-chain request: (input, cache read)
+    marks: list[int] = []  # request positions where a recorded compaction happened
+    for i, o in enumerate(rows):
+        if not isinstance(o, dict) or o.get("isSidechain"):
+            continue
+        msg = o.get("message") if isinstance(o.get("message"), dict) else {}
+        if o.get("type") == "assistant" and msg.get("usage") and msg.get("model") != "<synthetic>":
+            key = msg.get("id") or i
+            if key in seen:
+                continue  # a split line of a request already counted
+            seen.add(key)
+            total = _total(msg["usage"])
+            if not total:
+                continue
+            requests.append((total, msg["usage"].get("cache_read_input_tokens", 0)))
+            inputs.append(total)
+            outputs.append(msg["usage"].get("output_tokens", 0))
+            for b in msg.get("content") or []:
+                if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") in READ_TOOLS:
+                    pending.add(b.get("id"))
+        elif o.get("type") == "user" and isinstance(msg.get("content"), list):
+            for b in msg["content"]:
+                if isinstance(b, dict) and b.get("type") == "tool_result" and b.get("tool_use_id") in pending:
+                    pending.discard(b["tool_use_id"])
+                    reads.append(count(_text(b.get("content"))))
+        elif o.get("type") == "system" and o.get("subtype") == "compact_boundary" and inputs:
+            meta = o.get("compactMetadata") or {}
+            summary, after = 0, None
+            for j in range(i + 1, min(len(rows), i + 500)):
+                oj = rows[j] if isinstance(rows[j], dict) else {}
+                mj = oj.get("message") if isinstance(oj.get("message"), dict) else {}
+                if oj.get("isSidechain"):
+                    continue
+                if oj.get("isCompactSummary") and not summary:
+                    summary = count(_text(mj.get("content")))
+                if oj.get("type") == "assistant" and mj.get("usage") and mj.get("model") != "<synthetic>" \
+                        and _total(mj["usage"]):
+                    after = mj["usage"]
+                    break
+            if after is not None:
+                pre = meta.get("preTokens") or inputs[-1] + outputs[-1]
+                found.append(Compaction("claude-code", f"{path.name}:{i + 1}", version, meta.get("trigger", ""),
+                                        inputs + [pre], outputs + [0], inputs[-1], requests[0][0],
+                                        after.get("cache_read_input_tokens", 0), list(reads), summary, _total(after)))
+            marks.append(len(requests))
+            inputs, outputs, reads, pending = [], [], [], set()
+    return [(c, _old_fixed(requests, marks)) for c in found]
+
+
+def _old_fixed(requests: list[tuple[int, int]], marks: list[int]) -> int:
+    """The old model's fixed prefix: what the request right after a recorded compaction read, else the first
+    request's input, at most 40,000."""
+    after = [requests[m][1] for m in marks if m < len(requests) and requests[m][1] > 0]
+    return min(after) if after else min(requests[0][0], OLD_FIXED_MAX) if requests else 0
+
+
+def codex(path: Path) -> list[tuple[Compaction, int]]:
+    """The compactions of one Codex rollout (its token_count events are the requests)."""
+    version, found, marks = "", [], []
+    inputs: list[int] = []
+    outputs: list[int] = []
+    requests: list[tuple[int, int]] = []
+    waiting = None
+    added, new_items = 0, 0  # bytes of tool outputs since the last token_count; those before the last one
+    for i, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines()):
+        try:
+            o = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(o, dict):
+            continue
+        p = o.get("payload") if isinstance(o.get("payload"), dict) else {}
+        if o.get("type") == "session_meta":
+            version = p.get("cli_version") or version
+        if p.get("type") in ("function_call_output", "custom_tool_call_output"):
+            added += len(json.dumps(p.get("output")).encode())
+        if p.get("type") == "token_count" and isinstance(p.get("info"), dict):
+            last = p["info"].get("last_token_usage") or {}
+            if last.get("input_tokens", 0) > 0:
+                total, read = last["input_tokens"], last.get("cached_input_tokens", 0)
+                if requests and (total, read) == requests[-1] and waiting is None:
+                    continue  # a repeated token_count event
+                requests.append((total, read))
+                if waiting is not None:
+                    found.append(Compaction("codex", waiting[0], version, "", waiting[1], waiting[2], waiting[1][-2],
+                                            requests[0][0], read, [], 0, total))
+                    waiting = None
+                inputs.append(total)
+                outputs.append(last.get("output_tokens", 0))
+                new_items, added = added, 0  # the outputs of this response's calls: in the next request
+        if o.get("type") == "compacted" and inputs:
+            # what Codex counted when it fired: the last request, its answer and the outputs since, at 4 bytes a token
+            waiting = (f"{path.name}:{i + 1}", inputs + [inputs[-1] + outputs[-1] + new_items // 4], outputs + [0])
+            marks.append(len(requests))
+            inputs, outputs = [], []
+    return [(c, _old_fixed(requests, marks)) for c in found]
+
+
+def collect(paths: list[Path]) -> list[tuple[Compaction, int]]:
+    """Every recorded compaction under `paths`, in path order."""
+    count = get_tokenizer().count
+    files = sorted({f for p in paths for f in ([p] if p.is_file() else p.rglob("*.jsonl"))})
+    out, seen = [], set()
+    for f in files:
+        head = f.read_text(encoding="utf-8", errors="replace")[:4000]
+        if '"session_meta"' in head or '"type":"compacted"' in f.read_text(encoding="utf-8", errors="replace"):
+            out += codex(f)
+        else:
+            out += claude_code(f, count)
+    unique = []
+    for c, old in out:
+        key = (c.agent, c.version, c.fired, c.after)
+        if key not in seen:  # a session copied under two names counts once
+            seen.add(key)
+            unique.append((c, old))
+    return unique
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:+.1%}"
+
+
+def _err(predicted: int, recorded: int) -> float:
+    return (predicted - recorded) / recorded
+
+
+def main(argv: list[str]) -> None:
+    markdown = "--markdown" in argv
+    paths = [Path(p) for p in argv if p != "--markdown"] or DEFAULT
+    found = collect(paths)
+    if not found:
+        print("no recorded compaction found")
+        return
+    rows = []
+    for k, (c, old_fixed) in enumerate(found):
+        fire = c.predicted_fire()
+        rows.append((k, c, fire, c.predicted_after(), c.before_after(old_fixed)))
+    sep = " | " if markdown else "  "
+    head = ["#", "session:line", "agent", "version", "trigger", "fired at (rec.)", "preset fires at", "diff",
+            "first input after (rec.)", "predicted", "error", "before #30", "error"]
+    if markdown:
+        print("| " + " | ".join(head) + " |")
+        print("|" + "---|" * len(head))
+    else:
+        print(sep.join(head))
+    for k, c, fire, after, before in rows:
+        cells = [str(k), c.where, c.agent, c.version, c.trigger or "-", f"{c.fired:,}",
+                 "does not fire" if fire is None else f"{fire:,}", "" if fire is None else f"{fire - c.fired:+,}",
+                 f"{c.after:,}", f"{after:,}", _pct(_err(after, c.after)), f"{before:,}", _pct(_err(before, c.after))]
+        print(("| " + " | ".join(cells) + " |") if markdown else sep.join(cells))
+    print()
+    for agent in sorted({c.agent for _, c, *_ in rows}):
+        mine = [r for r in rows if r[1].agent == agent]
+        for label, part in (("all", mine), ("fitted (even #)", [r for r in mine if r[0] % 2 == 0]),
+                            ("held out (odd #)", [r for r in mine if r[0] % 2 == 1])):
+            if not part:
+                continue
+            errs = [_err(a, c.after) for _, c, _, a, _ in part]
+            olds = [_err(b, c.after) for _, c, _, _, b in part]
+            auto = [(f, c.fired) for _, c, f, _, _ in part if c.trigger != "manual"]
+            near = sum(1 for f, rec in auto if f is not None and abs(f - rec) <= 5_000)
+            print(f"{agent} {label}: {len(part)} compactions; first input after: median error {_pct(statistics.median(errs))}"
+                  f", {sum(abs(e) <= 0.15 for e in errs)} within ±15% (before #30: median {_pct(statistics.median(olds))}"
+                  f", {sum(abs(e) <= 0.15 for e in olds)} within ±15%); fires within ±5k of the record: {near} of "
+                  f"{len(auto)} not manual" + ("" if markdown else ""))
+        fit = [c for k, c, *_ in mine if k % 2 == 0]
+        if agent == "claude-code" and fit:
+            summary = statistics.median(c.summary for c in fit)
+            policy = fit[0].policy
+            extra = statistics.median(c.after - min(c.first_input, FIXED_MAX) - c.summary - policy.reattached(c.reads)
+                                      for c in fit)
+            print(f"{agent} fitted on the even half: summary {summary:,.0f}, extra {extra:,.0f} tokens "
+                  f"(presets: {policy.summary:,}, {policy.extra:,})")
+        if agent == "codex" and fit:
+            kept = statistics.median(c.after - min(c.first_input, FIXED_MAX) for c in fit)
+            print(f"{agent} fitted on the even half: summary and kept user messages {kept:,.0f} tokens "
+                  f"(preset: {fit[0].policy.summary:,})")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

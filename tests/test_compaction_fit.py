@@ -1,0 +1,94 @@
+"""Compaction as the agents do it: fixtures cut from real compactions (tests/fixtures/compaction), read the way
+benchmarks/compaction_fit.py reads the full recordings, and the compaction policy worked by hand."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from toolaudit.model import Usage
+from toolaudit.simulate import context
+from toolaudit.simulate.context.compact import Compact, cached_prefix, fixed_prefix
+from toolaudit.simulate.context.timeline import Output, build
+
+HERE = Path(__file__).resolve().parent
+FIXTURES = HERE / "fixtures" / "compaction"
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("compaction_fit", HERE.parent / "benchmarks" / "compaction_fit.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("name, version, fired, after", [
+    ("claude-code-2.0.76.jsonl", "2.0.76", 155_104, 52_979),
+    ("claude-code-2.1.39.jsonl", "2.1.39", 166_223, 48_220),
+    ("codex-0.141.0.jsonl", "0.141.0", 226_546, 21_416),
+])
+def test_recorded_compactions_are_predicted_within_the_budget(name, version, fired, after):
+    found = _bench().collect([FIXTURES / name])
+    assert len(found) == 1
+    compaction, old_fixed = found[0]
+    assert (compaction.version, compaction.fired, compaction.after) == (version, fired, after)
+    # where the agent's preset (at the session's version) compacts: within 5,000 tokens of where the agent did
+    predicted = compaction.predicted_fire()
+    assert predicted is not None and abs(predicted - fired) <= 5_000
+    # the first request after it: the fixed prefix, the summary, the re-attached files; within 15%
+    assert abs(compaction.predicted_after() - after) / after <= 0.15
+    # the model before: a 3,000-token summary after the prefix alone, 30% or more under the record
+    assert (compaction.before_after(old_fixed) - after) / after < -0.25
+
+
+def test_claude_code_versions_have_their_own_trigger():
+    assert context.parse("claude-code@2.0.76").at == 155_000  # 200k − min(max output, 32k) − 13k
+    assert context.parse("claude-code@2.1.20").at == 155_000
+    assert context.parse("claude-code@2.1.21").at == context.parse("claude-code").at == 167_000
+    assert context.parse("claude-code@2.1.39").files == 5
+    assert context.parse("codex@0.141.0") == context.parse("codex")
+    with pytest.raises(Exception, match="a version is N.N.N"):
+        context.parse("claude-code@latest")
+
+
+def test_reattached_files_are_the_newest_five_each_within_its_limit():
+    policy = Compact(files=5, file_tokens=5_000, files_budget=9_000)
+    # oldest first: the newest five are 400, 6,000 (over 5,000: left out), 3,000, 2,500, 4,000; 9,000 together
+    assert policy.reattached([9_999, 400, 6_000, 3_000, 2_500, 4_000]) == 4_000 + 2_500 + 400
+    assert Compact().reattached([1_000]) == 0  # an agent that re-attaches nothing
+    assert policy.rebuilt(30_000, [1_000]) == 30_000 + policy.summary + 1_000
+
+
+def _usage(n: int, total: int, read: int) -> Usage:
+    return Usage("s.jsonl", n + 1, "claude-code", "s", f"msg{n}", "claude-opus-4-5", 0, total - read, read, 50,
+                 request_index=n)
+
+
+def test_compaction_reattaches_the_reads_and_adds_the_rest():
+    # requests of 1,000 … 2,000 tokens; requests 1 and 2 first carry a Read of 100 and a Bash of 100
+    totals = [1000, 1200, 1400, 1600, 1800, 2000]
+    usage = [_usage(n, t, totals[n - 1] if n else 300) for n, t in enumerate(totals)]
+    outputs = [Output(1, 6, 100, 100, "Read"), Output(2, 6, 100, 100, "Bash")]
+    timeline = build(usage, outputs)
+    base = timeline.base()
+    effect = Compact(at=1700, summary=50, files=5, extra=20).apply(timeline, base, timeline.positions(base),
+                                                                  lambda t: 10)
+    # request 4 would carry 1,800: the 1,600 before it become 1,000 (the first request) + 50 + 100 (the Read) + 20
+    assert effect.summaries == ((4, 1600, 50),)
+    assert effect.totals[3:] == (1600, 1800 - 430, 2000 - 430)
+    assert effect.cut_at[4] == 300  # the first request's read: what stays in the cache
+    assert effect.removed_at == (4, 4)
+
+
+def test_the_fixed_prefix_is_the_first_request_and_the_cache_keeps_what_the_agent_read():
+    usage = [_usage(0, 30_000, 12_000), _usage(1, 150_000, 30_000), _usage(2, 25_000, 18_000),
+             _usage(3, 30_000, 25_000)]
+    timeline = build(usage, [])
+    assert fixed_prefix(timeline) == 30_000
+    assert cached_prefix(timeline, 30_000) == 18_000  # read right after the recorded shrink
+    assert cached_prefix(build(usage[:2], []), 30_000) == 12_000  # else the first request's read
+    assert fixed_prefix(build([_usage(0, 90_000, 0)], [])) == 45_000  # a resumed history: capped
