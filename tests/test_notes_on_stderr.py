@@ -55,3 +55,19 @@ def test_a_tool_family_or_glob_that_selects_calls_runs():
         result = CliRunner().invoke(cli, ["simulate", str(ROOT / "sample_logs" / "claude-code"), "--max-chars",
                                           "2000", "--tool", glob, "-q"], catch_exceptions=False)
         assert result.exit_code == 0, (glob, result.output)
+
+
+CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+@pytest.mark.skipif(not (CORPUS / "claude-code").is_dir(), reason=f"real corpus not found at {CORPUS}")
+def test_an_agents_preset_that_cuts_nothing_says_why():
+    result = CliRunner().invoke(cli, ["simulate", str(CORPUS / "claude-code"), "--preset", "claude-code", "-q"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0
+    assert "in 0 of" in result.stdout  # Claude Code's own sessions, under Claude Code's caps
+    assert "note: preset claude-code cut nothing: no output here is over its caps" in result.stdout
+    assert "--max-chars 5000" in result.stdout
+    cuts = CliRunner().invoke(cli, ["simulate", str(ROOT / "sample_logs"), "--preset", "claude-code", "-q"],
+                              catch_exceptions=False)
+    assert "cut nothing" not in cuts.stdout

@@ -151,6 +151,12 @@ def sim_summary_lines(result: SimResult) -> list[str]:
             f"re-sent tokens ({t.weighted_saved_pct:.1f}%)")
         lines.append(f"risk: {t.later_used} cut calls hid something the agent used later; "
                      f"{t.errors_cut} lost a failure signal; {t.json_broken} broke JSON")
+        if result.preset and t.calls and not t.affected_calls:
+            # the usual case of an agent's preset on that agent's own sessions: say why, and what to try
+            fired = ", ".join(f"{agent} cut {n}" for agent, n in result.agent_cut)
+            ran = f"; the outputs were recorded under the agent's own caps ({fired})" if fired else ""
+            lines.append(f"note: preset {result.preset} cut nothing: no output here is over its caps{ran}. A tighter "
+                         "cap shows what one would save: `--max-chars 5000`, or `toolaudit advise`")
     if result.session_caps is not None:
         recorded, default = result.session_caps
         lines.append(f"session caps: recorded truncation_policy in {recorded} sessions, "
