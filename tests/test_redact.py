@@ -37,6 +37,35 @@ def test_every_kind_is_masked_in_every_shape(planted: Planted):
         assert MASK in redact(text), shape
 
 
+def test_at_least_ninety_kinds_are_planted():
+    assert len({p.kind for p in PLANTED}) == len(PLANTED) >= 90
+
+
+@pytest.mark.parametrize("planted", PLANTED, ids=lambda p: p.kind)
+def test_every_kind_in_a_name_is_masked(planted: Planted):
+    """A tool, session, model or agent name holding a secret is masked where records leave a collector."""
+    from toolaudit.scan.redact import name, named
+
+    for text in (planted.text, f"mcp__{planted.text}__run", planted.text.replace("\n", " ")):
+        assert leaks({"name": text}), "the value must be in the name before redaction"
+        assert leaks({"name": name(text)}) == [] and MASK in name(text)
+    call = ToolCall(source="s.jsonl", line=1, collector="toolaudit-jsonl", session=f"s-{planted.text}",
+                    tool=f"t-{planted.text}", call_id="c1", args="{}", output="ok", model=f"m-{planted.text}")
+    masked = named(call)
+    assert leaks({f: getattr(masked, f) for f in ("session", "tool", "model")}) == []
+    assert masked.output == "ok" and masked.source == "s.jsonl"
+
+
+@pytest.mark.parametrize("name", ["Bash", "mcp__github__create_pull_request", "claude-sonnet-4-5-20250929",
+                                  "5f1c2a9e-3b7d-4e21-9a6c-0d8e4f2b7a11", "gpt-5.2-codex", "mcp__telegram__send",
+                                  "rollout-2026-03-01T10-00-00-019c0000-0000-7000-8000-00000000c0de",
+                                  "agent-acompact-f46190", "toolu_01XFDUDYJgAACzvnptvVoYEL", "read_file"])
+def test_ordinary_names_stay(name):
+    from toolaudit.scan.redact import name as masked
+
+    assert masked(name) == name
+
+
 @pytest.mark.parametrize("text, kept", [
     ("OPENAI_API_KEY=sk-proj-" + fake("keep1", 40) + " HOME=/root", "HOME=/root"),
     ("DB_PASS=" + fake("keep2", 14) + " psql -h db.internal", "DB_PASS="),

@@ -111,6 +111,39 @@ def _vendors() -> list[Planted]:
         "hf-letters": ("hf_" + fake("hf", 34, string.ascii_letters), "logged in to the hub with {}"),
         "vault-token": ("hvs." + fake("vault", 91, URLSAFE), "vault login {}"),
         "doppler-token": ("dp.st.prd." + fake("doppler", 40), "doppler run --config prd -- ./deploy.sh # {}"),
+        # kinds that only gitleaks' rules (scan.secret_rules) or a prefix rule of secret_forms know
+        "pypi-token-short": ("pypi-AgEIcHlwaS5vcmc" + fake("pypi-short", 60, URLSAFE), "twine upload dist/* -p {}"),
+        "square-access-token": ("sq0atp-" + fake("sq0atp", 22, URLSAFE), "square sandbox answered for {}"),
+        "dropbox-short-lived": ("sl." + fake("dropbox", 138, URLSAFE), "curl -X POST https://api.dropboxapi.com/2/files "
+                                "-H 'Dropbox-API-Arg: {{}}' -d {}"),
+        "atlassian-api-token": ("ATATT3" + fake("atlassian", 186, URLSAFE), "acli jira auth login --site acme {}"),
+        "new-relic-user-key": ("NRAK-" + fake("newrelic", 27, UPPER), "newrelic profile add --region us {}"),
+        "pulumi-token": ("pul-" + fake("pulumi", 40, HEX), "pulumi login with {} done"),
+        "terraform-cloud-token": (f"{fake('tfc-id', 14, HEX)}.atlasv1.{fake('tfc', 67, URLSAFE)}",
+                                  "credentials app.terraform.io {}"),
+        "supabase-token": ("sbp_" + fake("supabase", 40, HEX), "supabase link --project-ref abc {}"),
+        "netlify-token": ("nfp_" + fake("netlify", 36), "netlify deploy --prod {}"),
+        "linear-api-key": ("lin_api_" + fake("linear", 40), "linear issue list via {}"),
+        "notion-token": (f"ntn_{fake('notion-n', 11, string.digits)}{fake('notion', 35)}", "notion search with {}"),
+        "airtable-pat": (f"pat{fake('airtable-id', 14)}.{fake('airtable', 64, HEX)}", "base app123 read with {}"),
+        "mapbox-secret": (f"sk.{_b64url({'u': 'acme-' + fake('mapbox-u', 8), 'a': fake('mapbox-a', 25)})}."
+                          f"{fake('mapbox', 22, URLSAFE)}", "mapbox upload acme.tiles data.mbtiles {}"),
+        "huggingface-org-token": ("api_org_" + fake("hf-org", 34, string.ascii_letters), "hub org access via {}"),
+        "perplexity-key": ("pplx-" + fake("pplx", 48), "sonar answered for {}"),
+        "grafana-service-account": (f"glsa_{fake('glsa', 32)}_{fake('glsa-crc', 8, HEX)}", "grafana dashboards via {}"),
+        "sentry-user-token": ("sntryu_" + fake("sntryu", 64, HEX), "sentry-cli releases list {}"),
+        "postman-api-key": (f"PMAK-{fake('pmak1', 24, HEX)}-{fake('pmak2', 34, HEX)}", "newman run collection {}"),
+        "shippo-live-token": ("shippo_live_" + fake("shippo", 40, HEX), "rates fetched with {}"),
+        "flyio-token": ("fo1_" + fake("flyio", 43, URLSAFE), "fly deploy -a shop {}"),
+        "rubygems-key": ("rubygems_" + fake("rubygems", 48, HEX), "gem push shop-1.0.gem {}"),
+        "clojars-token": ("CLOJARS_" + fake("clojars", 60, string.ascii_lowercase + string.digits),
+                          "lein deploy clojars {}"),
+        "easypost-key": ("EZAK" + fake("easypost", 54), "shipment bought through {}"),
+        "prefect-key": ("pnu_" + fake("prefect", 36), "prefect cloud login -k {}"),
+        "readme-key": ("rdme_" + fake("readme", 70, string.ascii_lowercase + string.digits), "rdme openapi {}"),
+        "dynatrace-token": (f"dt0c01.{fake('dt1', 24, UPPER)}.{fake('dt2', 64, UPPER)}", "monaco deploy {}"),
+        "gitlab-runner-token": ("glrt-" + fake("glrt", 20, URLSAFE), "gitlab-runner register {}"),
+        "openai-admin-key": ("sk-admin-" + fake("openai-admin", 58, URLSAFE), "usage export with {}"),
     }
     return [
         Planted("aws-access-key", f"aws configure set aws_access_key_id {aws}", (aws,)),
@@ -426,7 +459,7 @@ def leaks(texts: dict[str, str]) -> list[str]:
 
 
 def test_the_corpus_plants_enough_kinds(corpus, workspace):
-    assert len({p.kind for p in PLANTED}) == len(PLANTED) >= 60
+    assert len({p.kind for p in PLANTED}) == len(PLANTED) >= 90
     assert len(leaks({"workspace": "\n".join(path.read_text() for path in workspace.rglob("*.txt"))})) == len(PLANTED)
     texts = {path.name: path.read_text() for path in corpus.rglob("*.jsonl")}
     assert len(texts) == 3

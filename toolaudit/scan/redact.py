@@ -25,7 +25,8 @@ literal search over the whole text.
 from __future__ import annotations
 
 import re
-from functools import cache
+from dataclasses import replace
+from functools import cache, lru_cache
 
 from . import secret_forms
 
@@ -299,3 +300,64 @@ def in_secret(text: str, part: str, tries: int = 8) -> bool:
             return True
         at = text.find(part, at + len(part))
     return False  # common enough that its first places decide
+
+
+_JOINS = re.compile(r"__+")
+
+
+@lru_cache(maxsize=8192)
+def name(text: str) -> str:
+    """A tool, session, model or agent name with the secrets in it replaced by [REDACTED] (Collector.records).
+
+    Names repeat (cached), and are ids: detect-secrets' entropy plugins, which would take a random session
+    id for a key, are left out; prefixes, gitleaks' rules, credentials in URLs and assignments are not.
+    """
+    lower = text.lower()
+    worded = any(hint in lower for hint in _HINTS)
+    if not (worded or _token_like(text) or secret_forms.hinted(text, lower) or _BLOCK_HINT in text):
+        return text
+    # MCP names join their parts with `__` (`mcp__server__tool`): each part is read as a line of its own,
+    # so a key between them has its boundaries (the same length: offsets hold)
+    probe = _JOINS.sub(lambda m: "\n" * len(m.group()), text)
+    found = {m.group(1) for pattern in _CONTEXT for m in pattern.finditer(probe)}
+    found.update(_VENDOR.findall(probe))
+    found.update(secret_forms.values(probe, probe.lower()))
+    spans = (_assigned(text) if worded else []) + _block_spans(text, len(text))
+    for value in found:
+        value = value.strip(_PADDING)
+        start = text.find(value) if len(value) >= 4 else -1
+        while start >= 0:
+            spans.append((start, start + len(value)))
+            start = text.find(value, start + len(value))
+    if not spans:
+        return text
+    out, pos = [], 0
+    for a, b in sorted(spans):
+        b = _TAIL.match(text, b).end()
+        if b <= pos:
+            continue
+        out += [text[pos:max(a, pos)], MASK]
+        pos = b
+    return "".join(out) + text[pos:]
+
+
+_NAME_FIELDS = ("tool", "session", "model", "agent")
+
+
+def named(record):
+    """`record` (a collector's) with the secrets in its names masked (`name`): its tool, session, model and
+    agent, and a menu's tool names. Every job reads records through Collector.records, which calls this:
+    no report, answer or cache sees a secret a name held."""
+    changed = {}
+    for field in _NAME_FIELDS:
+        value = getattr(record, field, None)
+        if isinstance(value, str) and value:
+            masked = name(value)
+            if masked is not value and masked != value:
+                changed[field] = masked
+    tools = getattr(record, "tools", None)
+    if isinstance(tools, tuple) and tools and isinstance(tools[0], tuple):
+        masked_tools = tuple((name(t[0]), *t[1:]) if isinstance(t[0], str) else t for t in tools)
+        if masked_tools != tools:
+            changed["tools"] = masked_tools
+    return replace(record, **changed) if changed else record

@@ -1,9 +1,11 @@
-"""Secret forms detect-secrets 1.5 has no plugin for, found by our own rules (used by redact.py).
+"""Secret forms detect-secrets 1.5 has no plugin for, found by gitleaks' rules (secret_rules) and our own
+(used by redact.py).
 
 - vendor tokens by prefix: Mailgun `key-`, Databricks `dapi`, Hugging Face `hf_` (letters
   only too), Vault `hvs.`, Doppler `dp.st.`, `AGE-SECRET-KEY-1`, Google `GOCSPX-`, Stripe
-  `whsec_`; webhook URLs (Discord, Teams, Slack workflows; Slack's /services/ is detect-secrets'
-  SlackDetector, which redact runs when PLUGIN_HINTS show) and SAS `sig=`;
+  `whsec_`, and those gitleaks finds only beside the vendor's name (Supabase `sbp_`, New Relic
+  `NRAK-`, Netlify `nfp_`, Dropbox `sl.`, Airtable `pat…`, Mapbox `sk.eyJ`); webhook URLs (Discord,
+  Teams, Slack workflows; Slack's /services/ is detect-secrets' SlackDetector, which redact runs when PLUGIN_HINTS show) and SAS `sig=`;
 - passwords by the command that takes them: `curl -u user:pass`, `-pPASS` / `-p PASS` after
   mysql, sshpass, `docker login`, htpasswd -b's last argument, netrc `password X`,
   `echo PASS | sudo -S` (or `--password-stdin`), `Authorization:` values, cookies (every value
@@ -24,6 +26,8 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+
+from . import secret_rules
 
 _TOKEN = r"[^\s'\"\\]+"  # a shell word, stopping at quotes and JSON escapes
 _QUOTED = r"(?P<q>['\"]?)(?P<v>[^\s'\"\\-][^\s'\"\\]*)(?P=q)"  # not a flag: `mysql -p -h db` prompts
@@ -88,6 +92,19 @@ _RULES = [
     _Rule(("AGE-SECRET-KEY-1",), re.compile(r"(?P<v>AGE-SECRET-KEY-1[0-9A-Z]{40,})")),
     _Rule(("GOCSPX-",), re.compile(r"(?P<v>GOCSPX-[A-Za-z0-9_\-]{20,})")),
     _Rule(("whsec_",), re.compile(r"(?P<v>whsec_[A-Za-z0-9+/=]{20,})")),
+    # gitleaks finds these only beside the vendor's name: their prefix alone says enough
+    _Rule(("sbp_", "sb_secret_"), re.compile(r"(?P<v>(?:sbp_|sb_secret_)(?<![A-Za-z0-9]sbp_)(?<![A-Za-z0-9]sb_secret_)"
+                                             r"[A-Za-z0-9_\-]{30,})")),  # Supabase
+    _Rule(("NRAK-",), re.compile(r"(?P<v>NRAK-[A-Z0-9]{27})(?![A-Za-z0-9])")),  # New Relic user key
+    _Rule(("nfp_",), re.compile(r"(?P<v>nfp_(?<![A-Za-z0-9]nfp_)[A-Za-z0-9]{36,})")),  # Netlify
+    _Rule(("sl.",), re.compile(r"(?P<v>sl\.(?<![A-Za-z0-9.]sl\.)(?:u\.)?[A-Za-z0-9_\-=]{120,})")),  # Dropbox
+    _Rule(("pat",), re.compile(r"(?P<v>pat(?<![A-Za-z0-9]pat)[A-Za-z0-9]{14}\.[0-9a-f]{64})")),  # Airtable
+    _Rule(("sk.eyJ",), re.compile(r"(?P<v>sk\.eyJ[A-Za-z0-9_\-]{20,}\.[A-Za-z0-9_\-]{20,})")),  # Mapbox secret
+    # detect-secrets' shapes of these too, for names (redact.name runs no detect-secrets: its import is 0.5 s)
+    _Rule(("AKIA", "ASIA", "ABIA", "ACCA"), re.compile(r"(?P<v>(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16})")),
+    _Rule(("-us",), re.compile(r"(?P<v>(?<![0-9a-f])[0-9a-f]{32}-us[0-9]{1,2})(?![0-9])")),  # Mailchimp
+    _Rule(("sq0csp-",), re.compile(r"(?P<v>sq0csp-[0-9A-Za-z_\-]{43})")),  # Square OAuth secret
+    _Rule(("bot", "telegram"), re.compile(r"(?P<v>(?<![0-9])[0-9]{8,10}:[0-9A-Za-z_\-]{35})(?![0-9A-Za-z_\-])")),
     # webhook URLs: what follows the fixed path is the credential
     _Rule(("/api/webhooks/",), re.compile(r"discord(?:app)?\.com/api/webhooks/\d+/(?P<v>[A-Za-z0-9_\-]{20,})")),
     _Rule(("webhook.office.com", "outlook.office"), re.compile(
@@ -170,13 +187,14 @@ def _random(value: str, limit: float) -> bool:
 
 def hinted(text: str, lower: str) -> bool:
     """True when some rule could match: one of its literals is in `text` (or a token-long run)."""
-    return (any(any(hint in (lower if rule.fold else text) for hint in rule.hints) for rule in _RULES)
+    return (secret_rules.hinted(lower) or any(any(hint in (lower if rule.fold else text) for hint in rule.hints) for rule in _RULES)
             or any(hint in text for hint in PLUGIN_HINTS) or _RUN.search(text) is not None)
 
 
 def values(text: str, lower: str) -> set[str]:
     """The secret values our rules find in `text` (`lower`: text.lower())."""
     found = {value for rule in _RULES for value in rule.found(text, lower)}
+    found |= secret_rules.values(text, lower)
     if _RUN.search(text):
         found.update(m.group("v") for m in _ALONE.finditer(text) if _random(m.group("v").rstrip("="), 4.0))
         found.update(run for run in _B64_RUN.findall(text) if _AWS_SECRET.fullmatch(run) and _random(run, 4.3))
