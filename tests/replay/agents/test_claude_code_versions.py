@@ -38,13 +38,13 @@ def root(tmp_path: Path) -> Path:
 @pytest.mark.parametrize(("at", "model", "expected"), [
     ("2.1.42", "claude-sonnet-4-5", "     1→a = 1\n     2→b = 2\n     3→" + REMINDER),
     ("2.1.42", "claude-opus-4-6", "     1→a = 1\n     2→b = 2\n     3→"),  # 2.1.39 on: none for Opus 4.6
-    ("2.1.88", "claude-sonnet-4-5", "     1→a = 1\n     2→b = 2\n     3→" + REMINDER),
-    ("2.1.89", "claude-sonnet-4-5", "1\ta = 1\n2\tb = 2\n3\t" + REMINDER),  # `N\t` prefixes from 2.1.89
+    ("2.1.85", "claude-sonnet-4-5", "     1→a = 1\n     2→b = 2\n     3→" + REMINDER),
+    ("2.1.86", "claude-sonnet-4-5", "1\ta = 1\n2\tb = 2\n3\t" + REMINDER),  # `N\t` prefixes from 2.1.86
     ("2.1.91", "claude-sonnet-4-6", "1\ta = 1\n2\tb = 2\n3\t" + REMINDER),  # the list of models left out
     ("2.1.92", "claude-sonnet-4-6", "1\ta = 1\n2\tb = 2\n3\t"),  # 2.1.92 on: only older models get it
     ("2.1.121", "claude-haiku-4-5", "1\ta = 1\n2\tb = 2\n3\t" + REMINDER),
     ("2.1.121", "claude-opus-4-7", "1\ta = 1\n2\tb = 2\n3\t"),
-    ("2.1.200", "claude-haiku-4-5", "1\ta = 1\n2\tb = 2\n3\t"),  # no malware reminder at all
+    ("2.1.128", "claude-haiku-4-5", "1\ta = 1\n2\tb = 2\n3\t"),  # no malware reminder at all
 ])
 def test_read_numbering_and_reminder_by_version(root: Path, at: str, model: str, expected: str) -> None:
     assert run("Read", root, {"file_path": f"{CWD}/src/x.py"}, at, model=model).output == expected
@@ -56,9 +56,9 @@ def test_a_version_newer_than_any_read_replays_as_the_newest(root: Path) -> None
     assert EMULATIONS[("claude-code", "Read")].newest == versions.NEWEST
 
 
-def test_a_missing_file_names_the_working_folder_from_2_1_47(root: Path) -> None:
+def test_a_missing_file_names_the_working_folder_from_2_1_48(root: Path) -> None:
     args = {"file_path": f"{CWD}/src/nope.py"}
-    assert run("Read", root, args, "2.1.46").output == "File does not exist."
+    assert run("Read", root, args, "2.1.47").output == "File does not exist."
     assert run("Read", root, args, "2.1.121").output == \
         f"File does not exist. Note: your current working directory is {CWD}."
 
@@ -69,7 +69,7 @@ def test_an_unchanged_re_read_is_the_stub_the_recording_shows(root: Path) -> Non
     call = Call("Read", {"file_path": f"{CWD}/src/x.py"}, root, CWD, "2.1.121", Sandbox(workspace=root))
     assert read.from_recording(stub, call) == {"unchanged": stub}
     assert run("Read", root, call.args, "2.1.121", unchanged=stub).output == stub
-    assert run("Read", root, call.args, "2.1.88", unchanged=stub, model="claude-opus-4-6").output.startswith("     1→")
+    assert run("Read", root, call.args, "2.1.85", unchanged=stub, model="claude-opus-4-6").output.startswith("     1→")
 
 
 def test_windows_paths_map_onto_the_workspace(root: Path) -> None:
@@ -81,16 +81,16 @@ def test_windows_paths_map_onto_the_workspace(root: Path) -> None:
     assert run("Grep", root, {"pattern": "b = "}, "2.1.210", cwd=WIN).output == "Found 1 file\nsrc\\x.py"
 
 
-def test_grep_default_head_limit_and_pagination_only_when_cut_from_2_1_83(root: Path) -> None:
+def test_grep_default_head_limit_and_pagination_only_when_cut_from_2_1_84(root: Path) -> None:
     (root / "many.txt").write_text("".join(f"hit {i}\n" for i in range(300)), encoding="utf-8")
     content = {"pattern": "hit", "output_mode": "content", "path": f"{CWD}/many.txt"}
-    old = run("Grep", root, content, "2.1.82").output
+    old = run("Grep", root, content, "2.1.83").output
     assert old.count("\n") == 299 and "pagination" not in old
-    new = run("Grep", root, content, "2.1.83").output
+    new = run("Grep", root, content, "2.1.84").output
     assert new.endswith("hit 249\n\n[Showing results with pagination = limit: 250]")
-    small = run("Grep", root, {**content, "head_limit": 400}, "2.1.83").output
+    small = run("Grep", root, {**content, "head_limit": 400}, "2.1.84").output
     assert "pagination" not in small  # a limit that cut nothing is not noted
-    assert run("Grep", root, {**content, "head_limit": 0}, "2.1.83").output.count("\n") == 299  # 0: unlimited
+    assert run("Grep", root, {**content, "head_limit": 0}, "2.1.84").output.count("\n") == 299  # 0: unlimited
 
 
 def test_a_read_limit_is_a_ceiling_never_raising_the_models_own(root: Path) -> None:

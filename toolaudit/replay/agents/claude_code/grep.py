@@ -44,7 +44,7 @@ class Grep(Persisting):
     tool = "Grep"
     newest = NEWEST
     own = ("order",)
-    _cut = False  # whether the last _window's limit cut (its pagination note says so from 2.1.83)
+    _cut = False  # whether the last _window's limit cut (its pagination note says so from 2.1.84)
     versions = VERSIONS
     params: ClassVar[dict[str, str]] = {
         "pattern": "search this regex instead", "path": "search here instead", "glob": "glob filter",
@@ -122,7 +122,7 @@ class Grep(Persisting):
 
     def _window(self, ctx: Context, entries: list[str]) -> list[str]:
         """head_limit and offset as Claude Code sliced (JavaScript's slice: Python's, for whole numbers); from
-        2.1.83 an unspecified head_limit is 250 and 0 is none. Notes whether the limit cut (`_cut`)."""
+        2.1.84 an unspecified head_limit is 250 and 0 is none. Notes whether the limit cut (`_cut`)."""
         offset, limit = ctx.arg("offset"), ctx.arg("head_limit")
         start = 0 if offset is MISSING else int(offset)
         if ctx.at_least(GREP_DEFAULT_HEAD):
@@ -132,8 +132,8 @@ class Grep(Persisting):
         return entries[start:] if limit is MISSING else entries[start:start + int(limit)]
 
     def _pagination(self, ctx: Context) -> str:
-        """Before 2.1.83: `limit: L, offset: O` when either was given (appliedLimit, and appliedOffset if above 0);
-        from 2.1.83 `limit: L` only when the limit cut, and `offset: O` when above 0; else empty."""
+        """Before 2.1.84: `limit: L, offset: O` when either was given (appliedLimit, and appliedOffset if above 0);
+        from 2.1.84 `limit: L` only when the limit cut, and `offset: O` when above 0; else empty."""
         limit, offset = ctx.arg("head_limit"), ctx.arg("offset")
         applied = offset if offset is not MISSING and offset > 0 else MISSING
         if ctx.at_least(GREP_DEFAULT_HEAD):
@@ -212,7 +212,7 @@ DEFAULT_HEAD = 250
 
 
 def default_head(ctx: Context) -> int | None:
-    """The head_limit a call without one had: 250 from 2.1.83, none before."""
+    """The head_limit a call without one had: 250 from 2.1.84, none before."""
     return DEFAULT_HEAD if ctx.at_least(GREP_DEFAULT_HEAD) else None
 
 

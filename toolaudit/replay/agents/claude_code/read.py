@@ -106,7 +106,7 @@ def read_window(path: Path, first: int, limit: int | None, streamed: bool, keep:
 
 def numbered(content: str, start: int, tab: bool = False) -> str:
     """Read's numbering: the line number right-aligned in 6 columns and `→` (before TAB_PREFIX), else the
-    number and a tab (`N\\t`, what 2.1.89 on print unless their killswitch flag is on)."""
+    number and a tab (`N\\t`, what 2.1.86 on print unless their killswitch flag is on)."""
     lines = enumerate(re.split(r"\r?\n", content), start)
     if tab:
         return "\n".join(f"{number}\t{line}" for number, line in lines)
@@ -159,14 +159,14 @@ class Read(Persisting):
         "max_tokens": f"the token limit (default {MAX_READ_TOKENS})",
         "max_bytes": f"the size limit (default {MAX_READ_BYTES})",
         "start_cwd": "the session's first working folder (a missing file's error names the current one when they differ)",
-        "unchanged": "the stub an unchanged re-read printed (2.1.89 on; identity takes the recorded one: which reads "
+        "unchanged": "the stub an unchanged re-read printed (2.1.86 on; identity takes the recorded one: which reads "
                      "Claude Code remembered is not in the transcript)",
-        "prefix": "arrow or tab: the line numbering (default: the version's, tab from 2.1.89)",
+        "prefix": "arrow or tab: the line numbering (default: the version's, tab from 2.1.86)",
         **COMMON_PARAMS,
     }
 
     def from_recording(self, recorded: str, call: Call) -> dict[str, str]:
-        """The saved path of a persisted output, and the stub of an unchanged re-read (2.1.89 on)."""
+        """The saved path of a persisted output, and the stub of an unchanged re-read (2.1.86 on)."""
         found = super().from_recording(recorded, call)
         return {**found, "unchanged": recorded} if recorded in UNCHANGED_STUBS else found
 

@@ -14,15 +14,15 @@ NEWEST = (2, 1, 332)  # the newest version read; a newer one replays as it, flag
 VERSIONS = "2.0.64 - 2.1.332"
 
 # Read
-NEW_HINT = (2, 1, 73)  # the size and token errors end "Use offset and limit parameters … instead of reading the whole file."
-CWD_NOTE = (2, 1, 47)  # a missing file: "File does not exist. Note: your current working directory is X."
-TAB_PREFIX = (2, 1, 89)  # `N\t` line prefixes (tengu_compact_line_prefix_killswitch off), not `%6d→`
-FILE_UNCHANGED = (2, 1, 89)  # a Read of what an earlier Read showed, unchanged: a one-line stub
+NEW_HINT = (2, 1, 72)  # the size and token errors end "Use offset and limit parameters … instead of reading the whole file."
+CWD_NOTE = (2, 1, 48)  # a missing file: "File does not exist. Note: your current working directory is X."
+TAB_PREFIX = (2, 1, 86)  # `N\t` line prefixes (tengu_compact_line_prefix_killswitch off), not `%6d→`
+FILE_UNCHANGED = (2, 1, 86)  # a Read of what an earlier Read showed, unchanged: a one-line stub
 REMINDER_ALLOWLIST = (2, 1, 92)  # the malware reminder only for the older models of REMINDER_MODELS
-NO_REMINDER = (2, 1, 200)  # no malware reminder at all
+NO_REMINDER = (2, 1, 128)  # no malware reminder at all
 # Grep
-GREP_DEFAULT_HEAD = (2, 1, 83)  # head_limit 250 when unspecified (0: unlimited); pagination noted only when it cut
-MORE_VCS = (2, 1, 89)  # .jj and .sl excluded beside .git, .svn, .hg, .bzr
+GREP_DEFAULT_HEAD = (2, 1, 84)  # head_limit 250 when unspecified (0: unlimited); pagination noted only when it cut
+MORE_VCS = (2, 1, 86)  # .jj and .sl excluded beside .git, .svn, .hg, .bzr
 
 REMINDER_MODELS = frozenset({  # REMINDER_ALLOWLIST on: the models the reminder is still appended for
     "claude-3-opus", "claude-3-sonnet", "claude-3-haiku", "claude-3-5-sonnet", "claude-3-5-haiku",
