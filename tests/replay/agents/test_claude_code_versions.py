@@ -44,7 +44,8 @@ def root(tmp_path: Path) -> Path:
     ("2.1.92", "claude-sonnet-4-6", "1\ta = 1\n2\tb = 2\n3\t"),  # 2.1.92 on: only older models get it
     ("2.1.121", "claude-haiku-4-5", "1\ta = 1\n2\tb = 2\n3\t" + REMINDER),
     ("2.1.121", "claude-opus-4-7", "1\ta = 1\n2\tb = 2\n3\t"),
-    ("2.1.128", "claude-haiku-4-5", "1\ta = 1\n2\tb = 2\n3\t"),  # no malware reminder at all
+    ("2.1.124", "claude-haiku-4-5", "1\ta = 1\n2\tb = 2\n3\t" + REMINDER),
+    ("2.1.126", "claude-haiku-4-5", "1\ta = 1\n2\tb = 2\n3\t"),  # no malware reminder at all
 ])
 def test_read_numbering_and_reminder_by_version(root: Path, at: str, model: str, expected: str) -> None:
     assert run("Read", root, {"file_path": f"{CWD}/src/x.py"}, at, model=model).output == expected

@@ -19,7 +19,7 @@ CWD_NOTE = (2, 1, 48)  # a missing file: "File does not exist. Note: your curren
 TAB_PREFIX = (2, 1, 86)  # `N\t` line prefixes (tengu_compact_line_prefix_killswitch off), not `%6d→`
 FILE_UNCHANGED = (2, 1, 86)  # a Read of what an earlier Read showed, unchanged: a one-line stub
 REMINDER_ALLOWLIST = (2, 1, 92)  # the malware reminder only for the older models of REMINDER_MODELS
-NO_REMINDER = (2, 1, 128)  # no malware reminder at all
+NO_REMINDER = (2, 1, 126)  # no malware reminder at all
 # Grep
 GREP_DEFAULT_HEAD = (2, 1, 84)  # head_limit 250 when unspecified (0: unlimited); pagination noted only when it cut
 MORE_VCS = (2, 1, 86)  # .jj and .sl excluded beside .git, .svn, .hg, .bzr
