@@ -37,6 +37,7 @@ from typing import Any, Iterator, NamedTuple, Sequence
 from .builtin.common import PATH_NAMES
 from .base import Base
 from .sandbox import run
+from .winpath import is_windows, posix_form
 
 PATH_KEYS = frozenset(PATH_NAMES) | {
     "filepath", "filename", "file", "files", "paths", "notebook_path", "cwd", "workdir", "working_directory",
@@ -122,15 +123,20 @@ def _epoch(ts: str) -> float | None:
 
 
 def mappings(cwd: str | None, path_map: Sequence[tuple[str, str]] = ()) -> list[tuple[str, str]]:
-    """(recorded prefix, folder relative to the workspace) pairs, longest prefix first."""
-    pairs = [(_clean(frm), _clean(to) if to else ".") for frm, to in path_map if frm.startswith("/")]
-    if cwd and cwd.startswith("/"):
-        pairs.append((_clean(cwd), "."))
+    """(recorded prefix, folder relative to the workspace) pairs, longest prefix first. A Windows prefix
+    (`D:\\repo`, a session recorded on Windows) is kept in posix_form (`/D:/repo`)."""
+    pairs = [(_clean(posix_form(frm)), _clean(to) if to else ".") for frm, to in path_map
+             if frm.startswith("/") or is_windows(frm)]
+    if cwd and (cwd.startswith("/") or is_windows(cwd)):
+        pairs.append((_clean(posix_form(cwd)), "."))
     return sorted(pairs, key=lambda pair: -len(pair[0]))  # stable: --path-map stays first on a tie
 
 
 def map_path(value: str, pairs: Sequence[tuple[str, str]], root: Path | None = None) -> str:
-    """`value` with its recorded prefix replaced by the folder it maps to; unchanged when none matches."""
+    """`value` with its recorded prefix replaced by the folder it maps to; unchanged when none matches. A
+    Windows path matches a Windows prefix whatever the case of its drive letter and the way its slashes lean."""
+    if is_windows(value):
+        value = posix_form(value)
     for frm, to in pairs:
         if value == frm or value.startswith(frm.rstrip("/") + "/"):
             rest = value[len(frm):].lstrip("/")
@@ -158,7 +164,7 @@ def map_paths(args: dict, cwd: str | None, path_map: Sequence[tuple[str, str]] =
 
 
 def _map_value(value: str, pairs, root: Path | None, any_text: bool) -> str:
-    if not any_text and (not value.startswith("/") or any(c.isspace() for c in value)):
+    if not any_text and (not (value.startswith("/") or is_windows(value)) or any(c.isspace() for c in value)):
         return value
     return map_path(value, pairs, root)
 

@@ -129,3 +129,18 @@ def test_posix_and_windows_forms() -> None:
     assert versions.posix_form("/home/x") == "/home/x"
     assert versions.windows_form("/D:/repo/x.py") == "D:\\repo\\x.py"
     assert versions.is_windows("C:\\") and not versions.is_windows("/C:/x")
+
+
+def test_a_windows_sessions_edit_paths_map_onto_the_workspace(tmp_path: Path) -> None:
+    from toolaudit.replay.state import SessionState
+    from toolaudit.replay.workspace import map_path, mappings
+
+    pairs = mappings(WIN)
+    assert map_path("d:\\repo\\src\\x.py", pairs) == "src/x.py" and map_path("D:/repo", pairs) == "."
+    (tmp_path / "src").mkdir()
+    assert SessionState(tmp_path, WIN).local("D:\\repo\\src\\x.py") == tmp_path / "src" / "x.py"
+
+
+def test_bash_on_windows_is_not_replayable(root: Path) -> None:
+    out = run("Bash", root, {"command": "ls"}, "2.1.210", cwd=WIN)
+    assert out.status == "refused" and "Windows" in out.reason

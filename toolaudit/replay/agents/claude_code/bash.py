@@ -29,6 +29,7 @@ from ...base import FAILED, REFUSED, Outcome
 from ..base import Call, register
 from ..shell_readonly import CannotRun, Workspace, run_script
 from ..shell_words import NotReplayable, Result, parse
+from .versions import is_windows
 from .common import (
     AGENT,
     COMMON_PARAMS,
@@ -139,6 +140,8 @@ class Bash(Persisting):
         """The `tool_result` content Claude Code showed for this Bash call, or why it cannot be replayed."""
         try:
             ctx = self._context(call)
+            if is_windows(call.cwd):  # Git Bash's drive paths, Windows programs: not what a POSIX re-run prints
+                raise NotReplayable("a shell on Windows")
             command = self._command(ctx)
             result = run_script(self._workspace(ctx), call.sandbox, command)
             return self._shown(ctx, command, result)

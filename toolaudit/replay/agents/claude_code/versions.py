@@ -7,7 +7,7 @@ package ships no `cli.js`). docs/replay.md ("Versions") lists where each one is 
 
 from __future__ import annotations
 
-import re
+from ...winpath import is_windows, posix_form, windows_form  # noqa: F401  (the emulations' names)
 
 OLDEST = (2, 0, 64)  # the oldest version whose code and recordings were read; older ones replay as it
 NEWEST = (2, 1, 332)  # the newest version read; a newer one replays as it, flagged in the report
@@ -35,27 +35,3 @@ UNCHANGED_STUBS = (
     "current \u2014 refer to that instead of re-reading.",
     "Wasted call \u2014 file unchanged since your last Read. Refer to that earlier tool_result instead.",
 )
-
-_DRIVE = re.compile(r"^([A-Za-z]):(?:[\\/]|$)")
-
-
-def is_windows(path: str | None) -> bool:
-    """Whether a recorded path is a Windows one (`D:\\repo`, `D:/repo`)."""
-    return bool(path) and _DRIVE.match(path) is not None
-
-
-def posix_form(path: str) -> str:
-    """A Windows path as the emulations work on it: `D:\\repo\\x.py` -> `/D:/repo/x.py` (drive upper-cased);
-    backslashes of a relative path become slashes; any other path as it is."""
-    found = _DRIVE.match(path)
-    if found is None:
-        return path
-    rest = path[2:].replace("\\", "/")
-    return "/" + found.group(1).upper() + ":" + (rest if rest.startswith("/") else "/" + rest)
-
-
-def windows_form(path: str) -> str:
-    """The inverse of posix_form: `/D:/repo/x.py` -> `D:\\repo\\x.py` (what Claude Code printed on Windows)."""
-    if re.match(r"^/[A-Z]:(/|$)", path):
-        return path[1:3] + (path[3:] or "/").replace("/", "\\")
-    return path.replace("/", "\\")
