@@ -16,12 +16,22 @@ def _setting(r: Recommendation) -> str:
     return f"{r.setting.agent}: {r.setting.name} = {r.setting.value}"
 
 
+def _risk(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)
+
+
+def _risk_text(value: float | None) -> str:
+    return "unknown" if value is None else f"{100 * value:.1f}%"
+
+
 def recommendation_dict(r: Recommendation) -> dict[str, Any]:
     """One recommendation as JSON."""
     return {"kind": r.kind, "tools": list(r.tools), "policy": r.policy, "net_tokens_saved": r.net_tokens_saved,
-            "risk": round(r.risk, 6), "setting": r.setting.as_dict() if r.setting else None, "why": r.why,
+            "saved_usd": r.saved_usd, "risk": _risk(r.risk), "evidence": {"sessions": r.evidence[0],
+                                                                          "events": r.evidence[1]},
+            "setting": r.setting.as_dict() if r.setting else None, "why": r.why,
             "policy_file": r.policy_file, "cost_before_usd": r.cost_before_usd, "cost_after_usd": r.cost_after_usd,
-            "curve": [{"value": p.value, "net_tokens_saved": p.net_tokens_saved, "risk": round(p.risk, 6),
+            "curve": [{"value": p.value, "net_tokens_saved": p.net_tokens_saved, "risk": _risk(p.risk),
                        "in_budget": p.in_budget} for p in r.curve],
             "fields": [{"path": name, "tokens": tokens} for name, tokens in r.fields]}
 
@@ -32,7 +42,8 @@ def advise_dict(result: AdviceResult) -> dict[str, Any]:
     return {
         "schema_version": meta.schema_version,
         "meta": meta_doc(meta, "advise"),
-        "budget": {"max_later_used": result.budget[0], "max_refetch": result.budget[1]},
+        "budget": {"max_later_used": result.budget[0], "max_refetch": result.budget[1],
+                   "min_net_tokens": result.floor},
         "recommendations": [recommendation_dict(r) for r in result.recommendations],
         "rejected": list(result.rejected),
         "agents": dict(result.agents),
@@ -67,16 +78,20 @@ class AdviseView(View):
                          f"saved net; {_setting(r)}" for i, r in enumerate(best, 1)])
 
     def blocks(self, result: AdviceResult) -> list:
-        rows = [[str(i), ", ".join(r.tools) or "(context)", num(r.net_tokens_saved), f"{100 * r.risk:.1f}%", r.policy,
+        rows = [[str(i), ", ".join(r.tools) or "(context)", num(r.net_tokens_saved), _risk_text(r.risk), r.policy,
                  _setting(r), r.kind] for i, r in enumerate(result.recommendations, 1)]
-        # on a narrow terminal the setting goes first (the lines below name it whole), the saving and risk last
+        # on a narrow terminal the kind and the policy go first: the setting is what a user acts on, and the
+        # lines below restate the policy
         table = Section(["#", "tools", "net saved", "risk", "policy", "setting", "kind"], rows,
                         title="Recommendations", columns=list(COLUMNS), compact=COLUMNS,
-                        shorten={1: 20, 4: 26, 5: 40}, keep=("tools", "net", "risk", "policy"),
+                        shorten={1: 20, 4: 26, 5: 30}, keep=("tools", "net", "risk", "setting"),
                         left=("tools", "policy", "setting", "kind"))
         lines = []
         for i, r in enumerate(result.recommendations, 1):
             lines.append(f"#{i} {r.why}")
+            lines.append(f"   evidence: {r.evidence[0]:,} sessions, {r.evidence[1]:,} events"
+                         + (f"; worth ${r.saved_usd:,.2f}" if r.saved_usd is not None else "")
+                         + ("; risk unknown: nothing measured behind it" if r.risk is None and r.kind != "mcp" else ""))
             if r.cost_before_usd is not None and r.cost_after_usd is not None:
                 lines.append(f"   cost ${r.cost_before_usd:,.2f} → ${r.cost_after_usd:,.2f}")
             if r.setting is not None:
@@ -87,7 +102,8 @@ class AdviseView(View):
                              + r.policy_file.replace("\n", "; "))
         lo, rf = result.budget
         notes = [f"budget: a cap may put {lo:.1%} of a tool's calls at risk (later_used + errors_cut); a context "
-                 f"policy may refetch {rf:.1%} of all calls, and must not raise the bill",
+                 f"policy may refetch {rf:.1%} of all calls, and must not raise the bill; a recommendation saves at "
+                 f"least {result.floor:,} tokens net and names a setting the agent has (ranked by dollars, then tokens)",
                  f"calls: {result.calls:,} in {result.files} files; agents: "
                  + ", ".join(f"{a} {n:,}" for a, n in result.agents),
                  f"tokenizer: {tokenizer_text(result.meta)}"]

@@ -113,6 +113,19 @@ def _table(section: Section, color: bool, name_width: int | None = None) -> Tabl
     return table
 
 
+def column_groups(section: Section, console: Console, color: bool, names: list[str]) -> list[list[str]]:
+    """`names` (the first column first) as groups that each fit the terminal beside the first column, in
+    order: `--wide` on a narrow terminal prints one table per group rather than rows the terminal wraps."""
+    first, groups, group = names[0], [], []
+    for name in names[1:]:
+        trial = [first, *group, name]
+        if group and _natural(console, _table(_select(section, trial), color)) > console.width:
+            groups.append([first, *group])
+            group = []
+        group.append(name)
+    return groups + ([[first, *group]] if group or not groups else [])
+
+
 def _natural(console: Console, table: Table) -> int:
     """The width a table takes when nothing limits it."""
     return Measurement.get(console, console.options.update_width(10_000), table).maximum
@@ -139,7 +152,8 @@ def fitted(section: Section, console: Console, color: bool, layout: Layout) -> t
         table = _table(_select(section, names), color)
         natural = _natural(console, table)
     ids = section.columns or []
-    dropped = [section.headers[ids.index(n)] for n in chosen if n not in names and n in ids]
+    dropped = [section.headers[ids.index(n)] if n in ids else "the share bar" for n in chosen
+               if n not in names and (n in ids or n == BAR)]
     if natural <= console.width or layout.wide or layout.columns:  # asked for: all of it, at its own width
         return table, max(console.width, natural), dropped
     shown = _select(section, names)
@@ -184,9 +198,14 @@ class TableReport(Reporter):
                     console.print(_table(block, color))
                 elif fit:
                     table, at, dropped = fitted(block, console, color, layout)
-                    terminal, console.width = console.width, at  # print(width=) cannot go past the console's
-                    console.print(table)
-                    console.width = terminal
+                    if at > console.width:  # --wide or --columns past the terminal: one table per columns group
+                        names = _chosen(block, layout, fit=True)
+                        for n, group in enumerate(column_groups(block, console, color, names)):
+                            if n:
+                                console.print()
+                            console.print(_table(_select(block, group), color))
+                    else:
+                        console.print(table)
                     if dropped:
                         console.print(f"(not shown: {', '.join(dropped)}; --wide shows all)",
                                       style="dim" if color else None)
@@ -194,5 +213,7 @@ class TableReport(Reporter):
                     console.print(_table(_select(block, _chosen(block, layout, fit=False)), color))
             else:
                 for line in block.lines:
-                    console.print(line, soft_wrap=True)
+                    # on a terminal a long line wraps between words (the terminal itself would cut a number
+                    # in two); piped, one line stays one line
+                    console.print(line, soft_wrap=not fit, overflow="fold")
         return buf.getvalue()
