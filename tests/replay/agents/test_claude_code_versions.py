@@ -144,3 +144,30 @@ def test_a_windows_sessions_edit_paths_map_onto_the_workspace(tmp_path: Path) ->
 def test_bash_on_windows_is_not_replayable(root: Path) -> None:
     out = run("Bash", root, {"command": "ls"}, "2.1.210", cwd=WIN)
     assert out.status == "refused" and "Windows" in out.reason
+
+
+def test_a_blank_window_is_numbered_from_2_1_219(root: Path) -> None:
+    (root / "gap.txt").write_text("a\n\nb\n", encoding="utf-8")
+    args = {"file_path": f"{CWD}/gap.txt", "offset": 2, "limit": 1}
+    assert run("Read", root, args, "2.1.200").output == ("<system-reminder>Warning: the file exists but is shorter "
+                                                         "than the provided offset (2). The file has 4 lines."
+                                                         "</system-reminder>")
+    assert run("Read", root, args, "2.1.219").output == "2\t"
+
+
+def test_the_already_in_context_stub_is_taken_from_the_recording(root: Path) -> None:
+    stub = (versions.SEEDED_STUB + f' (see "Contents of {CWD}/src/x.py" above) and has not changed on disk. Use that '
+            "content instead of re-reading.</system-reminder>")
+    call = Call("Read", {"file_path": f"{CWD}/src/x.py"}, root, CWD, "2.1.219", Sandbox(workspace=root))
+    assert EMULATIONS[("claude-code", "Read")]().from_recording(stub, call) == {"unchanged": stub}
+    assert run("Read", root, call.args, "2.1.219", unchanged=stub).output == stub
+
+
+def test_a_cut_glob_list_says_how_many_it_left_out_from_2_1_200(root: Path) -> None:
+    for i in range(3):
+        (root / "src" / f"m{i}.py").write_text("", encoding="utf-8")
+    old = run("Glob", root, {"pattern": "**/*.py"}, "2.1.150", max_results="2").output.splitlines()
+    assert len(old) == 3 and old[-1] == common.TRUNCATED_GLOB
+    new = run("Glob", root, {"pattern": "**/*.py"}, "2.1.200", max_results="2").output.splitlines()
+    assert new[-1] == ("(Showing 2 of 4 matching files; 2 more are not listed. Narrow the pattern or path to see "
+                       "the rest.)")

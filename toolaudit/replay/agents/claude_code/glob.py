@@ -25,6 +25,7 @@ from .common import (
     shown_path,
 )
 from .js import node_basename, node_dirname, node_join
+from .versions import GLOB_SHOWING
 
 # --- Glob --------------------------------------------------------------------------------------
 
@@ -62,9 +63,22 @@ class Glob(Persisting):
         limit = int_param(ctx, "max_results", GLOB_LIMIT)
         if not files:
             return Outcome(output="No files found", reason=note)
-        shown = [ctx.show(f) for f in files[:limit]] + ([TRUNCATED_GLOB] if len(files) > limit else [])
+        shown = [ctx.show(f) for f in files[:limit]] + ([_truncated(ctx, limit, len(files), bool(note))]
+                                                         if len(files) > limit else [])
         outcome = finish(ctx, "Glob", "\n".join(shown))
         return Outcome(output=outcome.output, reason=note) if note else outcome
+
+
+def _truncated(ctx: Context, shown: int, total: int, capped: bool) -> str:
+    """The note after a cut list: one sentence before GLOB_SHOWING, then the counts (a floor when rg's own output
+    was cut)."""
+    if not ctx.at_least(GLOB_SHOWING):
+        return TRUNCATED_GLOB
+    if capped:
+        return (f"(Showing the first {shown} files; there are more than {total} matches. Narrow the pattern or path "
+                "to see the rest.)")
+    return (f"(Showing {shown} of {total} matching files; {total - shown} more are not listed. Narrow the pattern or "
+            "path to see the rest.)")
 
 
 def _split_pattern(pattern: str) -> tuple[str, str]:

@@ -43,7 +43,7 @@ from .common import (
     truthy,
 )
 from .versions import CWD_NOTE, FILE_UNCHANGED, NEW_HINT, NEW_TOO_BIG_HINT, NO_REMINDER, REMINDER_ALLOWLIST, REMINDER_MODELS, TAB_PREFIX, \
-    UNCHANGED_STUBS
+    BLANK_WINDOW, PARTIAL_VIEW, is_unchanged_stub
 from .js import (
     MISSING,
     js_len,
@@ -168,13 +168,13 @@ class Read(Persisting):
     def from_recording(self, recorded: str, call: Call) -> dict[str, str]:
         """The saved path of a persisted output, and the stub of an unchanged re-read (2.1.86 on)."""
         found = super().from_recording(recorded, call)
-        return {**found, "unchanged": recorded} if recorded in UNCHANGED_STUBS else found
+        return {**found, "unchanged": recorded} if is_unchanged_stub(recorded) else found
 
     def answer(self, ctx: Context) -> Outcome:
         """The text Claude Code showed for this Read."""
         place = place_of(ctx, ctx.arg("file_path"))
         stub = ctx.call.params.get("unchanged")
-        if stub in UNCHANGED_STUBS and ctx.at_least(FILE_UNCHANGED) and place.real.is_file():
+        if stub and is_unchanged_stub(stub) and ctx.at_least(FILE_UNCHANGED) and place.real.is_file():
             return Outcome(output=stub)
         if ctx.arg("pages") is not MISSING:
             return refuse("Read with pages (PDF pages as images) is not emulated")
@@ -242,6 +242,9 @@ class Read(Persisting):
         if not rough or rough <= limit / 4:
             return
         tokens = estimated_tokens(content, _model(ctx))
+        if tokens > limit and ctx.at_least(PARTIAL_VIEW):
+            raise Answer(refuse("a Read over the token cap (a partial view from 2.1.219, its cut by the API's count) "
+                                "is not emulated"))
         if tokens > limit:
             text = f"File content ({tokens} tokens) exceeds maximum allowed tokens ({limit}). {_hint(ctx)}"
             raise Answer(Outcome(output=text, is_error=True, reason=ESTIMATED))
@@ -251,8 +254,14 @@ class Read(Persisting):
         start = _start_line(ctx)
         if lines.content:
             return numbered(lines.content, int(start), _tab(ctx)) + (MALWARE_REMINDER if _reminder(ctx) else "")
-        if lines.total == 0:
-            return "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"
+        empty = "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"
+        if ctx.at_least(BLANK_WINDOW):  # numLines >= 1 && totalLines > 1: the blank lines numbered
+            if lines.count >= 1 and lines.total > 1:
+                return f"{js_text(start)}\t"
+            if lines.count >= 1 or lines.total == 0:
+                return empty
+        elif lines.total == 0:
+            return empty
         return (f"<system-reminder>Warning: the file exists but is shorter than the provided offset "
                 f"({js_text(start)}). The file has {lines.total} lines.</system-reminder>")
 

@@ -20,6 +20,10 @@ TAB_PREFIX = (2, 1, 86)  # `N\t` line prefixes (tengu_compact_line_prefix_killsw
 FILE_UNCHANGED = (2, 1, 86)  # a Read of what an earlier Read showed, unchanged: a one-line stub
 REMINDER_ALLOWLIST = (2, 1, 92)  # the malware reminder only for the older models of REMINDER_MODELS
 NO_REMINDER = (2, 1, 126)  # no malware reminder at all
+BLANK_WINDOW = (2, 1, 219)  # a window of blank lines in a longer file prints `N\t`, not the shorter-than-offset warning
+PARTIAL_VIEW = (2, 1, 219)  # a file over the token cap may be cut to a "[Truncated: PARTIAL view" page (not emulated)
+# Glob
+GLOB_SHOWING = (2, 1, 200)  # a cut list ends "(Showing N of T matching files; R more are not listed. …)"
 # Grep
 GREP_DEFAULT_HEAD = (2, 1, 84)  # head_limit 250 when unspecified (0: unlimited); pagination noted only when it cut
 MORE_VCS = (2, 1, 86)  # .jj and .sl excluded beside .git, .svn, .hg, .bzr
@@ -30,8 +34,14 @@ REMINDER_MODELS = frozenset({  # REMINDER_ALLOWLIST on: the models the reminder 
     "claude-opus-4-0", "claude-opus-4-1", "claude-opus-4-5", "claude-haiku-4-5"})
 NEW_TOO_BIG_HINT = ("Use offset and limit parameters to read specific portions of the file, or search for specific "
                     "content instead of reading the whole file.")
+SEEDED_STUB = "<system-reminder>This file is already in your context"  # 2.1.200 on, a file the context holds
 UNCHANGED_STUBS = (
     "File unchanged since last read. The content from the earlier Read tool_result in this conversation is still "
     "current \u2014 refer to that instead of re-reading.",
     "Wasted call \u2014 file unchanged since your last Read. Refer to that earlier tool_result instead.",
 )
+
+
+def is_unchanged_stub(text: str) -> bool:
+    """Whether a recorded Read output is one of the stubs an unchanged re-read printed (FILE_UNCHANGED on)."""
+    return text in UNCHANGED_STUBS or text.startswith(SEEDED_STUB)
