@@ -1,0 +1,236 @@
+"""Fidelity of `replay --identity` on repositories the replay rules were not tuned on, per agent version.
+
+The repositories (benchmarks/replay_sources.py: REPOSITORIES) commit Claude Code and Codex sessions beside their code,
+on Entire's checkpoint branch or refs, or as a committed `claude-session.jsonl`/`codex-session.jsonl`. Each session is
+replayed alone with `--identity` at `--at-session-start`: on the branch it recorded when the clone has it (Codex: the
+commit the rollout recorded), else on the history of the commit it made (`--commit`). Nothing is fetched: give a
+folder of clones, every ref included, named `owner+name` (or `owner+name.git`, or fetch's `owner+name/repo`):
+
+    git clone --mirror https://github.com/rommeld/leeson clones/rommeld+leeson.git
+    python benchmarks/replay_fidelity_repos.py --clones clones --json after.json
+
+Prints the read-only calls (Claude Code's Read/Grep/Glob; Codex's shell tools, which replay re-runs only for
+read-only commands) per agent version, per repository and per tool: calls, replayed in a known state, byte-identical,
+reordered, within ±1% tokens, and the rate (within ±1% of replayed); the tuning set and the held-out set
+(HELD_OUT: measured, never looked into while rules change) apart; the reasons for the calls not replayed; with
+`--examples N`, up to N calls per version that were replayed and are not within ±1% (tool, what it read, tokens
+recorded and replayed: no output text), read through replay's runner (an internal seam).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from collections import Counter, defaultdict
+from contextlib import contextmanager
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(1, str(Path(__file__).resolve().parent))
+
+import toolaudit  # noqa: E402
+from replay_sources import HELD_OUT, READ_ONLY, REPOSITORIES, bucket, find_clone, sessions  # noqa: E402
+
+KEYS = ("calls", "replayed", "identical", "order_only", "within_1pct")
+BASH = ("Bash",)
+
+
+@contextmanager
+def captured_calls():
+    """The replayed calls of every file replay reads (its runner's per-file result), for --examples."""
+    from toolaudit.replay import runner
+
+    seen: list = []
+    original = runner.Runner.replay_file
+
+    def replay_file(self, path, forced=None):
+        done = original(self, path, forced)
+        seen.append(done)
+        return done
+
+    runner.Runner.replay_file = replay_file
+    try:
+        yield seen
+    finally:
+        runner.Runner.replay_file = original
+
+
+def _what(args: str) -> str:
+    """What a call read, in a few words (its path, pattern or command), never its output."""
+    try:
+        value = json.loads(args)
+    except ValueError:
+        return args[:80]
+    if not isinstance(value, dict):
+        return str(value)[:80]
+    for key in ("file_path", "pattern", "command", "cmd", "path"):
+        if value.get(key):
+            got = value[key]
+            got = " ".join(got) if isinstance(got, list) else str(got)
+            extra = {k: v for k, v in value.items() if k in ("offset", "limit", "glob", "output_mode", "path")
+                     and k != key}
+            return (got[:100] + (f" {extra}" if extra else ""))[:140]
+    return json.dumps(value)[:100]
+
+
+def misses(files: list, agent: str) -> list[dict]:
+    """The calls counted as replayed that are not within ±1% tokens: tool, what it read, token counts."""
+    from toolaudit.replay.fidelity import DIFFERS
+    from toolaudit.replay.fidelity import classify as kind_of
+    from toolaudit.tokenizers import get_tokenizer
+
+    count = get_tokenizer().count
+    found = []
+    for done in files:
+        for item in done.calls:
+            if (item.identity is None or item.doubt or not item.emulated or item.status == "duplicate"
+                    or item.before.tool not in READ_ONLY[agent]):
+                continue
+            recorded, replayed = item.before.output, item.identity.output
+            a, b = count(recorded), count(replayed)
+            if kind_of(recorded, replayed, a, b) == DIFFERS:
+                found.append({"tool": item.before.tool, "what": _what(item.before.args), "recorded_tokens": a,
+                              "replayed_tokens": b, "reason": getattr(item, "identity_reason", "") or ""})
+    return found
+
+
+def _add(acc: Counter, row) -> None:
+    for k in KEYS:
+        acc[k] += getattr(row, k)
+
+
+def _rate(acc: Counter) -> str:
+    return f"{acc['within_1pct'] / acc['replayed']:.1%}" if acc["replayed"] else "-"
+
+
+def _table(title: str, rows: dict[str, Counter], width: int = 34) -> None:
+    print(f"\n{title}")
+    print(f"{'':{width}} {'sessions':>8} {'none':>5} {'calls':>6} {'replayed':>8} {'identical':>9} {'reordered':>9} "
+          f"{'±1%':>6} {'rate':>7}")
+    for name, acc in rows.items():
+        print(f"{name:{width}} {acc['sessions'] or '':8} {acc['none'] or '':5} {acc['calls']:6} {acc['replayed']:8} "
+              f"{acc['identical']:9} {acc['order_only']:9} {acc['within_1pct']:6} {_rate(acc):>7}")
+
+
+def _version_key(name: str) -> tuple:
+    digits = [int(p) for p in name.replace("x", "0").replace("-", " ").replace(".", " ").split() if p.isdigit()]
+    return (name.startswith("Codex"), digits)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--clones", type=Path, required=True, help="a folder of clones named owner+name")
+    ap.add_argument("--repo", action="append", default=[], help="only this repository (repeatable)")
+    ap.add_argument("--held-out", dest="held_out", action="store_true",
+                    help="only the held-out repositories (never tuned on)")
+    ap.add_argument("--tuning", action="store_true", help="only the repositories rules may be tuned on")
+    ap.add_argument("--per-repo", type=int, default=12,
+                    help="sessions per repository and agent version (those with the most read-only calls first)")
+    ap.add_argument("--examples", type=int, default=0, help="list up to N calls per version outside ±1%%")
+    ap.add_argument("--json", type=Path, help="also write every session's figures here")
+    args = ap.parse_args()
+    repos = [r for r in REPOSITORIES if (not args.repo or r.name in args.repo)
+             and not (args.held_out and not r.held_out) and not (args.tuning and r.held_out)]
+    by_version: dict[str, Counter] = defaultdict(Counter)
+    by_repo: dict[str, Counter] = defaultdict(Counter)
+    by_tool: dict[str, Counter] = defaultdict(Counter)
+    by_set: dict[str, Counter] = defaultdict(Counter)
+    by_set_version: dict[str, dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
+    by_agent: dict[str, Counter] = defaultdict(Counter)
+    reasons: Counter = Counter()
+    examples: dict[str, list[dict]] = defaultdict(list)
+    rows, missing = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for repo in repos:
+            clone = find_clone(args.clones, repo.name)
+            if clone is None:
+                missing.append(repo.name)
+                continue
+            picked: dict[str, list] = defaultdict(list)
+            for session in sessions(clone, repo.name, Path(tmp)):
+                picked[bucket(session.agent, session.version)].append(session)
+            chosen = [s for group in picked.values()
+                      for s in sorted(group, key=lambda s: -s.calls)[: args.per_repo] if s.calls]
+            for session in chosen:
+                commit = None if session.on_branch else session.made
+                with captured_calls() as files:
+                    try:
+                        result = toolaudit.replay([str(session.file)], workspace=str(clone), identity=True,
+                                                  commit=commit, at_session_start=True)
+                    except Exception as exc:  # a refusal is a figure too: the session replays nothing
+                        print(f"{repo.name} {session.name}: {type(exc).__name__}: {exc}", file=sys.stderr)
+                        rows.append({"repo": repo.name, "session": session.name, "agent": session.agent,
+                                     "version": session.version, "refused": f"{type(exc).__name__}: {exc}"})
+                        failed = Counter(sessions=1, none=1, calls=session.calls)
+                        which = "held out" if repo.held_out else "tuning"
+                        group = bucket(session.agent, session.version)
+                        for acc in (by_version[group], by_repo[repo.name], by_set[which], by_set_version[which][group]):
+                            acc.update(failed)
+                        continue
+                report = result.identity
+                group = bucket(session.agent, session.version)
+                whole, shell = Counter(), Counter()
+                for row in (report.tools if report is not None else ()):
+                    if row.tool in READ_ONLY[session.agent]:
+                        _add(whole, row)
+                        _add(by_tool[f"{session.agent} {row.tool}"], row)
+                        reasons.update({(session.agent, row.tool, r): n for r, n in row.reasons
+                                        if not r.startswith("the same lines")})
+                    elif row.tool in BASH:
+                        _add(shell, row)
+                        _add(by_tool[f"{session.agent} {row.tool}"], row)
+                if report is None:
+                    reasons[(session.agent, "*", "no identity report (nothing replayed)")] += 1
+                whole["sessions"] = 1
+                whole["none"] = int(whole["calls"] > 0 and whole["replayed"] == 0)
+                which = "held out" if repo.held_out else "tuning"
+                for acc in (by_version[group], by_repo[repo.name], by_set[which], by_set_version[which][group],
+                            by_agent["Claude Code (all)" if session.agent == "claude-code" else "Codex (all)"]):
+                    acc.update(whole)
+                if args.examples:
+                    for miss in misses(files, session.agent):
+                        if len(examples[group]) < args.examples:
+                            examples[group].append({"repo": repo.name, "session": session.name,
+                                                    "version": session.version, **miss})
+                rows.append({"repo": repo.name, "session": session.name, "agent": session.agent,
+                             "version": session.version, "group": group, "held_out": repo.held_out,
+                             "commit": commit, "notes": [str(n) for n in getattr(result, "notes", ())],
+                             **{k: whole[k] for k in KEYS}, "bash": {k: shell[k] for k in KEYS}})
+                print(f"{repo.name} {session.name} ({session.version}): {whole['within_1pct']}/{whole['replayed']} "
+                      f"within ±1% of {whole['calls']} read-only calls", file=sys.stderr)
+    if missing:
+        print(f"no clone of: {', '.join(missing)}", file=sys.stderr)
+    print(f"{len(rows)} sessions in {len(by_repo)} repositories (read-only calls: Claude Code's Read/Grep/Glob, "
+          f"Codex's shell tools)")
+    _table("per agent version", {**dict(sorted(by_version.items(), key=lambda kv: _version_key(kv[0]))),
+                                 **dict(sorted(by_agent.items()))})
+    for which, versions in sorted(by_set_version.items()):
+        _table(f"per agent version, {which}", dict(sorted(versions.items(), key=lambda kv: _version_key(kv[0]))))
+    _table("per repository", {f"{n}{' (held out)' if n in HELD_OUT else ''}": acc
+                              for n, acc in sorted(by_repo.items())}, 44)
+    _table("tuning and held-out sets", dict(sorted(by_set.items())))
+    _table("per tool", dict(sorted(by_tool.items())))
+    print("\nnot replayed or not within ±1% (reasons replay gives; `none`: sessions that replayed none of theirs):")
+    for (agent, tool, reason), n in reasons.most_common(30):
+        print(f"  {agent} {tool}: {n} × {reason[:160]}")
+    refused = [r for r in rows if "refused" in r]
+    for row in refused:
+        print(f"  refused: {row['repo']} {row['session']}: {row['refused'][:160]}")
+    if args.examples:
+        print("\ncalls replayed and not within ±1% tokens:")
+        for group in sorted(examples, key=_version_key):
+            for ex in examples[group]:
+                print(f"  {group}: {ex['repo']} {ex['tool']} {ex['what']!r}: {ex['recorded_tokens']} -> "
+                      f"{ex['replayed_tokens']} tokens {ex['reason'][:80]}")
+    if args.json:
+        args.json.write_text(json.dumps({"sessions": rows, "versions": by_version, "repositories": by_repo,
+                                         "sets": by_set, "tools": by_tool, "set_versions": by_set_version,
+                                         "reasons": [[a, t, r, n] for (a, t, r), n in reasons.most_common()],
+                                         "examples": examples}, indent=2, default=dict))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
