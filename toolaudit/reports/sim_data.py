@@ -210,6 +210,28 @@ def context_section(result: SimResult) -> Section:
                    title="Context policy and bill", columns=ids, compact=tuple(ids))
 
 
+def context_verdict(result: SimResult) -> str | None:
+    """The first line a reader needs of a context policy: what it does to the bill in dollars (a rise said as
+    a rise), then the tokens; None for a sweep (its table is the answer) or no context policy."""
+    t = result.variants[0].context
+    if t is None or result.sweep:
+        return None
+    tokens = f"net {t.net_tokens_saved:,} input tokens ({_pct(t.net_tokens_saved, t.before.input)})"
+    if t.cost_before is None or t.cost_after is None or not t.cost_before:
+        return f"verdict: {tokens} saved; no dollars (no price for these requests' models: --model NAME)"
+    change = t.cost_after - t.cost_before
+    share = f"{abs(change) / t.cost_before:.1%}"
+    if change > 0:
+        why = f", {t.cache_invalidations:,} cache invalidations writing again what was cached" \
+            if t.cache_invalidations else ""
+        return (f"verdict: the bill RISES {_dollars(t.cost_before)} → {_dollars(t.cost_after)} (+{_dollars(change)}, "
+                f"+{share}) though {tokens} leave the context{why}")
+    if not change:
+        return f"verdict: the bill is unchanged at {_dollars(t.cost_before)}; {tokens} saved"
+    return (f"verdict: the bill falls {_dollars(t.cost_before)} → {_dollars(t.cost_after)} (−{_dollars(-change)}, "
+            f"−{share}); {tokens} saved")
+
+
 def context_lines(result: SimResult) -> list[str]:
     """What the context policy removed, what it cost back, and how far the cache model is from the record."""
     lines = [f"context policy: {result.context}"]
@@ -287,21 +309,23 @@ class SimView(View):
         risky = t.later_used or t.errors_cut or t.json_broken
         c = result.variants[0].context
         if c is not None and not result.sweep:
-            lines += context_lines(result)[1:3]
-            risky = risky or c.refetched
+            lines = [context_verdict(result), *lines, *context_lines(result)[1:3]]
+            risky = risky or c.refetched or (c.cost_after or 0) > (c.cost_before or 0)
         return ("warn" if risky else "info", lines) if lines else None
 
     def blocks(self, result: SimResult) -> list:
+        verdict = context_verdict(result)
+        first = [Lines([verdict])] if verdict else []  # the dollar verdict is the first line a reader sees
         if _context_only(result):  # no size policy: the per-tool table would say nothing was cut
             lines = [line for line in sim_summary_lines(result) if not line.startswith(("policy: ", "saved ", "risk: "))]
-            return [context_section(result), Lines(context_lines(result) + lines)]
+            return [*first, context_section(result), Lines(context_lines(result) + lines)]
         headers, rows, totals = sim_cells(result)
         table = Section(headers, rows, totals)
         if not result.sweep:  # the per-tool table fits the terminal (reports.table_report); a sweep's is narrow
             table = Section(headers, rows, totals, columns=list(SIM_COLUMNS), compact=SIM_COMPACT,
                             keep=("before", "saved%", "later_used", "errors_cut"),  # the size, its saving and risk
                             bar=[r.saved_pct / 100 for r in result.variants[0].tools])
-        out: list = [table, Lines(sim_summary_lines(result))]
+        out: list = [*first, table, Lines(sim_summary_lines(result))]
         if result.variants[0].context is not None:
             out += [context_section(result), Lines(context_lines(result))]
         if result.explained:
