@@ -70,6 +70,11 @@ def render_report(result: Any, fmt: str, output: str = "-", **options: Any) -> N
     reporter = reporters.get(fmt)()
     to_stdout = output in ("-", "", None)
     terminal = to_stdout and _terminal(sys.stdout)
+    if terminal and fmt == "html":  # a page of inline SVG is for a browser: pages of markup on a terminal help no one
+        from ..errors import UsageError
+
+        raise UsageError("-f html writes a page for a browser: give -o report.html (or pipe it: `> report.html`)",
+                         slug="html-to-terminal")
     color = terminal and "NO_COLOR" not in os.environ
     width = shutil.get_terminal_size((100, 24)).columns if terminal else None
     text = reporter.render(result, color=color, width=width, **options)
