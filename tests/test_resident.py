@@ -94,14 +94,15 @@ def test_an_idle_server_exits_and_so_does_one_whose_code_changed(tmp_path, monke
 
     changing.cache_clear = lambda: None
     monkeypatch.setattr(cache, "code_digest", changing)
-    monkeypatch.setattr(resident, "CODE_CHECK_S", 0.0)  # look after every request
     path = str(tmp_path / "code.sock")
     thread = threading.Thread(target=resident.serve, args=(path, 60.0), daemon=True)
     thread.start()
-    for _ in range(500):
-        if resident.ask(path, {"ping": True}) == "pong":  # answered, then it sees new code and exits
+    for _ in range(500):  # until it listens
+        if os.path.exists(path):
             break
         threading.Event().wait(0.01)
+    # the code changed before the first request: no line of the old code, not even once (it answered for 6 s)
+    assert resident.reply(path, {"ping": True}) == (None, True)
     thread.join(30)
     assert not thread.is_alive()
 
@@ -206,3 +207,97 @@ def test_the_console_script_knows_the_tokenizers_the_command_line_knows():
     from toolaudit.tokenizers import TOKENIZERS
 
     assert set(resident.TOKENIZERS) == set(TOKENIZERS)
+
+
+# ------------------------------------------------------------------ issue 29, item 7: bounded, concurrent, private
+
+def _raw(path: str, data: bytes) -> dict | None:
+    """What the server answers to `data` sent as it is (None: the connection closed without an answer)."""
+    import socket
+
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.settimeout(30)
+        conn.connect(path)
+        conn.sendall(data)
+        conn.shutdown(socket.SHUT_WR)
+        got = b""
+        while chunk := conn.recv(65536):
+            got += chunk
+    return json.loads(got) if got else None
+
+
+def test_a_large_or_deep_request_is_refused_in_one_line_and_the_server_lives_on(server):
+    for data in (b"[" * 70_000, b"[" * 100 + b"]" * 100, b'{"transcript": "' + b"x" * 70_000 + b'"}'):
+        answer = _raw(server, data)
+        assert answer["line"].startswith("toolaudit: request refused")
+        assert resident.ask(server, {"ping": True}) == "pong"  # it died on the first of them (RecursionError)
+    deep_in_a_string = json.dumps({"transcript": str(SHOP), "note": "[" * 1000}).encode()
+    assert _raw(server, deep_in_a_string)["line"] == resident.compute(_request())
+
+
+def test_a_slow_client_keeps_no_other_waiting(server):
+    import socket
+
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as slow:  # a byte now and then, never the end
+        slow.connect(server)
+        slow.sendall(b"{")
+        assert resident.ask(server, _request()) == resident.compute(_request())  # answered while it is connected
+        assert resident.ask(server, {"ping": True}) == "pong"
+        slow.settimeout(30)
+        assert b"request refused" in slow.recv(1000)  # given READ_S to send its request, then let go
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0 or not hasattr(os, "fork"),
+                    reason="a server of another user needs root to drop to that user")
+def test_a_socket_that_looks_like_ours_served_by_another_user_is_never_asked(tmp_path):
+    # what a swap between the owner check and the connect did: the file passes the check, the server is theirs
+    import socket
+
+    path = str(tmp_path / "theirs.sock")
+    ready_r, ready_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the other user's server: bound as root (the file is root's), listening as nobody
+        code = 2
+        try:
+            listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            listener.bind(path)
+            os.setgid(65534)
+            os.setuid(65534)
+            listener.listen(1)
+            os.write(ready_w, b"1")
+            listener.settimeout(30)
+            conn, _ = listener.accept()
+            conn.settimeout(5)
+            try:
+                asked = conn.recv(1000)
+            except OSError:
+                asked = b""
+            try:
+                conn.sendall(b'{"line": "hijacked"}')
+            except OSError:
+                pass  # the caller had already gone
+            code = 3 if asked else 0
+        finally:
+            os._exit(code)
+    os.close(ready_w)
+    try:
+        assert os.read(ready_r, 1) == b"1"
+        assert os.stat(path).st_uid == os.getuid()
+        assert resident.reply(path, _request()) == (None, True)
+    finally:
+        os.close(ready_r)
+        _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0  # it was sent nothing: not the transcript's path either
+
+
+def test_no_server_in_a_cache_folder_others_can_write(tmp_path, monkeypatch, run):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o777)
+    monkeypatch.setenv("TOOLAUDIT_CACHE_DIR", str(shared))
+    monkeypatch.delenv(resident.OFF, raising=False)
+    started: list = []
+    monkeypatch.setattr(resident, "start", lambda path: started.append(path))
+    assert resident.socket_path() is None
+    result = run("statusline", input=json.dumps({"transcript_path": str(SHOP)}))
+    assert result.exit_code == 0 and result.output.strip() == resident.compute(_request()) and started == []

@@ -86,3 +86,51 @@ def test_only_outputs_since_the_last_compaction_count_and_resent_skips_the_first
 def test_compact_numbers():
     assert [compact(n) for n in (0, 999, 1000, 12_345, 999_499, 999_999, 1_234_567, 25_000_000)] == \
         ["0", "999", "1.0k", "12k", "999k", "1.0M", "1.2M", "25M"]
+
+
+@pytest.mark.parametrize("args", [(), ("--no-resident",)])
+@pytest.mark.parametrize("stdin", ["[" * 100_000, "{" * 5000 + "}" * 5000, "x" * (1 << 20) + "x"])
+def test_hostile_stdin_prints_one_line_and_exits_0(run, monkeypatch, args, stdin):
+    monkeypatch.setenv("TOOLAUDIT_NO_RESIDENT", "1")
+    result = run("statusline", *args, input=stdin)
+    assert result.exit_code == 0 and len(result.output.splitlines()) == 1
+    assert result.output.startswith("toolaudit: the statusline JSON on stdin is")
+
+
+def test_the_console_script_survives_hostile_stdin(monkeypatch, capsys):
+    import io
+    import sys
+
+    from toolaudit import entry
+
+    monkeypatch.setenv("TOOLAUDIT_NO_RESIDENT", "1")
+    monkeypatch.setattr(sys, "argv", ["toolaudit", "statusline"])
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"[" * 100_000 + b"\xff")))
+    with pytest.raises(SystemExit) as done:
+        entry.main()
+    assert done.value.code == 0 and len(capsys.readouterr().out.splitlines()) == 1
+
+
+def test_a_line_not_computed_within_its_budget_is_one_line_and_exit_0(run, monkeypatch):
+    import time
+
+    from toolaudit import resident
+
+    def slow(request):
+        time.sleep(60)  # a 1 MB gzip of newlines took 116 s
+        return "never"
+
+    monkeypatch.setattr(resident, "compute", slow)
+    monkeypatch.setattr(resident, "FALLBACK_S", 0.2)
+    result = run("statusline", "--no-resident", str(SHOP))
+    assert result.exit_code == 0 and result.output == "toolaudit: no answer in 0.2 s\n"
+    assert "not computed within 20 s" in " ".join(run("statusline", "--help").output.split())
+    assert resident.FALLBACK_S == 0.2 and resident.__dict__["FALLBACK_S"] == 0.2
+
+
+def test_the_documented_budget_is_the_code_s():
+    from toolaudit import resident
+    from conftest import ROOT
+
+    assert resident.FALLBACK_S == 20.0
+    assert "20 s" in " ".join((ROOT / "docs" / "everyday.md").read_text().split())

@@ -12,7 +12,10 @@ def main() -> None:
     """Run one command line."""
     argv = sys.argv[1:]
     if argv[:1] == ["statusline"]:
-        answer = _resident_statusline(argv[1:])
+        try:
+            answer = _resident_statusline(argv[1:])
+        except Exception:  # the command line answers, and says what is wrong in one line
+            answer = None
         if answer is not None:
             sys.stdout.write(answer + "\n")
             sys.stdout.flush()
@@ -34,7 +37,7 @@ def _resident_statusline(args: list[str]) -> str | None:
     path = resident.socket_path()
     if path is None:
         return None
-    data = sys.stdin.read()
+    data = resident.read_stdin()
     sys.stdin = io.StringIO(data)  # read once: the command line reads the same text if the server does not answer
     answer, there = resident.reply(path, resident.request_of(data, None, **options))
     if answer is None:

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
-from ..resident import TOKENIZERS, line, request_of, stop_server
+from ..resident import TOKENIZERS, line, read_stdin, request_of, stop_server
 from . import cli
 
 
@@ -33,10 +31,11 @@ def statusline(transcript: str | None, top: int, tokenizer: str, calibration: st
 
         "statusLine": {"type": "command", "command": "toolaudit statusline"}
 
-    It never fails the bar: a problem prints a short `toolaudit: ...` line and exits 0.
+    It never fails the bar: a problem prints a short `toolaudit: ...` line and exits 0, and so does a line
+    not computed within 20 s.
     """
     if stop:
         click.echo("stopped the resident server" if stop_server() else "no resident server runs")
         return
-    stdin = sys.stdin.read() if transcript is None else ""
+    stdin = read_stdin() if transcript is None else ""
     click.echo(line(request_of(stdin, transcript, top, tokenizer, calibration), resident))
