@@ -140,6 +140,7 @@ def main() -> int:
     by_set_version: dict[str, dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
     by_agent: dict[str, Counter] = defaultdict(Counter)
     reasons: Counter = Counter()
+    refused_why: Counter = Counter()  # (agent, status: reason) -> calls of any tool
     examples: dict[str, list[dict]] = defaultdict(list)
     rows, missing = [], []
     with tempfile.TemporaryDirectory() as tmp:
@@ -162,7 +163,7 @@ def main() -> int:
                     except Exception as exc:  # a refusal is a figure too: the session replays nothing
                         print(f"{repo.name} {session.name}: {type(exc).__name__}: {exc}", file=sys.stderr)
                         rows.append({"repo": repo.name, "session": session.name, "agent": session.agent,
-                                     "version": session.version, "refused": f"{type(exc).__name__}: {exc}"})
+                                     "version": session.version, "error": f"{type(exc).__name__}: {exc}"})
                         failed = Counter(sessions=1, none=1, calls=session.calls)
                         which = "held out" if repo.held_out else "tuning"
                         group = bucket(session.agent, session.version)
@@ -172,17 +173,29 @@ def main() -> int:
                 report = result.identity
                 group = bucket(session.agent, session.version)
                 whole, shell = Counter(), Counter()
+                # the calls as recorded (the main table's): the identity report of some versions leaves out
+                # the calls it refused outright
+                recorded = {row.tool: row.calls for row in result.tools}
                 for row in (report.tools if report is not None else ()):
-                    if row.tool in READ_ONLY[session.agent]:
-                        _add(whole, row)
+                    if row.tool in READ_ONLY[session.agent] + BASH:
+                        into = whole if row.tool in READ_ONLY[session.agent] else shell
+                        _add(into, row)
                         _add(by_tool[f"{session.agent} {row.tool}"], row)
+                        into["calls"] += recorded.get(row.tool, row.calls) - row.calls
+                        by_tool[f"{session.agent} {row.tool}"]["calls"] += recorded.get(row.tool, row.calls) - row.calls
+                    if row.tool in READ_ONLY[session.agent]:
                         reasons.update({(session.agent, row.tool, r): n for r, n in row.reasons
                                         if not r.startswith("the same lines")})
-                    elif row.tool in BASH:
-                        _add(shell, row)
-                        _add(by_tool[f"{session.agent} {row.tool}"], row)
-                if report is None:
-                    reasons[(session.agent, "*", "no identity report (nothing replayed)")] += 1
+                listed = {row.tool for row in (report.tools if report is not None else ())}
+                for tool, n in recorded.items():
+                    if tool in READ_ONLY[session.agent] and tool not in listed:
+                        whole["calls"] += n
+                        by_tool[f"{session.agent} {tool}"]["calls"] += n
+                # why calls were refused outright (a version, no start commit), over all the session's tools
+                refusals = [(status, reason, n) for status, reason, n in result.reasons
+                            if status not in ("kept", "replayed") and "no --tool mapping" not in reason]
+                for status, reason, n in refusals:
+                    refused_why[(session.agent, f"{status}: {reason}")] += n
                 whole["sessions"] = 1
                 whole["none"] = int(whole["calls"] > 0 and whole["replayed"] == 0)
                 which = "held out" if repo.held_out else "tuning"
@@ -197,6 +210,7 @@ def main() -> int:
                 rows.append({"repo": repo.name, "session": session.name, "agent": session.agent,
                              "version": session.version, "group": group, "held_out": repo.held_out,
                              "commit": commit, "notes": [str(n) for n in getattr(result, "notes", ())],
+                             "refused": [list(r) for r in refusals],
                              **{k: whole[k] for k in KEYS}, "bash": {k: shell[k] for k in KEYS}})
                 print(f"{repo.name} {session.name} ({session.version}): {whole['within_1pct']}/{whole['replayed']} "
                       f"within ±1% of {whole['calls']} read-only calls", file=sys.stderr)
@@ -215,9 +229,12 @@ def main() -> int:
     print("\nnot replayed or not within ±1% (reasons replay gives; `none`: sessions that replayed none of theirs):")
     for (agent, tool, reason), n in reasons.most_common(30):
         print(f"  {agent} {tool}: {n} × {reason[:160]}")
-    refused = [r for r in rows if "refused" in r]
+    print("\ncalls of any tool refused or not run, by reason:")
+    for (agent, why), n in refused_why.most_common(15):
+        print(f"  {agent}: {n} × {why[:160]}")
+    refused = [r for r in rows if "error" in r]
     for row in refused:
-        print(f"  refused: {row['repo']} {row['session']}: {row['refused'][:160]}")
+        print(f"  crashed: {row['repo']} {row['session']}: {row['error'][:160]}")
     if args.examples:
         print("\ncalls replayed and not within ±1% tokens:")
         for group in sorted(examples, key=_version_key):
