@@ -28,6 +28,7 @@ class AdviseOptions:
     clears: tuple[tuple[int, int, int], ...] = CLEARS
     compacts: tuple[int, ...] = COMPACTS
     top: int = 10  # recommendations shown at most
+    min_net_tokens: int = 1_000  # the floor: a recommendation that saves fewer tokens net is left out
     min_calls: int = 5  # a tool needs this many calls for a cap recommendation (fewer: no evidence of a knee)
     model: str | None = None  # prices requests whose transcript names no model
 
@@ -42,11 +43,12 @@ def advise(paths: Iterable[Path | str] = (), options: AdviseOptions | None = Non
            **given: Any):
     """The changes worth making to the agents whose sessions are under `paths`, ranked (rank.AdviceResult)."""
     from ..pipeline import FileOptions, check_format, gather, meta_for, simulate_file, tokenizer_of
-    from ..simulate.context import Clear, Compact, Mask
+    from ..simulate.context import Clear, Mask, agent_compaction
     from ..simulate.context.run import ContextRun, Pricer
     from ..scan.menu import menu_summary
     from ..simulate.policymap import PolicyMap, maps_from_spec, spec_of
     from ..simulate.summary import SimCollected
+    from .acting import SettingMap
     from .rank import rank
 
     options = options or AdviseOptions.of(**given)
@@ -54,12 +56,13 @@ def advise(paths: Iterable[Path | str] = (), options: AdviseOptions | None = Non
     read = options.read
     check_format(read)
     tok = tokenizer_of(read)
-    # simulate's own sweep of a cap on every tool, then no cap at all (what the context policies run on)
+    # simulate's own sweep of a head-and-tail cap on every tool (for agents whose settings toolaudit does not
+    # know: a policy file), each agent's settings as it applies them, then no cap at all (the context policies')
     sweep, _ = maps_from_spec(spec_of({}, None, (), None), f"max_chars={','.join(map(str, options.caps))}")
-    maps = [*sweep, PolicyMap()]
+    maps = [*sweep, *(SettingMap(c) for c in options.caps), PolicyMap()]
     candidates = ([Mask(keep=n) for n in options.masks]
                   + [Clear(trigger=t, keep=k, clear_at_least=c) for t, k, c in options.clears]
-                  + [Compact(at=a) for a in options.compacts])
+                  + [agent_compaction(agent, a) for agent in (None, "claude-code", "codex") for a in options.compacts])
     sink = SimCollected([m.label for m in maps], [tuple(m.describe()) for m in maps])
     bare = len(maps) - 1
     pricer = Pricer(options.model)  # one for all: each distinct split is priced once

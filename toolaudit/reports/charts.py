@@ -447,7 +447,7 @@ def advise_charts(doc: dict) -> list[Chart]:
         if len(curve) < 2:
             continue
         order = [p["value"] for p in curve]
-        values = [{"value": p["value"], "net": p["net_tokens_saved"], "risk %": 100 * p["risk"],
+        values = [{"value": p["value"], "net": p["net_tokens_saved"], "risk %": None if p["risk"] is None else 100 * p["risk"],
                    "point": "chosen" if rec["policy"].endswith(p["value"]) or rec["policy"] == p["value"]
                    else ("in budget" if p["in_budget"] else "over budget")} for p in curve]
         base = alt.Chart(alt.Data(values=values)).encode(x=alt.X("value:O", sort=order, title="value"))
@@ -462,7 +462,8 @@ def advise_charts(doc: dict) -> list[Chart]:
         name = ", ".join(rec["tools"]) or "the context"
         found.append(Chart(f"#{i} {rec['policy']} on {name}", spec, f"The sweep behind #{i}: net saving per value",
                            ("value", "net tokens saved", "risk", "point"),
-                           tuple((v["value"], amount(v["net"]), f"{v['risk %']:.1f}%", v["point"]) for v in values)))
+                           tuple((v["value"], amount(v["net"]), "unknown" if v["risk %"] is None else f"{v['risk %']:.1f}%",
+                                  v["point"]) for v in values)))
     return found
 
 

@@ -289,15 +289,16 @@ def replay_schema() -> dict:
 def advise_schema() -> dict:
     """`advise -f json`: recommendations ranked by net saving, each with its setting or policy file."""
     setting = obj({"agent": STR, "name": STR, "value": STR, "source": STR, "where": STR, "note": STR})
-    point = obj({"value": STR, "net_tokens_saved": INT, "risk": NUM, "in_budget": BOOL})
+    point = obj({"value": STR, "net_tokens_saved": INT, "risk": nullable(NUM), "in_budget": BOOL})
     recommendation = obj({
         "kind": {"enum": ["cap", "context", "mcp"]}, "tools": array(STR), "policy": STR, "net_tokens_saved": INT,
-        "risk": NUM, "setting": {"oneOf": [setting, {"type": "null"}]}, "why": STR, "policy_file": nullable(STR),
+        "saved_usd": nullable(NUM), "risk": nullable(NUM), "evidence": obj({"sessions": INT, "events": INT}),
+        "setting": {"oneOf": [setting, {"type": "null"}]}, "why": STR, "policy_file": nullable(STR),
         "cost_before_usd": nullable(NUM), "cost_after_usd": nullable(NUM), "curve": array(point),
         "fields": array(obj({"path": STR, "tokens": INT}))})
     return _document("advise", "toolaudit advise -f json", {
         "meta": _meta("advise", {}),
-        "budget": obj({"max_later_used": NUM, "max_refetch": NUM}),
+        "budget": obj({"max_later_used": NUM, "max_refetch": NUM, "min_net_tokens": INT}),
         "recommendations": array(recommendation),
         "rejected": array(STR),
         "agents": counts(),

@@ -132,6 +132,8 @@ class SimCollected:
         self._totals = [_Acc() for _ in self.labels]
         self._requests: set[bytes] = set()  # the requests counted so far (scan.dedupe.request_key digests)
         self.collectors: dict[str, Counter] = {}  # tool -> calls per collector (which agent's sessions: advise)
+        self.models: dict[str, Counter] = {}  # tool -> calls per model (what its tokens cost: advise)
+        self.sessions: dict[str, set] = {}  # tool -> the sessions that called it (the evidence behind advice)
         self.fields: dict[str, Counter] = {}  # MCP tool -> tokens per JSON key path (with fields: advise)
         self.menus: dict[tuple, object] = {}  # the tool definitions requests carried, once per session (scan.menu)
 
@@ -153,6 +155,8 @@ class SimCollected:
             if not kept[-1]:  # scan's dedupe: the same copies dropped, the same count
                 continue
             self.collectors.setdefault(m.tool, Counter())[m.collector] += 1
+            self.models.setdefault(m.tool, Counter())[m.model] += 1
+            self.sessions.setdefault(m.tool, set()).add(m.session)
             if sim.trace is not None and sim.trace.shares and sim.trace.shares[i]:
                 self.fields.setdefault(m.tool, Counter()).update(dict(sim.trace.shares[i]))
             if m.truncated_by:

@@ -18,6 +18,11 @@ def _module(collector: str | None):
     return None
 
 
+def knows(collector: str | None) -> bool:
+    """Whether toolaudit knows the settings of the agent whose transcripts `collector` reads."""
+    return _module(collector) is not None
+
+
 def known() -> list[Known]:
     """Every setting advise can name, with its source (docs/advise.md lists each)."""
     return [k for name in AGENTS for k in import_module(f"{__name__}.{name}").KNOWN]

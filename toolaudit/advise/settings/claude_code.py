@@ -38,7 +38,7 @@ EFFECTIVE_WINDOW = 200_000 - 20_000  # a 200k model less the output reserve (2.1
 def for_cap(tool: str, chars: int, tokens: int) -> Setting | None:
     """The setting that caps `tool`'s outputs near `chars` (`tokens`), or None."""
     if tool == "Bash":
-        return Setting.of(BASH, str(chars), "keeps the head, where the cap simulated keeps head and tail")
+        return Setting.of(BASH, str(chars), "keeps the head (from 2.1.2 a longer output is saved and previewed)")
     if tool in ("TaskOutput", "BashOutput"):
         return Setting.of(TASK, str(chars), "keeps the tail")
     if tool.startswith("mcp__"):

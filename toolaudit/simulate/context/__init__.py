@@ -83,6 +83,13 @@ def preset_for(agent: str, version: str) -> str:
     return PRESETS[agent]
 
 
+def agent_compaction(agent: str | None, at: int) -> Compact:
+    """Compaction at `at` as `agent` (a collector's name) compacts: what it writes after, its preset's; else the
+    generic summary."""
+    spec = PRESETS.get(agent or "", "")
+    return replace(parse(spec) if spec.startswith("compact:") else Compact(), at=at)
+
+
 def with_values(policy, given: dict[str, Any], where: str):
     """`policy` with the parameters `given` (strings or values), checked against its fields."""
     known = {f.name: f for f in fields(policy)}

@@ -99,13 +99,14 @@ class ContextTally:
     refetch_tokens: int = 0
     cache_invalidations: int = 0
     compactions: int = 0
+    acted_contexts: int = 0  # contexts the policy changed (a removal or a compaction)
     rows: list[RequestRow] | None = None
 
     def merge(self, other: "ContextTally") -> None:
         """Add one context's tally (its rows too, when both keep them)."""
         for name in ("contexts", "billed_contexts", "requests", "unpriced_requests", "removed_by_caps",
                      "tool_tokens_before", "tool_tokens_after", "removed_calls", "refetched", "refetch_tokens",
-                     "cache_invalidations", "compactions"):
+                     "cache_invalidations", "compactions", "acted_contexts"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for name in ("before", "modelled", "after"):
             getattr(self, name).merge(getattr(other, name))
@@ -187,6 +188,7 @@ class ContextRun:
         effect = self.policy.apply(timeline, base, positions, self.count) if self.policy else unchanged(timeline, base)
         one = self._new(self.tally.rows is not None)  # this context's sums, worked out once, added where they go
         one.contexts = 1
+        one.acted_contexts = int(any(m is not None for m in effect.removed_at) or bool(effect.summaries))
         billed = any(u is not None for u in timeline.requests)
         self._outputs(one, timeline, effect, billed)
         if billed:
