@@ -13,14 +13,16 @@ Prints the read-only calls (Claude Code's Read/Grep/Glob; Codex's shell tools, w
 read-only commands) per agent version, per repository and per tool: calls, replayed in a known state, byte-identical,
 reordered, within ±1% tokens, and the rate (within ±1% of replayed); the tuning set and the held-out set
 (HELD_OUT: measured, never looked into while rules change) apart; the reasons for the calls not replayed; with
-`--examples N`, up to N calls per version that were replayed and are not within ±1% (tool, what it read, tokens
-recorded and replayed: no output text), read through replay's runner (an internal seam).
+`--examples N`, what differs in each call replayed and not within ±1% (read from the two texts: the start state
+or the emulation; Codex's as replay_fidelity_codex.py reads them), and up to N such calls per version (tool, what it
+read, tokens recorded and replayed: no output text), read through replay's runner (an internal seam).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 from collections import Counter, defaultdict
@@ -75,6 +77,33 @@ def _what(args: str) -> str:
     return json.dumps(value)[:100]
 
 
+_PREFIX = re.compile(r"^\s*\d+(→|\t)", re.MULTILINE)
+_ABSENT = ("does not exist", "No such file", "not found", "ENOENT", "cannot access")
+
+
+def what_differs(agent: str, tool: str, command: str, recorded: str, replayed: str) -> str:
+    """Why a replayed call is outside ±1% tokens, read from the two texts: the start state or the emulation."""
+    if agent == "codex":
+        from replay_fidelity_codex import what_differs as codex_differs
+
+        return codex_differs(command, recorded, replayed)
+    if any(m in replayed[:400] for m in _ABSENT) and not any(m in recorded[:400] for m in _ABSENT):
+        return "start state: a path the session read is not in the commit (untracked, or committed later)"
+    if any(m in recorded[:400] for m in _ABSENT) and not any(m in replayed[:400] for m in _ABSENT):
+        return "start state: a path the session lacked is in the commit"
+    rec, got = _PREFIX.sub("", recorded), _PREFIX.sub("", replayed)
+    if rec == got:
+        return "emulation: the same lines, numbered otherwise"
+    if rec.split("<system-reminder>")[0].rstrip() == got.split("<system-reminder>")[0].rstrip():
+        return "emulation: the same text, another reminder"
+    rec_lines, got_lines = set(rec.splitlines()), set(got.splitlines())
+    if tool in ("Grep", "Glob") and got_lines < rec_lines:
+        return "start state: files the session saw that the commit lacks"
+    if tool in ("Grep", "Glob") and rec_lines < got_lines:
+        return "start state: files in the commit the session did not see (added later, or ignored then)"
+    return "start state: the file's text differs from the commit's (uncommitted work, or edits applied otherwise)"
+
+
 def misses(files: list, agent: str) -> list[dict]:
     """The calls counted as replayed that are not within ±1% tokens: tool, what it read, token counts."""
     from toolaudit.replay.fidelity import DIFFERS
@@ -91,8 +120,9 @@ def misses(files: list, agent: str) -> list[dict]:
             recorded, replayed = item.before.output, item.identity.output
             a, b = count(recorded), count(replayed)
             if kind_of(recorded, replayed, a, b) == DIFFERS:
-                found.append({"tool": item.before.tool, "what": _what(item.before.args), "recorded_tokens": a,
-                              "replayed_tokens": b, "reason": getattr(item, "identity_reason", "") or ""})
+                what = _what(item.before.args)
+                found.append({"tool": item.before.tool, "what": what, "recorded_tokens": a, "replayed_tokens": b,
+                              "differs": what_differs(agent, item.before.tool, what, recorded, replayed)})
     return found
 
 
@@ -141,6 +171,7 @@ def main() -> int:
     by_agent: dict[str, Counter] = defaultdict(Counter)
     reasons: Counter = Counter()
     refused_why: Counter = Counter()  # (agent, status: reason) -> calls of any tool
+    differs: Counter = Counter()  # (version group, what differs) -> calls replayed and not within ±1%
     examples: dict[str, list[dict]] = defaultdict(list)
     rows, missing = [], []
     with tempfile.TemporaryDirectory() as tmp:
@@ -151,6 +182,8 @@ def main() -> int:
                 continue
             picked: dict[str, list] = defaultdict(list)
             for session in sessions(clone, repo.name, Path(tmp)):
+                if any(part in session.name for part in repo.leave_out):
+                    continue
                 picked[bucket(session.agent, session.version)].append(session)
             chosen = [s for group in picked.values()
                       for s in sorted(group, key=lambda s: -s.calls)[: args.per_repo] if s.calls]
@@ -204,6 +237,7 @@ def main() -> int:
                     acc.update(whole)
                 if args.examples:
                     for miss in misses(files, session.agent):
+                        differs[(group, miss["differs"])] += 1
                         if len(examples[group]) < args.examples:
                             examples[group].append({"repo": repo.name, "session": session.name,
                                                     "version": session.version, **miss})
@@ -236,16 +270,21 @@ def main() -> int:
     for row in refused:
         print(f"  crashed: {row['repo']} {row['session']}: {row['error'][:160]}")
     if args.examples:
+        print("\nwhat differs in the calls replayed and not within ±1% tokens:")
+        for (group, what), n in sorted(differs.items(), key=lambda kv: (_version_key(kv[0][0]), -kv[1])):
+            print(f"  {group}: {n} × {what}")
         print("\ncalls replayed and not within ±1% tokens:")
         for group in sorted(examples, key=_version_key):
             for ex in examples[group]:
                 print(f"  {group}: {ex['repo']} {ex['tool']} {ex['what']!r}: {ex['recorded_tokens']} -> "
-                      f"{ex['replayed_tokens']} tokens {ex['reason'][:80]}")
+                      f"{ex['replayed_tokens']} tokens ({ex['differs']})")
     if args.json:
         args.json.write_text(json.dumps({"sessions": rows, "versions": by_version, "repositories": by_repo,
                                          "sets": by_set, "tools": by_tool, "set_versions": by_set_version,
                                          "reasons": [[a, t, r, n] for (a, t, r), n in reasons.most_common()],
-                                         "examples": examples}, indent=2, default=dict))
+                                         "examples": examples,
+                                         "differs": [[g, w, n] for (g, w), n in differs.most_common()]},
+                                        indent=2, default=dict))
     return 0
 
 

@@ -34,6 +34,7 @@ class Repo:
     name: str      # owner/name on GitHub
     covers: str    # the agent versions it holds (said in the docs)
     held_out: bool = False  # never tuned on: its figures are the held-out check
+    leave_out: tuple[str, ...] = ()  # sessions (a part of their name) that worked in another project
 
 
 # Not used by the benchmark before (entireio/cli and the Codex repositories of replay_fidelity_codex.py are):
@@ -52,7 +53,8 @@ REPOSITORIES = (
     Repo("entireio/git-sync", "Claude Code 2.1.91 - 2.1.199, Codex 0.118 - 0.139"),
     Repo("entireio/entire-graph", "Claude Code 2.1.150 - 2.1.218, Codex 0.133 - 0.145"),
     Repo("Sarthib7/FundWise", "Claude Code 2.1.121, Codex 0.128 (committed files)"),
-    Repo("SublyFi/privacy-x402", "Claude Code 2.1.126 (committed file)"),
+    Repo("SublyFi/privacy-x402", "Claude Code 2.1.126 (committed file)",
+         leave_out=("codex-session.jsonl",)),  # its Codex session worked in another project (bnpl-yield-discount)
     Repo("Beep206/CyberVPN", "Claude Code 2.1.39 - 2.1.42", held_out=True),
     Repo("entireio/auth-go", "Claude Code 2.1.143 - 2.1.169", held_out=True),
     Repo("EntityProcess/agentv", "Codex 0.140 - 0.142, Claude Code 2.1.62", held_out=True),
