@@ -146,10 +146,10 @@ def test_bash_on_windows_is_not_replayable(root: Path) -> None:
     assert out.status == "refused" and "Windows" in out.reason
 
 
-def test_a_blank_window_is_numbered_from_2_1_219(root: Path) -> None:
+def test_a_blank_window_is_numbered_from_2_1_210(root: Path) -> None:
     (root / "gap.txt").write_text("a\n\nb\n", encoding="utf-8")
     args = {"file_path": f"{CWD}/gap.txt", "offset": 2, "limit": 1}
-    assert run("Read", root, args, "2.1.200").output == ("<system-reminder>Warning: the file exists but is shorter "
+    assert run("Read", root, args, "2.1.202").output == ("<system-reminder>Warning: the file exists but is shorter "
                                                          "than the provided offset (2). The file has 4 lines."
                                                          "</system-reminder>")
     assert run("Read", root, args, "2.1.219").output == "2\t"
@@ -171,3 +171,30 @@ def test_a_cut_glob_list_says_how_many_it_left_out_from_2_1_200(root: Path) -> N
     new = run("Glob", root, {"pattern": "**/*.py"}, "2.1.200", max_results="2").output.splitlines()
     assert new[-1] == ("(Showing 2 of 4 matching files; 2 more are not listed. Narrow the pattern or path to see "
                        "the rest.)")
+
+
+def test_grep_counts_every_match_and_tells_an_offset_past_the_results_from_2_1_210(root: Path) -> None:
+    (root / "src" / "y.py").write_text("a = 3\n", encoding="utf-8")
+    count = {"pattern": "a =", "output_mode": "count", "head_limit": 1}
+    old = run("Grep", root, count, "2.1.200").output
+    assert old.endswith("Found 1 total occurrence across 1 file. with pagination = limit: 1")
+    new = run("Grep", root, count, "2.1.219").output
+    assert new.endswith("Found 2 total occurrences across 2 files. with pagination = limit: 1")
+    single = {"pattern": "a =", "output_mode": "count", "path": f"{CWD}/src/x.py"}
+    assert run("Grep", root, single, "2.1.121").output.startswith("1\n")  # one file: rg -c names none
+    assert run("Grep", root, single, "2.1.140").output.startswith("src/x.py:1\n")  # -H
+    past = {"pattern": "a =", "output_mode": "content", "offset": 9}
+    assert run("Grep", root, past, "2.1.200").output.startswith("No matches found")
+    assert run("Grep", root, past, "2.1.219").output == \
+        "No entries at this offset\n\n[Showing results with pagination = offset: 9]"
+    assert run("Grep", root, {"pattern": "a =", "offset": 9}, "2.1.219").output == \
+        "No entries at this offset. [Showing results with pagination = offset: 9]"
+
+
+def test_grep_only_matching_from_2_1_143_and_string_numbers_from_2_1_80(root: Path) -> None:
+    only = {"pattern": "b", "output_mode": "content", "-o": True}
+    assert run("Grep", root, only, "2.1.143").output == "src/x.py:2:b"
+    assert "InputValidationError" in run("Grep", root, only, "2.1.136").output
+    limited = {"pattern": "=", "output_mode": "content", "head_limit": "1"}
+    assert "InputValidationError" in run("Grep", root, limited, "2.1.75").output
+    assert run("Grep", root, limited, "2.1.80").output.startswith("src/x.py:1:a = 1\n\n[Showing")

@@ -204,7 +204,7 @@ def context_of(call: Call, tool: str, own: tuple[str, ...]) -> Context:
             raise Answer(failed_answer(f"{tool} has no parameter {key!r}; it takes: {known}"))
     root = Path(call.root).resolve()
     cwd = posix_form(call.cwd or str(root)).rstrip("/") or "/"
-    check_input(tool, schema, args)
+    check_input(tool, schema, args, version)
     return Context(version, args, cwd, root, call, here_of(call, cwd), windows=is_windows(call.cwd))
 
 

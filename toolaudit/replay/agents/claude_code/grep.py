@@ -30,7 +30,7 @@ from .common import (
     truthy,
     vcs_folders,
 )
-from .versions import CWD_NOTE, GREP_DEFAULT_HEAD
+from .versions import CWD_NOTE, GREP_COUNT_H, GREP_DEFAULT_HEAD, GREP_ONLY_MATCHING, GREP_TOTALS
 from .js import MISSING, collation_key, js_len, js_slice, js_text
 
 # --- Grep --------------------------------------------------------------------------------------
@@ -94,10 +94,12 @@ class Grep(Persisting):
             flags += ["-U", "--multiline-dotall"]
         if truthy(ctx.arg("-i")):
             flags.append("-i")
-        flags += {"files_with_matches": ["-l"], "count": ["-c"]}.get(mode, [])
+        flags += {"files_with_matches": ["-l"], "count": ["-c", "-H"] if ctx.at_least(GREP_COUNT_H) else ["-c"]}.get(mode, [])
         number = ctx.arg("-n")
         if mode == "content" and (number is MISSING or truthy(number)):
             flags.append("-n")
+        if mode == "content" and ctx.at_least(GREP_ONLY_MATCHING) and truthy(ctx.arg("-o")):
+            flags.append("-o")
         if mode == "content":
             flags += self._context_flags(ctx)
         flags += ["-e", pattern] if pattern.startswith("-") else [pattern]
@@ -146,16 +148,24 @@ class Grep(Persisting):
 
     def _content(self, ctx: Context, lines: list[str]) -> str:
         """Content mode: the text before a line's first `:` shortened as a path; pagination noted."""
-        kept = self._window(ctx, [self._shorten(ctx, line, line.find(":")) for line in lines])
-        text = self._old_cut(ctx, "\n".join(kept) or "No matches found")
+        kept = self._window(ctx, [self._shorten(ctx, line, line.find(":", 3 if _DRIVE.match(line) else 0))
+                                  for line in lines])
+        text = self._old_cut(ctx, "\n".join(kept) or self._nothing(ctx, bool(lines)))
         page = self._pagination(ctx)
         return f"{text}\n\n[Showing results with pagination = {page}]" if page else text
+
+    @staticmethod
+    def _nothing(ctx: Context, found: bool) -> str:
+        """What an empty page says: from GREP_TOTALS, an offset past the results is told apart from no match."""
+        offset = ctx.arg("offset")
+        past = ctx.at_least(GREP_TOTALS) and found and offset is not MISSING and truthy(offset)
+        return "No entries at this offset" if past else "No matches found"
 
     def _count(self, ctx: Context, lines: list[str]) -> str:
         """Count mode: `path:N` lines (the path before the last `:`), then the totals of what was kept."""
         kept = self._window(ctx, [self._shorten(ctx, line, line.rfind(":")) for line in lines])
         matches = files = 0
-        for line in kept:
+        for line in lines if ctx.at_least(GREP_TOTALS) else kept:  # from GREP_TOTALS the totals of every count
             cut = line.rfind(":")
             number = re.match(r"\s*[+-]?\d+", line[cut + 1:]) if cut > 0 else None
             if number:
@@ -164,7 +174,8 @@ class Grep(Persisting):
         page = self._pagination(ctx)
         totals = (f"\n\nFound {matches} total {'occurrence' if matches == 1 else 'occurrences'} across {files} "
                   f"{'file' if files == 1 else 'files'}.{f' with pagination = {page}' if page else ''}")
-        return self._old_cut(ctx, "\n".join(kept) or "No matches found") + totals
+        nothing = "No entries at this offset" if ctx.at_least(GREP_TOTALS) and matches > 0 else "No matches found"
+        return self._old_cut(ctx, "\n".join(kept) or nothing) + totals
 
     def _files(self, ctx: Context, paths: list[str]) -> str:
         """files_with_matches: newest first, ties in ICU order, then windowed and shortened."""
@@ -174,9 +185,10 @@ class Grep(Persisting):
             raise Answer(failed_answer(f"stat of a matching file failed: {exc}")) from None
         stamped.sort(key=lambda item: (-item[1], collation_key(item[0])))
         kept = [self._printed(ctx, relativized(ctx, path)) for path in self._window(ctx, [path for path, _ in stamped])]
-        if not kept:
-            return "No files found"
         page = self._pagination(ctx)
+        if not kept:
+            past = ctx.at_least(GREP_TOTALS) and truthy(ctx.arg("offset")) and bool(stamped)
+            return f"No entries at this offset. [Showing results with pagination = {page}]" if past else "No files found"
         found = f"Found {len(kept)} file{'' if len(kept) == 1 else 's'}{f' {page}' if page else ''}\n"
         return self._old_cut(ctx, found + "\n".join(kept))
 
@@ -209,6 +221,7 @@ class Grep(Persisting):
 
 
 DEFAULT_HEAD = 250
+_DRIVE = re.compile(r"^/[A-Z]:/")  # a Windows path in posix_form: its drive's colon is not the line's separator
 
 
 def default_head(ctx: Context) -> int | None:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from .common import READ_PAGES, GREP_CONTEXT, Answer, Context, failed_answer, invalid_answer, refuse
 from .js import MISSING
+from .versions import GREP_ONLY_MATCHING, SEMANTIC_INPUTS
 
 
 def param_value(text: str) -> Any:
@@ -31,12 +33,27 @@ def schema_of(tool: str, version: tuple[int, ...]) -> dict[str, str]:
         pages = {"pages": "string"} if version >= READ_PAGES else {}
         return {"file_path": "string", "offset": "number", "limit": "number", **pages}
     if tool == "Grep":
-        return {key: kind for key, kind in _GREP_SCHEMA.items() if key != "context" or version >= GREP_CONTEXT}
+        schema = {key: kind for key, kind in _GREP_SCHEMA.items() if key != "context" or version >= GREP_CONTEXT}
+        return {**schema, "-o": "boolean"} if version >= GREP_ONLY_MATCHING else schema
     return {"pattern": "string", "path": "string"}
 
 
-def check_input(tool: str, schema: dict[str, str], args: dict[str, Any]) -> None:
+def coerce(schema: dict[str, str], args: dict[str, Any]) -> None:
+    """From SEMANTIC_INPUTS the schemas' preprocessors: a number written as a string ("5", " -2.5 ") is the number,
+    "true"/"false" the boolean (zod's preprocess before the type check); changes `args` in place."""
+    for key, kind in schema.items():
+        value = args.get(key)
+        if kind == "number" and isinstance(value, str) and re.fullmatch(r"[-+]?\d+(\.\d+)?", value.strip()):
+            number = float(value.strip())
+            args[key] = int(number) if number.is_integer() else number
+        elif kind == "boolean" and value in ("true", "false"):
+            args[key] = value == "true"
+
+
+def check_input(tool: str, schema: dict[str, str], args: dict[str, Any], version: tuple[int, ...] = ()) -> None:
     """Claude Code's InputValidationError for missing, unexpected and mistyped parameters (its own wording)."""
+    if version >= SEMANTIC_INPUTS:
+        coerce(schema, args)
     required = next(iter(schema))
     missing = [f"The required parameter `{required}` is missing"] if required not in args else []
     unexpected = [f"An unexpected parameter `{key}` was provided" for key in args if key not in schema]

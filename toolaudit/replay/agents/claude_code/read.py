@@ -242,9 +242,10 @@ class Read(Persisting):
         if not rough or rough <= limit / 4:
             return
         tokens = estimated_tokens(content, _model(ctx))
-        if tokens > limit and ctx.at_least(PARTIAL_VIEW):
-            raise Answer(refuse("a Read over the token cap (a partial view from 2.1.219, its cut by the API's count) "
-                                "is not emulated"))
+        whole = ctx.arg("limit") is MISSING and _start_line(ctx) in (0, 1)
+        if tokens > limit and ctx.at_least(PARTIAL_VIEW) and whole:
+            raise Answer(refuse("a whole-file Read over the token cap (a partial view from 2.1.162, cut by the "
+                                "API's count) is not emulated"))
         if tokens > limit:
             text = f"File content ({tokens} tokens) exceeds maximum allowed tokens ({limit}). {_hint(ctx)}"
             raise Answer(Outcome(output=text, is_error=True, reason=ESTIMATED))
