@@ -80,3 +80,15 @@ def test_a_parameter_the_tool_does_not_use_is_refused_naming_those_it_takes() ->
         parse_spec("codex/shell_command?max_output_tokens=100")
     assert "max_output_tokens" in str(caught.value) and "truncation" in str(caught.value)
     assert parse_spec("codex/exec_command?max_output_tokens=100")[1] == {"max_output_tokens": "100"}
+
+
+def test_a_codex_version_newer_than_any_read_is_flagged() -> None:
+    from toolaudit.model import SessionInfo, ToolCall
+    from toolaudit.replay.replayed import Replayed
+    from toolaudit.replay.runner import newer_than_read
+
+    call = ToolCall("r.jsonl", 3, "codex", "s", "shell_command", "Exit code: 0", args='{"command": "ls"}')
+    item = Replayed(call, None, "", emulated=True)
+    assert newer_than_read([item], SessionInfo("r.jsonl", "s", "/w", version="0.160.0")) == \
+        {("codex", "0.160.0", "0.141")}
+    assert newer_than_read([item], SessionInfo("r.jsonl", "s", "/w", version="0.120.0")) == set()

@@ -239,7 +239,8 @@ class _CodexShell(Emulation):
     """A Codex shell tool: run the recorded command read-only, then cut and wrap as that version did."""
 
     agent: ClassVar[str] = "codex"
-    versions: ClassVar[str] = "0.4x-0.1xx"
+    versions: ClassVar[str] = "0.4x-0.141"
+    newest: ClassVar[tuple[int, ...]] = WARNING_SINCE  # the newest version whose code was read: later ones replay as it
     params: ClassVar[dict[str, str]] = PARAMS
 
     def from_recording(self, recorded: str, call: Call) -> dict[str, str]:
