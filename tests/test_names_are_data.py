@@ -155,3 +155,14 @@ def test_markdown_pr_comment_notifies_nobody(run, tmp_path):
         assert "@\u200b" in result.stdout
     assert os.path.exists(env["GITHUB_STEP_SUMMARY"])
     assert "@octocat" not in Path(env["GITHUB_STEP_SUMMARY"]).read_text()
+
+
+def test_terminal_table_prints_escapes_in_names_as_text(run, tmp_path):
+    path = tmp_path / "calls.jsonl"
+    path.write_text(json.dumps({"tool": f"Bash{OSC52}", "session": "s\x1b[2J", "call_id": "c1", "request": 1,
+                                "args": {}, "output": "hello " * 50}) + "\n")
+    for by in ("tool", "session"):
+        result = run("scan", path, "--by", by, "-q", "-j", "1", "--no-cache")
+        assert result.exit_code == 0, result.output
+        assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+    assert "Bash\\x1b]52;c;" in run("scan", path, "-q", "-j", "1").stdout

@@ -15,6 +15,7 @@ import hashlib
 import html
 import importlib.util
 import json
+import os
 import string
 from dataclasses import dataclass
 from pathlib import Path
@@ -262,6 +263,7 @@ def _planted() -> list[Planted]:
 
 
 PLANTED = _planted()
+SELF_NAMED = frozenset(p.kind for p in _vendors())  # a value whose shape names its kind, alone
 # prose with no evidence items (no paths, numbers or code-like names), to make outputs long
 # enough for every preset's cap (Claude Code cuts Bash at 30,000 chars)
 FILLER = "\n".join(["the service answered the health check and nothing else happened here"] * 230)
@@ -287,7 +289,9 @@ def _claude(path: Path) -> None:
         grepped = "\n".join(f"{file}:{i}:{line}" for i, line in enumerate(short.splitlines(), 1))
         calls = [("Bash", {"command": p.text}, short), ("Bash", {"command": "tail -n 400 logs/app.log"}, long),
                  ("Read", {"file_path": f"/srv/app/{file}"}, numbered),
-                 ("Grep", {"pattern": ".", "path": f"/srv/app/{file}", "output_mode": "content", "-n": True}, grepped)]
+                 ("Grep", {"pattern": ".", "path": f"/srv/app/{file}", "output_mode": "content", "-n": True}, grepped),
+                 # a path the workspace lacks: replay's failure reason names it (redacted)
+                 ("Read", {"file_path": f"/srv/app/missing/{p.values[0][:120]}.txt"}, "File does not exist.")]
         for tool, args, output in calls:
             n += 1
             base = {"sessionId": "s-claude", "cwd": "/srv/app", "version": "2.1.38",
@@ -329,15 +333,37 @@ def _toolaudit(path: Path) -> None:
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
 
 
+def name_file(p: Planted, i: int) -> str:
+    """The file of a kind's names transcript: named after its text where a file name can hold it (no `/`,
+    one line), else after its value alone when that names its kind (a password alone is no secret to see)."""
+    for text in (p.text, p.values[0] if p.values[0] != p.text and p.kind in SELF_NAMED else ""):
+        if text and "/" not in text and "\n" not in text and len(text.encode()) <= 200:
+            return f"{text}.jsonl"
+    return f"kind-{i:03d}.jsonl"
+
+
+def _names(folder: Path) -> None:
+    """One toolaudit-jsonl transcript per kind, whose tool, session and model names hold the secret (an MCP
+    tool's name too, between `__`), and whose file name holds it where it can."""
+    folder.mkdir(parents=True)
+    for i, p in enumerate(PLANTED):
+        lines = [{"tool": tool, "session": f"s-{p.text}", "model": f"m-{p.text}", "call_id": f"n{i}-{j}",
+                  "request": j, "args": {"script": "ls -la"}, "output": FILLER[:2000 * (j + 1)]}
+                 for j, tool in enumerate((p.text, f"mcp__{p.text}__run"))]
+        (folder / name_file(p, i)).write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> Path:
-    """corpus/{claude,codex,own}/: one transcript per format, every secret in args and outputs."""
+    """corpus/{claude,codex,own}/: one transcript per format, every secret in args and outputs;
+    corpus/names/: every secret in tool, session, model and file names."""
     root = tmp_path_factory.mktemp("secrets") / "corpus"
     for name, write, file in (("claude", _claude, "5f1c2a9e-0000-4000-8000-000000000001.jsonl"),
                               ("codex", _codex, "rollout-2026-03-01T10-00-00-019c0000-0000-7000-8000-00000000c0de.jsonl"),
                               ("own", _toolaudit, "calls.jsonl")):
         (root / name).mkdir(parents=True)
         write(root / name / file)
+    _names(root / "names")
     return root
 
 
@@ -439,6 +465,52 @@ def _texts(path: Path) -> list[str]:
     return [path.read_text(encoding="utf-8", errors="replace")]
 
 
+# the scan cache keys each file by its path (scan.cache): the one place a file name is kept as it is
+CACHE_KEYS = {("files", "path"), ("parts", "path")}
+
+
+def _unpacked(data: bytes) -> str:
+    """A cache entry as text: zstd or zlib data decompressed first."""
+    import zlib
+
+    if data[:4] == b"\x28\xb5\x2f\xfd":
+        import zstandard
+
+        data = zstandard.ZstdDecompressor().decompressobj().decompress(data)
+    elif data[:1] == b"\x78":
+        try:
+            data = zlib.decompress(data)
+        except zlib.error:
+            pass
+    return data.decode("utf-8", errors="replace") + "\n" + data.decode("latin-1")
+
+
+def cache_texts(folder: Path, keys: bool = False) -> dict[str, str]:
+    """What the scan cache in `folder` holds, as text: every column of every SQLite table (entries
+    unpacked), and any other file; the path keys (CACHE_KEYS) only with `keys`."""
+    import sqlite3
+
+    texts: dict[str, str] = {}
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        if path.read_bytes()[:16] != b"SQLite format 3\x00":
+            texts[f"cache:{path.name}"] = _unpacked(path.read_bytes())
+            continue
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            for (table,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
+                cursor = db.execute(f'SELECT * FROM "{table}"')
+                columns = [c[0] for c in cursor.description]
+                for n, row in enumerate(cursor.fetchall()):
+                    for column, value in zip(columns, row):
+                        if (table, column) in CACHE_KEYS and not keys:
+                            continue
+                        text = _unpacked(value) if isinstance(value, bytes) else str(value)
+                        texts[f"cache:{table}.{column}#{n}"] = text
+        finally:
+            db.close()
+    return texts
+
+
 def _views(text: str) -> list[str]:
     """The text, and as Markdown/HTML/JSON escapes would hide it (`\\_`, `&amp;`, `\\/`)."""
     return [text, text.replace("\\", ""), html.unescape(text)]
@@ -461,11 +533,15 @@ def leaks(texts: dict[str, str]) -> list[str]:
 def test_the_corpus_plants_enough_kinds(corpus, workspace):
     assert len({p.kind for p in PLANTED}) == len(PLANTED) >= 90
     assert len(leaks({"workspace": "\n".join(path.read_text() for path in workspace.rglob("*.txt"))})) == len(PLANTED)
-    texts = {path.name: path.read_text() for path in corpus.rglob("*.jsonl")}
+    texts = {path.name: path.read_text() for folder in ("claude", "codex", "own")
+             for path in (corpus / folder).glob("*.jsonl")}
     assert len(texts) == 3
     # the planted values are really there, in every transcript (else the leak check proves nothing)
     for name, text in texts.items():
         assert len(leaks({name: text})) == len(PLANTED), name
+    names = sorted((corpus / "names").glob("*.jsonl"))
+    assert len(names) == len(PLANTED) and len(leaks({"names": "\n".join(p.read_text() for p in names)})) == len(PLANTED)
+    assert sum(not p.name.startswith("kind-") for p in names) >= 60  # most kinds fit a file name
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: c.name)
@@ -487,7 +563,8 @@ def test_no_planted_secret_is_printed_or_written(command: Run, corpus, workspace
         if path.exists():
             for i, text in enumerate(_texts(path)):
                 texts[f"{path.name}#{i}"] = text
-    assert leaks(texts) == []
+    cached = cache_texts(Path(os.environ["TOOLAUDIT_CACHE_DIR"]))
+    assert leaks(texts) == [] and leaks(cached) == []
     shown = _views("".join(texts.values()))  # Markdown escapes the brackets
     assert all(any(marker in view for view in shown) for marker in command.shows), command.shows
     assert all(f"{name}#0" in texts for name in command.writes), sorted(texts)
@@ -510,3 +587,46 @@ def test_top_previews_made_late_are_the_ones_every_worker_made(where, corpus, ru
     assert sum(bool(row["args_preview"]) for row in top) > 30 and all("output_preview" in row for row in top)
     if where == "planted":
         assert leaks({"late": late.stdout}) == [] and "[REDACTED]" in late.stdout
+
+
+def test_the_scan_cache_keeps_no_secret_of_a_name(corpus, run):
+    """Served from the cache, a scan shows masked names; the cache holds them masked (file names apart: CACHE_KEYS)."""
+    first = run("scan", corpus, "-j", "1", "--by", "session", "-f", "json")
+    again = run("scan", corpus, "-j", "1", "--by", "session", "-f", "json")
+    assert first.exit_code == 0 and again.exit_code == 0, first.output + again.output
+    assert json.loads(first.stdout)["groups"] == json.loads(again.stdout)["groups"]
+    cached = cache_texts(Path(os.environ["TOOLAUDIT_CACHE_DIR"]))
+    assert cached and sum(len(t) for t in cached.values()) > 10_000  # the cache holds the corpus's rows
+    assert leaks(cached) == [] and leaks({"again": again.stdout}) == []
+    assert REDACTED in "".join(cached.values())  # the names are there, masked
+
+
+@pytest.mark.xfail(strict=True, reason="the scan cache keys each file by its path (scan/cache.py, another's "
+                                       "area): a file name holding a secret is kept there as it is")
+def test_the_scan_cache_keys_hold_no_file_name_secret(corpus, run):
+    result = run("scan", corpus, "-j", "1", "-f", "json")
+    assert result.exit_code == 0, result.output
+    assert leaks(cache_texts(Path(os.environ["TOOLAUDIT_CACHE_DIR"]), keys=True)) == []
+
+
+def test_mcp_answers_show_no_secret(corpus):
+    """The MCP server's tools (context, scan with --show-content previews, simulate, advise) answer masked."""
+    pytest.importorskip("mcp", reason="the mcp extra is not installed")
+    import asyncio
+
+    from toolaudit.server import build
+
+    server = build([corpus], show_content=True)
+    calls = [("scan", {"path": str(corpus), "top": 200}), ("scan", {"path": str(corpus), "by": "session"}),
+             ("scan", {"path": str(corpus), "by": "file"}), ("scan", {"path": str(corpus), "by": "model"}),
+             ("simulate", {"path": str(corpus), "max_lines": 6}), ("advise", {"path": str(corpus)}),
+             ("context", {"transcript": str(corpus / "claude" / "5f1c2a9e-0000-4000-8000-000000000001.jsonl")}),
+             *(("context", {"transcript": str(path)}) for path in sorted((corpus / "names").glob("*.jsonl"))[:40])]
+    answers = {}
+    for i, (tool, args) in enumerate(calls):
+        result = asyncio.run(server.call_tool(tool, args))
+        text = "".join(getattr(item, "text", "") for item in result.content)
+        assert not result.is_error, (tool, text[:300])
+        answers[f"{tool}#{i}"] = text
+    assert leaks(answers) == []
+    assert REDACTED in answers["scan#0"] and REDACTED in answers["scan#1"]

@@ -162,8 +162,10 @@ def context_now(transcript: Path | str, read: InputOptions | None = None, *, con
         from ..errors import ToolauditError
 
         raise ToolauditError((kept.errors + kept.unrecognised)[0], slug="statusline-input")
-    return context_of(str(path), [r for r in kept.rows if r.agent == MAIN_AGENT], kept.usage, context, tok,
-                      tuple(str(s) for s in kept.skipped if not s.benign))
+    from .redact import name  # the file's name as its rows have it (Collector.records): a secret in it masked
+
+    return context_of(name(str(path), path=True), [r for r in kept.rows if r.agent == MAIN_AGENT], kept.usage,
+                      context, tok, tuple(str(s) for s in kept.skipped if not s.benign))
 
 
 def live_snapshot(paths, read: InputOptions | None = None, *, window_s: float = 7200.0, hooks: Hooks = SILENT):

@@ -303,11 +303,12 @@ def in_secret(text: str, part: str, tries: int = 8) -> bool:
 
 
 _JOINS = re.compile(r"__+")
+_PATH_JOINS = re.compile(r"__+|/|\\|\.(?=[A-Za-z0-9]{1,8}$)")  # a path's folders, and its extension
 
 
 @lru_cache(maxsize=8192)
-def name(text: str) -> str:
-    """A tool, session, model or agent name with the secrets in it replaced by [REDACTED] (Collector.records).
+def name(text: str, path: bool = False) -> str:
+    """A tool, session, model, agent or file name with the secrets in it replaced by [REDACTED] (`named`).
 
     Names repeat (cached), and are ids: detect-secrets' entropy plugins, which would take a random session
     id for a key, are left out; prefixes, gitleaks' rules, credentials in URLs and assignments are not.
@@ -316,9 +317,9 @@ def name(text: str) -> str:
     worded = any(hint in lower for hint in _HINTS)
     if not (worded or _token_like(text) or secret_forms.hinted(text, lower) or _BLOCK_HINT in text):
         return text
-    # MCP names join their parts with `__` (`mcp__server__tool`): each part is read as a line of its own,
-    # so a key between them has its boundaries (the same length: offsets hold)
-    probe = _JOINS.sub(lambda m: "\n" * len(m.group()), text)
+    # MCP names join their parts with `__` (`mcp__server__tool`), a `path` its folders with `/`: each part
+    # is read as a line of its own, so a key between them has its boundaries (the same length: offsets hold)
+    probe = (_PATH_JOINS if path else _JOINS).sub(lambda m: "\n" * len(m.group()), text)
     found = {m.group(1) for pattern in _CONTEXT for m in pattern.finditer(probe)}
     found.update(_VENDOR.findall(probe))
     found.update(secret_forms.values(probe, probe.lower()))
@@ -341,18 +342,19 @@ def name(text: str) -> str:
     return "".join(out) + text[pos:]
 
 
-_NAME_FIELDS = ("tool", "session", "model", "agent")
+# `source` is the file's name: a report shows it (--by file, --top, file:line), the cache keeps it
+_NAME_FIELDS = ("tool", "session", "model", "agent", "source")
 
 
 def named(record):
-    """`record` (a collector's) with the secrets in its names masked (`name`): its tool, session, model and
-    agent, and a menu's tool names. Every job reads records through Collector.records, which calls this:
-    no report, answer or cache sees a secret a name held."""
+    """`record` (a collector's) with the secrets in its names masked (`name`): its tool, session, model,
+    agent and file (`source`), and a menu's tool names. Every job reads records through Collector.records,
+    which calls this: no report, answer or cache row sees a secret a name held."""
     changed = {}
     for field in _NAME_FIELDS:
         value = getattr(record, field, None)
         if isinstance(value, str) and value:
-            masked = name(value)
+            masked = name(value, path=field == "source")
             if masked is not value and masked != value:
                 changed[field] = masked
     tools = getattr(record, "tools", None)
