@@ -62,13 +62,14 @@ def _o(n: int, ts: str, total: int, read: int, output: int = 0, reasoning: int =
 def test_openai_reads_the_whole_previous_prompt_not_its_cached_part():
     requests = [
         _o(0, "2026-03-01T10:00:00Z", 10_000, 3_456, output=300, reasoning=100),  # first: as recorded
-        _o(1, "2026-03-01T10:00:05Z", 12_000, 10_112),  # reads 10,000 + the 200 visible output, in 128s: 10,112
-        _o(2, "2026-03-01T10:00:09Z", 12_500, 11_904),  # a 12,000 prompt: 11,904 (93 blocks)
+        # reads 10,000 + the 200 visible output, in 128s (10,112), less OpenAI's median shortfall of 384: 9,728
+        _o(1, "2026-03-01T10:00:05Z", 12_000, 9_728),
+        _o(2, "2026-03-01T10:00:09Z", 12_500, 11_520),  # a 12,000 prompt: 11,904 (93 blocks) less 384
         _o(3, "2026-03-01T10:20:00Z", 13_000, 3_456),  # 20 minutes idle: expired, the system prompt left
         _o(4, "2026-03-01T10:20:05Z", 6_000, 3_456),  # fell by 7,000: compacted, the first read kept
     ]
     got = splits(requests)
-    assert got == [Split(3_456, 0, 6_544), Split(10_112, 0, 1_888), Split(11_904, 0, 596), Split(3_456, 0, 9_544),
+    assert got == [Split(3_456, 0, 6_544), Split(9_728, 0, 2_272), Split(11_520, 0, 980), Split(3_456, 0, 9_544),
                    Split(3_456, 0, 2_544)]
     # the old rule read only what the previous request had read: request 1 would read 3,456
     assert context_fit(requests).reads_error == 0.0 and context_fit(requests).writes_error is None

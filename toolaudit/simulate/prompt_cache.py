@@ -25,6 +25,9 @@ TTL_1H_S = 3600.0  # after 1-hour cache writes
 AUTOMATIC_TTL_S = 600.0  # OpenAI: "cached prefixes generally remain active for 5 to 10 minutes of inactivity"
 SHRINK = 1_000  # an automatic cache's prompt that fell by more than this was edited before its end (a compaction)
 OPENAI_BLOCK = 128  # OpenAI's cache hits grow in 128-token steps
+# OpenAI's reads fall short of the whole previous prompt by a few blocks: the median shortfall per request over
+# the Codex sessions the rule was fitted on (docs/simulate.md, the cache model's fit)
+OPENAI_SHORTFALL = 384
 GEMINI_BLOCK = 2048  # Gemini's implicit hits came in steps of about 2,048 tokens (gemini-3-pro in ../shared/corpus)
 
 
@@ -101,8 +104,11 @@ def splits(requests: list[Usage], totals: list[int] | None = None, cut_at: list[
     `totals`: each request's input under a policy (default: as recorded); `cut_at`: where a policy changed
     the request's prefix (a removal at token p: at most p tokens of it can be read), None where it did not.
     """
-    if provider_of(requests) != "anthropic":
-        return _automatic(requests, totals, cut_at, OPENAI_BLOCK if provider_of(requests) == "openai" else GEMINI_BLOCK)
+    provider = provider_of(requests)
+    if provider == "openai":
+        return _automatic(requests, totals, cut_at, OPENAI_BLOCK, OPENAI_SHORTFALL)
+    if provider == "gemini":
+        return _automatic(requests, totals, cut_at, GEMINI_BLOCK)
     out: list[Split] = []
     alive: dict[str | None, tuple[int, datetime | None, float]] = {}  # model -> (cached prefix, when, ttl)
     for i, u in enumerate(requests):
@@ -127,11 +133,11 @@ def splits(requests: list[Usage], totals: list[int] | None = None, cut_at: list[
     return out
 
 
-def _automatic(requests: list[Usage], totals: list[int] | None, cut_at: list[int | None] | None, block: int
-               ) -> list[Split]:
+def _automatic(requests: list[Usage], totals: list[int] | None, cut_at: list[int | None] | None, block: int,
+               shortfall: int = 0) -> list[Split]:
     """Automatic prefix caching (OpenAI, Gemini): nothing is written or charged for writing; a request reads the
     whole previous prompt of its model — its input and the answer appended to it (visible output: reasoning is
-    not sent back) — as far as its own input goes, in `block`-token steps. A shrink nobody explains (a
+    not sent back) — as far as its own input goes, in `block`-token steps, less `shortfall` tokens. A shrink nobody explains (a
     compaction, or a turn rewritten) keeps only the context's first read (the system prompt and tools), and so
     does a gap of more than AUTOMATIC_TTL_S; a policy's change at token p leaves at most p."""
     out: list[Split] = []
@@ -153,7 +159,7 @@ def _automatic(requests: list[Usage], totals: list[int] | None, cut_at: list[int
             elif expired or total < before - SHRINK:
                 read = min(first[u.model], total)
             else:
-                read = min(prompt, total) // block * block
+                read = max(0, min(prompt, total) // block * block - shortfall)
         out.append(Split(read, 0, total - read))
         alive[u.model] = (total + max(0, u.output - u.reasoning), total, now)
     return out
