@@ -1,10 +1,12 @@
-"""Claude Code's own read-only tools, Read, Grep, Glob and Bash, answered as Claude Code 2.0.64 to 2.1.42 printed them.
+"""Claude Code's own read-only tools, Read, Grep, Glob and Bash, answered as Claude Code 2.0.64 to 2.1.332 printed them.
 
 The truth is the tools' code in the npm package's `cli.js` (read for 2.0.64, 2.0.74, 2.0.76, 2.1.1 to 2.1.3,
 2.1.5 to 2.1.7, 2.1.12, 2.1.14, 2.1.17, 2.1.19 to 2.1.22, 2.1.25, 2.1.29 to 2.1.31, 2.1.34, 2.1.37 to 2.1.42;
 the quoted strings below are searchable there), checked against the tool results of 550 recorded sessions
-(2.0.64 to 2.1.42). Each version gate below is the first version with the behaviour, the one before it read too. These versions have no LS tool, no default line count and no
-per-line clipping in Read, and no default head_limit in Grep (all came later).
+(2.0.64 to 2.1.42). Each version gate is the first version with the behaviour, the one before it read too. The
+gates after 2.1.42 (versions.py) come from a bisection of the published packages (`cli.js`, then the linux-x64
+binary's embedded JavaScript): `N\t` line prefixes, the reminder's model list, Grep's default head_limit and
+pagination, the unchanged-re-read stubs, Glob's counted truncation note, Windows paths.
 
 - Read: `%6d→line` numbering from the requested offset, a malware `<system-reminder>` appended (since
   2.1.39 not for claude-opus-4-6), the empty / short-file warnings, the size and token errors, EISDIR.

@@ -14,24 +14,24 @@ NEWEST = (2, 1, 332)  # the newest version read; a newer one replays as it, flag
 VERSIONS = "2.0.64 - 2.1.332"
 
 # every tool
-SEMANTIC_INPUTS = (2, 1, 80)  # a number or boolean argument written as a string is read as one (zod preprocess)
+SEMANTIC_INPUTS = (2, 1, 79)  # a number or boolean argument written as a string is read as one (zod preprocess)
 # Read
-NEW_HINT = (2, 1, 72)  # the size and token errors end "Use offset and limit parameters … instead of reading the whole file."
+NEW_HINT = (2, 1, 72)  # the size and token errors end "Use offset and limit parameters … the whole file."
 CWD_NOTE = (2, 1, 48)  # a missing file: "File does not exist. Note: your current working directory is X."
 TAB_PREFIX = (2, 1, 86)  # `N\t` line prefixes (tengu_compact_line_prefix_killswitch off), not `%6d→`
 FILE_UNCHANGED = (2, 1, 86)  # a Read of what an earlier Read showed, unchanged: a one-line stub
 REMINDER_ALLOWLIST = (2, 1, 92)  # the malware reminder only for the older models of REMINDER_MODELS
 NO_REMINDER = (2, 1, 126)  # no malware reminder at all
-BLANK_WINDOW = (2, 1, 210)  # a window of blank lines in a longer file prints `N\t`, not the shorter-than-offset warning
+BLANK_WINDOW = (2, 1, 210)  # a blank window of a longer file prints `N\t`, not the shorter-than-offset warning
 PARTIAL_VIEW = (2, 1, 162)  # a file over the token cap may be cut to a "[Truncated: PARTIAL view" page (not emulated)
 # Glob
-GLOB_SHOWING = (2, 1, 200)  # a cut list ends "(Showing N of T matching files; R more are not listed. …)"
+GLOB_SHOWING = (2, 1, 196)  # a cut list ends "(Showing N of T matching files; R more are not listed. …)"
 # Grep
 GREP_DEFAULT_HEAD = (2, 1, 84)  # head_limit 250 when unspecified (0: unlimited); pagination noted only when it cut
-MORE_VCS = (2, 1, 86)
-GREP_ONLY_MATCHING = (2, 1, 143)  # the `-o` argument (content mode: rg -o)
+MORE_VCS = (2, 1, 86)  # .jj and .sl excluded beside .git, .svn, .hg, .bzr
+GREP_ONLY_MATCHING = (2, 1, 141)  # the `-o` argument (content mode: rg -o)
 GREP_COUNT_H = (2, 1, 140)  # count mode runs `rg -c -H`: a single file's count is `path:N`, not `N`
-GREP_TOTALS = (2, 1, 210)  # count totals every count, not the page; an offset past the results: "No entries at this offset"  # .jj and .sl excluded beside .git, .svn, .hg, .bzr
+GREP_TOTALS = (2, 1, 210)  # count totals every count, not the page; an offset past the results says so
 
 REMINDER_MODELS = frozenset({  # REMINDER_ALLOWLIST on: the models the reminder is still appended for
     "claude-3-opus", "claude-3-sonnet", "claude-3-haiku", "claude-3-5-sonnet", "claude-3-5-haiku",
