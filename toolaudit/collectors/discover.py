@@ -12,6 +12,7 @@ from ..errors import UsageError
 from ..model import Skipped
 from . import base
 from .base import COMPRESSED, Collector, collectors, load_document, loads, open_source
+from .reading import TooMuchDecompressed, skip_blank
 from ..storage import RemotePath
 
 # Directory walks look at these, compressed or not; a file named explicitly is always tried.
@@ -210,6 +211,7 @@ def _sniff(path: Path, claim: Callable[[Any], type[Collector] | None] | None = N
                 if seen == 0 and raw.startswith(base.BOM):
                     raw = raw[len(base.BOM):]
                 if not raw.strip():
+                    skip_blank(fh)  # the blank run after it at once; not counted in the window: it parses nothing
                     continue
                 seen += 1
                 start = start or raw.lstrip()[:16]
@@ -236,7 +238,8 @@ def _sniff(path: Path, claim: Callable[[Any], type[Collector] | None] | None = N
                     break  # an untyped record nobody claims: the first one decides, as ever
         except base.DECOMPRESS_ERRORS as exc:
             if not start:  # not one line could be decompressed: the file is unreadable, not empty
-                raise OSError(f"bad compressed data: {exc}") from exc
+                bound = isinstance(exc, TooMuchDecompressed)  # blank up to the bound: no bad data
+                raise OSError(str(exc) if bound else f"bad compressed data: {exc}") from exc
     return found or _Sniff(start)
 
 

@@ -6,6 +6,7 @@ import gzip
 import io
 import json
 import os
+import re
 import threading
 import zlib
 from pathlib import Path
@@ -21,6 +22,9 @@ MAX_DOCUMENT_BYTES = 512 * 1024 * 1024
 # One line is read whole to be parsed: past this (TOOLAUDIT_MAX_LINE_BYTES) it is passed over, read in pieces and
 # never kept, and reported; a 68 KB .zst holding one 2 GiB line must not take 6 GB of memory.
 MAX_LINE_BYTES = int(os.environ.get("TOOLAUDIT_MAX_LINE_BYTES") or 256 * 1024 * 1024)
+# A compressed file is decompressed up to this many bytes (TOOLAUDIT_MAX_DECOMPRESSED_BYTES), then read no further
+# and reported: a 1 MB .zst can hold 32 GiB (a minute of decompression) and real transcripts are far smaller.
+MAX_DECOMPRESSED_BYTES = int(os.environ.get("TOOLAUDIT_MAX_DECOMPRESSED_BYTES") or 4 << 30)
 BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark some writers put first: not part of the first record
 
 
@@ -78,12 +82,55 @@ def _decompressed(fh: BinaryIO) -> BinaryIO:
     magic = fh.read(4)
     fh.seek(0)
     if magic.startswith(GZIP_MAGIC):
-        reader = gzip.GzipFile(fileobj=fh, mode="rb")
+        reader: Any = gzip.GzipFile(fileobj=fh, mode="rb")
         reader.myfileobj = fh  # closed with it, as gzip.open(name) closes the file it opened
-        return reader  # type: ignore[return-value]
-    if magic == ZSTD_MAGIC:
-        return io.BufferedReader(_Zstd(fh), buffer_size=1 << 20)  # type: ignore[return-value]
-    return fh
+    elif magic == ZSTD_MAGIC:
+        reader = _Zstd(fh)
+    else:
+        return fh
+    # read through a 1 MiB buffer: GzipFile's own readline and 8 KiB peek cost a Python call per line and
+    # per 8 KiB (a run of blank lines is passed over a buffer at a time: skip_blank)
+    return io.BufferedReader(_Bounded(reader, MAX_DECOMPRESSED_BYTES), buffer_size=1 << 20)  # type: ignore
+
+
+class TooMuchDecompressed(ValueError):
+    """A compressed file whose content runs past MAX_DECOMPRESSED_BYTES: read no further."""
+
+
+class _Bounded(io.RawIOBase):
+    """A decompressed stream that raises TooMuchDecompressed once more than `limit` bytes came out of it."""
+
+    def __init__(self, inner: Any, limit: int):
+        self._inner, self._limit, self._out = inner, limit, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if isinstance(self._inner, gzip.GzipFile):  # read1: what one read gives; its readinto waits for a whole
+            data = self._inner.read1(len(buffer))  # buffer, and a stream cut short would lose what came before
+            n = len(data)
+            buffer[:n] = data
+        else:
+            n = self._inner.readinto(buffer)
+        self._out += n or 0
+        if self._out > self._limit:
+            raise TooMuchDecompressed(f"over {self._limit:,} bytes decompressed (TOOLAUDIT_MAX_DECOMPRESSED_BYTES): "
+                                      "read no further")
+        return n
+
+    def seekable(self) -> bool:
+        return self._inner.seekable()
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        return self._inner.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self._inner.tell()
+
+    def close(self) -> None:
+        self._inner.close()
+        super().close()
 
 
 # Compressed bytes handed to zstandard at a time: a byte can stand for up to ~32,768 (RLE blocks), so a 64 KiB
@@ -128,7 +175,7 @@ class _Zstd(io.RawIOBase):
 
 
 # what a compressed file that ends early, or is no valid stream, raises while it is read
-DECOMPRESS_ERRORS = (EOFError, gzip.BadGzipFile, zlib.error, zstandard.ZstdError)
+DECOMPRESS_ERRORS = (EOFError, gzip.BadGzipFile, zlib.error, zstandard.ZstdError, TooMuchDecompressed)
 
 
 def plain_name(path: Path) -> str:
@@ -189,6 +236,16 @@ def read_lines(path: Path, start: tuple[int, int] = (0, 0), at: list | None = No
             if raw.isspace():  # not strip(): that copies every line to look at its first byte
                 if cut:  # blank: it changes nothing either
                     at[2] = True
+                    continue
+                try:  # the blank lines that follow, passed over at once (still counted, for file:line)
+                    size, lines = skip_blank(fh)
+                except DECOMPRESS_ERRORS as exc:
+                    yield number + 1, Skipped(str(path), number + 1, f"cannot decompress: {_short(exc)}")
+                    return
+                number += lines
+                if at is not None and lines:
+                    offset += size
+                    at[:] = [offset, number, True]
                 continue
             parsed = _parse_line(path, number, raw)
             if cut and isinstance(parsed, Skipped):  # a cut line that does not parse changes nothing: the
@@ -220,13 +277,44 @@ def _pass_over(readline, size: int) -> int:
             return size
 
 
+# the first byte that bytes.isspace() does not call blank (bytes.lstrip(chars) is a slow loop by comparison)
+_NOT_BLANK = re.compile(rb"[^ \t\n\r\x0b\x0c]")
+_PEEK = 1 << 20
+
+
+def skip_blank(fh: BinaryIO) -> tuple[int, int]:
+    """Pass over the blank lines at `fh`'s position a buffer at a time, with no readline and no JSON per line:
+    (bytes, newlines) passed. It stops after the last newline before other bytes, so the next readline reads a
+    whole line. A gzip of 1 GiB of newlines took 109 s line by line; a run of blank lines now costs what its
+    decompression costs. A file object that cannot peek (some object-storage files) is read on line by line."""
+    peek = getattr(fh, "peek", None)
+    if peek is None:
+        return 0, 0
+    size = lines = 0
+    while True:
+        chunk = peek(_PEEK)
+        other = None if chunk.isspace() else _NOT_BLANK.search(chunk)
+        end = chunk.rfind(b"\n", 0, len(chunk) if other is None else other.start()) + 1  # the blank run's lines
+        if end == 0:
+            return size, lines
+        lines += chunk.count(b"\n", 0, end)
+        size += len(fh.read(end))  # already buffered: no decompression, a copy of at most _PEEK bytes
+        if other is not None or not chunk:
+            return size, lines
+
+
 def raw_lines(path: Path) -> Iterator[bytes]:
-    """The file's lines as bytes, unparsed (a quick first pass); a compressed stream that breaks
-    ends them there, quietly: read_lines reports it."""
+    """The file's non-blank lines as bytes, unparsed (a quick first pass: a run of blank lines is passed over
+    at once, see skip_blank); a compressed stream that breaks ends them there, quietly: read_lines reports it."""
     with open_source(path) as fh:
         try:
             for raw in bounded_lines(fh):
-                yield raw if isinstance(raw, bytes) else b"\n"  # a line too long to read: a blank one here
+                if isinstance(raw, int):
+                    yield b"\n"  # a line too long to read: a blank one here
+                elif raw.isspace():
+                    skip_blank(fh)
+                else:
+                    yield raw
         except DECOMPRESS_ERRORS:
             return
 
