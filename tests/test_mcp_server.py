@@ -69,17 +69,29 @@ def test_tools_answer_inside_their_folders_and_refuse_outside(tmp_path):
     ])
     assert names == ["advise", "context", "scan", "simulate"]
     expected_advice = json.loads(toolaudit.advise([SHOP]).to_json())["recommendations"]
-    assert _json(advice)["recommendations"] == expected_advice
+    got_advice = _json(advice).get("recommendations", [])  # none: left out, as every empty field
+    assert len(got_advice) == min(5, len(expected_advice)) and [(r["kind"], r["net_tokens_saved"]) for r in got_advice] == \
+        [(r["kind"], r["net_tokens_saved"]) for r in expected_advice[:len(got_advice)]]
     now = toolaudit.scan.context_now(SESSION)
     got = _json(context)
     assert (got["in_context"], got["calls"], got["resent"]) == (now.in_context, now.calls, now.resent)
     assert got["by_tool"][0] == {"tool": now.by_tool[0][0], "tokens": now.by_tool[0][1]}
     expected = json.loads(toolaudit.scan([SHOP], by="session").to_json())
     doc = _json(scan)
-    assert doc["totals"] == expected["totals"] and doc["tools"] == expected["tools"]
-    assert _json(simulate)["totals"] == json.loads(toolaudit.simulate([SHOP], preset="claude-code").to_json())["totals"]
+    assert {k: doc["totals"][k] for k in ("calls", "tokens", "files")} == \
+        {k: expected["totals"][k] for k in ("calls", "tokens", "files")}
+    assert [(g["session"], g["tokens"]) for g in doc["groups"]] == \
+        [(g["session"], g["tokens"]) for g in expected["groups"]]
+    assert [(t["tool"], t["tokens"]) for t in doc["tools"]] == [(t["tool"], t["tokens"]) for t in expected["tools"][:5]]
+    api = json.loads(toolaudit.simulate([SHOP], preset="claude-code").to_json())["totals"]
+    assert {k: _json(simulate)["totals"].get(k, 0) for k in ("calls", "tokens_saved", "later_used")} == \
+        {k: api[k] for k in ("calls", "tokens_saved", "later_used")}
     assert "outside the folders" in _error(far) and "outside the folders" in _error(linked)
     assert "--show-content" in _error(top)
+    for answer in (context, scan, simulate, advice):  # one compact copy on the wire, no structured duplicate
+        text = answer.content[0].text
+        assert answer.structured_content is None and len(answer.content) == 1
+        assert text == json.dumps(json.loads(text), separators=(",", ":"), ensure_ascii=False)
 
 
 def test_show_content_lets_scan_list_the_largest_calls():

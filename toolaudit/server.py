@@ -7,8 +7,8 @@ holding a link to anything outside them is refused), and no
 tool output or argument text is returned unless the server was started with show_content.
 """
 
-from __future__ import annotations
-
+# no `from __future__ import annotations`: the tools' annotations name local aliases, which the SDK
+# reads from the functions themselves
 import json
 import os
 from dataclasses import asdict
@@ -72,60 +72,119 @@ def _links(folder: Path):
                 yield Path(at), Path(os.path.realpath(at))
 
 
-def build(roots: list[Path], show_content: bool = False):
-    """The MCPServer with toolaudit's tools, confined to `roots`."""
+def build(roots: list[Path], show_content: bool = False, env: dict[str, str] | None = None):
+    """The MCPServer with toolaudit's tools, confined to `roots`; `env` stands for the environment when the
+    current session is looked for (tests)."""
+    from typing import Annotated
+
     from mcp.server.mcpserver import MCPServer
     from mcp.types import ToolAnnotations
+    from pydantic import Field
 
     from . import __version__
     from . import advise as advise_job
     from . import scan as scan_job
     from . import simulate as simulate_job
+    from . import server_answers as answers
+    from .server_fit import DEFAULT_MAX_TOKENS, DEFAULT_ROWS, MIN_MAX_TOKENS
 
     confined = Confined(roots)
     server = MCPServer("toolaudit", version=__version__, instructions=INSTRUCTIONS)
     read_only = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
+    tool = server.tool(annotations=read_only, structured_output=False)  # one compact text, not two copies
 
-    @server.tool(annotations=read_only)
-    def context(transcript: str) -> dict[str, Any]:
+    Path_ = Annotated[str | None, Field(description="A transcript file or a folder of them, inside the server's "
+                                                    "folders. Default: the current session (the newest transcript "
+                                                    "of the working folder's project; the answer's `source` says "
+                                                    "which).")]
+    Budget = Annotated[int, Field(ge=MIN_MAX_TOKENS, description=f"The answer's size limit in o200k_base tokens "
+                                                                 f"(default {DEFAULT_MAX_TOKENS}); past it the "
+                                                                 "lowest rows are left out and `truncated` says "
+                                                                 "how many.")]
+    Rows = Annotated[int, Field(ge=0, le=1000, description="How many rows to list, largest first (the others "
+                                                           "are summed in `*_rest`).")]
+
+    def sources(path: str | None, single: bool = False) -> tuple[list[Path], dict[str, str]]:
+        """The paths a call reads, and the `source` its answer names."""
+        if path:
+            return [confined.path(path)], {"path": path}
+        found, looked = answers.current_session(confined, env)
+        if found is None:
+            raise _refused(f"no path given and {looked}: pass `path` (a transcript or a folder inside "
+                           f"{', '.join(str(r) for r in confined.roots)})")
+        paths = [found.path] if single else [confined.path(str(p)) for p in found.paths()]
+        return paths, {"path": str(found.path), "agent": found.agent, "chosen": found.how}
+
+    @tool
+    def context(transcript: Path_ = None, rows: Rows = DEFAULT_ROWS,
+                max_tokens: Budget = DEFAULT_MAX_TOKENS) -> str:
         """What fills a session's context now: the tokens of its tool outputs since the last compaction, per
-        tool, their share of the last request, and the tokens re-sent so far (one transcript file)."""
-        now = _answering(lambda: scan_job.context_now(confined.path(transcript)))
-        doc = asdict(now)
-        doc["share"] = now.share
-        doc["by_tool"] = [{"tool": tool, "tokens": tokens} for tool, tokens in now.by_tool]
-        return doc
+        tool, their share of the last request, and the tokens re-sent so far (one transcript file; default:
+        the current session). Compact JSON of at most `max_tokens` tokens (default 1500)."""
+        def work():
+            paths, source = sources(transcript, single=True)
+            return answers.context(scan_job.context_now(paths[0]), source, rows, max_tokens)
+        return _answering(work)
 
-    @server.tool(annotations=read_only)
-    def scan(path: str, by: str = "tool", top: int = 0) -> dict[str, Any]:
-        """`toolaudit scan PATH --by BY -f json`: every tool call's exact tokens, grouped by tool, session,
-        file, agent, model, family, day, week or month. `top` lists the largest calls (their argument
-        previews are content: only on a server started with --show-content)."""
+    @tool
+    def scan(path: Path_ = None, by: str = "tool", top: int = 0, rows: Rows = DEFAULT_ROWS,
+             max_tokens: Budget = DEFAULT_MAX_TOKENS) -> str:
+        """`toolaudit scan PATH --by BY`: every tool call's exact tokens, grouped by tool, session, file,
+        agent, model, family, day, week or month (default: the current session, by tool): totals, the largest
+        `rows` groups and the rest summed. `top` lists the largest calls (their argument previews are content:
+        only on a server started with --show-content). Compact JSON of at most `max_tokens` tokens (default
+        1500)."""
         if top and not show_content:
             raise _refused("top calls carry argument previews: start the server with --show-content to see them")
-        result = _answering(lambda: scan_job([confined.path(path)], by=by, top=top, show_content=show_content))
-        return json.loads(result.to_json())
 
-    @server.tool(annotations=read_only)
-    def simulate(path: str, preset: str | None = None, max_chars: int | None = None, max_lines: int | None = None,
-                 max_matches: int | None = None, preview_chars: int | None = None,
-                 tools: list[str] | None = None) -> dict[str, Any]:
-        """`toolaudit simulate`: what a cap would save and what it would hide, on the transcripts under PATH;
-        an agent's real caps by `preset` (claude-code, codex, gemini-cli, ...: `toolaudit list presets`) or
-        caps of your own (max_chars, max_lines, max_matches, preview_chars), for `tools` (globs) or all."""
+        def work():
+            paths, source = sources(path)
+            result = scan_job(paths, by=by, top=top, show_content=show_content)
+            return answers.scan(json.loads(result.to_json()), source, by, rows, max_tokens)
+        return _answering(work)
+
+    @tool
+    def simulate(path: Path_ = None, preset: str | None = None,
+                 context: Annotated[str | None, Field(description=(
+                     "A context policy, as `toolaudit simulate --context`: mask:keep=N, clear:trigger=T,keep=K, "
+                     "compact:at=T, an agent's default (claude-code, codex, gemini-cli, anthropic-clear, "
+                     "anthropic-compact) or none; priced with the prompt cache."))] = None,
+                 model: Annotated[str | None, Field(description="With `context`: price requests whose "
+                                                                "transcript names no model as this one.")] = None,
+                 max_chars: int | None = None, max_lines: int | None = None, max_matches: int | None = None,
+                 preview_chars: int | None = None, tools: list[str] | None = None, rows: Rows = DEFAULT_ROWS,
+                 max_tokens: Budget = DEFAULT_MAX_TOKENS) -> str:
+        """`toolaudit simulate`: what a cap or a context policy would save, cost and hide, on the transcripts
+        under PATH (default: the current session); an agent's real caps by `preset` (claude-code, codex,
+        gemini-cli, ...: `toolaudit list presets`), caps of your own (max_chars, max_lines, max_matches,
+        preview_chars) for `tools` (globs) or all, and/or a `context` policy (mask:keep=10, claude-code, ...).
+        The verdict first, then the tools it saves most on. Compact JSON of at most `max_tokens` tokens
+        (default 1500)."""
         caps = {k: v for k, v in (("max_chars", max_chars), ("max_lines", max_lines), ("max_matches", max_matches),
                                   ("preview_chars", preview_chars)) if v is not None}
-        result = _answering(lambda: simulate_job([confined.path(path)], preset=preset, tools=tuple(tools or ()), **caps))
-        return json.loads(result.to_json())
 
-    @server.tool(annotations=read_only)
-    def advise(path: str, max_later_used: float = 0.01, max_refetch: float = 0.01) -> dict[str, Any]:
-        """`toolaudit advise`: the few changes worth making to the agents whose transcripts are under PATH (caps
-        per tool, a context policy, MCP outputs), ranked by net tokens saved within a risk budget (shares of
-        calls), each with the agent's own setting and its source."""
-        result = _answering(lambda: advise_job([confined.path(path)], max_later_used=max_later_used,
-                                               max_refetch=max_refetch))
-        return json.loads(result.to_json())
+        def work():
+            paths, source = sources(path)
+            result = simulate_job(paths, preset=preset, tools=tuple(tools or ()), context=context, model=model,
+                                  **caps)
+            return answers.simulate(result, source, rows, max_tokens)
+        return _answering(work)
+
+    @tool
+    def advise(path: Path_ = None, max_later_used: float = 0.01, max_refetch: float = 0.01,
+               rows: Annotated[int, Field(ge=0, le=1000, description="How many recommendations to list, best "
+                                                                     "first (the others are summed in "
+                                                                     "`recommendations_rest`).")] = 5,
+               max_tokens: Budget = DEFAULT_MAX_TOKENS) -> str:
+        """`toolaudit advise`: the few changes worth making to the agents whose transcripts are under PATH
+        (default: the current session): caps per tool, a context policy, MCP outputs, ranked by net tokens
+        saved within a risk budget (shares of calls), each with the agent's own setting. Compact JSON of at
+        most `max_tokens` tokens (default 1500)."""
+        def work():
+            paths, source = sources(path)
+            result = advise_job(paths, max_later_used=max_later_used, max_refetch=max_refetch)
+            return answers.advise(json.loads(result.to_json()), source, rows, max_tokens)
+        return _answering(work)
 
     return server
 
