@@ -301,3 +301,38 @@ def test_no_server_in_a_cache_folder_others_can_write(tmp_path, monkeypatch, run
     assert resident.socket_path() is None
     result = run("statusline", input=json.dumps({"transcript_path": str(SHOP)}))
     assert result.exit_code == 0 and result.output.strip() == resident.compute(_request()) and started == []
+
+
+def test_a_line_given_up_keeps_its_slot_until_its_work_ends(tmp_path, monkeypatch):
+    # a request stuck in its work is answered after REQUEST_S, but its work still runs: it keeps its slot, so
+    # that stuck requests (a pathological transcript asked after every message) never pile up past CLIENTS
+    release = threading.Event()
+
+    def stuck(request):
+        release.wait(60)
+        return "late"
+
+    monkeypatch.setattr(resident, "compute", stuck)
+    monkeypatch.setattr(resident, "REQUEST_S", 0.2)
+    monkeypatch.setattr(resident, "CLIENTS", 1)
+    path = str(tmp_path / "one.sock")
+    thread = threading.Thread(target=resident.serve, args=(path, 60.0), daemon=True)
+    thread.start()
+    try:
+        for _ in range(500):
+            if resident.ask(path, {"ping": True}) == "pong":
+                break
+            threading.Event().wait(0.01)
+        assert resident.ask(path, _request(), timeout=30) == "toolaudit: no answer in 0.2 s"
+        assert resident.reply(path, {"ping": True}) == (None, True)  # its one slot is still taken
+        release.set()
+        for _ in range(500):
+            if resident.ask(path, {"ping": True}) == "pong":  # free again once the work ended
+                break
+            threading.Event().wait(0.01)
+        assert resident.ask(path, {"ping": True}) == "pong"
+    finally:
+        release.set()
+        resident.ask(path, {"stop": True})
+        thread.join(30)
+    assert not thread.is_alive()

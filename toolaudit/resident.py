@@ -337,35 +337,65 @@ class _State:
 
 
 def _client(conn: socket.socket, state: _State) -> None:
-    """Read one request within READ_S, answer it, let go of its slot."""
+    """Read one request within READ_S, answer it, let go of its slot (before the answer is sent, so that the
+    caller's next request finds it free; a line given up after REQUEST_S keeps its slot until its work ends:
+    never more than CLIENTS lines computed at once)."""
     state.busy(1)
+    held = [True]  # the slot and the busy mark, handed to the line's own thread once one runs
+    with conn:
+        try:
+            reply, last = _reply_to(conn, state, held)
+        finally:
+            if held[0]:
+                state.busy(-1)
+                state.slots.release()
+        if reply is not None:
+            _send(conn, reply)
+    if last:  # after the answer is sent: the server's process may end as soon as it sees this
+        state.stop.set()
+
+
+def _reply_to(conn: socket.socket, state: _State, held: list) -> tuple[dict | None, bool]:
+    """(the answer to the request on `conn` or None: no answer (another user's client, new code), whether the
+    server stops after it)."""
+    if not _ours(conn):
+        return None, False
     try:
-        with conn:
-            if not _ours(conn):
-                return
-            try:
-                request = loads(_read(conn, time.monotonic() + READ_S) or b"{}")
-            except (OSError, ValueError) as exc:  # too slow, too large, too deep, not JSON: one line, then closed
-                _send(conn, {"line": f"toolaudit: request refused: {exc}"})
-                return
-            if state.code_changed():  # no answer: the call computes its own, and the next starts new code
-                state.stop.set()
-                return
-            if not isinstance(request, dict):
-                _send(conn, {"line": "toolaudit: request refused: not a JSON object"})
-                return
-            if request.get("stop"):
-                _send(conn, {"line": "stopped"})
-                state.stop.set()
-                return
-            try:
-                text = "pong" if request.get("ping") else _bounded(compute, request)
-            except Exception as exc:  # a malformed request or an unexpected failure: an answer, never a dead server
-                text = f"toolaudit: {type(exc).__name__}: {exc}"
-            _send(conn, {"line": text, "at": time.time()})
-    finally:
-        state.busy(-1)
-        state.slots.release()
+        request = loads(_read(conn, time.monotonic() + READ_S) or b"{}")
+    except (OSError, ValueError) as exc:  # too slow, too large, too deep, not JSON: one line, then closed
+        return {"line": f"toolaudit: request refused: {exc}"}, False
+    if state.code_changed():  # no answer: the call computes its own, and the next starts new code
+        return None, True
+    if not isinstance(request, dict):
+        return {"line": "toolaudit: request refused: not a JSON object"}, False
+    if request.get("stop"):
+        return {"line": "stopped"}, True
+    if request.get("ping"):
+        return {"line": "pong", "at": time.time()}, False
+    return {"line": _line(request, state, held), "at": time.time()}, False
+
+
+def _line(request: dict, state: _State, held: list) -> str:
+    """compute(request) in a thread of its own, which lets go of the client's slot when it ends; its line, or
+    after REQUEST_S the line that says it was given up."""
+    done: list[str] = []
+    ended = threading.Event()
+
+    def work() -> None:
+        try:
+            done.append(compute(request))
+        except Exception as exc:  # a malformed request or an unexpected failure: an answer, never a dead server
+            done.append(f"toolaudit: {type(exc).__name__}: {exc}")
+        finally:
+            state.busy(-1)
+            state.slots.release()
+            ended.set()
+
+    threading.Thread(target=work, daemon=True).start()
+    held[0] = False  # the thread lets go of the slot
+    if not ended.wait(REQUEST_S):
+        return f"toolaudit: no answer in {REQUEST_S:g} s"
+    return done[0]
 
 
 def _bind(path: str) -> socket.socket | None:
