@@ -463,3 +463,25 @@ def test_a_python_tools_failure_reason_is_redacted_on_one_line(tmp_path, run, mo
         if fmt == "json":
             reasons = [r["reason"] for r in json.loads(result.stdout)["reasons"]]
             assert reasons and all("\n" not in r for r in reasons)
+
+
+def test_a_step_summary_swapped_for_a_hard_link_after_the_check_is_not_written(tmp_path, monkeypatch):
+    # the command checks its writes before it reads; the summary is appended at its end: it is checked again
+    # on the file it opened
+    import click
+
+    from toolaudit.cli import ci as ci_command
+
+    inputs = tmp_path / "runs"
+    shutil.copytree(SAMPLES / "claude-code", inputs)
+    transcript = next(inputs.rglob("*.jsonl"))
+    before = transcript.read_bytes()
+    summary = tmp_path / "summary.md"
+    os.link(transcript, summary)  # as if swapped in after the first check
+    said: list[str] = []
+    monkeypatch.setattr(click, "echo", lambda text, err=False: said.append(text))
+    ci_command._append_summary(str(summary), "## verdict\n", [inputs, BASELINE])
+    assert transcript.read_bytes() == before and "is the input" in said[0]
+    other = tmp_path / "real-summary.md"
+    ci_command._append_summary(str(other), "## verdict\n", [inputs, BASELINE])
+    assert other.read_text() == "## verdict\n"

@@ -117,6 +117,17 @@ def refuse_writing_onto(writes: list[tuple[str, Path]], inputs: list[Path], prot
                                  slug="output-is-input")
 
 
+def input_named(st: os.stat_result, inputs: list[Path], suffixes: tuple[str, ...] = ()) -> Path | None:
+    """The input (a file given, or a transcript an input folder holds) that is the file `st` describes (an
+    fstat of a file opened for writing: what is written is what is checked, whatever the path named between
+    the command's start and now), or None."""
+    ident = (st.st_dev, st.st_ino)
+    for source in inputs:
+        if not Path(source).is_dir() and _identity(Path(source)) == ident:
+            return Path(source)
+    return _identities(inputs, suffixes).get(ident)
+
+
 def _identity(path: Path) -> tuple[int, int] | None:
     """(st_dev, st_ino) of the file `path` names (links followed), or None when there is none."""
     try:

@@ -123,12 +123,27 @@ def ci(ctx, paths, baseline, workspace, tools, fail_on, min_calls, max_vanished,
     render_report(result, fmt, output, **layout_of(fmt, wide, None, ()))
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:  # appended, not replaced: earlier steps wrote there too
-        try:
-            with open(summary, "a", encoding="utf-8") as fh:
-                fh.write(reporters.get("markdown")().render(result))
-        except OSError as exc:  # the verdict stands: a summary that cannot be written is a warning, not exit 1
-            click.echo(f"warning: cannot write GITHUB_STEP_SUMMARY {summary}: {exc.strerror or exc}", err=True)
+        local = [p for p in paths if isinstance(p, Path)]  # object storage holds no file this could be
+        _append_summary(summary, reporters.get("markdown")().render(result), local + [baseline])
     if result.blocked is not None:
         ctx.exit(EXIT_ERROR)
     if not result.passed:
         ctx.exit(EXIT_GATE)
+
+
+def _append_summary(summary: str, text: str, inputs: list[Path]) -> None:
+    """Append `text` to the step summary, unless the file opened is one of `inputs` (checked on the open file:
+    a hard link or a swap made after the command's first check is caught too). A summary that cannot be
+    written is a warning: the verdict stands."""
+    from ..collectors.discover import SUFFIXES
+    from ..files import input_named
+
+    try:
+        with open(summary, "a", encoding="utf-8") as fh:
+            same = input_named(os.fstat(fh.fileno()), inputs, SUFFIXES)
+            if same is not None:
+                click.echo(f"warning: GITHUB_STEP_SUMMARY {summary} is the input {same}: not written", err=True)
+                return
+            fh.write(text)
+    except OSError as exc:
+        click.echo(f"warning: cannot write GITHUB_STEP_SUMMARY {summary}: {exc.strerror or exc}", err=True)
