@@ -92,3 +92,14 @@ def test_a_codex_version_newer_than_any_read_is_flagged() -> None:
     assert newer_than_read([item], SessionInfo("r.jsonl", "s", "/w", version="0.160.0")) == \
         {("codex", "0.160.0", "0.141")}
     assert newer_than_read([item], SessionInfo("r.jsonl", "s", "/w", version="0.120.0")) == set()
+
+
+def test_a_variant_call_without_an_identity_replay_is_set_aside_under_its_reason(repo: Path, tmp_path: Path) -> None:
+    session = _session(tmp_path / "s.jsonl", str(repo), [(f"{repo}/a.txt", "     1→hi\n     2→", False)], version="")
+    result = CliRunner().invoke(cli, ["replay", str(session), "--workspace", str(repo), "--no-checkout",
+                                      "--tool", "Read=builtin:read_file", "-f", "json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.output)
+    assert doc["totals"]["replayed"] == 0 and doc["totals"]["drifted"] == 1  # nothing to measure the variant by
+    assert doc["not_replayed"] == [{"reason": "version", "calls": 1}]
+    assert doc["drifted"][0]["reason"].startswith("no identity replay: no Claude Code version recorded")

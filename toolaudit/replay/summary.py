@@ -266,8 +266,12 @@ class ReplayCollected:
         if item.after is None:  # kept (an identity probe at most): its recording stands, it drifts from nothing
             return recorded, False
         drifted = (kind is not None and not matches(kind)) or (kind is None and bool(item.doubt) and item.after)
+        # the variant answered but the agent's own tool could not (a version, a command not replayable): nothing
+        # to measure it against, so it is set aside rather than compared with the recording
+        unchecked = kind is None and item.emulated and item.status == "replayed" and not item.doubt
+        drifted = drifted or unchecked
         if drifted:
-            self.drift_reasons[reason or item.doubt] += 1
+            self.drift_reasons[(f"no identity replay: {reason}" if unchecked else reason) or item.doubt] += 1
         return base, bool(drifted) and not self.keep_drifted
 
     def _note_errors(self, item, b: Measurement, a: Measurement) -> None:
