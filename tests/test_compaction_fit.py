@@ -92,3 +92,18 @@ def test_the_fixed_prefix_is_the_first_request_and_the_cache_keeps_what_the_agen
     assert cached_prefix(timeline, 30_000) == 18_000  # read right after the recorded shrink
     assert cached_prefix(build(usage[:2], []), 30_000) == 12_000  # else the first request's read
     assert fixed_prefix(build([_usage(0, 90_000, 0)], [])) == 45_000  # a resumed history: capped
+
+
+def test_a_compaction_the_session_made_a_request_later_is_the_same_one():
+    # the policy would fire before request 3 (1,600 ≥ 1,500); the agent compacted right after it (request 4 fell
+    # to 400): that is the compaction already in the numbers, not a second one
+    totals = [1000, 1200, 1400, 1600, 400, 600]
+    usage = [_usage(n, t, 0) for n, t in enumerate(totals)]
+    timeline = build(usage, [])
+    base = timeline.base()
+    effect = Compact(at=1500, summary=50).apply(timeline, base, timeline.positions(base), lambda t: 10)
+    assert effect.summaries == () and effect.totals == tuple(totals)
+    # without the recorded compaction after it, the policy fires there
+    timeline = build(usage[:4], [])
+    base = timeline.base()
+    assert Compact(at=1500, summary=50).apply(timeline, base, timeline.positions(base), lambda t: 10).summaries

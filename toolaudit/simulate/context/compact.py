@@ -88,7 +88,7 @@ class Compact:
             if last is not None and shrank(base[last], total):
                 gone, since = 0, r  # the session compacted here itself
             after = total - gone
-            if last is not None and after >= self.at:
+            if last is not None and after >= self.at and not _recorded_next(base, r):
                 region = totals[last]  # the context so far, as the request before carried it
                 kept = min(fixed, region)
                 kept = min(region, self.rebuilt(kept, _reads(outputs, since, r)))
@@ -120,6 +120,13 @@ class Compact:
         extra = f", {self.extra:,} tokens more" if self.extra else ""
         return (f"compact: past {self.at:,} input tokens, the context before it replaced by a {self.summary:,}-token "
                 f"summary{files}{extra}")
+
+
+def _recorded_next(base: list[int], r: int) -> bool:
+    """Whether the session compacted itself right after request `r`: the same compaction, already in its numbers
+    (the agent counted a little less than the request's input and let it through)."""
+    later = next((b for b in base[r + 1:] if b), None)
+    return later is not None and shrank(base[r], later)
 
 
 def _reads(outputs: tuple[Output, ...], since: int, before: int) -> list[int]:
