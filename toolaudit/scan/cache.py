@@ -13,7 +13,8 @@ without previews, skipped lines, usage, menus): never output or argument text, s
 `--show-content` and `--records`, which show text, read their files.
 
 The store is one SQLite file in WAL mode under the user cache folder (TOOLAUDIT_CACHE_DIR overrides it):
-scan.cache_store. What a key holds: scan.cache_keys; how an entry is written: scan.cache_rows. Their public
+scan.cache_store. What a key holds: scan.cache_keys; how an entry is written: scan.cache_rows; `cache info` and
+`cache clear`: scan.cache_info. Their public
 names are importable from here too.
 """
 
@@ -29,7 +30,8 @@ from ..files import CACHE_ENV as ENV, cache_dir  # noqa: F401  (ENV: the variabl
 from ..model import FileResult
 from .cache_keys import LAYOUT, KeyParts, code_digest, key_parts, options_key  # noqa: F401  (their names here)
 from .cache_rows import UNRECOGNISED, cacheable, decode, encode, measurement, menu, row_fields  # noqa: F401
-from .cache_store import NAME, CacheInfo, ScanCache, Stamp, clear, folders, info, opened  # noqa: F401
+from .cache_info import CacheInfo, clear, info  # noqa: F401
+from .cache_store import NAME, ScanCache, Stamp, folders, opened  # noqa: F401
 from .measure import known_key
 
 EDGE = 4096
