@@ -95,15 +95,15 @@ def test_the_fixed_prefix_is_the_first_request_and_the_cache_keeps_what_the_agen
 
 
 def test_a_compaction_the_session_made_a_request_later_is_the_same_one():
-    # the policy would fire before request 3 (1,600 ≥ 1,500); the agent compacted right after it (request 4 fell
-    # to 400): that is the compaction already in the numbers, not a second one
-    totals = [1000, 1200, 1400, 1600, 400, 600]
+    # the policy would fire before request 3 (160,000 ≥ 150,000); the agent compacted right after it (request 4
+    # fell to 40,000): that is the compaction already in the numbers, not a second one
+    totals = [100_000, 120_000, 140_000, 160_000, 40_000, 60_000]
     usage = [_usage(n, t, 0) for n, t in enumerate(totals)]
     timeline = build(usage, [])
     base = timeline.base()
-    effect = Compact(at=1500, summary=50).apply(timeline, base, timeline.positions(base), lambda t: 10)
+    effect = Compact(at=150_000, summary=50).apply(timeline, base, timeline.positions(base), lambda t: 10)
     assert effect.summaries == () and effect.totals == tuple(totals)
     # without the recorded compaction after it, the policy fires there
     timeline = build(usage[:4], [])
     base = timeline.base()
-    assert Compact(at=1500, summary=50).apply(timeline, base, timeline.positions(base), lambda t: 10).summaries
+    assert Compact(at=150_000, summary=50).apply(timeline, base, timeline.positions(base), lambda t: 10).summaries
