@@ -64,12 +64,18 @@ class Confined:
 
 
 def _links(folder: Path):
-    """(link, its target resolved) for every symbolic link under `folder` (links to folders not walked)."""
-    for top, folders, files in os.walk(folder):
-        for name in folders + files:
-            at = os.path.join(top, name)
-            if os.path.islink(at):
-                yield Path(at), Path(os.path.realpath(at))
+    """(link, its target resolved) for every symbolic link under `folder` (links to folders not walked; the
+    walk's entries say which are links without a stat each)."""
+    try:
+        with os.scandir(folder) as listing:
+            entries = list(listing)
+    except OSError:
+        return
+    for entry in entries:
+        if entry.is_symlink():
+            yield Path(entry.path), Path(os.path.realpath(entry.path))
+        elif entry.is_dir(follow_symlinks=False):
+            yield from _links(Path(entry.path))
 
 
 def build(roots: list[Path], show_content: bool = False, env: dict[str, str] | None = None):
