@@ -38,6 +38,9 @@ def test_sample_logs_each_recommendation_says_its_evidence_and_what_was_left_out
     assert "Read (claude-code): the setting refuses" in rejected
     # Bash's limit keeps the head: at 2,000 chars it hides what the agent used (a head-and-tail cut did not)
     assert "Bash (claude-code): no value in budget" in rejected
+    # OpenHands' max_message_chars is one setting over every tool of V0 and V1 sessions, file_editor's too
+    assert any("file_editor" in r and "terminal" in r and "execute_bash" in r and "(openhands)" in r
+               for r in doc["rejected"])
 
 
 def test_a_stricter_budget_never_picks_a_smaller_cap(run):

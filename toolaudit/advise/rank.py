@@ -137,13 +137,16 @@ def _caps(sink: SimCollected, options, agents: dict[str, Counter]) -> tuple[list
                 if points[0].calls >= options.min_calls:
                     rejected.append(f"{tool} ({agent}): {agent} has no setting that caps it")
                 continue
-            groups.setdefault((agent, setting.name), []).append(tool)
+            # one group per setting of one agent, whichever of its collectors read the sessions (OpenHands V0, V1)
+            groups.setdefault((setting.agent, setting.name), []).append((tool, agent))
             continue
         rec = _generic(sink, options, tool, agent, points)
         if rec is not None:
             out.append(rec)
-    for (agent, name), tools in groups.items():
-        rec, why_not = _setting_knee(sink, options, agent, tuple(sorted(tools)), mine)
+    for (_, name), members in groups.items():
+        members.sort()
+        rec, why_not = _setting_knee(sink, options, members[0][1], tuple(t for t, _ in members), mine,
+                                     {t: a for t, a in members})
         if rec is not None:
             out.append(rec)
         elif why_not:
@@ -172,15 +175,16 @@ def _generic(sink: SimCollected, options, tool: str, agent: str | None, points: 
         saved_usd=_usd(sink, [row], options.model), evidence=(_sessions(sink, (tool,)), row.affected_calls))
 
 
-def _setting_knee(sink: SimCollected, options, agent: str, tools: tuple[str, ...], mine: dict[str, list[SimRow]]
-                  ) -> tuple[Recommendation | None, str | None]:
+def _setting_knee(sink: SimCollected, options, agent: str, tools: tuple[str, ...], mine: dict[str, list[SimRow]],
+                  collectors: dict[str, str] | None = None) -> tuple[Recommendation | None, str | None]:
     """One setting over every tool it governs, swept as the agent applies it: the smallest value in budget that
-    saves at least the floor (or why there is none)."""
+    saves at least the floor (or why there is none). `collectors`: each tool's collector (default `agent`)."""
+    collectors = collectors or {}
     calls = sum(mine[t][0].calls for t in tools if t in mine)
     label = f"{', '.join(tools)} ({agent})"
     if calls < options.min_calls:
         return None, None
-    if all(refused(agent, t) for t in tools):
+    if all(refused(collectors.get(t, agent), t) for t in tools):
         return None, (f"{label}: the setting refuses and the agent reads the content again in parts; "
                       "no saving or risk is measured")
     curve = []
