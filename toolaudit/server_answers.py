@@ -25,7 +25,10 @@ def current_session(confined, env):
             return False
         return True
 
-    return server_session.current(allowed, env)
+    def reaches(folder: Path) -> bool:  # the folder lies in a root, or holds one
+        return any(folder == r or folder.is_relative_to(r) or r.is_relative_to(folder) for r in confined.roots)
+
+    return server_session.current(allowed, env, reaches)
 
 
 def _problems(doc: dict) -> dict:

@@ -100,21 +100,33 @@ def fit(doc: dict, ranked: list[Ranked], max_tokens: int, essential: tuple[str, 
     full = count(text)
     if full <= max_tokens:
         return text
+    text_tokens = full
     while True:
-        longest = max(ranked, key=lambda r: len(r.shown), default=None)
-        if longest is None or not longest.drop_last():
+        shown = sum(len(r.shown) for r in ranked)
+        # rows make most of an answer: over / (answer tokens per row) rows at once, about what is needed
+        batch = max(1, (text_tokens - max_tokens) * shown // max(text_tokens, 1))
+        dropped = 0
+        for _ in range(batch):
+            longest = max(ranked, key=lambda r: len(r.shown), default=None)
+            if longest is None or not longest.drop_last():
+                break
+            dropped += 1
+        if not dropped:
             break
         for r in ranked:
             r.place(doc)
         doc["truncated"] = _truncated(ranked, full)
         text = dumps(pruned(doc))
+        text_tokens = count(text)
+        if text_tokens <= max_tokens:
+            return text
+    rests = tuple(f"{r.key}_rest" for r in ranked)
+    for kept in ((*essential, *rests), essential):  # the sums of the rows left out, if they fit
+        small = {k: doc[k] for k in kept if k in doc}
+        small["truncated"] = {**_truncated(ranked, full), "fields_left_out": sorted(set(doc) - set(small))}
+        text = dumps(pruned(small))
         if count(text) <= max_tokens:
             return text
-    small = {k: doc[k] for k in (*essential, "truncated") if k in doc}
-    small["truncated"] = {**_truncated(ranked, full), "fields_left_out": sorted(set(doc) - set(small))}
-    text = dumps(pruned(small))
-    if count(text) <= max_tokens:
-        return text
     return dumps({"truncated": {"answer_tokens": full, "ask": f"max_tokens={full}"}})
 
 
@@ -122,4 +134,5 @@ def _truncated(ranked: list[Ranked], full: int) -> dict:
     """What the budget left out, and the budget that shows it all."""
     left = {r.key: r.left_out for r in ranked if r.left_out}
     return {"rows_left_out": sum(left.values()), "from": left,
-            "ask": f"call again with max_tokens={full} (or fewer rows) to see them; they are summed in *_rest"}
+            "ask": f"call again with max_tokens={full} to see them (meanwhile summed in "
+                   f"{', '.join(k + '_rest' for k in left)})"}

@@ -55,9 +55,11 @@ def claude_folder_names(folder: Path) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def current(allowed: Callable[[Path], bool], env: Mapping[str, str] | None = None) -> tuple[Found | None, str]:
+def current(allowed: Callable[[Path], bool], env: Mapping[str, str] | None = None,
+            reaches: Callable[[Path], bool] = lambda folder: True) -> tuple[Found | None, str]:
     """The transcript of the current session (see the module's docstring) among those `allowed` lets through,
-    and where it was looked for (said when nothing is found)."""
+    and where it was looked for (said when nothing is found). The working folder itself is walked only when
+    `reaches` says the server may read something in it."""
     from .collectors import discover
 
     env = os.environ if env is None else env
@@ -78,7 +80,7 @@ def current(allowed: Callable[[Path], bool], env: Mapping[str, str] | None = Non
         hinted = [f for f in own if f.agent == hint]
         return max(hinted or own, key=_mtime), ""
     below = [f for f in (*_claude_below(claude, folder), *_codex_newest(codex, folder, exact=False),
-                         *_walk_newest(folder)) if allowed(f.path)]
+                         *(_walk_newest(folder) if reaches(folder) else ())) if allowed(f.path)]
     if below:
         return max(below, key=_mtime), ""
     looked = ", ".join(str(p) for p in places) or "no agent folder exists"
@@ -120,10 +122,10 @@ def _named(env: Mapping[str, str], claude: list[Path], codex: list[Path]) -> Ite
 def _newest_jsonl(folder: Path) -> Path | None:
     """The newest *.jsonl directly in `folder` (a session's subagents live in folders below: not these)."""
     try:
-        files = [e for e in os.scandir(folder) if e.name.endswith(".jsonl") and e.is_file()]
+        files = [Path(e.path) for e in os.scandir(folder) if e.name.endswith(".jsonl") and e.is_file()]
     except OSError:
         return None
-    return Path(max(files, key=lambda e: e.stat().st_mtime).path) if files else None
+    return max(files, key=_stamp) if files else None
 
 
 def _claude_newest(roots: list[Path], folder: Path) -> Iterator[Found]:
@@ -214,7 +216,7 @@ def _gemini_newest(roots: list[Path], folder: Path) -> Iterator[Found]:
                 continue
             if not files:
                 continue
-            newest = max(files, key=lambda p: p.stat().st_mtime)
+            newest = max(files, key=_stamp)
             if project.name == digest or _first_line(newest).get("projectHash") == digest:
                 yield Found(newest, "gemini-cli", f"the newest Gemini CLI session of {folder}")
 
