@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from test_secrets_e2e import FRAGMENT, PLANTED, Planted, _block, fake, leaks
+from test_secrets_e2e import FRAGMENT, PLANTED, SELF_NAMED, Planted, _block, fake, leaks
 from toolaudit.scan import redact as redact_module
 from toolaudit.simulate.policymap import maps_from_spec
 from toolaudit.scan.redact import MASK, excerpt, in_secret, preview, redact
@@ -35,6 +35,17 @@ def test_every_kind_is_masked_in_every_shape(planted: Planted):
         assert leaks({shape: redact(text)}) == [], shape
         assert leaks({shape: preview(text, 60)}) == [], shape
         assert MASK in redact(text), shape
+
+
+@pytest.mark.parametrize("planted", [p for p in PLANTED if p.kind in SELF_NAMED], ids=lambda p: p.kind)
+def test_a_key_as_a_path_part_is_masked(planted: Planted):
+    """A token that names its kind, as a file or folder name in arguments (`…/missing/sq0atp-….txt`), or
+    between an MCP name's `__`."""
+    value = planted.values[0]
+    for text in (json.dumps({"file_path": f"/srv/app/missing/{value}.txt"}), f"ls ./keys/{value}/ && echo ok",
+                 json.dumps({"tool": f"mcp__{value}__run"})):
+        assert leaks({"path": redact(text)}) == [], text
+        assert leaks({"path": preview(text, 60)}) == []
 
 
 def test_at_least_ninety_kinds_are_planted():

@@ -291,7 +291,7 @@ def _claude(path: Path) -> None:
                  ("Read", {"file_path": f"/srv/app/{file}"}, numbered),
                  ("Grep", {"pattern": ".", "path": f"/srv/app/{file}", "output_mode": "content", "-n": True}, grepped),
                  # a path the workspace lacks: replay's failure reason names it (redacted)
-                 ("Read", {"file_path": f"/srv/app/missing/{p.values[0][:120]}.txt"}, "File does not exist.")]
+                 ("Read", {"file_path": f"/srv/app/missing/{missing_path(p)}"}, "File does not exist.")]
         for tool, args, output in calls:
             n += 1
             base = {"sessionId": "s-claude", "cwd": "/srv/app", "version": "2.1.38",
@@ -340,6 +340,11 @@ def name_file(p: Planted, i: int) -> str:
         if text and "/" not in text and "\n" not in text and len(text.encode()) <= 200:
             return f"{text}.jsonl"
     return f"kind-{i:03d}.jsonl"
+
+
+def missing_path(p: Planted) -> str:
+    """A file name holding the kind's secret, as name_file chooses it."""
+    return name_file(p, PLANTED.index(p))[:-len(".jsonl")] + ".txt"
 
 
 def _names(folder: Path) -> None:

@@ -86,6 +86,8 @@ _REACH = re.compile(r"[A-Za-z0-9_\-+/=.]*")
 # artifactory's matches carry the delimiters around the value; keyword's, an escaping backslash
 _PADDING = " \t\r\n\"'=:\\"
 _ESCAPED = re.compile(r"\\+([\"'])|\\+n|\\+t")
+# what joins a path's folders, its extension, and an MCP name's parts
+_SEPARATORS = re.compile(r"__+|/|\\|\.(?=[A-Za-z0-9]{1,8}(?![A-Za-z0-9_\-]))")
 _LOOKBEHIND = 1024  # detection sees the line before a window, up to this many chars
 _LOOKAHEAD = 4096  # …and the token running past its end
 
@@ -165,6 +167,13 @@ def _values(text: str, worded: bool, shaped: bool | None = None) -> set[str]:
                         and plugin.calculate_shannon_entropy(value) > plugin.entropy_limit and not _not_random(value)):
                     found.add(value)
     found.update(secret_forms.values(text, text.lower()))
+    if "/" in text or "__" in text or "\\" in text:
+        # a key as a path's part (`…/missing/sq0atp-….txt`) or an MCP name's (`mcp__KEY__run`): the prefix
+        # rules read each part as a line of its own, where the key has its boundaries (offsets hold); not
+        # the unlabelled-token rules (a base64 digest's parts would each look like one)
+        probe = _SEPARATORS.sub(lambda m: "\n" * len(m.group()), text)
+        found.update(_VENDOR.findall(probe))
+        found.update(secret_forms.values(probe, probe.lower(), unlabelled=False))
     return {value.strip(_PADDING) for value in found}
 
 

@@ -191,11 +191,11 @@ def hinted(text: str, lower: str) -> bool:
             or any(hint in text for hint in PLUGIN_HINTS) or _RUN.search(text) is not None)
 
 
-def values(text: str, lower: str) -> set[str]:
-    """The secret values our rules find in `text` (`lower`: text.lower())."""
+def values(text: str, lower: str, unlabelled: bool = True) -> set[str]:
+    """The secret values our rules find in `text` (`lower`: text.lower()); `unlabelled`: random tokens too."""
     found = {value for rule in _RULES for value in rule.found(text, lower)}
     found |= secret_rules.values(text, lower)
-    if _RUN.search(text):
+    if unlabelled and _RUN.search(text):
         found.update(m.group("v") for m in _ALONE.finditer(text) if _random(m.group("v").rstrip("="), 4.0))
         found.update(run for run in _B64_RUN.findall(text) if _AWS_SECRET.fullmatch(run) and _random(run, 4.3))
     # a reference to a variable is not the secret: `-p"$PASS"`, `echo $SUDO_PASS | sudo -S`
