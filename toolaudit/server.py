@@ -1,22 +1,22 @@
 """toolaudit as an MCP server (official SDK, stdio): an agent asks mid-session what filled its context,
 what a scan of its transcripts says, and what a cap would save.
 
-Each tool calls the same Python API as the CLI (scan.context_now, scan, simulate). It only reads: paths
-must lie inside the folders given when the server started (symbolic links are resolved first, and a folder
-holding a link to anything outside them is refused), and no
-tool output or argument text is returned unless the server was started with show_content.
+Each tool calls the same Python API as the CLI (scan.context_now, scan, simulate, advise) and answers one
+compact JSON text within a token budget (server_answers, server_fit); without a path it reads the current
+session (server_session). It only reads: paths must lie inside the folders given when the server started
+(symbolic links are resolved first, and a folder holding a link to anything outside them is refused), and
+no tool output or argument text is returned unless the server was started with show_content.
 """
 
 # no `from __future__ import annotations`: the tools' annotations name local aliases, which the SDK
 # reads from the functions themselves
 import json
 import os
-from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
 INSTRUCTIONS = ("toolaudit measures which tool outputs fill an agent's context, from the transcripts agents "
-                "write. Paths must lie inside the folders this server was started with.")
+                "write. Without a path, a tool reads the current session; paths must lie inside the folders "
+                "this server was started with. Answers are compact JSON of at most max_tokens (1,500).")
 
 
 def _refused(message: str) -> Exception:
