@@ -1,8 +1,9 @@
 """Fidelity of `replay --identity` on repositories the replay rules were not tuned on, per agent version.
 
 The repositories (benchmarks/replay_sources.py: REPOSITORIES) commit Claude Code and Codex sessions beside their code,
-on Entire's checkpoint branch or refs, or as a committed `claude-session.jsonl`/`codex-session.jsonl`. Each session is
-replayed alone with `--identity` at `--at-session-start`: on the branch it recorded when the clone has it (Codex: the
+on Entire's checkpoint branch or refs, or as a committed `claude-session.jsonl`/`codex-session.jsonl`. Each Claude Code
+session is replayed alone, the Codex sessions of one version and start together (a resumed or forked rollout repeats
+the calls of the one it continues: they count once), with `--identity` at `--at-session-start`: on the branch it recorded when the clone has it (Codex: the
 commit the rollout recorded), else on the history of the commit it made (`--commit`). Nothing is fetched: give a
 folder of clones, every ref included, named `owner+name` (or `owner+name.git`, or fetch's `owner+name/repo`):
 
@@ -27,6 +28,7 @@ import sys
 import tempfile
 from collections import Counter, defaultdict
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -187,24 +189,33 @@ def main() -> int:
                 picked[bucket(session.agent, session.version)].append(session)
             chosen = [s for group in picked.values()
                       for s in sorted(group, key=lambda s: -s.calls)[: args.per_repo] if s.calls]
-            for session in chosen:
-                commit = None if session.on_branch else session.made
+            # a Codex session resumed or forked repeats the calls of the one it continues in a rollout of its own:
+            # the sessions of one version and start are replayed together, so that those count once
+            units: dict[tuple, list] = defaultdict(list)
+            for one in chosen:
+                commit = None if one.on_branch else one.made
+                units[(one.agent, bucket(one.agent, one.version) if one.agent == "codex" else one.name,
+                       commit)].append(one)
+            for (_, _, commit), together in units.items():
+                session = replace(together[0], name=", ".join(s.name for s in together),
+                                  version=", ".join(sorted({s.version for s in together})),
+                                  calls=sum(s.calls for s in together))
                 with captured_calls() as files:
                     try:
-                        result = toolaudit.replay([str(session.file)], workspace=str(clone), identity=True,
-                                                  commit=commit, at_session_start=True)
+                        result = toolaudit.replay([str(s.file) for s in together], workspace=str(clone),
+                                                  identity=True, commit=commit, at_session_start=True)
                     except Exception as exc:  # a refusal is a figure too: the session replays nothing
                         print(f"{repo.name} {session.name}: {type(exc).__name__}: {exc}", file=sys.stderr)
                         rows.append({"repo": repo.name, "session": session.name, "agent": session.agent,
                                      "version": session.version, "error": f"{type(exc).__name__}: {exc}"})
-                        failed = Counter(sessions=1, none=1, calls=session.calls)
+                        failed = Counter(sessions=len(together), none=len(together), calls=session.calls)
                         which = "held out" if repo.held_out else "tuning"
-                        group = bucket(session.agent, session.version)
+                        group = bucket(session.agent, together[0].version)
                         for acc in (by_version[group], by_repo[repo.name], by_set[which], by_set_version[which][group]):
                             acc.update(failed)
                         continue
                 report = result.identity
-                group = bucket(session.agent, session.version)
+                group = bucket(session.agent, together[0].version)
                 whole, shell = Counter(), Counter()
                 # the calls as recorded (the main table's): the identity report of some versions leaves out
                 # the calls it refused outright
@@ -229,8 +240,8 @@ def main() -> int:
                             if status not in ("kept", "replayed") and "no --tool mapping" not in reason]
                 for status, reason, n in refusals:
                     refused_why[(session.agent, f"{status}: {reason}")] += n
-                whole["sessions"] = 1
-                whole["none"] = int(whole["calls"] > 0 and whole["replayed"] == 0)
+                whole["sessions"] = len(together)
+                whole["none"] = len(together) if whole["calls"] > 0 and whole["replayed"] == 0 else 0
                 which = "held out" if repo.held_out else "tuning"
                 for acc in (by_version[group], by_repo[repo.name], by_set[which], by_set_version[which][group],
                             by_agent["Claude Code (all)" if session.agent == "claude-code" else "Codex (all)"]):
@@ -244,6 +255,7 @@ def main() -> int:
                 rows.append({"repo": repo.name, "session": session.name, "agent": session.agent,
                              "version": session.version, "group": group, "held_out": repo.held_out,
                              "commit": commit, "notes": [str(n) for n in getattr(result, "notes", ())],
+                             "duplicates_dropped": result.duplicates_dropped,
                              "refused": [list(r) for r in refusals],
                              **{k: whole[k] for k in KEYS}, "bash": {k: shell[k] for k in KEYS}})
                 print(f"{repo.name} {session.name} ({session.version}): {whole['within_1pct']}/{whole['replayed']} "
