@@ -16,8 +16,9 @@ Codex one is a `compacted` item and the first request after it. For each the pre
   45,000 tokens; the summary; the newest file reads re-attached; the rest it adds), beside the model before
   issue 30 (a 3,000-token summary after the prefix read right after a recorded compaction).
 
-The summary and extra sizes in the presets were fitted (medians) on the compactions at even positions in the
-order printed; the odd ones are the held-out half. Sessions are read directly (not through a collector), each
+The summary and extra sizes in the presets were fitted on the compactions at even positions in the order printed
+(the summary: the median summary; extra: the value, in steps of 500, that puts the most of them within ±15%);
+the odd ones are the held-out half. Sessions are read directly (not through a collector), each
 JSON line once; file reads are counted with the scan's tokenizer.
 """
 
@@ -114,6 +115,9 @@ def claude_code(path: Path, count) -> list[tuple[Compaction, int]]:
             continue
         msg = o.get("message") if isinstance(o.get("message"), dict) else {}
         if o.get("type") == "assistant" and msg.get("usage") and msg.get("model") != "<synthetic>":
+            for b in msg.get("content") or []:  # every line of a split message: each holds its own blocks
+                if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") in READ_TOOLS:
+                    pending.add(b.get("id"))
             key = msg.get("id") or i
             if key in seen:
                 continue  # a split line of a request already counted
@@ -124,9 +128,6 @@ def claude_code(path: Path, count) -> list[tuple[Compaction, int]]:
             requests.append((total, msg["usage"].get("cache_read_input_tokens", 0)))
             inputs.append(total)
             outputs.append(msg["usage"].get("output_tokens", 0))
-            for b in msg.get("content") or []:
-                if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") in READ_TOOLS:
-                    pending.add(b.get("id"))
         elif o.get("type") == "user" and isinstance(msg.get("content"), list):
             for b in msg["content"]:
                 if isinstance(b, dict) and b.get("type") == "tool_result" and b.get("tool_use_id") in pending:
@@ -225,6 +226,14 @@ def collect(paths: list[Path]) -> list[tuple[Compaction, int]]:
     return unique
 
 
+def _best_extra(fit: list[Compaction], summary: float) -> int:
+    """The `extra` (in steps of 500) that puts the most of `fit` within ±15% of the record (ties: the smallest)."""
+    def within(extra: int) -> int:
+        return sum(abs(c.policy.rebuilt(min(c.first_input, FIXED_MAX), c.reads) - c.policy.summary - c.policy.extra
+                       + summary + extra - c.after) <= 0.15 * c.after for c in fit)
+    return max(range(0, 20_001, 500), key=lambda e: (within(e), -e))
+
+
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:+.1%}"
 
@@ -276,8 +285,7 @@ def main(argv: list[str]) -> None:
         if agent == "claude-code" and fit:
             summary = statistics.median(c.summary for c in fit)
             policy = fit[0].policy
-            extra = statistics.median(c.after - min(c.first_input, FIXED_MAX) - c.summary - policy.reattached(c.reads)
-                                      for c in fit)
+            extra = _best_extra(fit, round(summary, -2))
             print(f"{agent} fitted on the even half: summary {summary:,.0f}, extra {extra:,.0f} tokens "
                   f"(presets: {policy.summary:,}, {policy.extra:,})")
         if agent == "codex" and fit:

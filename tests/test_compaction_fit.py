@@ -60,6 +60,7 @@ def test_reattached_files_are_the_newest_five_each_within_its_limit():
     # oldest first: the newest five are 400, 6,000 (over 5,000: left out), 3,000, 2,500, 4,000; 9,000 together
     assert policy.reattached([9_999, 400, 6_000, 3_000, 2_500, 4_000]) == 4_000 + 2_500 + 400
     assert Compact().reattached([1_000]) == 0  # an agent that re-attaches nothing
+    assert policy.reattached([700, 800]) == 1_500  # fewer reads than files: all of them
     assert policy.rebuilt(30_000, [1_000]) == 30_000 + policy.summary + 1_000
 
 

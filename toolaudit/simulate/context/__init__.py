@@ -20,7 +20,7 @@ from .mask import Mask
 POLICIES = {"mask": Mask, "clear": Clear, "compact": Compact}
 # what Claude Code writes after compacting, fitted on 77 recorded compactions (benchmarks/compaction_fit.py): a
 # summary, its 5 last files read (each up to 5,000 tokens, 50,000 together: cli.js) and todos, plan and hooks
-_CLAUDE_CODE = "summary=2700,files=5,file_tokens=5000,files_budget=50000,extra=7700"
+_CLAUDE_CODE = "summary=2700,files=5,file_tokens=5000,files_budget=50000,extra=4000"
 # each agent's real default, by name (docs/advise.md has the sources): what it would do were it the policy
 PRESETS = {
     # auto-compact: 200k window − min(max output, 20k) − 13k (2.1.21 on); the count includes the newest turn

@@ -64,7 +64,7 @@ class Compact:
         """Tokens of the files re-attached, from the reads since the last compaction (oldest first): the
         newest `files`, each at most `file_tokens` (a larger one is left out), within `files_budget`."""
         total = 0
-        for tokens in reversed(reads[len(reads) - self.files:] if self.files else []):
+        for tokens in reversed(reads[max(0, len(reads) - self.files):] if self.files else []):
             if tokens <= self.file_tokens and total + tokens <= self.files_budget:
                 total += tokens
         return total
