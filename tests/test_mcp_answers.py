@@ -285,3 +285,18 @@ def test_the_stdio_server_answers_without_a_path_in_a_session(home):
     for result in anyio.run(talk):
         assert not result.is_error, result.content
         assert json.loads(result.content[0].text)["source"]["path"] == str(newest)
+
+
+def test_a_secret_in_a_file_or_folder_name_is_masked_in_source(home, tmp_path, monkeypatch):
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # a GitHub token's shape, not a real one
+    given = _place(SESSION, tmp_path / "given" / f"{token}.jsonl", 0)
+    server = _server([given.parent])
+    for name, args in (("scan", {"path": str(given)}), ("context", {"transcript": str(given)})):
+        text = _text(server, name, args)
+        assert token not in text and "[REDACTED]" in json.loads(text)["source"]["path"]
+    work = tmp_path / "work" / token  # the working folder's own name: in the chosen file's path and the rule
+    work.mkdir()
+    monkeypatch.chdir(work)
+    _place(SESSION, _claude_project(home, work) / "x.jsonl", 0)
+    text = _text(_server([home / ".claude" / "projects"]), "scan", {})
+    assert token not in text and json.loads(text)["source"]["agent"] == "claude-code"

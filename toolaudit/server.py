@@ -112,14 +112,17 @@ def build(roots: list[Path], show_content: bool = False, env: dict[str, str] | N
 
     def sources(path: str | None, single: bool = False) -> tuple[list[Path], dict[str, str]]:
         """The paths a call reads, and the `source` its answer names."""
+        from .scan.redact import name  # a secret in a file or folder name is masked, as in every answer
+
         if path:
-            return [confined.path(path)], {"path": path}
+            return [confined.path(path)], {"path": name(path, path=True)}
         found, looked = answers.current_session(confined, env)
         if found is None:
-            raise _refused(f"no path given and {looked}: pass `path` (a transcript or a folder inside "
-                           f"{', '.join(str(r) for r in confined.roots)})")
+            raise _refused(f"no path given and {name(looked, path=True)}: pass `path` (a transcript or a folder "
+                           f"inside {', '.join(str(r) for r in confined.roots)})")
         paths = [found.path] if single else [confined.path(str(p)) for p in found.paths()]
-        return paths, {"path": str(found.path), "agent": found.agent, "chosen": found.how}
+        return paths, {"path": name(str(found.path), path=True), "agent": found.agent,
+                       "chosen": name(found.how, path=True)}
 
     @tool
     def context(transcript: Path_ = None, rows: Rows = DEFAULT_ROWS,
