@@ -142,6 +142,7 @@ def test_simulate_takes_a_context_policy_as_the_cli_does():
         assert doc["context"]["cost_before_usd"] == round(api["cost_before_usd"], 2)
         assert doc["verdict"][0].startswith("verdict: ") and doc["policy"]["context"] == policy
     assert "no-such-policy" in _refusal(server, "simulate", {"path": str(SHOP), "context": "no-such-policy"})
+    assert "pass preset" in _refusal(server, "simulate", {"path": str(SHOP)})  # named as the tool's arguments
 
 
 def test_help_names_every_tool_the_server_registers(run):

@@ -172,6 +172,10 @@ def build(roots: list[Path], show_content: bool = False, env: dict[str, str] | N
         caps = {k: v for k, v in (("max_chars", max_chars), ("max_lines", max_lines), ("max_matches", max_matches),
                                   ("preview_chars", preview_chars)) if v is not None}
 
+        if not (preset or caps or context):  # the CLI's own message names its flags, not these arguments
+            raise _refused("no policy given: pass preset (claude-code, codex, gemini-cli, ...), caps (max_chars, "
+                           "max_lines, max_matches, preview_chars) or context (mask:keep=10, claude-code, ...)")
+
         def work():
             paths, source = sources(path)
             result = simulate_job(paths, preset=preset, tools=tuple(tools or ()), context=context, model=model,
