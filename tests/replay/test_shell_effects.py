@@ -176,6 +176,13 @@ def test_an_apply_patch_text_sent_to_a_shell_writes_only_what_a_line_redirects()
     ("python3 -c 'import json; print(json.load(open(\"x.json\")))'", True),
     ("python3 -c 'import shutil; shutil.rmtree(\"build\")'", False),
     ("node - <<'JS'\nconsole.log(require('./package.json').name)\nJS", True),
+    # issue 28: words in comments and strings are no calls; a module imported is not called
+    ("python3 - <<'PY'\n# extract the table and save it\nimport json, copy\nprint(json.load(open('t.json')))\nPY", True),
+    ("python3 -c 'import sys; sys.stdout.write(\"remove\")'", True),
+    ("python3 - <<'PY'\nimport pandas as pd\ndf = pd.read_csv('a.csv')\nprint(df['x'].str.extract(r'(\\d+)'))\nPY", True),
+    ("node -e \"// writeFileSync later\nconsole.log('rm -rf')\"", True),
+    ("node -e \"require('fs').writeFileSync('out.json', '{}')\"", False),
+    ("python3 - <<'PY'\nimport mypkg.gen\nmypkg.gen.main()\nPY", False),  # the project's own code: unknown
 ])
 def test_inline_code_that_calls_nothing_that_writes_reads(command, reads):
     """The code of `python - <<'PY'` and `python -c` is in the recording: no write, move, delete or run, no effect."""
@@ -231,6 +238,32 @@ def test_commands_that_write_source_files_are_never_taken_for_readers(command):
     """The review's cases: each writes a file in the workspace, so it must not leave it certain (it names what it
     writes, may write anything, or is a program replay cannot read: what the session later shows changed)."""
     assert not effect(command, "/home/dev/proj").none
+
+
+@pytest.mark.parametrize(("command", "paths", "unknown"), [
+    ("mix test test/app_test.exs", ("test/app_test.exs",), ("mix",)),  # an unknown program: the paths it names
+    ("./bin/tool --out=dist/report.md run", ("dist/report.md",), ("./bin/tool",)),
+    ("X=$(mix run priv/x.exs) && echo $X", ("priv/x.exs",), ("mix",)),  # a substitution judged by what it holds
+    ("RPC='{\"jsonrpc\": \"2.0\", \"method\": \"eth_blockNumber\"}' && echo $RPC", (), ()),
+    ("node --version && npm --version", (), ()),
+    ("bd show bd-12 && bd list --status open", (), ()),
+    ("mix --version; mix help compile; entire plugin list; gh -h", (), ()),
+    ("python3 - <<'PY'\nfrom pathlib import Path\np = Path('docs/a.md')\np.write_text('x')\nPY", ("docs/a.md",), ()),
+    ("cd sub && python3 - <<'PY'\nopen('out.txt', 'w').write('x')\nPY", ("sub/out.txt",), ()),
+    ("python3 - <<'PY'\nimport subprocess\nsubprocess.run(['mix', 'format'])\nPY", (), ("mix",)),
+    ("python3 bad.py <<'PY'\nx = (\nPY", (), ("python3 bad.py",)),
+])
+def test_unknown_programs_name_what_they_may_have_changed(command, paths, unknown):
+    """Issue 28: a program replay does not know names the paths on its command line and itself (what else it
+    changed is what the session later shows); read-only forms and plain assignments change nothing."""
+    found = effect(command, "/home/dev/proj")
+    assert (found.paths, found.unknown) == (paths, unknown)
+
+
+def test_inline_code_python_refused_wrote_nothing():
+    script = "python3 - <<'PY'\nold = \"a\nb\"\nopen('x', 'w').write(old)\nPY"  # a string left open
+    assert effect(script).unknown == ("python3 inline code (Python code that does not parse)",)
+    assert effect(script, printed='  File "<stdin>", line 1\nSyntaxError: unterminated string literal').none
 
 
 def test_uv_run_and_npx_run_what_they_name():

@@ -17,7 +17,7 @@ _PATTERNS: dict[str, list[tuple[re.Pattern, str]]] = {
         (re.compile(r"The user doesn't want to (?:proceed with|take) this"), "never ran: the user rejected it"),
         (re.compile(r"\[Request interrupted by user"), "never ran: cancelled by the user"),
         (re.compile(r"(?:Permission to use \S+ (?:has been|was) denied|Claude requested permissions? to .*? but you "
-                    r"haven't granted)", re.S), "never ran: permission denied"),
+                    r"haven't granted|Permission for this tool use was denied)", re.S), "never ran: permission denied"),
         (re.compile(r"(?:PreToolUse:\S+ hook|Hook PreToolUse|blocked by (?:a |the )?\S*\s*hook)", re.I),
          "never ran: blocked by a hook"),
         (re.compile(r"<tool_use_error>(?:No such tool available|InputValidationError|Error: No such tool)"),

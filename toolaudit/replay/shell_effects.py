@@ -39,7 +39,8 @@ def effect(command: str, cwd: str | None = None, printed: str = "") -> Effect:
         # an apply_patch text sent to a shell: its lines are no programs, only a redirection in one may write
         named = [path for _, written in split(without_heredocs(command)) for path in written]
         return Effect(tuple(named), "an apply_patch text run as a shell script") if named else NONE
-    command, found = _inline_heredocs(command, printed)
+    command = command.replace("\\\n", "")  # a line continuation: the shell joins the lines
+    command, inline, found = _inline_heredocs(command, printed)
     command, inner = substituted(without_heredocs(command))
     found += [effect(sub, cwd, printed) for sub in inner]  # `X=$(cmd)` is judged by cmd
     targets: list[str] = []
@@ -55,7 +56,9 @@ def effect(command: str, cwd: str | None = None, printed: str = "") -> Effect:
         if outside:
             continue
         named = [path for path in written if path not in _IGNORED]
-        one = part(text, printed) if text.strip() else None
+        marker = text.split()[0] if text.strip() else ""
+        one = inline[int(marker[len(_MARK):])] if marker.startswith(_MARK) else part(text, printed) if text.strip() \
+            else None
         if one is not None:  # its paths are taken here, under the folder a `cd` moved to; its kind below
             found.append(Effect(tuple(p for p in one.paths if p in (EVERYTHING, CHANGED)),
                                 one.why if one.paths or one.unknown else "", one.unknown))
@@ -85,6 +88,12 @@ def part(text: str, printed: str = "") -> Effect | None:
         if SYNTAX.search(printed):
             return None  # an unclosed quote: the shell stopped at its syntax error, this part never ran
         return Effect((EVERYTHING,), "cannot be read as words")
+    if words and words[0].startswith("(") and words[0] != "(":
+        words = [words[0][1:], *words[1:]]  # a subshell's first command: `(cd x && make)`
+    if words and words[-1].endswith(")") and "(" not in words[-1]:
+        words = [*words[:-1], words[-1][:-1]] if words[-1] != ")" else words[:-1]  # and its last
+    if words and re.match(r"^[A-Za-z_]\w*=\(", words[0]):
+        return None  # an array assignment: `files=(a b)`
     while words and ("=" in words[0] and not words[0].startswith("=") or words[0] in KEYWORDS):
         # VAR=value prefixes (a plain assignment alone runs nothing), wrappers and compound commands' keywords
         words = _drop_duration(words[1:]) if words[0] == "timeout" else words[1:]
@@ -104,7 +113,7 @@ def part(text: str, printed: str = "") -> Effect | None:
         return rules.sed(args)
     if program == "find":
         return rules.find(args, _judge(printed))
-    if program in rules.INTERPRETERS:
+    if program in rules.INTERPRETERS and not (program == "bun" and args[:1] and args[0] in rules.BUN_COMMANDS):
         return None if not_found(program, printed) else rules.interpreter(program, args, _judge(printed), printed)
     if program == "go" and args[:1] == ["run"]:
         return rules.unknown(f"go run {args[1] if len(args) > 1 else ''}".strip(), args[2:], printed)
@@ -142,11 +151,17 @@ _INTERPRETER = re.compile(r"\s*(?:[A-Za-z_]\w*=\S*\s+)*(?:(?:uv|poetry|pipenv)\s
                           r"(python[\d.]*|node|bun|deno)((?:\s+-[-\w=]+)*)(?:\s+-)?\s*")
 
 
-def _inline_heredocs(command: str, printed: str) -> tuple[str, list[Effect]]:
-    """`command` with each interpreter fed by a here-document replaced by `:`, and the effects of the code those
-    documents hold (judged by its calls). A document whose tag is unquoted and that holds `$(` or a backquote
-    is left alone (the shell substitutes into it: the interpreter is then an unknown program)."""
+_MARK = "__inline_code_"  # stands, in the command line, for an interpreter fed by a here-document
+
+
+def _inline_heredocs(command: str, printed: str) -> tuple[str, list[Effect | None], list[Effect]]:
+    """`command` with each interpreter fed by a here-document replaced by a marker (its place among the `cd`s
+    decides where it wrote), the effects of the code those documents hold (judged by its calls), by marker, and
+    those of the substitutions the shell runs in an unquoted document. A document whose tag is unquoted and that
+    holds `$(` or a backquote is not judged (the shell substitutes into it: the interpreter is an unknown
+    program)."""
     spans: list[tuple[int, int]] = []
+    judged: list[Effect | None] = []
     found: list[Effect] = []
     for match in HEREDOC.finditer(command):
         start = max(command.rfind(sep, 0, match.start()) for sep in (";", "&", "|", "(", "\n")) + 1
@@ -166,10 +181,8 @@ def _inline_heredocs(command: str, printed: str) -> tuple[str, list[Effect]]:
             continue
         program = head.group(1)
         verdict = judge_python(body) if program.startswith("python") else judge_js(body)
-        one = rules.inline(program, verdict, _judge(printed), printed)
-        if one is not None:
-            found.append(one)
+        judged.append(rules.inline(program, verdict, _judge(printed), printed))
         spans.append((start, match.start()))
-    for start, stop in reversed(spans):
-        command = command[:start] + " : " + command[stop:]
-    return command, found
+    for n, (start, stop) in reversed(list(enumerate(spans))):
+        command = f"{command[:start]} {_MARK}{n} {command[stop:]}"
+    return command, judged, found

@@ -73,7 +73,9 @@ PROGRAMS: dict[str, Program] = {
         "which type env date true false test [ : diff cmp uniq cut tr jq basename dirname realpath readlink "
         "sleep whoami uname id hostname ps sha256sum md5sum shasum xxd od hexdump strings column seq yes read cd "
         "export source printenv set unset wait clear exit tput pytest mypy tsc eslint docker kubectl "
-        "golangci-lint").split()},
+        "golangci-lint rev base64 uuidgen pgrep pidof md5 tac paste join comm fold expand unexpand iconv bc expr "
+        "nproc lsof continue break return local declare typeset shift trap alias history staticcheck shellcheck "
+        "actionlint pyright flake8 pylint hadolint sw_vers sysctl getconf locale dig nslookup ping").split()},
     **{name: _p(NAMES) for name in "rm rmdir touch tee truncate chmod chown unlink".split()},  # mkdir: no file
     **{name: _p(TARGET) for name in "cp ln install rsync".split()},
     "mv": _p(MOVES),
@@ -96,6 +98,9 @@ PROGRAMS: dict[str, Program] = {
     "mise": _p(writers="fmt format fix generate install", tasks=True),
     "ruff": _p(writers="format", tasks=True),
     "npx": _p(writers="prettier", tasks=True),
+    "bun": _p(writers="install i add remove update", tasks=True,
+              manifests={"install": ("package.json", "bun.lock", "bun.lockb", "node_modules"),
+                         "add": ("package.json", "bun.lock", "bun.lockb", "node_modules")}),
     "jest": _p(flags=_SNAPSHOTS),
     "vitest": _p(flags=_SNAPSHOTS),
 }
@@ -122,7 +127,8 @@ def read_only_form(args: list[str]) -> bool:
     if any(a in READ_ONLY_FLAGS for a in args) or len(args) == 1 and args[0] in READ_ONLY_ALONE:
         return True
     operands = [a for a in args if not a.startswith("-")]
-    return bool(operands) and operands[0] in READ_ONLY_SUBCOMMANDS
+    # `bd show 12`, and a command's own subcommand: `entire plugin list`, `gh issue view 3`
+    return any(word in READ_ONLY_SUBCOMMANDS for word in operands[:2])
 
 
 def named_paths(args: list[str]) -> list[str]:
@@ -150,8 +156,9 @@ def reformats(what: str) -> Effect:
 def judge(program: str, entry: Program, args: list[str]) -> Effect | None:
     """A table program's effect on its arguments (None: nothing)."""
     operands = [a for a in args if not a.startswith("-")]
-    if entry.kind == NAMES:
-        return Effect(tuple(a for a in operands if not a.isdigit()), f"{program} writes")
+    if entry.kind == NAMES:  # chmod's and chown's first operand is the mode or the owner
+        named = operands[1:] if program in ("chmod", "chown") else operands
+        return Effect(tuple(a for a in named if not a.isdigit()), f"{program} writes")
     if entry.kind in (TARGET, MOVES):
         return Effect(tuple(operands[-1:] if entry.kind == TARGET else operands), f"{program} writes its target")
     if entry.kind == FORMATS or entry.kind == FORMATS_WITH_FLAG and any(a in FORMATTER_FLAGS for a in args):

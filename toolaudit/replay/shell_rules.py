@@ -26,6 +26,8 @@ XARGS_VALUED = {"-I", "-n", "-P", "-d", "-L", "-s", "-E", "-a", "--max-args", "-
 FIND_EXEC = {"-exec", "-execdir", "-ok", "-okdir"}
 FIND_WRITES = {"-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
 INTERPRETERS = {"python", "python3", "node", "deno", "bun"}
+BUN_COMMANDS = {"run", "test", "install", "i", "add", "remove", "update", "build", "x", "pm", "outdated", "link",
+                "create", "init", "upgrade"}  # bun's own commands (else it runs a script: an interpreter)
 _PY_MODULES_READ = {"pytest", "unittest", "json.tool", "py_compile", "compileall", "doctest", "pydoc", "timeit",
                     "mypy", "pyflakes", "pylint", "flake8", "site", "platform", "sysconfig", "this", "tokenize"}
 

@@ -48,6 +48,11 @@ def substituted(command: str) -> tuple[str, list[str]]:
             continue
         elif ch in "'\"" and (not quote or quote == ch):
             quote = "" if quote else ch
+        elif command.startswith("$((", i):  # arithmetic, no command: one word
+            end = command.find("))", i + 3)
+            out.append("0")
+            i = end + 2 if end >= 0 else len(command)
+            continue
         elif command.startswith("$(", i) or ch == "`":
             end = _closing(command, i)
             inner.append(command[i + 2:end] if ch == "$" else command[i + 1:end])
@@ -147,7 +152,7 @@ def _word(command: str, i: int) -> tuple[str, int]:
                 word.append(ch)
         elif ch in "'\"":
             quote = ch
-        elif ch in " \t\n;&|<>":
+        elif ch in " \t\n;&|<>()":
             break
         else:
             word.append(ch)

@@ -21,6 +21,7 @@ doing of every unknown program run since the last whole `git status` before it (
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ import whatthepatch
 
 from ..model import ToolCall
 from . import edits, shell_effects
+from .never_ran import never_ran
 
 # `git [-C DIR] [--no-pager] diff [HEAD] [--] [PATH…] [2>&1]`: the working tree against the index or HEAD
 _OPTIONS = {"--no-pager", "--no-color", "--no-ext-diff"}
@@ -68,18 +70,18 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
             elif isinstance(changed, str):  # an edit that cannot be read: its file is the session's own
                 touched.add(state_path(call) or "")
             continue
-        command = shell_text(call) if call.tool in SHELL_TOOLS else None
+        command = shell_text(call) if call.tool in SHELL_TOOLS and never_ran(call) is None else None
         if command is None:
             continue
         if _is_status(command):
-            paths = [path for path in status_paths(call.output if not call.is_error else "")
+            paths = [path for path in status_paths(printed(call.output) if not call.is_error else "")
                      if not path.startswith(AGENT_HOMES) and not _holds(path, touched, cwd)]
             listed.update((path, None) for path in paths)
             events.append(_Shown(at, True, {path: None for path in paths}))
             continue
         named = _diff_paths(command)
         if named is not None:
-            shown = sections(call.output) if not call.is_error else {}
+            shown = sections(printed(call.output)) if not call.is_error else {}
             if all(_under(path, named) for path in shown):
                 kept = {path: section for path, section in shown.items()
                         if not any(_same(path, t, cwd) for t in touched)}
@@ -96,6 +98,20 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
             unknown.append((at, call_key(call)))
         touched.update(p for p in effect.paths if p != shell_effects.CHANGED)
     return Start(found, tuple(path for path in listed if path not in found), _later(events, unknown))
+
+
+def printed(output: str) -> str:
+    """What a command printed, out of the agent's wrapper (Codex `shell`'s `{"output": …, "metadata": …}`, the
+    `Exit code: …\nOutput:\n` header of its later tools)."""
+    if output.startswith('{"output":'):
+        try:
+            body = json.loads(output).get("output")
+        except (ValueError, AttributeError):
+            return output
+        return body if isinstance(body, str) else output
+    if output.startswith(("Exit code:", "Process exited with code")) and "\nOutput:\n" in output:
+        return output.partition("\nOutput:\n")[2]
+    return output
 
 
 def call_key(call: ToolCall) -> tuple:

@@ -21,6 +21,7 @@ from pathlib import Path
 from ..model import MAIN_AGENT, ToolCall
 from ..scan.redact import redact
 from . import edits, shell_effects
+from .never_ran import never_ran
 from .start_state import call_key
 from .sandbox import OutsideWorkspace, resolve
 from .workspace import map_path, mappings
@@ -72,7 +73,7 @@ class SessionState:
             self.main_model = call.model
         if edits.is_mutating(call) or edits.is_patch_call(call):
             return self._edit(call)
-        if call.tool in SHELL_TOOLS:
+        if call.tool in SHELL_TOOLS and never_ran(call) is None:  # a command refused or rejected changed nothing
             command = shell_text(call)
             if command is not None:
                 self._shell(command, call.output, self.later.get(call_key(call), ()))
