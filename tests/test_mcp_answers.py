@@ -301,3 +301,17 @@ def test_a_secret_in_a_file_or_folder_name_is_masked_in_source(home, tmp_path, m
     _place(SESSION, _claude_project(home, work) / "x.jsonl", 0)
     text = _text(_server([home / ".claude" / "projects"]), "scan", {})
     assert token not in text and json.loads(text)["source"]["agent"] == "claude-code"
+
+
+def test_a_long_working_folder_is_found_by_its_cut_name_and_cwd(home, tmp_path, monkeypatch):
+    work = tmp_path / "work" / ("deep_" * 45)  # past 200 characters once written as Claude Code names it
+    work.mkdir(parents=True)
+    monkeypatch.chdir(work)
+    name = re.sub(r"[^A-Za-z0-9]", "-", str(work))[:200] + "-1x2y3z"  # the hash Claude Code adds: any suffix
+    session = _place(SESSION, home / ".claude" / "projects" / name / "x.jsonl", 0)
+    lines = session.read_text().splitlines(keepends=True)
+    assert any('"cwd"' in line for line in lines)
+    session.write_text("".join(json.dumps({**json.loads(line), "cwd": str(work)}) + "\n" if '"cwd"' in line
+                               else line for line in lines))
+    other = _place(SESSION, home / ".claude" / "projects" / (name[:200] + "-other") / "y.jsonl", 0)  # its cwd: the shop
+    assert _answer(_server([home / ".claude" / "projects"]), "scan", {})["source"]["path"] == str(session) != str(other)

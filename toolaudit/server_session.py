@@ -22,6 +22,7 @@ _CODEX_FILES = 400
 _WALK_ENTRIES = 5000
 _WALK_DEPTH = 4
 _FIRST_LINE = 256 * 1024
+_CLAUDE_NAME_MAX = 200  # Claude Code cuts a longer project folder name and adds a hash of the path
 _SKIP_FOLDERS = {"node_modules", ".git", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache", "site-packages"}
 
 
@@ -134,6 +135,20 @@ def _claude_newest(roots: list[Path], folder: Path) -> Iterator[Found]:
             newest = _newest_jsonl(root / name)
             if newest:
                 yield Found(newest, "claude-code", f"the newest Claude Code transcript of {folder}")
+            elif len(name) > _CLAUDE_NAME_MAX:  # a long name is cut and given a hash: the cut part, then the cwd
+                yield from _claude_long(root, name[:_CLAUDE_NAME_MAX], folder)
+
+
+def _claude_long(root: Path, head: str, folder: Path) -> Iterator[Found]:
+    """The newest transcript of a project whose folder name starts with `head` and records `folder` as its cwd."""
+    try:
+        projects = [Path(e.path) for e in os.scandir(root) if e.name.startswith(head) and e.is_dir()]
+    except OSError:
+        return
+    for project in projects:
+        newest = _newest_jsonl(project)
+        if newest and _claude_cwd(newest) == folder:
+            yield Found(newest, "claude-code", f"the newest Claude Code transcript of {folder}")
 
 
 def _claude_below(roots: list[Path], folder: Path) -> Iterator[Found]:
