@@ -245,11 +245,14 @@ def state_record(state, call: ToolCall) -> None:
 
 
 def _too_long(call: ToolCall) -> bool:
-    """A recorded path argument has a component over NAME_MAX bytes (ENAMETOOLONG on every disk)."""
-    for value in _recorded_args(call).values():
-        if isinstance(value, str) and any(len(part.encode("utf-8", "surrogatepass")) > NAME_MAX
-                                          for part in value.replace("\\", "/").split("/")):
-            if any(c.isspace() for c in value) and "/" not in value:
-                continue  # a text, not a path (a pattern, a command)
-            return True
+    """A recorded path argument has a component over NAME_MAX bytes (ENAMETOOLONG on every disk); only the
+    arguments that name paths (a command, a pattern or a description may be as long as it likes)."""
+    from .workspace import PATH_KEYS
+
+    for key, value in _recorded_args(call).items():
+        values = value if isinstance(value, list) else [value]
+        for text in values:
+            if key in PATH_KEYS and isinstance(text, str) and any(
+                    len(part.encode("utf-8", "surrogatepass")) > NAME_MAX for part in text.replace("\\", "/").split("/")):
+                return True
     return False

@@ -139,12 +139,14 @@ def why_not(item, drifted: bool) -> str:
         return "path too long"
     if "no commit before the session" in text:
         return "no start commit"
+    if drifted and item.doubt:
+        return "unknown state"  # a command before it may have changed what it reads (its doubt names it)
     if "Claude Code version" in text or "version recorded" in text:
         return "version"
     if "not replayable" in text:
         return "not replayable"
     if drifted:
-        return "unknown state" if item.doubt and item.identity is None else "drifted"
+        return "drifted"
     if item.status in ("refused", "failed"):
         return item.status
     return "" if item.status in ("replayed", "kept", "not_translated") else item.status

@@ -265,7 +265,9 @@ class ReplayCollected:
             self.fidelity.add(item.before.tool, None if item.doubt else kind, item.doubt or reason)
         if item.after is None:  # kept (an identity probe at most): its recording stands, it drifts from nothing
             return recorded, False
-        drifted = (kind is not None and not matches(kind)) or (kind is None and bool(item.doubt) and item.after)
+        # a call the variant refused or failed is not drifted: it is counted under its own reason
+        drifted = item.status == "replayed" and ((kind is not None and not matches(kind)) or
+                                                 (kind is None and bool(item.doubt)))
         # the variant answered but the agent's own tool could not (a version, a command not replayable): nothing
         # to measure it against, so it is set aside rather than compared with the recording
         unchecked = kind is None and item.emulated and item.status == "replayed" and not item.doubt
