@@ -12,7 +12,8 @@ order, English messages); `rg` gets `--sort path` (its parallel walk has no stab
 no path named, `./` whose prefix is removed again (our stdin is an empty pipe, which rg would search).
 Sorting makes rg walk on one thread, whose errors read `rg: P: IO error for operation on P: …`; where rg
 would have walked in parallel (more than one path, or a folder) they are printed as it prints them, `rg: P: …`.
-Output is all stdout then all stderr, as Codex aggregates it.
+Output is all stdout then all stderr, as Codex aggregates it. Each program's options are read by
+replay.agents.shell_options, its argument list prepared by replay.agents.shell_argv.
 """
 
 from __future__ import annotations
@@ -20,140 +21,16 @@ from __future__ import annotations
 import glob as globlib
 import re
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..base import Sandbox
 from ..builtin.ripgrep import rg_path
 from ..sandbox import OutsideWorkspace, resolve, run, scrubbed_env
+from .shell_argv import PREPARE, PROGRAMS
+from .shell_options import scan
 from .shell_words import Command, NotReplayable, Result, Word, parse
 
-# ------------------------------------------------------------------ options of each program
-
-@dataclass(frozen=True)
-class Spec:
-    """The options a program may take: short letters without/with a value, long names likewise."""
-
-    flags: str = ""
-    valued: str = ""
-    long: frozenset = frozenset()
-    long_valued: frozenset = frozenset()
-    numeric: bool = False  # `head -20`: a bare count is an option
-    path_options: frozenset = frozenset()  # options whose value names a file to read
-
-
-def _spec(flags: str = "", valued: str = "", long: str = "", long_valued: str = "", **kw) -> Spec:
-    return Spec(flags, valued, frozenset(long.split()), frozenset(long_valued.split()), **kw)
-
-
-_HEAD = _spec("qvz", "nc", "quiet silent verbose zero-terminated", "lines bytes", numeric=True)
-SPECS: dict[str, Spec] = {
-    "cat": _spec("AbeEnstTuv", long="show-all number-nonblank number squeeze-blank show-ends show-tabs "
-                 "show-nonprinting"),
-    "head": _HEAD,
-    "tail": _HEAD,
-    "nl": _spec("p", "bdfhilnsvw", long="no-renumber", long_valued="body-numbering section-delimiter "
-                "footer-numbering header-numbering line-increment join-blank-lines number-format "
-                "number-separator starting-line-number number-width"),
-    "wc": _spec("clmwL", long="bytes chars lines words max-line-length"),
-    "ls": _spec("1aAbBcCdfFgGhHiklmnNopqQrRsStuUvxXZ", "IwT",
-                long="all almost-all escape ignore-backups directory classify file-type full-time human-readable "
-                "si inode kibibytes literal numeric-uid-gid hide-control-chars show-control-chars quote-name "
-                "recursive reverse size context group-directories-first no-group author color",
-                long_valued="color block-size format hide ignore indicator-style quoting-style sort time "
-                "time-style width tabsize"),
-    "grep": _spec("abcEFGhHiIlLnoqrsTuUvVwxyzZ", "ABCdDefm",
-                  long="extended-regexp fixed-strings basic-regexp perl-regexp ignore-case no-ignore-case "
-                  "word-regexp line-regexp null-data no-messages invert-match version byte-offset "
-                  "line-number line-buffered with-filename no-filename initial-tab unix-byte-offsets null "
-                  "files-with-matches files-without-match count only-matching quiet silent recursive text "
-                  "color colour",
-                  long_valued="regexp file max-count label after-context before-context context directories "
-                  "devices include exclude exclude-from exclude-dir binary-files color colour",
-                  path_options=frozenset({"-f", "--file", "--exclude-from"})),
-    "sed": _spec("nErsuz", "el", long="quiet silent regexp-extended separate unbuffered null-data posix debug "
-                 "sandbox", long_valued="expression line-length"),
-    "rg": _spec("0abcFhHiIlnNoOpqsSuUvVwxz.", "ABCdEefgjmMrtT",
-                long="binary block-buffered byte-offset case-sensitive column count count-matches crlf "
-                "files files-with-matches files-without-match fixed-strings glob-case-insensitive heading "
-                "hidden ignore-case ignore-file-case-insensitive include-zero invert-match json "
-                "line-buffered line-number line-regexp multiline multiline-dotall no-column no-filename "
-                "no-heading no-ignore no-ignore-dot no-ignore-exclude no-ignore-files no-ignore-global "
-                "no-ignore-parent no-ignore-vcs no-line-number no-messages no-pcre2-unicode no-require-git "
-                "no-unicode null null-data one-file-system only-matching passthru pcre2 pretty quiet "
-                "smart-case sort-files stats text trim type-list unrestricted vimgrep with-filename "
-                "word-regexp no-config no-ignore-messages no-follow no-text no-binary",
-                long_valued="after-context before-context color colors context context-separator dfa-size-limit "
-                "encoding engine field-context-separator field-match-separator file glob iglob ignore-file "
-                "max-columns max-count max-depth max-filesize path-separator regex-size-limit regexp replace "
-                "sort sortr threads type type-add type-clear type-not",
-                path_options=frozenset({"-f", "--file", "--ignore-file"})),
-}
-# options that would run programs, write files or leave the workspace: refused with a reason
-_DANGER = {
-    "rg": {"--pre": "runs a preprocessor", "--pre-glob": "runs a preprocessor", "-z": "runs decompressors",
-           "--search-zip": "runs decompressors", "-L": "follows symlinks", "--follow": "follows symlinks",
-           "--hostname-bin": "runs a program"},
-    "sed": {"-i": "edits files in place", "--in-place": "edits files in place", "-f": "reads a script file",
-            "--file": "reads a script file"},
-    "grep": {"-R": "follows symlinks", "--dereference-recursive": "follows symlinks"},
-    "ls": {"-L": "follows symlinks", "--dereference": "follows symlinks"},
-    "tail": {"-f": "follows the file", "-F": "follows the file", "--follow": "follows the file"},
-}
-
-
-def scan(name: str, words: list[str]) -> tuple[list[tuple[str, str | None]], list[str]]:
-    """(options with their values, operands) of `words` by `SPECS[name]`; `--` ends the options."""
-    spec, danger = SPECS[name], _DANGER.get(name, {})
-    options: list[tuple[str, str | None]] = []
-    operands: list[str] = []
-    it = iter(words)
-    for word in it:
-        key = word.split("=", 1)[0]
-        if key in danger or word in danger:
-            raise NotReplayable(f"{name} {key}: {danger.get(key) or danger[word]}")
-        if word == "--":
-            operands.extend(it)
-        elif word.startswith("--"):
-            options.append(_long(name, spec, word, it))
-        elif word.startswith("-") and word != "-":
-            options.extend(_short(name, spec, word, it, danger))
-        else:
-            operands.append(word)
-    return options, operands
-
-
-def _long(name: str, spec: Spec, word: str, it) -> tuple[str, str | None]:
-    key, eq, value = word[2:].partition("=")
-    if key in spec.long_valued and (eq or key not in spec.long):
-        return "--" + key, value if eq else _value(name, "--" + key, it)
-    if key in spec.long and not eq:
-        return "--" + key, None
-    raise NotReplayable(f"unsupported {name} option --{key}")
-
-
-def _short(name: str, spec: Spec, word: str, it, danger: dict) -> list[tuple[str, str | None]]:
-    if spec.numeric and word[1:].isdigit():
-        return [("-n", word[1:])]
-    found = []
-    for j, letter in enumerate(word[1:], 1):
-        option = "-" + letter
-        if option in danger:
-            raise NotReplayable(f"{name} {option}: {danger[option]}")
-        if letter in spec.valued:
-            found.append((option, word[j + 1:] or _value(name, option, it)))
-            return found
-        if letter not in spec.flags:
-            raise NotReplayable(f"unsupported {name} option {option}")
-        found.append((option, None))
-    return found
-
-
-def _value(name: str, option: str, it) -> str:
-    value = next(it, None)
-    if value is None:
-        raise NotReplayable(f"{name} {option} without a value")
-    return value
+__all__ = ["CannotRun", "Workspace", "run_script", "run_argv", "walk_order", "PROGRAMS"]
 
 
 class CannotRun(Exception):
@@ -215,122 +92,6 @@ class Workspace:
 # a fixed locale and no user or system git config: the same output on every machine
 ENV = {"LC_ALL": "C.UTF-8", "LANG": "C.UTF-8", "PAGER": "cat", "GIT_PAGER": "cat", "GIT_CONFIG_NOSYSTEM": "1",
        "GIT_CONFIG_GLOBAL": "/dev/null"}
-
-
-# ------------------------------------------------------------------ preparing each program's argv
-
-def _argv(ws: Workspace, name: str, options, operands: list[str], paths: list[str]) -> list[str]:
-    """Options (path-valued ones checked), then `--`, the operands that are not paths, then the paths."""
-    spec, argv = SPECS[name], []
-    for option, value in options:
-        if value is not None and option in spec.path_options:
-            value = ws.inside(value)
-        argv += [option] if value is None else ([f"{option}={value}"] if option.startswith("--") else [option, value])
-    return [*argv, "--", *operands, *(p if p == "-" else ws.inside(p) for p in paths)]
-
-
-def _files(name: str):
-    def prepare(ws: Workspace, args: list[str], first: bool) -> tuple[list[str], bool]:
-        options, operands = scan(name, args)
-        return _argv(ws, name, options, [], operands), False
-    return prepare
-
-
-def _search(name: str):
-    def prepare(ws: Workspace, args: list[str], first: bool) -> tuple[list[str], bool]:
-        options, operands = scan(name, args)
-        keys = {option for option, _ in options}
-        named = keys & {"-e", "-f", "--regexp", "--file", "--files", "--type-list"}
-        pattern, paths = (operands[:0], operands) if named else (operands[:1], operands[1:])
-        strip = name == "rg" and not paths and first  # see the module docstring
-        if name == "rg" and not keys & {"--sort", "--sortr"}:
-            options = [*options, ("--sort", "path")]
-        return _argv(ws, name, options, pattern, paths + (["./"] if strip else [])), strip
-    return prepare
-
-
-_SED_COMMAND = re.compile(r"((\d+|\$|\d+~\d+|/[^/;]*/I?)(,(\d+|\$|/[^/;]*/I?|[+~]\d+))?)?\s*!?\s*([pP=ldnNq]|[qQ]\d+)?")
-
-
-def _sed(ws: Workspace, args: list[str], first: bool) -> tuple[list[str], bool]:
-    options, operands = scan("sed", args)
-    scripts = [v for o, v in options if o in ("-e", "--expression")]
-    if not scripts:
-        if not operands:
-            raise NotReplayable("sed without a script")
-        scripts, operands = [operands[0]], operands[1:]
-        options = [*options, ("-e", scripts[0])]
-    for part in (p.strip() for script in scripts for p in re.split(r"[;\n]", script)):
-        if not _SED_COMMAND.fullmatch(part):
-            raise NotReplayable(f"sed script {part!r}: only printing commands are replayed")
-    return _argv(ws, "sed", options, [], operands), False
-
-
-_FIND_FLAG = frozenset({"-print", "-print0", "-prune", "-quit", "-true", "-false", "-empty", "-readable",
-                        "-writable", "-executable", "-depth", "-mount", "-xdev", "-ls", "-nouser", "-nogroup",
-                        "-o", "-or", "-a", "-and", "-not", "!", "(", ")", ",", "-daystart", "-noleaf",
-                        "-ignore_readdir_race", "-noignore_readdir_race"})
-_FIND_ARG = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
-                       "-regextype", "-type", "-xtype", "-maxdepth", "-mindepth", "-size", "-mtime", "-mmin",
-                       "-atime", "-amin", "-ctime", "-cmin", "-perm", "-user", "-group", "-uid", "-gid",
-                       "-links", "-printf", "-inum", "-used", "-newermt"})
-_FIND_PATH = frozenset({"-newer", "-anewer", "-cnewer", "-samefile"})
-_FIND_DANGER = {"-exec": "runs programs", "-execdir": "runs programs", "-ok": "runs programs",
-                "-okdir": "runs programs", "-delete": "deletes files", "-fprint": "writes files",
-                "-fprint0": "writes files", "-fprintf": "writes files", "-fls": "writes files",
-                "-L": "follows symlinks", "-follow": "follows symlinks"}
-
-
-def _find(ws: Workspace, args: list[str], first: bool) -> tuple[list[str], bool]:
-    argv, i = [], 0
-    while i < len(args) and args[i] in ("-H", "-P", "-L"):
-        if args[i] == "-L":
-            raise NotReplayable("find -L: follows symlinks")
-        argv.append(args[i])
-        i += 1
-    while i < len(args) and not args[i].startswith("-") and args[i] not in ("(", ")", "!", ","):
-        argv.append(ws.inside(args[i]))
-        i += 1
-    while i < len(args):
-        word = args[i]
-        if word in _FIND_DANGER:
-            raise NotReplayable(f"find {word}: {_FIND_DANGER[word]}")
-        if word in _FIND_FLAG:
-            argv.append(word)
-        elif word in _FIND_ARG | _FIND_PATH and i + 1 < len(args):
-            i += 1
-            argv += [word, ws.inside(args[i]) if word in _FIND_PATH else args[i]]
-        else:
-            raise NotReplayable(f"unsupported find predicate {word}")
-        i += 1
-    return argv, False
-
-
-_GIT_READ = {"show", "diff", "log", "status"}
-_GIT_DANGER = ("--output", "--ext-diff", "--open-files-in-pager", "-O")
-
-
-def _git(ws: Workspace, args: list[str], first: bool) -> tuple[list[str], bool]:
-    i = 0
-    while i < len(args) and args[i] in ("--no-pager", "-P", "--no-optional-locks"):
-        i += 1
-    if i == len(args) or args[i] not in _GIT_READ:
-        raise NotReplayable(f"git {args[i] if i < len(args) else ''}".strip() + ": only show, diff, log, status")
-    argv, after_dashes = ["--no-optional-locks", args[i]], False
-    for word in args[i + 1:]:
-        if word.startswith(_GIT_DANGER):
-            raise NotReplayable(f"git {word.split('=')[0]}: writes files or runs programs")
-        if after_dashes or not (word.startswith("-") or ":" in word):  # a path, or a revision (checked alike)
-            word = ws.inside(word)
-        after_dashes = after_dashes or word == "--"
-        argv.append(word)
-    return argv, False
-
-
-PREPARE = {"cat": _files("cat"), "head": _files("head"), "tail": _files("tail"), "nl": _files("nl"),
-           "wc": _files("wc"), "ls": _files("ls"), "grep": _search("grep"), "rg": _search("rg"), "sed": _sed,
-           "find": _find, "git": _git}
-PROGRAMS = frozenset(PREPARE) | {"cd", "pwd", "echo", "true", "false"}
 
 
 # ------------------------------------------------------------------ running

@@ -1,0 +1,128 @@
+"""Each allow-listed program's argument list, prepared from the words a recorded command gave it: options checked
+(replay.agents.shell_options), paths moved into the replay folder and refused outside it, `rg` sorted, sed limited to
+printing scripts, find to predicates that neither run nor write, git to show/diff/log/status."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from .shell_options import SPECS, scan
+from .shell_words import NotReplayable
+
+if TYPE_CHECKING:
+    from .shell_readonly import Workspace
+
+
+def _argv(ws: Workspace, name: str, options, operands: list[str], paths: list[str]) -> list[str]:
+    """Options (path-valued ones checked), then `--`, the operands that are not paths, then the paths."""
+    spec, argv = SPECS[name], []
+    for option, value in options:
+        if value is not None and option in spec.path_options:
+            value = ws.inside(value)
+        argv += [option] if value is None else ([f"{option}={value}"] if option.startswith("--") else [option, value])
+    return [*argv, "--", *operands, *(p if p == "-" else ws.inside(p) for p in paths)]
+
+
+def _files(name: str):
+    def prepare(ws: Workspace, args: list[str], first: bool) -> tuple[list[str], bool]:
+        options, operands = scan(name, args)
+        return _argv(ws, name, options, [], operands), False
+    return prepare
+
+
+def _search(name: str):
+    def prepare(ws: Workspace, args: list[str], first: bool) -> tuple[list[str], bool]:
+        options, operands = scan(name, args)
+        keys = {option for option, _ in options}
+        named = keys & {"-e", "-f", "--regexp", "--file", "--files", "--type-list"}
+        pattern, paths = (operands[:0], operands) if named else (operands[:1], operands[1:])
+        strip = name == "rg" and not paths and first  # see the module docstring
+        if name == "rg" and not keys & {"--sort", "--sortr"}:
+            options = [*options, ("--sort", "path")]
+        return _argv(ws, name, options, pattern, paths + (["./"] if strip else [])), strip
+    return prepare
+
+
+_SED_COMMAND = re.compile(r"((\d+|\$|\d+~\d+|/[^/;]*/I?)(,(\d+|\$|/[^/;]*/I?|[+~]\d+))?)?\s*!?\s*([pP=ldnNq]|[qQ]\d+)?")
+
+
+def _sed(ws: Workspace, args: list[str], first: bool) -> tuple[list[str], bool]:
+    options, operands = scan("sed", args)
+    scripts = [v for o, v in options if o in ("-e", "--expression")]
+    if not scripts:
+        if not operands:
+            raise NotReplayable("sed without a script")
+        scripts, operands = [operands[0]], operands[1:]
+        options = [*options, ("-e", scripts[0])]
+    for part in (p.strip() for script in scripts for p in re.split(r"[;\n]", script)):
+        if not _SED_COMMAND.fullmatch(part):
+            raise NotReplayable(f"sed script {part!r}: only printing commands are replayed")
+    return _argv(ws, "sed", options, [], operands), False
+
+
+_FIND_FLAG = frozenset({"-print", "-print0", "-prune", "-quit", "-true", "-false", "-empty", "-readable",
+                        "-writable", "-executable", "-depth", "-mount", "-xdev", "-ls", "-nouser", "-nogroup",
+                        "-o", "-or", "-a", "-and", "-not", "!", "(", ")", ",", "-daystart", "-noleaf",
+                        "-ignore_readdir_race", "-noignore_readdir_race"})
+_FIND_ARG = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
+                       "-regextype", "-type", "-xtype", "-maxdepth", "-mindepth", "-size", "-mtime", "-mmin",
+                       "-atime", "-amin", "-ctime", "-cmin", "-perm", "-user", "-group", "-uid", "-gid",
+                       "-links", "-printf", "-inum", "-used", "-newermt"})
+_FIND_PATH = frozenset({"-newer", "-anewer", "-cnewer", "-samefile"})
+_FIND_DANGER = {"-exec": "runs programs", "-execdir": "runs programs", "-ok": "runs programs",
+                "-okdir": "runs programs", "-delete": "deletes files", "-fprint": "writes files",
+                "-fprint0": "writes files", "-fprintf": "writes files", "-fls": "writes files",
+                "-L": "follows symlinks", "-follow": "follows symlinks"}
+
+
+def _find(ws: Workspace, args: list[str], first: bool) -> tuple[list[str], bool]:
+    argv, i = [], 0
+    while i < len(args) and args[i] in ("-H", "-P", "-L"):
+        if args[i] == "-L":
+            raise NotReplayable("find -L: follows symlinks")
+        argv.append(args[i])
+        i += 1
+    while i < len(args) and not args[i].startswith("-") and args[i] not in ("(", ")", "!", ","):
+        argv.append(ws.inside(args[i]))
+        i += 1
+    while i < len(args):
+        word = args[i]
+        if word in _FIND_DANGER:
+            raise NotReplayable(f"find {word}: {_FIND_DANGER[word]}")
+        if word in _FIND_FLAG:
+            argv.append(word)
+        elif word in _FIND_ARG | _FIND_PATH and i + 1 < len(args):
+            i += 1
+            argv += [word, ws.inside(args[i]) if word in _FIND_PATH else args[i]]
+        else:
+            raise NotReplayable(f"unsupported find predicate {word}")
+        i += 1
+    return argv, False
+
+
+_GIT_READ = {"show", "diff", "log", "status"}
+_GIT_DANGER = ("--output", "--ext-diff", "--open-files-in-pager", "-O")
+
+
+def _git(ws: Workspace, args: list[str], first: bool) -> tuple[list[str], bool]:
+    i = 0
+    while i < len(args) and args[i] in ("--no-pager", "-P", "--no-optional-locks"):
+        i += 1
+    if i == len(args) or args[i] not in _GIT_READ:
+        raise NotReplayable(f"git {args[i] if i < len(args) else ''}".strip() + ": only show, diff, log, status")
+    argv, after_dashes = ["--no-optional-locks", args[i]], False
+    for word in args[i + 1:]:
+        if word.startswith(_GIT_DANGER):
+            raise NotReplayable(f"git {word.split('=')[0]}: writes files or runs programs")
+        if after_dashes or not (word.startswith("-") or ":" in word):  # a path, or a revision (checked alike)
+            word = ws.inside(word)
+        after_dashes = after_dashes or word == "--"
+        argv.append(word)
+    return argv, False
+
+
+PREPARE = {"cat": _files("cat"), "head": _files("head"), "tail": _files("tail"), "nl": _files("nl"),
+           "wc": _files("wc"), "ls": _files("ls"), "grep": _search("grep"), "rg": _search("rg"), "sed": _sed,
+           "find": _find, "git": _git}
+PROGRAMS = frozenset(PREPARE) | {"cd", "pwd", "echo", "true", "false"}
