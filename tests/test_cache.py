@@ -101,7 +101,8 @@ def test_a_growing_shrinking_rewritten_corpus(tmp_path, cache_home, reads):
         assert cached == _doc([tmp_path / "projects"], by="session", cache=False), name
         expected = {"first": ["grow.jsonl", "other.jsonl"], "new file": ["new.jsonl"], "deleted": []}
         assert sorted(read_again) == expected.get(name, ["grow.jsonl"]), name  # only what changed
-    assert sorted(Path(p).name for p in scan_cache.ScanCache(_key()).stamps()) == ["grow.jsonl", "new.jsonl"]
+    assert sorted(scan_cache.ScanCache(_key()).stamps()) == sorted(scan_cache.path_key(folder / name)
+                                                                   for name in ("grow.jsonl", "new.jsonl"))
 
 
 def test_a_grown_file_counts_only_its_new_outputs(tmp_path, cache_home, monkeypatch):
@@ -614,8 +615,11 @@ def test_a_scan_loads_the_stamps_of_its_own_files_only(tmp_path, cache_home):
     (tmp_path / "runs2" / "d.jsonl").write_bytes(b"".join(_lines(SHOP)))
     _doc([folder, tmp_path / "runs2"])
 
+    everyone = [*folder.rglob("*.jsonl"), *(tmp_path / "runs2").rglob("*.jsonl")]
+    names = {scan_cache.path_key(p): p.name for p in everyone}  # the cache keeps digests of paths' parts
+
     def known(files, roots=()):
-        return sorted(Path(p).name for p in scan_cache.ScanCache(_key()).stamps(files, roots))
+        return sorted(names[k] for k in scan_cache.ScanCache(_key()).stamps(files, roots))
 
     one = folder / "b.jsonl"
     assert known([one], [one]) == ["b.jsonl"]
@@ -656,3 +660,23 @@ def test_an_edit_of_the_same_size_with_its_mtime_put_back_is_read_again(tmp_path
     assert now.st_ctime_ns != before.st_ctime_ns
     again = _doc([path])
     assert again == _doc([path], cache=False) and again["totals"] != first["totals"]
+
+
+def test_no_path_or_name_is_kept_as_text_in_the_keys(tmp_path, cache_home):
+    # a secret in a file or folder name was kept as it is in the path keys (issue 29): the keys are digests of
+    # each part now, and a folder's files still share its key as a prefix
+    folder = tmp_path / "proj-FOLDERMARK" / "sub"
+    folder.mkdir(parents=True)
+    for name in ("a-FILEMARK.jsonl", "b.jsonl"):
+        (folder / name).write_bytes(b"".join(_lines(KANBAN)[:8]))
+    first = _doc([tmp_path / "proj-FOLDERMARK"])
+    with sqlite3.connect(cache_home / scan_cache.NAME) as db:
+        keys = [row[0] for table in ("files", "parts") for row in db.execute(f"SELECT path FROM {table}")]
+    db.close()
+    assert len(keys) >= 2
+    assert not any(mark in key for key in keys for mark in ("MARK", "proj", "jsonl", str(tmp_path)))
+    prefix = scan_cache.folders([tmp_path / "proj-FOLDERMARK"])[0]
+    assert all(key.startswith(prefix) for key in keys)
+    (folder / "b.jsonl").unlink()  # a file gone from the folder still drops out
+    assert _doc([tmp_path / "proj-FOLDERMARK"]) == _doc([tmp_path / "proj-FOLDERMARK"], cache=False) != first
+    assert scan_cache.info().files == 1

@@ -31,7 +31,7 @@ from ..model import FileResult
 from .cache_keys import LAYOUT, KeyParts, code_digest, key_parts, options_key  # noqa: F401  (their names here)
 from .cache_rows import UNRECOGNISED, cacheable, decode, encode, measurement, menu, row_fields  # noqa: F401
 from .cache_info import CacheInfo, clear, info  # noqa: F401
-from .cache_store import NAME, ScanCache, Stamp, folders, opened  # noqa: F401
+from .cache_store import NAME, ScanCache, Stamp, folders, opened, path_key  # noqa: F401
 from .measure import known_key
 
 EDGE = 4096
@@ -105,7 +105,7 @@ def stamped(known: dict[str, Stamp], files: list, growing: bool) -> list[tuple[S
     a file is only grown when `growing` (its reader can read on)."""
     stamps, asked = [], _covering()
     for path in files:
-        before = known.get(str(path))
+        before = known.get(path_key(path))
         others = covered(path, asked) if isinstance(path, Path) else None
         if before is not None and isinstance(path, Path) and others is None:
             try:
@@ -164,7 +164,7 @@ def through_cache(cache: ScanCache, files: list, scan: Callable[[list], Iterator
         else:
             cache.complete = False
         yield result
-    cache.forget(_gone(known, files, roots))
+    cache.forget_keys(_gone(known, files, roots))
     cache.flush()
 
 
@@ -189,7 +189,7 @@ def resume_from(cached: FileResult) -> tuple | None:
 
 
 def _gone(known: dict[str, Stamp], files: list, roots: Iterable[Path]) -> list[str]:
-    """Cached paths under a scanned folder that the scan no longer found."""
-    seen = {str(p) for p in files}
-    under = folders(roots)
-    return [p for p in known if p not in seen and any(p.startswith(f) for f in under)]
+    """The keys of cached paths under a scanned folder that the scan no longer found."""
+    seen = {path_key(p) for p in files}
+    under = tuple(folders(roots))
+    return [k for k in known if k not in seen and k.startswith(under)]

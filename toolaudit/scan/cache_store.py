@@ -13,6 +13,8 @@ import sqlite3
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import lru_cache
+from hashlib import sha256
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
@@ -63,9 +65,33 @@ def refused(path: Path) -> str | None:
     return why
 
 
+def path_key(path) -> str:
+    """How the cache names a file: each part of its path replaced by a digest of it, the separators kept. A
+    secret in a file or folder name is never stored, and the keys of the files under a folder still start with
+    the folder's key (a scan loads the stamps under its folders by a range of keys)."""
+    return _key_of(str(path))
+
+
+@lru_cache(maxsize=1 << 16)
+def _key_of(text: str) -> str:  # a scan asks it of each file several times (stamps, entries, parts, gone)
+    folder, sep, name = text.rpartition(os.sep)
+    return (_folder_key(folder) + sep if sep else "") + _part(name)
+
+
+@lru_cache(maxsize=4096)
+def _folder_key(folder: str) -> str:  # a folder's files share it: worked out once per folder
+    parent, sep, name = folder.rpartition(os.sep)
+    return (_folder_key(parent) + sep if sep else "") + _part(name) if folder else ""
+
+
+def _part(name: str) -> str:
+    return sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:16] if name else ""
+
+
 def folders(roots: Iterable) -> list[str]:
-    """The scanned folders among `roots`, each ending in a separator (the prefix of the paths under it)."""
-    return [str(r).rstrip(os.sep) + os.sep for r in roots if isinstance(r, Path) and r.is_dir()]
+    """The keys of the scanned folders among `roots`, each ending in a separator (the prefix of the keys of
+    the paths under it)."""
+    return [path_key(str(r).rstrip(os.sep)) + os.sep for r in roots if isinstance(r, Path) and r.is_dir()]
 
 
 class ScanCache:
@@ -165,7 +191,7 @@ class ScanCache:
         return True
 
     def stamps(self, files: list | None = None, roots: Iterable = ()) -> dict[str, Stamp]:
-        """The paths this key holds, with the stamp each was measured at: all of them, or only `files` and
+        """The paths this key holds (by path_key), with the stamp each was measured at: all of them, or only `files` and
         those under the folders among `roots` (a one-session scan does not load a 10k-file corpus's stamps).
         As at the first call: one scan's."""
         if self._known is None:
@@ -190,7 +216,8 @@ class ScanCache:
             for folder in found_in:  # a range of the primary key: the paths that start with `folder`
                 found += self._db.execute(f"{sql} AND path >= ? AND path < ?", (
                     self.key, *args, folder, folder[:-1] + chr(ord(folder[-1]) + 1))).fetchall()
-            alone = [str(p) for p in files if not str(p).startswith(tuple(found_in))]
+            keys = [path_key(p) for p in files]
+            alone = [k for k in keys if not k.startswith(tuple(found_in))]
             for at in range(0, len(alone), 500):
                 some = alone[at:at + 500]
                 found += self._db.execute(f"{sql} AND path IN ({','.join('?' * len(some))})",
@@ -202,7 +229,7 @@ class ScanCache:
 
     def load(self, source: str) -> FileResult | None:
         """The cached result of `source`, or None (a damaged entry is dropped with a note)."""
-        return self._entry("SELECT entry FROM files WHERE key = ? AND path = ?", (self.key, source),
+        return self._entry("SELECT entry FROM files WHERE key = ? AND path = ?", (self.key, path_key(source)),
                            lambda data: decode(source, data), f"the entry of {source} is damaged ({{}}): read again",
                            lambda: self.forget([source]))
 
@@ -231,7 +258,7 @@ class ScanCache:
         except (UnicodeEncodeError, orjson.JSONEncodeError, TypeError):
             self.complete = False
             return False
-        self._pending.append((self.key, source, stamp.size, stamp.mtime_ns, stamp.inode, stamp.edges, stamp.ctime_ns,
+        self._pending.append((self.key, path_key(source), stamp.size, stamp.mtime_ns, stamp.inode, stamp.edges, stamp.ctime_ns,
                               int(stamp.racy), entry))
         if len(self._pending) >= _BATCH:
             self.flush()
@@ -259,18 +286,22 @@ class ScanCache:
                     "ORDER BY made DESC LIMIT ?)", [(self.key, self.key, KEPT_PER_OPTIONS)])
 
     def parts(self, plan: str, files: list | None = None, roots: Iterable = ()) -> dict[str, tuple[bytes, bytes]]:
-        """The files' parts for `plan` (scan.parts): path -> (stamp digest, entry); all, or those of `files`
+        """The files' parts for `plan` (scan.parts): path_key -> (stamp digest, entry); all, or those of `files`
         and under the folders among `roots` (as `stamps`)."""
         found = self._select("SELECT path, stamp, entry FROM parts WHERE key = ? AND plan = ?", (plan,), files, roots)
         return {path: (stamp, entry) for path, stamp, entry in found}
 
     def put_part(self, plan: str, source: str, stamp: bytes, entry: bytes) -> None:
         """Keep one file's part for `plan` (written with the entries)."""
-        self._pending_parts.append((self.key, plan, source, stamp, entry))
+        self._pending_parts.append((self.key, plan, path_key(source), stamp, entry))
 
     def forget(self, sources: Iterable[str]) -> None:
         """Drop the entries of `sources` (files that are gone or damaged), and their parts."""
-        gone = [(self.key, s) for s in sources]
+        self.forget_keys([path_key(s) for s in sources])
+
+    def forget_keys(self, keys: Iterable[str]) -> None:
+        """Drop the entries and parts kept under these path keys (stamps' keys of files gone)."""
+        gone = [(self.key, k) for k in keys]
         self._write("DELETE FROM files WHERE key = ? AND path = ?", gone)
         self._write("DELETE FROM parts WHERE key = ? AND path = ?", gone)
 

@@ -26,6 +26,7 @@ import orjson
 
 from ..model import FileResult, Measurement, MenuMeasurement, Skipped
 from .cache_rows import measurement, menu, row_fields
+from .cache_store import path_key
 from .menu import keep_menu
 
 # a part is one JSON list, read by position (decoding ~10k of them must cost little more than orjson's parse)
@@ -82,11 +83,11 @@ class Kept:
     def __init__(self, cache, plan, plan_key: str, files: list | None = None, roots=()):
         self.cache, self.plan = cache, plan
         self.tag = sha256(plan_key.encode()).hexdigest()[:32]
-        self.found = cache.parts(self.tag, files, roots)  # path -> (stamp digest, entry)
+        self.found = cache.parts(self.tag, files, roots)  # path_key -> (stamp digest, entry)
 
     def kept(self, path, stamp) -> list | None:
         """The part kept for `path` at `stamp`, or None (none kept, another stamp's, or not a part)."""
-        found = self.found.get(str(path))
+        found = self.found.get(path_key(path))
         if found is None or found[0] != stamp_digest(stamp):
             return None
         try:
