@@ -1,9 +1,9 @@
-# The two commands of the README: `make demo` and `make test`.
+# The commands of the README: `make demo`, `make test` (the fast run) and `make test-all` (the whole suite, .ci/run's).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo replay-demo test bench install clean
+.PHONY: demo replay-demo test test-slow test-all bench install clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,8 +33,16 @@ replay-demo: $(VENV)/.installed-main
 		--translate shell-search --tool 'grep=builtin:grep?max_matches=100&max_bytes=10000' \
 		--tool 'glob=builtin:glob' --tool 'Read=builtin:read_file?max_chars=5000'
 
+# the fast run: every test not marked `slow` (browser, terminal, cluster, real-corpus sweeps: see tests/conftest.py)
 test: install
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -m 'not slow'
+
+# the tests marked `slow`, and no other
+test-slow: install
+	$(BIN)/python -m pytest -m slow
+
+# the whole suite, as .ci/run runs it: each test once, the fast ones first
+test-all: test test-slow
 
 bench: install
 	$(BIN)/python benchmarks/bench_scan.py
