@@ -156,3 +156,12 @@ def test_codex_shell_outputs_are_read_out_of_their_wrapper():
     calls = [_bash(1, "./scripts/report.sh"), _bash(2, "git status -sb", wrapped)]
     assert start_state.read(calls, "/p").later == {call_key(calls[0]): ("out/report.md",)}
     assert start_state.read(calls, "/p").changed == ("out/report.md",)
+
+
+def test_a_file_under_a_folder_the_session_wrote_is_its_own_work():
+    """spec-kit's create-new-feature writes under specs/: what a later status lists there is the session's."""
+    calls = [_bash(1, ".specify/scripts/bash/create-new-feature.sh --json 'Add login'"), _bash(2, "mix compile"),
+             _bash(3, "git status --short", "?? specs/001-add-login/spec.md\n?? priv/static/app.js\n")]
+    start = start_state.read(calls, "/p")
+    assert start.changed == ("priv/static/app.js",)
+    assert start.later == {call_key(calls[1]): ("priv/static/app.js",)}

@@ -209,8 +209,19 @@ def _holds(path: str, touched: set[str], cwd: str | None) -> bool:
     """Whether a listed path (a file, or a folder ending in /) is, or holds, a file the session changed: what
     status shows of it may be the session's own work."""
     if not path.endswith("/"):
-        return any(_same(path, t, cwd) for t in touched)
+        # the file, or a file under a folder the session wrote (`create-new-feature.sh`: specs/)
+        return any(_same(path, t, cwd) or _relative(t, cwd) not in ("", ".")
+                   and path.startswith(_relative(t, cwd) + "/") for t in touched)
     return any(_within(t.replace("\\", "/"), path) for t in touched)
+
+
+def _relative(recorded: str, cwd: str | None) -> str:
+    """A recorded path relative to the working folder (as it is when relative; '' when elsewhere)."""
+    recorded = recorded.replace("\\", "/").removeprefix("./").rstrip("/")
+    if not recorded.startswith("/"):
+        return recorded
+    top = (cwd or "").rstrip("/")
+    return recorded[len(top) + 1:] if top and recorded.startswith(top + "/") else ""
 
 
 def _diff_paths(command: str) -> list[str] | None:
