@@ -606,8 +606,6 @@ def test_the_scan_cache_keeps_no_secret_of_a_name(corpus, run):
     assert REDACTED in "".join(cached.values())  # the names are there, masked
 
 
-@pytest.mark.xfail(strict=True, reason="the scan cache keys each file by its path (scan/cache.py, another's "
-                                       "area): a file name holding a secret is kept there as it is")
 def test_the_scan_cache_keys_hold_no_file_name_secret(corpus, run):
     result = run("scan", corpus, "-j", "1", "-f", "json")
     assert result.exit_code == 0, result.output
