@@ -165,3 +165,11 @@ def test_a_file_under_a_folder_the_session_wrote_is_its_own_work():
     start = start_state.read(calls, "/p")
     assert start.changed == ("priv/static/app.js",)
     assert start.later == {call_key(calls[1]): ("priv/static/app.js",)}
+
+
+def test_a_codex_diff_of_its_own_folder_or_cut_in_the_middle_is_not_taken():
+    """`.codex/history.jsonl` changes as the session runs; Codex's `[... omitted k of N lines ...]` cut a diff."""
+    own = DIFF.replace("lib/app.ex", ".codex/history.jsonl").format("+x")
+    cut = DIFF.format("+c").replace("@@ -1 +1 @@", "@@ -1 +1 @@\n[... omitted 10 of 300 lines ...]")
+    calls = [_bash(1, "git diff", json.dumps({"output": own, "metadata": {"exit_code": 0}})), _bash(2, "git diff", cut)]
+    assert start_state.read(calls, "/p").diffs == {}

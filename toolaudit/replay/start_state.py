@@ -34,7 +34,9 @@ from .never_ran import never_ran
 
 # `git [-C DIR] [--no-pager] diff [HEAD] [--] [PATH…] [2>&1]`: the working tree against the index or HEAD
 _OPTIONS = {"--no-pager", "--no-color", "--no-ext-diff"}
-_TRUNCATED = re.compile(r"\n\n\.\.\. \[\d+ (?:lines|characters) truncated\] \.\.\.")
+# Claude Code's cut, and Codex's (`[... omitted k of N lines ...]`, `…N tokens truncated…`)
+_TRUNCATED = re.compile(r"\n\n\.\.\. \[\d+ (?:lines|characters) truncated\] \.\.\.|\[\.\.\. omitted \d+ of \d+ lines"
+                        r"|\[\.\.\. output truncated|…\d+ (?:tokens|chars|bytes) truncated…")
 _FILE = re.compile(r"^diff --git ", re.MULTILINE)
 
 
@@ -84,10 +86,10 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
             shown = sections(printed(call.output)) if not call.is_error else {}
             if all(_under(path, named) for path in shown):
                 kept = {path: section for path, section in shown.items()
-                        if not any(_same(path, t, cwd) for t in touched)}
+                        if not path.startswith(AGENT_HOMES) and not any(_same(path, t, cwd) for t in touched)}
                 for path, section in kept.items():
                     found.setdefault(path, section)
-                events.append(_Shown(at, False, {p: v for p, v in kept.items() if not p.startswith(AGENT_HOMES)}))
+                events.append(_Shown(at, False, kept))
             continue
         effect = shell_effects.effect(command, cwd, call.output)
         if shell_effects.EVERYTHING in effect.paths:
