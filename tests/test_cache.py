@@ -680,3 +680,19 @@ def test_no_path_or_name_is_kept_as_text_in_the_keys(tmp_path, cache_home):
     (folder / "b.jsonl").unlink()  # a file gone from the folder still drops out
     assert _doc([tmp_path / "proj-FOLDERMARK"]) == _doc([tmp_path / "proj-FOLDERMARK"], cache=False) != first
     assert scan_cache.info().files == 1
+
+
+def test_a_note_about_a_damaged_entry_masks_a_secret_in_the_files_name(tmp_path, cache_home, run):
+    import random
+
+    rng = random.Random(29)
+    token = "ghp_" + "".join(rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789") for _ in range(36))
+    path = tmp_path / f"log-{token}.jsonl"
+    path.write_bytes(KANBAN.read_bytes())
+    assert run("scan", path, "-j", "1").exit_code == 0
+    with sqlite3.connect(cache_home / scan_cache.NAME) as db:
+        db.execute("UPDATE files SET entry = ?", (b'{"m": [[1, 2]]}',))
+        db.execute("DELETE FROM summaries")
+    db.close()
+    result = run("scan", path, "-j", "1", "--by", "file")
+    assert result.exit_code == 0 and "is damaged" in result.stderr and token not in result.stderr

@@ -88,6 +88,13 @@ def _part(name: str) -> str:
     return sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:16] if name else ""
 
 
+def _shown(source: str) -> str:
+    """A file's name as a note shows it: a secret in it masked (scan.redact.name)."""
+    from .redact import name
+
+    return name(source, path=True)
+
+
 def folders(roots: Iterable) -> list[str]:
     """The keys of the scanned folders among `roots`, each ending in a separator (the prefix of the keys of
     the paths under it)."""
@@ -230,7 +237,8 @@ class ScanCache:
     def load(self, source: str) -> FileResult | None:
         """The cached result of `source`, or None (a damaged entry is dropped with a note)."""
         return self._entry("SELECT entry FROM files WHERE key = ? AND path = ?", (self.key, path_key(source)),
-                           lambda data: decode(source, data), f"the entry of {source} is damaged ({{}}): read again",
+                           lambda data: decode(source, data),
+                           f"the entry of {_shown(source)} is damaged ({{}}): read again",
                            lambda: self.forget([source]))
 
     def _entry(self, sql: str, args: tuple, decoded: Callable, damaged: str, drop: Callable[[], None]):
