@@ -194,7 +194,8 @@ def test_no_path_reads_the_newest_claude_code_session_of_the_working_folder(home
         assert "newest Claude Code transcript" in doc["source"]["chosen"]
     import toolaudit
 
-    assert _answer(server, "scan", {})["totals"]["calls"] == json.loads(toolaudit.scan([SESSION]).to_json())["totals"]["calls"]
+    calls = json.loads(toolaudit.scan([SESSION]).to_json())["totals"]["calls"]
+    assert _answer(server, "scan", {})["totals"]["calls"] == calls
     named = _server([home / ".claude" / "projects"], env={"CLAUDE_CODE_SESSION_ID": older.stem})
     assert _answer(named, "scan", {})["source"]["path"] == str(older)  # the session the agent names wins
 
@@ -222,7 +223,8 @@ def test_claude_project_dir_names_the_working_folder(home, tmp_path):
 
 def test_no_path_reads_the_codex_rollout_of_the_working_folder(home):
     sessions = home / ".codex" / "sessions" / "2026" / "01" / "14"
-    mine, theirs = sessions / ROLLOUT.name, sessions / "rollout-2026-01-14T10-00-00-019bbd3e-0000-7c05-8e2f-d46a1b93c7f2.jsonl"
+    mine = sessions / ROLLOUT.name
+    theirs = sessions / "rollout-2026-01-14T10-00-00-019bbd3e-0000-7c05-8e2f-d46a1b93c7f2.jsonl"  # newer, elsewhere
     for target, cwd, age in ((mine, os.getcwd(), 600), (theirs, "/somewhere/else", 0)):
         lines = ROLLOUT.read_text().splitlines(keepends=True)
         first = json.loads(lines[0])

@@ -70,7 +70,8 @@ def test_tools_answer_inside_their_folders_and_refuse_outside(tmp_path):
     assert names == ["advise", "context", "scan", "simulate"]
     expected_advice = json.loads(toolaudit.advise([SHOP]).to_json())["recommendations"]
     got_advice = _json(advice).get("recommendations", [])  # none: left out, as every empty field
-    assert len(got_advice) == min(5, len(expected_advice)) and [(r["kind"], r["net_tokens_saved"]) for r in got_advice] == \
+    assert len(got_advice) == min(5, len(expected_advice))
+    assert [(r["kind"], r["net_tokens_saved"]) for r in got_advice] == \
         [(r["kind"], r["net_tokens_saved"]) for r in expected_advice[:len(got_advice)]]
     now = toolaudit.scan.context_now(SESSION)
     got = _json(context)
