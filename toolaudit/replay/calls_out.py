@@ -31,7 +31,8 @@ class CallsWriter:
         for item in replay_file.calls:
             if item.status == "duplicate":
                 continue
-            call = item.after or item.before
+            # a refused or failed call was not replayed: its recording stands, as the report's sizes count it
+            call = item.after if item.after is not None and item.status not in ("refused", "failed") else item.before
             line = {"tool": call.tool, "args": item.args if item.args is not None else call.args,
                     "output": call.output, "session": call.session, "call_id": call.call_id or None,
                     "agent": call.agent, "is_error": call.is_error, "ts": call.ts, "model": call.model,

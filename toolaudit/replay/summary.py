@@ -133,6 +133,8 @@ class _Acc:
             v["drifted"] += 1
             return
         v[status] += 1
+        if status in ("refused", "failed"):  # nothing answered it: set aside, listed under its reason, no sizes
+            return
         v["checked"] += checked and status == "replayed"
         v["tokens_before"] += b.tokens
         v["tokens_after"] += a.tokens
@@ -230,7 +232,7 @@ class ReplayCollected:
                 # --identity: the variant is the agent's own tool: what differs is the replay from the recording
                 self.diffs.add(item, recorded.tokens, b.tokens, b.tokens, item.before.output, recorded.tokens,
                                ("recorded", "identity"))
-            elif item.after is not None and not drifted:
+            elif item.after is not None and not drifted and item.status == "replayed":
                 before_text = item.identity.output if item.identity is not None else item.before.output
                 self.diffs.add(item, recorded.tokens, b.tokens if item.identity is not None else None, a.tokens,
                                before_text)
