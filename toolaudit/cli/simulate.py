@@ -51,8 +51,9 @@ def _rules_table(policy_file: Path | None) -> tuple[dict | None, str]:
 @click.option("--context", "context", metavar="POLICY",
               help="When outputs leave the context, priced with the prompt cache: mask:keep=N (outputs older than "
                    "the last N turns become a placeholder), clear:trigger=T,keep=K[,clear_at_least=C][,exclude=GLOB]"
-                   "[,inputs=true] (Anthropic's context editing), compact:at=T[,summary=S], an agent's default "
-                   "(claude-code, codex, gemini-cli, anthropic-clear, anthropic-compact), or none (the cache "
+                   "[,inputs=true] (Anthropic's context editing), compact:at=T[,summary=S][,files=N][,extra=E], an "
+                   "agent's default (claude-code[@VERSION], codex, gemini-cli, anthropic-clear, anthropic-compact), "
+                   "or none (the cache "
                    "model's fit alone). Combines with the size flags; --sweep mask.keep=1:20 sweeps it.")
 @click.option("--per-request", is_flag=True,
               help="With --context: each request's counterfactual context in the JSON (context.per_request[]).")
