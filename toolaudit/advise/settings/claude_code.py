@@ -23,7 +23,8 @@ READ = Known(AGENT, "CLAUDE_CODE_FILE_READ_MAX_OUTPUT_TOKENS", "environment vari
              _CLI.format(v="2.1.112") + ": process.env.CLAUDE_CODE_FILE_READ_MAX_OUTPUT_TOKENS … JMz=25000",
              "Read: a file over the limit is refused (the agent then reads it in parts), not cut")
 AUTOCOMPACT = Known(AGENT, "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "environment variable", "% of the effective window",
-                    "unset (trigger = window − min(max output, 20000) − 13000: 167000 of 200000)", "2.0.20",
+                    "unset (trigger = window − min(max output, 20000) − 13000: 167000 of 200000; before 2.1.21 "
+                    "min(max output, 32000): 155000)", "2.0.20",
                     _CLI.format(v="2.1.112") + ": if(!isNaN(A)&&A>0&&A<=100){let O=Math.floor(_*(A/100));"
                     "return Math.min(O,z)}", "auto-compact trigger, as a share of the window less the output "
                     "reserve; it can only lower the default")
