@@ -19,6 +19,7 @@ moto_server = pytest.importorskip("moto.server", reason="moto[server] is not ins
 zstandard = pytest.importorskip("zstandard")
 
 from conftest import CORPUS, SAMPLES  # noqa: E402
+pytestmark = pytest.mark.slow  # make test-all only: a Dask cluster and an S3 server
 
 BUCKET = "toolaudit-test"
 URL = f"s3://{BUCKET}/audit"

@@ -24,6 +24,7 @@ from conftest import ROOT, SAMPLES
 from toolaudit import reports
 
 pytest.importorskip("vl_convert", reason="the html extra is not installed (pip install -e '.[html]')")
+pytestmark = pytest.mark.slow  # make test-all only: the reports opened in a real browser (Chromium)
 
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
 browser = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (Debian: apt-get install chromium; "

@@ -16,6 +16,7 @@ import pytest
 import toolaudit
 from toolaudit.simulate.policies import Chain, LineClip, SearchPreview
 from toolaudit.simulate.presets import PRESETS, Preset, Versioned
+pytestmark = pytest.mark.slow  # make test-all only: every preset over its agent's real corpus
 
 BOUND = 0.01  # saved / tokens of the outputs the agent had not cut
 

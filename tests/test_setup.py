@@ -23,7 +23,7 @@ def _dry_run(target: str) -> list[str]:
 @needs_make
 def test_make_demo_installs_no_test_extra():
     installs = [line for line in _dry_run("demo") if "pip install" in line and "-e" in line]
-    assert installs == [".venv/bin/python -m pip install --quiet -e '.[html]'"]
+    assert installs == [".venv/bin/python -m pip install --quiet -c constraints.txt -e '.[html]'"]
     assert any(line.endswith("toolaudit scan sample_logs/") for line in _dry_run("demo"))
 
 

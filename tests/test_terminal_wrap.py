@@ -27,7 +27,7 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 NUMBER_END = re.compile(r"[\d,.]$")
 NUMBER_START = re.compile(r"^[\d,.%]")
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (.ci/run installs it)")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (.ci/run installs it)")]
 
 COMMANDS = [
     ["scan", str(SAMPLES)],

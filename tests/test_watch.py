@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import SAMPLES
+pytestmark = pytest.mark.slow  # make test-all only: watch driven in a real terminal (tmux)
 
 KANBAN = SAMPLES / "claude-code" / "-home-dev-kanban" / "c3d2e1f0-7a6b-4c5d-8e9f-a0b1c2d3e4f5.jsonl"
 POLLS = 600  # 0.2 s apart: two minutes at most before a wait fails

@@ -12,6 +12,7 @@ from toolaudit.cli import cli
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 from toolaudit.replay.summary import STATUSES
+pytestmark = pytest.mark.slow  # make test-all only: the whole real corpus replayed
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason=f"the real corpus is not at {CORPUS}")
