@@ -1,6 +1,6 @@
 """The house's layer order, read from the imports (AST): no back arrows, and each job in its own package.
 
-model/errors/registry/tokenizers/config/storage/options/files < collectors < scan < simulate < replay
+model/errors/registry/tokenizers/config/storage/options/files/secrets < collectors < scan < simulate < replay
 < gate, compare, calibrate, advise < reports < cli. Jobs read collectors and scan; a job's entry module
 (`<job>/job.py`) reads its inputs through the pipeline and may call another job's entry point; a job
 never imports another job's internals but for the exceptions written down here: replay takes

@@ -1,4 +1,4 @@
-"""toolaudit.scan.redact: every planted kind masked in every shape it reaches a preview in,
+"""toolaudit.secrets.redact: every planted kind masked in every shape it reaches a preview in,
 the text around it kept, key blocks masked wherever a window starts, and the detector run
 only on the window a caller shows."""
 
@@ -11,9 +11,9 @@ import json
 import pytest
 
 from test_secrets_e2e import FRAGMENT, PLANTED, SELF_NAMED, Planted, _block, fake, leaks
-from toolaudit.scan import redact as redact_module
+from toolaudit.secrets import redact as redact_module
 from toolaudit.simulate.policymap import maps_from_spec
-from toolaudit.scan.redact import MASK, excerpt, in_secret, preview, redact
+from toolaudit.secrets.redact import MASK, excerpt, in_secret, preview, redact
 from toolaudit.simulate.engine import simulate_records
 from toolaudit.model import ToolCall
 from toolaudit.tokenizers import get_tokenizer
@@ -55,7 +55,7 @@ def test_at_least_ninety_kinds_are_planted():
 @pytest.mark.parametrize("planted", PLANTED, ids=lambda p: p.kind)
 def test_every_kind_in_a_name_is_masked(planted: Planted):
     """A tool, session, model or agent name holding a secret is masked where records leave a collector."""
-    from toolaudit.scan.redact import name, named
+    from toolaudit.secrets.redact import name, named
 
     for text in (planted.text, f"mcp__{planted.text}__run", planted.text.replace("\n", " ")):
         assert leaks({"name": text}), "the value must be in the name before redaction"
@@ -72,7 +72,7 @@ def test_every_kind_in_a_name_is_masked(planted: Planted):
                                   "rollout-2026-03-01T10-00-00-019c0000-0000-7000-8000-00000000c0de",
                                   "agent-acompact-f46190", "toolu_01XFDUDYJgAACzvnptvVoYEL", "read_file"])
 def test_ordinary_names_stay(name):
-    from toolaudit.scan.redact import name as masked
+    from toolaudit.secrets.redact import name as masked
 
     assert masked(name) == name
 
@@ -223,7 +223,7 @@ def test_the_detector_sees_only_the_window_and_nothing_without_a_hint(monkeypatc
 def _reach_cases():
     """Texts whose secrets sit where a prefix could change the preview: at the window's edge, in a token
     running past it, in a key block whose END line lies beyond the prefix."""
-    from toolaudit.scan.redact import _LOOKAHEAD
+    from toolaudit.secrets.redact import _LOOKAHEAD
 
     key = fake("ghp_", 36)
     block = "-----BEGIN RSA PRIVATE KEY-----\n" + "A" * 64 + "\n"
@@ -244,7 +244,7 @@ def _reach_cases():
 
 
 def test_a_prefix_as_long_as_preview_reach_gives_the_same_preview():
-    from toolaudit.scan.redact import preview_reach
+    from toolaudit.secrets.redact import preview_reach
 
     cases = list(_reach_cases())
     for width, text in cases:

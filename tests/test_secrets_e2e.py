@@ -113,7 +113,7 @@ def _vendors() -> list[Planted]:
         "hf-letters": ("hf_" + fake("hf", 34, string.ascii_letters), "logged in to the hub with {}"),
         "vault-token": ("hvs." + fake("vault", 91, URLSAFE), "vault login {}"),
         "doppler-token": ("dp.st.prd." + fake("doppler", 40), "doppler run --config prd -- ./deploy.sh # {}"),
-        # kinds that only gitleaks' rules (scan.secret_rules) or a prefix rule of secret_forms know
+        # kinds that only gitleaks' rules (secrets.rules) or a prefix rule of secret_forms know
         "pypi-token-short": ("pypi-AgEIcHlwaS5vcmc" + fake("pypi-short", 60, URLSAFE), "twine upload dist/* -p {}"),
         "square-access-token": ("sq0atp-" + fake("sq0atp", 22, URLSAFE), "square sandbox answered for {}"),
         "dropbox-short-lived": ("sl." + fake("dropbox", 138, URLSAFE), "curl -X POST https://api.dropboxapi.com/2/files "

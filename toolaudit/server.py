@@ -112,7 +112,7 @@ def build(roots: list[Path], show_content: bool = False, env: dict[str, str] | N
 
     def sources(path: str | None, single: bool = False) -> tuple[list[Path], dict[str, str]]:
         """The paths a call reads, and the `source` its answer names."""
-        from .scan.redact import name  # a secret in a file or folder name is masked, as in every answer
+        from .secrets.redact import name  # a secret in a file or folder name is masked, as in every answer
 
         if path:
             return [confined.path(path)], {"path": name(path, path=True)}

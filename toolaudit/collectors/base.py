@@ -85,14 +85,14 @@ class Collector:
 
     def records(self, path: Path, doc: Any = None, resume: tuple | None = None) -> Iterator[Record]:
         """`collect`'s records as they leave the collector: every text in them cleaned (see clean), the secrets in
-        their names masked (scan.redact.named: what every job, report and cache sees); `resume`:
+        their names masked (secrets.redact.named: what every job, report and cache sees); `resume`:
         a checkpoint of this format's (resumable) to go on from."""
         name = str(path)
         # A document parsed before this call (sniffing's) may have been parsed leniently.
         dirty = self.lenient_text or (doc is not None and reading.LENIENT[0] > 0)
         dirty = dirty or (not name.isascii() and sanitize(name) is not name)  # a file name that is not UTF-8
         runs = reading.LENIENT[0]
-        from ..scan.redact import named  # names are data: a secret in a tool, session or model name is masked
+        from ..secrets.redact import named  # names are data: a secret in a tool, session or model name is masked
 
         for record in self.collect(path, doc, resume=resume) if resume is not None else self.collect(path, doc):
             # Why only then: cleaning every field of every record was a tenth of a scan, and no

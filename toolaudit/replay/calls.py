@@ -188,7 +188,7 @@ def safe_reason(text: str) -> str:
     implementation's failure text or a crash's stderr may quote anything, a PEM block included)."""
     if not text:
         return text
-    from ..scan.redact import redact
+    from ..secrets.redact import redact
 
     flat = " ".join(redact(text).split())
     return flat if len(flat) <= 300 else flat[:299] + "…"

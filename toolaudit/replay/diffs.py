@@ -2,7 +2,7 @@
 
 The change is measured from what the variant is compared with (the identity replay, or the recording with
 `--before recorded`) to the variant; each entry also names the recording's size. Texts are redacted before
-they are compared (scan.redact), and a diff is cut at MAX_LINES lines.
+they are compared (secrets.redact), and a diff is cut at MAX_LINES lines.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import difflib
 import heapq
 from dataclasses import dataclass
 
-from ..scan.redact import redact
+from ..secrets.redact import redact
 
 MAX_LINES = 200
 

@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from ..collectors.base import Content, flatten
-from ..scan.redact import redact
+from ..secrets.redact import redact
 from .base import REPLAYED, Implementation, Outcome, Sandbox, ToolDef, implementations
 from .cmd import capped, failed, split_argv
 from .mcp_stdio import Link, stdio_transport

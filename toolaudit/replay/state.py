@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..model import MAIN_AGENT, ToolCall
-from ..scan.redact import redact
+from ..secrets.redact import redact
 from . import edits, shell_effects
 from .never_ran import never_ran
 from .start_state import call_key

@@ -21,7 +21,7 @@ from ..results import Exportable, rows_frame
 from ..model import Measurement, ScanMeta, Skipped, ToolCall, ToolMenu, strip_mcp_prefix
 from ..tokenizers import Tokenizer
 from ..scan.measure import measure, with_residency
-from ..scan.redact import preview
+from ..secrets.redact import preview
 from ..simulate.engine import later_used
 from ..scan.stats import Savings, nearest_rank
 from .diffs import DiffEntry, Diffs

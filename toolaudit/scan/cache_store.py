@@ -89,8 +89,8 @@ def _part(name: str) -> str:
 
 
 def _shown(source: str) -> str:
-    """A file's name as a note shows it: a secret in it masked (scan.redact.name)."""
-    from .redact import name
+    """A file's name as a note shows it: a secret in it masked (secrets.redact.name)."""
+    from ..secrets.redact import name
 
     return name(source, path=True)
 

@@ -162,7 +162,7 @@ def context_now(transcript: Path | str, read: InputOptions | None = None, *, con
         from ..errors import ToolauditError
 
         raise ToolauditError((kept.errors + kept.unrecognised)[0], slug="statusline-input")
-    from .redact import name  # the file's name as its rows have it (Collector.records): a secret in it masked
+    from ..secrets.redact import name  # the file's name as its rows have it (Collector.records): a secret in it masked
 
     return context_of(name(str(path), path=True), [r for r in kept.rows if r.agent == MAIN_AGENT], kept.usage,
                       context, tok, tuple(str(s) for s in kept.skipped if not s.benign))

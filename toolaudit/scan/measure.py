@@ -16,9 +16,9 @@ CONTENT_PREVIEW = 200
 
 
 def preview(text: str, width: int) -> str:
-    """scan.redact.preview, imported on first use: its 90 secret patterns cost a scan served from the
+    """secrets.redact.preview, imported on first use: its 90 secret patterns cost a scan served from the
     cache, or one without previews, nothing."""
-    from .redact import preview as redacted_preview
+    from ..secrets.redact import preview as redacted_preview
 
     return redacted_preview(text, width)
 
@@ -58,7 +58,7 @@ def args_preview(args: str) -> str:
 
 @cache
 def _reach(width: int) -> int:
-    from .redact import preview_reach
+    from ..secrets.redact import preview_reach
 
     return preview_reach(width)
 

@@ -17,7 +17,7 @@ from ..model import (UNPAIRED, Measurement, ModelText, OutputCap, SessionEnd, Se
 from ..tokenizers import Tokenizer, sanitize, sanitized_size
 from . import risk
 from ..scan.measure import measure, with_residency
-from ..scan.redact import in_secret, preview
+from ..secrets.redact import in_secret, preview
 
 EXPLAIN_ITEMS = 5
 

@@ -1,4 +1,4 @@
-"""gitleaks' rules, kept as data (gitleaks_rules.py), run by Python's `re` (used by secret_forms, then redact).
+"""gitleaks' rules, kept as data (gitleaks_rules.py), run by Python's `re` (used by forms, then redact).
 
 gitleaks is the maintained, widely used rule set for vendor tokens (over 200 kinds: Atlassian,
 Pulumi, Linear, Notion, Terraform Cloud, PyPI…); its rules are Go RE2 regexes, each with the
@@ -6,13 +6,13 @@ lowercase keywords one of its matches contains. Here a rule runs only on a text 
 its keywords (one regex first says whether a text holds any), its secret must pass the rule's
 entropy floor and allowlist, as in gitleaks. Left out: `generic-api-key` (any word near "key":
 redact's own assignment rules decide those), rules that judge a file by its path (a transcript is
-no file of the repository), and `curl-auth-user` (secret_forms reads curl's -u).
+no file of the repository), and `curl-auth-user` (forms reads curl's -u).
 
 The Go syntax differs from Python's in a few ways, changed at compile time (`python_regex`), where a
 leading `[\\w.-]{0,50}?` is dropped too (it widens a match leftwards only, at a cost): an
 inline flag in mid-pattern (`\\b(?i)...`) applies to the rest of its group, `\\z` is `\\Z`, and `[`
 inside a character class is escaped, POSIX classes (`[[:alnum:]]`) are spelled out. To take a newer gitleaks config:
-`python -m toolaudit.scan.secret_rules gitleaks.toml 'gitleaks VERSION' > toolaudit/scan/gitleaks_rules.py`.
+`python -m toolaudit.secrets.rules gitleaks.toml 'gitleaks VERSION' > toolaudit/secrets/gitleaks_rules.py`.
 """
 
 from __future__ import annotations
@@ -152,7 +152,7 @@ def _write(path: str, source: str) -> None:
 
     with open(path, "rb") as f:
         config = tomllib.load(f)
-    print('"""gitleaks\' default rules as data, written by `python -m toolaudit.scan.secret_rules gitleaks.toml`.')
+    print('"""gitleaks\' default rules as data, written by `python -m toolaudit.secrets.rules gitleaks.toml`.')
     print("\nDo not edit by hand. Source: config/gitleaks.toml of github.com/gitleaks/gitleaks (MIT licence, below).")
     print("Each rule: (id, regex in Go RE2 syntax, keywords, entropy floor, secret group, allowlist regexes, stopwords).")
     print('\n' + LICENCE + '"""\n')

@@ -1,4 +1,4 @@
-"""Secret forms detect-secrets 1.5 has no plugin for, found by gitleaks' rules (secret_rules) and our own
+"""Secret forms detect-secrets 1.5 has no plugin for, found by gitleaks' rules (secrets.rules) and our own
 (used by redact.py).
 
 - vendor tokens by prefix: Mailgun `key-`, Databricks `dapi`, Hugging Face `hf_` (letters
@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from . import secret_rules
+from . import rules as secret_rules
 
 _TOKEN = r"[^\s'\"\\]+"  # a shell word, stopping at quotes and JSON escapes
 _QUOTED = r"(?P<q>['\"]?)(?P<v>[^\s'\"\\-][^\s'\"\\]*)(?P=q)"  # not a flag: `mysql -p -h db` prompts

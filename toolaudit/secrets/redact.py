@@ -5,7 +5,7 @@ pure regexes, offline, no files, no verification). Our own patterns add only wha
 - private-key blocks (PEM, OpenSSH, PGP) from BEGIN to END, found over the *whole* text, so a
   window, a line or an item cut out of a block is still masked (`spans`, `excerpt`);
 - credentials in URLs, `Bearer`/`Basic` headers, vendor prefixes it lacks (Anthropic,
-  current OpenAI, Google, fine-grained GitHub…), and the forms in secret_forms (passwords
+  current OpenAI, Google, fine-grained GitHub…), and the forms in secrets.forms (passwords
   given to curl, mysql, sshpass, sudo…, netrc, cookies, webhooks, PuTTY keys, more vendors,
   unlabelled random tokens);
 - any assignment to a name containing PASS, SECRET, TOKEN or KEY (`DB_PASS=x`,
@@ -28,7 +28,7 @@ import re
 from dataclasses import replace
 from functools import cache, lru_cache
 
-from . import secret_forms
+from . import forms as secret_forms
 
 MASK = "[REDACTED]"
 

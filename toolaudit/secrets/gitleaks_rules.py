@@ -1,4 +1,4 @@
-"""gitleaks' default rules as data, written by `python -m toolaudit.scan.secret_rules gitleaks.toml`.
+"""gitleaks' default rules as data, written by `python -m toolaudit.secrets.rules gitleaks.toml`.
 
 Do not edit by hand. Source: config/gitleaks.toml of github.com/gitleaks/gitleaks (MIT licence, below).
 Each rule: (id, regex in Go RE2 syntax, keywords, entropy floor, secret group, allowlist regexes, stopwords).
