@@ -110,8 +110,10 @@ def _summary(result: ReplayResult) -> list[str]:
                  if t.unrecorded > result.from_calls_file else ""]
         lines.append(f"{t.unrecorded:,} calls had no recorded output ({', '.join(k for k in kinds if k)}): "
                      "their before counts 0")
-    if result.not_replayed:
-        lines.append("not replayed: " + " · ".join(f"{n:,} × {why}" for why, n in result.not_replayed))
+    # drifted calls have a line of their own below, with their reasons
+    others = [(why, n) for why, n in result.not_replayed if not (why == "drifted" and result.drift_reasons)]
+    if others:
+        lines.append("not replayed: " + " · ".join(f"{n:,} × {why}" for why, n in others))
     for agent, version, newest in result.newer:
         lines.append(f"note: {agent} {version} is newer than any version read: replayed with the newest emulation "
                      f"({newest})")
