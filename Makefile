@@ -33,9 +33,11 @@ replay-demo: $(VENV)/.installed-main
 		--translate shell-search --tool 'grep=builtin:grep?max_matches=100&max_bytes=10000' \
 		--tool 'glob=builtin:glob' --tool 'Read=builtin:read_file?max_chars=5000'
 
-# the fast run: every test not marked `slow` (browser, terminal, cluster, real-corpus sweeps: see tests/conftest.py)
+# the fast run: every test not marked `slow` (browser, terminal, cluster, real-corpus sweeps: see tests/conftest.py),
+# on two workers (pytest-xdist): a contributor's two cores. The rewritten test modules are kept as bytecode
+# even where PYTHONDONTWRITEBYTECODE is set (rewriting ~240 modules again costs each worker ~11 s a run)
 test: install
-	$(BIN)/python -m pytest -m 'not slow'
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -m 'not slow' -n 2
 
 # the tests marked `slow`, and no other
 test-slow: install

@@ -18,6 +18,9 @@ SCRIPT = ROOT / "action" / "ci_action.py"
 sys.path.insert(0, str(SCRIPT.parent))
 from ci_action import marker  # noqa: E402
 
+# the GitHub Action run as a workflow would, a process per step: make test-all runs it
+pytestmark = pytest.mark.slow
+
 
 class FakeGitHub:
     """A REST API on 127.0.0.1 that records every request; `comments` are the PR's existing comments."""

@@ -46,6 +46,7 @@ def _outputs(seed: str, jobs: str, times: int, baseline) -> dict[str, list]:
     return {key: [code, CREATED.sub(r"\1…\2", text)] for key, (code, text) in json.loads(done.stdout).items()}
 
 
+@pytest.mark.slow  # seconds of work: make test-all runs it
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="-j2 here relies on fork-started workers")
 def test_reports_are_identical_across_runs_seeds_and_jobs(run, tmp_path):
     baseline = tmp_path / "baseline.json"

@@ -67,7 +67,7 @@ def test_the_constraints_pin_every_package_the_test_extras_need():
 
 def test_ci_runs_make_test_and_then_the_slow_tests():
     makefile = (ROOT / "Makefile").read_text()
-    assert re.search(r"^test: install\n\t\$\(BIN\)/python -m pytest -m 'not slow'$", makefile, re.M)
+    assert re.search(r"^test: install\n\tenv -u PYTHONDONTWRITEBYTECODE \$\(BIN\)/python -m pytest -m 'not slow' -n 2$", makefile, re.M)
     assert re.search(r"^test-slow: install\n\t\$\(BIN\)/python -m pytest -m slow$", makefile, re.M)
     assert re.search(r"^test-all: test test-slow$", makefile, re.M)  # each test once: one marker, both sides
     ci = [line for line in (ROOT / ".ci" / "run").read_text().splitlines() if line.startswith("make ")]

@@ -243,6 +243,7 @@ def _reach_cases():
                 yield width, pad + planted.text + "\n" + "z" * 5000
 
 
+@pytest.mark.slow  # seconds of work: make test-all runs it
 def test_a_prefix_as_long_as_preview_reach_gives_the_same_preview():
     from toolaudit.secrets.redact import preview_reach
 

@@ -18,7 +18,21 @@ from toolaudit import entry, resident
 from conftest import SAMPLES
 
 SHOP = SAMPLES / "claude-code" / "-home-dev-shop" / "5f1c2a9e-3b7d-4e21-9a6c-0d8e4f2b7a11.jsonl"
-pytestmark = pytest.mark.skipif(not hasattr(__import__("socket"), "AF_UNIX"), reason="no Unix sockets here")
+# servers in threads and processes, seconds in all: make test-all runs them, make test does not
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not hasattr(__import__("socket"), "AF_UNIX"), reason="no Unix sockets here")]
+
+
+@pytest.fixture
+def tmp_path():
+    """A short private folder: a Unix socket's path holds about 100 bytes, and pytest's own tmp_path under a
+    worker of `pytest -n` (popen-gw0/...) is longer than that."""
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="ta-"))  # 0700, the user's own
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture

@@ -26,6 +26,9 @@ from toolaudit.tokenizers import get_tokenizer
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import synth_corpus  # noqa: E402  (the benchmark's generator: realistic outputs, seeded)
 
+# servers started per test, differential sweeps: seconds each (make test-all runs them, make test does not)
+pytestmark = pytest.mark.slow
+
 
 def plain_items(text: str) -> set[str]:
     """risk.items before the per-token memo: every token classified where it stands, none remembered."""

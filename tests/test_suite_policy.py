@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import os
 import re
 import subprocess
@@ -21,6 +23,7 @@ def test_the_profile_is_loaded_without_deadline_or_timing_checks():
     assert current.derandomize == bool(os.environ.get("CI"))
 
 
+@pytest.mark.slow  # seconds of work: make test-all runs it
 def test_in_ci_the_profile_is_derandomized():
     env = {**os.environ, "CI": "true"}
     done = subprocess.run(

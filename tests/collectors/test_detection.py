@@ -64,6 +64,7 @@ def _name(path):
     return str(path.relative_to(SAMPLES.parent) if SAMPLES in path.parents else path.relative_to(CORPUS.parent))
 
 
+@pytest.mark.slow  # every corpus file fuzzed: seconds (make test-all runs it)
 @pytest.mark.parametrize("path", SAMPLE_FILES + FILES, ids=_name)
 def test_fuzzed_files_are_read_line_by_line(tmp_path, path):
     # /tmp/review/fuzz.py, bounded and seeded: 20 copies, each with odd values in one line or in the document

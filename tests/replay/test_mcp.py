@@ -23,6 +23,9 @@ from toolaudit.model import ToolMenu  # noqa: E402
 from toolaudit.replay.summary import menu_of  # noqa: E402
 from toolaudit.tokenizers import get_tokenizer  # noqa: E402
 
+# servers started per test, differential sweeps: seconds each (make test-all runs them, make test does not)
+pytestmark = pytest.mark.slow
+
 SERVERS = Path(__file__).resolve().parent / "mcp_servers"
 SESSION = Path(__file__).resolve().parents[1] / "fixtures" / "kanban_session.jsonl"
 

@@ -13,6 +13,9 @@ from click.testing import CliRunner
 from toolaudit.cli import cli
 from toolaudit.tokenizers import get_tokenizer
 
+# servers started per test, differential sweeps: seconds each (make test-all runs them, make test does not)
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("mcp", reason="the mcp extra is not installed")
 
 HERE = Path(__file__).parent

@@ -14,6 +14,9 @@ pytest.importorskip("mcp", reason="the `mcp` SDK is not installed (pip install '
 from toolaudit.replay.base import FAILED, REPLAYED, Sandbox
 from toolaudit.replay.mcp import McpServer
 
+# servers started per test, differential sweeps: seconds each (make test-all runs them, make test does not)
+pytestmark = pytest.mark.slow
+
 SERVERS = Path(__file__).resolve().parent / "mcp_servers"
 
 
