@@ -21,3 +21,8 @@ def _sizes():
 def test_no_module_over_600_lines():
     over = [f"{path} ({n})" for path, n in _sizes() if n > LIMIT]
     assert not over, f"split these along their ideas: {', '.join(over)}"
+
+
+def test_no_replay_module_over_400_lines():
+    over = [f"{path} ({n})" for path, n in _sizes() if path.parts[1] == "replay" and n > REPLAY_LIMIT]
+    assert not over, f"split these along their ideas: {', '.join(over)}"
