@@ -48,3 +48,15 @@ def test_moments_are_utc_and_days_are_dates(frames):
     assert days["day"].notna().all()
     assert (days["day"] == days["day"].dt.normalize()).all()  # a day, no time of day
     assert calls["ts"].dropna().sort_values().is_monotonic_increasing
+
+
+def test_advice_frame_says_what_to_set_where_and_what_it_is_worth():
+    frame = toolaudit.advise(SAMPLES).to_pandas()
+    for column in ("agent", "setting", "value", "where", "saved_usd", "evidence_sessions", "evidence_events"):
+        assert column in frame.columns, column
+    corpus = ROOT.parent / "shared" / "corpus" / "claude-code"
+    if corpus.is_dir():  # the real sessions hold a recommendation with a setting and a price
+        rows = toolaudit.advise([str(corpus)]).to_pandas()
+        named = rows[rows["setting"].notna()]
+        assert len(named) and named["value"].notna().all() and named["where"].notna().all()
+        assert rows["saved_usd"].notna().any()

@@ -67,13 +67,21 @@ class Recommendation:
     evidence: tuple[int, int] = (0, 0)  # (sessions, events): the sessions and the calls or compactions behind it
 
 
+def _frame_row(x: Recommendation) -> dict:
+    """One recommendation as a notebook row: what to set, where, to what, and what it is worth."""
+    setting = x.setting
+    return {"kind": x.kind, "tools": ",".join(x.tools), "agent": setting.agent if setting else None,
+            "setting": setting.name if setting else None, "value": setting.value if setting else None,
+            "where": setting.where if setting else None, "policy": x.policy, "net_tokens_saved": x.net_tokens_saved,
+            "saved_usd": x.saved_usd, "cost_before_usd": x.cost_before_usd, "cost_after_usd": x.cost_after_usd,
+            "risk": x.risk, "evidence_sessions": x.evidence[0], "evidence_events": x.evidence[1], "why": x.why}
+
+
 @dataclass(frozen=True)
 class AdviceResult(Exportable):
     """What `toolaudit advise` prints: recommendations ranked by net saving, and what they rest on."""
 
-    frames = {"recommendations": lambda r: rows_frame(
-        [{**{k: getattr(x, k) for k in ("kind", "policy", "net_tokens_saved", "risk", "why")},
-          "tools": ",".join(x.tools), "setting": x.setting.name if x.setting else None} for x in r.recommendations])}
+    frames = {"recommendations": lambda r: rows_frame([_frame_row(x) for x in r.recommendations])}
 
     meta: ScanMeta
     recommendations: tuple[Recommendation, ...]
