@@ -69,3 +69,26 @@ def test_a_call_is_fresh_until_the_session_edited_or_read_as_recorded_what_it_re
     state.record(edit)
     assert not state.fresh([f"{CWD}/src/b.go"])
     assert not state.fresh([f"{CWD}/src"])  # a folder after an edit: what differs may be the edit
+
+
+def _write_call(path: str, content: str = "x\n") -> ToolCall:
+    return ToolCall("s.jsonl", 2, "claude-code", "s", "Write", "", "c2",
+                    args=json.dumps({"file_path": path, "content": content}))
+
+
+def test_a_write_into_gits_own_folder_is_not_applied_and_the_run_goes_on(tmp_path):
+    # rommeld/leeson: a session wrote .git/hooks/pre-commit; in a scratch worktree .git is a file
+    (tmp_path / ".git").write_text("gitdir: /elsewhere/.git/worktrees/x\n")
+    state = SessionState(tmp_path, CWD)
+    state.record(_write_call(f"{CWD}/.git/hooks/pre-commit"))
+    assert (tmp_path / ".git").read_text() == "gitdir: /elsewhere/.git/worktrees/x\n"
+    state.record(_write_call(f"{CWD}/src/a.py"))
+    assert (tmp_path / "src" / "a.py").read_text() == "x\n" and state.applied == 1
+
+
+def test_an_edit_the_disk_cannot_take_leaves_its_file_uncertain(tmp_path):
+    (tmp_path / "notes").write_text("a file where the session had a folder\n")
+    state = SessionState(tmp_path, CWD)
+    state.record(_write_call(f"{CWD}/notes/today.md"))
+    assert state.failed == 1
+    assert state.doubt([f"{CWD}/notes/today.md"]).startswith("uncertain: notes/today.md: a recorded edit could not")

@@ -92,8 +92,10 @@ class SessionState:
         when = _timestamp(call.ts)
         for change in found:
             target = self.local(change.path)
-            if target is None:
-                continue  # outside the workspace: nothing replay reads
+            if target is None or self._key(target).split("/", 1)[0] == ".git":
+                # outside the workspace, or git's own files (a hook the session wrote): in a scratch worktree
+                # .git is a file naming the real repository, which replay never writes
+                continue
             source = getattr(change.transform, "moved_from", None)
             try:
                 before = _read(self.local(source) if source else target)
@@ -102,7 +104,12 @@ class SessionState:
                 self.failed += 1
                 self.uncertain[self._key(target)] = f"a recorded edit did not apply ({exc})"
                 continue
-            _write(target, after, when)
+            try:
+                _write(target, after, when)
+            except OSError as exc:  # a folder where the file should be, a name the disk cannot hold...
+                self.failed += 1
+                self.uncertain[self._key(target)] = f"a recorded edit could not be written here ({exc.strerror})"
+                continue
             self.uncertain.pop(self._key(target), None)
             self.known.add(self._key(target))
             self.changed.add(self._key(target))

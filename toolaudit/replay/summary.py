@@ -133,8 +133,10 @@ class _Acc:
             v["drifted"] += 1
             return
         v[status] += 1
-        if status in ("refused", "failed"):  # nothing answered it: set aside, listed under its reason, no sizes
-            return
+        if status in ("refused", "failed"):
+            # nothing answered it: listed under its reason and counted as recorded, as a kept call is (no saving,
+            # and every call's recorded tokens stay in the totals: they equal scan's)
+            a = b
         v["checked"] += checked and status == "replayed"
         v["tokens_before"] += b.tokens
         v["tokens_after"] += a.tokens
