@@ -158,6 +158,7 @@ def main() -> int:
     ap.add_argument("--held-out", dest="held_out", action="store_true",
                     help="only the held-out repositories (never tuned on)")
     ap.add_argument("--tuning", action="store_true", help="only the repositories rules may be tuned on")
+    ap.add_argument("--agent", choices=("claude-code", "codex"), help="only this agent's sessions")
     ap.add_argument("--per-repo", type=int, default=12,
                     help="sessions per repository and agent version (those with the most read-only calls first)")
     ap.add_argument("--examples", type=int, default=0, help="list up to N calls per version outside ±1%%")
@@ -184,7 +185,7 @@ def main() -> int:
                 continue
             picked: dict[str, list] = defaultdict(list)
             for session in sessions(clone, repo.name, Path(tmp)):
-                if any(part in session.name for part in repo.leave_out):
+                if any(part in session.name for part in repo.leave_out) or args.agent not in (None, session.agent):
                     continue
                 picked[bucket(session.agent, session.version)].append(session)
             chosen = [s for group in picked.values()
