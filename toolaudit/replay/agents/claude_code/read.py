@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ...base import Outcome
-from ..base import Call, register
+from ..base import Call, register, version_tuple
 from .common import (
     AGENT,
     BINARY_EXTENSIONS,
@@ -136,6 +136,20 @@ def whole_text(output: str, args: dict) -> str | None:
     return None if len(lines) >= LEARN_LINES else "\n".join(lines)
 
 
+def reminder_seen(recorded: str, version: str | None) -> str | None:
+    """"on"/"off": whether a recorded listing ends with the malware reminder, for the versions that decide it by the
+    main loop's model *setting* (MODEL_REMINDER to NO_REMINDER: `--model`, `/model`, settings' `model` or the
+    account's default, resolved by cli.js's own alias table), which no transcript records: the responses' model
+    differs from it (an alias, `opusplan`, an SDK's override). None: not a listing, or a version whose rule is
+    known without it."""
+    if not MODEL_REMINDER <= version_tuple(version) < NO_REMINDER:
+        return None
+    first = recorded.split("\n", 1)[0]
+    if not first or first.startswith("<") or _NUMBERED.fullmatch(first) is None:
+        return None
+    return "on" if recorded.endswith(MALWARE_REMINDER) else "off"
+
+
 def estimated_tokens(text: str, model: str | None) -> int:
     """Claude's count of `text` as the count_tokens API gave it, estimated offline (o200k x the model's factor)."""
     from ....tokenizers import get_tokenizer
@@ -166,9 +180,13 @@ class Read(Persisting):
     }
 
     def from_recording(self, recorded: str, call: Call) -> dict[str, str]:
-        """The saved path of a persisted output, and the stub of an unchanged re-read (2.1.86 on)."""
+        """The saved path of a persisted output, the stub of an unchanged re-read (2.1.86 on), and whether a
+        listing ended with the malware reminder where the version decides it by the main loop's model setting."""
         found = super().from_recording(recorded, call)
-        return {**found, "unchanged": recorded} if is_unchanged_stub(recorded) else found
+        if is_unchanged_stub(recorded):
+            return {**found, "unchanged": recorded}
+        seen = reminder_seen(recorded, call.version)
+        return {**found, "reminder": seen} if seen else found
 
     def answer(self, ctx: Context) -> Outcome:
         """The text Claude Code showed for this Read."""
