@@ -234,3 +234,17 @@ def test_at_session_start_follows_the_branch_the_session_recorded(branched):
         assert (f / "a.txt").read_text() == "f1"  # a remote-tracking branch will do
     with session_base(branched, Base(at_session_start=True), None, ts, False, branch="deleted") as (f, _, _, _):
         assert (f / "a.txt").read_text() == "c2"  # a branch the workspace lacks: HEAD's history
+
+
+def test_at_session_start_keeps_the_commit_the_session_recorded(branched):
+    """A Codex rollout records the HEAD it began on (session_meta.git.commit_hash): --at-session-start starts
+    there, not at the last commit of HEAD's history before its clock (the git-sync 0.139 sessions recorded
+    commits of branches deleted after their merge, and were replayed on main's)."""
+    ts = "2026-01-11T09:30:00.000Z"  # by the clock, HEAD's history gives c2
+    c1 = git(branched, "rev-list", "--max-parents=0", "HEAD")
+    with session_base(branched, Base(at_session_start=True), c1, ts, False) as (folder, note, _, _):
+        assert (folder / "a.txt").read_text() == "c1" and note.startswith(f"replayed at commit {c1[:12]}")
+    with session_base(branched, Base(at_session_start=True), "ab" * 20, ts, False) as (folder, _, _, _):
+        assert (folder / "a.txt").read_text() == "c2"  # a recorded commit the workspace lacks: guessed by the clock
+    with session_base(branched, Base("feature", at_session_start=True), c1, ts, False) as (folder, _, _, _):
+        assert (folder / "a.txt").read_text() == "f1"  # --commit REV with it: the user's history wins

@@ -108,7 +108,7 @@ class Mapping:
 class Base:
     """Where a session's state starts: the recorded commit (default), `commit` (--commit REV), the last commit
     before the session's first timestamp (--at-session-start: on `commit`'s history when both are given, else
-    HEAD's), or the folder as it is (--no-checkout)."""
+    HEAD's; a commit the session recorded and the workspace has is kept), or the folder as it is (--no-checkout)."""
 
     commit: str | None = None
     at_session_start: bool = False

@@ -70,6 +70,9 @@ def session_base(workspace: Path, base: Base, recorded: str | None, first_ts: st
     commit, note = recorded, ""
     if base.no_checkout:
         commit = None
+    elif base.at_session_start and recorded and not base.commit and _COMMIT.fullmatch(recorded) \
+            and _locate(workspace, recorded, timeout)[0] is None:
+        pass  # the commit the session recorded (Codex's HEAD when it began) beats one guessed from the clock
     elif base.at_session_start:
         tip = base.commit or _branch_ref(workspace, branch, timeout) or "HEAD"
         commit, note = _before(workspace, first_ts, tip, timeout)
