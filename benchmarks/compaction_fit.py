@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import statistics
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -58,17 +58,26 @@ class Compaction:
     reads: list[int]  # file reads since the previous compaction, oldest first (Claude Code)
     summary: int  # the summary's tokens (Claude Code), 0 where not recorded apart
     after: int  # recorded: the input of the first request after it
+    counts: list[int] | None = None  # what the agent counts against its limit, per request, but reasoning (None: inputs)
+    earlier: list[int] | None = None  # Codex: the reasoning tokens of the turns before each request's own
+    window: int = 0  # Codex: the effective context window its rollout recorded (95% of the model's)
 
     @property
     def policy(self):
-        """The agent's preset at the session's version."""
-        return context.parse(f"{self.agent}@{self.version}" if self.version else self.agent)
+        """The agent's preset at the session's version (Codex: at 90% of the model's window, where recorded)."""
+        policy = context.parse(f"{self.agent}@{self.version}" if self.version else self.agent)
+        if self.agent == "codex" and self.window:
+            policy = replace(policy, at=self.window * 100 // 95 * 9 // 10)
+        return policy
 
-    def predicted_fire(self) -> int | None:
-        """The input of the request after which the preset compacts (None: it would not have fired here)."""
-        at = self.policy.at
-        for r in range(1, len(self.inputs)):
-            if self.inputs[r] >= at:
+    def predicted_fire(self, reasoning: int | None = None) -> int | None:
+        """The input of the request after which the preset compacts (None: it would not have fired here); with
+        `reasoning`, that percentage of the earlier turns' reasoning counted instead of the preset's."""
+        policy = self.policy
+        share = policy.reasoning if reasoning is None else reasoning
+        counts = [c + e * share // 100 for c, e in zip(self.counts, self.earlier)] if self.counts else self.inputs
+        for r in range(1, len(counts)):
+            if counts[r] >= policy.at:
                 return self.inputs[r - 1]
         return None
 
@@ -164,14 +173,30 @@ def _old_fixed(requests: list[tuple[int, int]], marks: list[int]) -> int:
     return min(after) if after else min(requests[0][0], OLD_FIXED_MAX) if requests else 0
 
 
+_MODEL_ITEMS = ("reasoning", "function_call", "custom_tool_call", "local_shell_call", "web_search_call")
+
+
+def _estimate(item: dict) -> int:
+    """codex-rs's estimate of an item it added since the last response: its JSON bytes at 4 a token."""
+    item = {k: v for k, v in item.items() if k != "metadata"}  # the rollout's own note, not sent to the model
+    return (len(json.dumps(item, separators=(",", ":"), ensure_ascii=False).encode()) + 3) // 4
+
+
 def codex(path: Path) -> list[tuple[Compaction, int]]:
-    """The compactions of one Codex rollout (its token_count events are the requests)."""
-    version, found, marks = "", [], []
+    """The compactions of one Codex rollout (its token_count events are the requests).
+
+    What Codex compares with its limit (codex-rs `get_total_token_usage`): the last response's total (input and
+    output), its estimate of the items added since the last item the model wrote, and its estimate of the
+    reasoning items of the turns before the current one (the reasoning tokens those responses recorded). A
+    request starts a turn when the answer before it called no tool, as the preset counts it."""
+    version, window, found, marks = "", 0, [], []
     inputs: list[int] = []
+    counts: list[int] = []
+    earlier: list[int] = []
     outputs: list[int] = []
     requests: list[tuple[int, int]] = []
     waiting = None
-    added, new_items = 0, 0  # bytes of tool outputs since the last token_count; those before the last one
+    added, done, turn, total, user = 0, 0, 0, 0, False
     for i, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines()):
         try:
             o = json.loads(line)
@@ -180,29 +205,42 @@ def codex(path: Path) -> list[tuple[Compaction, int]]:
         if not isinstance(o, dict):
             continue
         p = o.get("payload") if isinstance(o.get("payload"), dict) else {}
+        kind = p.get("type")
         if o.get("type") == "session_meta":
             version = p.get("cli_version") or version
-        if p.get("type") in ("function_call_output", "custom_tool_call_output"):
-            added += len(json.dumps(p.get("output")).encode())
-        if p.get("type") == "token_count" and isinstance(p.get("info"), dict):
+        user = False if kind == "task_started" else user or kind == "user_message"
+        if o.get("type") == "response_item":
+            if kind in _MODEL_ITEMS or (kind == "message" and p.get("role") == "assistant"):
+                added = 0
+            else:
+                added += _estimate(p)
+            if kind == "message" and p.get("role") == "user":  # a turn boundary: the turns before it are earlier
+                done, turn = done + turn, 0
+        if kind == "token_count" and isinstance(p.get("info"), dict):
             last = p["info"].get("last_token_usage") or {}
+            window = p["info"].get("model_context_window") or window
             if last.get("input_tokens", 0) > 0:
-                total, read = last["input_tokens"], last.get("cached_input_tokens", 0)
-                if requests and (total, read) == requests[-1] and waiting is None:
+                read = last.get("cached_input_tokens", 0)
+                if requests and (last["input_tokens"], read) == requests[-1] and waiting is None:
                     continue  # a repeated token_count event
-                requests.append((total, read))
+                requests.append((last["input_tokens"], read))
                 if waiting is not None:
-                    found.append(Compaction("codex", waiting[0], version, "", waiting[1], waiting[2], waiting[1][-2],
-                                            requests[0][0], read, [], 0, total))
+                    found.append(Compaction("codex", waiting[0], version, waiting[3], waiting[1], waiting[2],
+                                            waiting[1][-2], requests[0][0], read, [], 0, last["input_tokens"],
+                                            counts=waiting[4], earlier=waiting[5], window=window))
                     waiting = None
-                inputs.append(total)
+                inputs.append(last["input_tokens"])
+                counts.append(last["input_tokens"])
+                earlier.append(done)
                 outputs.append(last.get("output_tokens", 0))
-                new_items, added = added, 0  # the outputs of this response's calls: in the next request
+                total = last.get("total_tokens") or last["input_tokens"] + outputs[-1]
+                turn += last.get("reasoning_output_tokens", 0)
         if o.get("type") == "compacted" and inputs:
-            # what Codex counted when it fired: the last request, its answer and the outputs since, at 4 bytes a token
-            waiting = (f"{path.name}:{i + 1}", inputs + [inputs[-1] + outputs[-1] + new_items // 4], outputs + [0])
+            # what Codex counted when it fired: the last response's total, the items since and earlier turns' reasoning
+            waiting = (f"{path.name}:{i + 1}", inputs + [inputs[-1]], outputs + [0], "auto" if user else "manual",
+                       counts + [total + added], earlier + [done])
             marks.append(len(requests))
-            inputs, outputs = [], []
+            inputs, counts, earlier, outputs, added, done, turn = [], [], [], [], 0, 0, 0
     return [(c, _old_fixed(requests, marks)) for c in found]
 
 
@@ -232,6 +270,16 @@ def _best_extra(fit: list[Compaction], summary: float) -> int:
         return sum(abs(c.policy.rebuilt(min(c.first_input, FIXED_MAX), c.reads) - c.policy.summary - c.policy.extra
                        + summary + extra - c.after) <= 0.15 * c.after for c in fit)
     return max(range(0, 20_001, 500), key=lambda e: (within(e), -e))
+
+
+def _best_reasoning(fit: list[Compaction]) -> int:
+    """The share of the earlier turns' reasoning (percent, in steps of 5) that makes the most of `fit` fire within
+    ±5k of the record (ties: the smallest): Codex estimates encrypted reasoning items the rollout does not keep."""
+    auto = [c for c in fit if c.trigger != "manual"]
+
+    def near(share: int) -> int:
+        return sum(f is not None and abs(f - c.fired) <= 5_000 for c in auto for f in [c.predicted_fire(share)])
+    return max(range(0, 201, 5), key=lambda k: (near(k), -k))
 
 
 def _pct(value: float | None) -> str:
@@ -290,8 +338,9 @@ def main(argv: list[str]) -> None:
                   f"(presets: {policy.summary:,}, {policy.extra:,})")
         if agent == "codex" and fit:
             kept = statistics.median(c.after - min(c.first_input, FIXED_MAX) for c in fit)
-            print(f"{agent} fitted on the even half: summary and kept user messages {kept:,.0f} tokens "
-                  f"(preset: {fit[0].policy.summary:,})")
+            print(f"{agent} fitted on the even half: summary and kept user messages {kept:,.0f} tokens, the earlier "
+                  f"turns' reasoning counted at {_best_reasoning(fit)}% (preset: {fit[0].policy.summary:,}, "
+                  f"{fit[0].policy.reasoning}%)")
 
 
 if __name__ == "__main__":

@@ -51,6 +51,8 @@ def test_claude_code_versions_have_their_own_trigger():
     assert context.parse("claude-code@2.1.21").at == context.parse("claude-code").at == 167_000
     assert context.parse("claude-code@2.1.39").files == 5
     assert context.parse("codex@0.141.0") == context.parse("codex")
+    # codex-rs: 90% of the gpt-5 family's 272k window, the earlier turns' reasoning counted too (fitted share)
+    assert (context.parse("codex").at, context.parse("codex").reasoning) == (244_800, 125)
     with pytest.raises(Exception, match="a version is N.N.N"):
         context.parse("claude-code@latest")
 
@@ -108,3 +110,38 @@ def test_a_compaction_the_session_made_a_request_later_is_the_same_one():
     timeline = build(usage[:4], [])
     base = timeline.base()
     assert Compact(at=150_000, summary=50).apply(timeline, base, timeline.positions(base), lambda t: 10).summaries
+
+
+def test_codex_counts_the_earlier_turns_reasoning_where_it_fires():
+    # the fixture keeps every request and user message before the compaction: the input alone (226,546) and the
+    # last count without the earlier turns' reasoning (about 243,000) stay under 244,800; Codex fired there
+    compaction, _ = _bench().collect([FIXTURES / "codex-0.141.0.jsonl"])[0]
+    assert compaction.trigger == "auto" and compaction.policy.at == 244_800  # 95% of 272k recorded: 258,400
+    assert compaction.predicted_fire(reasoning=0) is None
+    assert compaction.earlier[-1] > 10_000  # the reasoning of the turns before the one it fired in
+    assert compaction.predicted_fire() == 226_546
+
+
+def _codex_usage(n: int, total: int, reasoning: int) -> Usage:
+    return Usage("r.jsonl", n + 1, "codex", "r", f"r#{n}", "gpt-5.5", total, 0, 0, 100, request_index=n,
+                 reasoning=reasoning)
+
+
+def test_the_codex_count_adds_the_reasoning_of_earlier_turns_only():
+    # requests 0 and 2 start turns (no tool output arrives with them); 1 and 3 carry the outputs of a call
+    totals, reasoning = [1_000, 1_300, 1_500, 1_700, 1_900], [400, 300, 200, 100, 0]
+    usage = [_codex_usage(n, t, r) for n, (t, r) in enumerate(zip(totals, reasoning))]
+    outputs = [Output(1, 5, 100, 100, "exec_command"), Output(3, 5, 100, 100, "exec_command"),
+               Output(4, 5, 100, 100, "exec_command")]
+    timeline = build(usage, outputs)
+    base = timeline.base()
+
+    def fires(policy: Compact) -> tuple[int, ...]:
+        return tuple(r for r, *_ in policy.apply(timeline, base, timeline.positions(base), lambda t: 10).summaries)
+
+    # the input alone passes 2,000 nowhere; before request 3 the turn of requests 0-1 is an earlier one: its
+    # 700 reasoning tokens count (1,700 + 700 = 2,400), not the 200 of the turn request 3 belongs to
+    assert fires(Compact(at=2_000, summary=50)) == ()
+    assert fires(Compact(at=2_400, summary=50, reasoning=100)) == (3,)
+    assert fires(Compact(at=2_401, summary=50, reasoning=100)) == (4,)  # 1,900 + 700 (request 3 is this turn's)
+    assert fires(Compact(at=2_000, summary=50, reasoning=50)) == (3,)  # 1,700 + 350

@@ -10,6 +10,10 @@ What each agent writes, from its code and fitted on the compactions recorded in 
   and dropped when over 5,000 tokens, together at most 50,000 (`files`, `file_tokens`, `files_budget`),
   then the todo list, the plan file, invoked skills and the session-start hooks' context (`extra`);
 - Codex: the summary and the user messages it keeps, in `summary` (its rollouts do not hold their sizes apart).
+  What it counts against `at` is not the request's input alone: codex-rs adds its estimate of the reasoning
+  items of the turns before the current one (the server drops them from the prompt, Codex still sends them),
+  which `reasoning` adds as a percentage of their recorded reasoning tokens (the rollouts keep no encrypted
+  reasoning to size it by: the share was fitted).
 
 The summary is asked for by one more request, which reads the context so far from the cache and writes
 `summary` output tokens. The fixed prefix is the context's first request (`fixed_prefix`); what stays in the
@@ -58,6 +62,7 @@ class Compact:
     file_tokens: int = 5_000  # a file larger than this is not re-attached
     files_budget: int = 50_000  # the re-attached files together, at most
     extra: int = 0  # what else the agent re-attaches (todos, plan, skills, hooks)
+    reasoning: int = 0  # percent of the earlier turns' reasoning tokens (since the last compaction) counted too (Codex)
     name = "compact"
 
     def reattached(self, reads: list[int]) -> int:
@@ -75,20 +80,27 @@ class Compact:
         return fixed + self.summary + self.reattached(reads) + self.extra
 
     def apply(self, timeline: Timeline, base: list[int], positions: list[int], count: Callable[[str], int]) -> Effect:
-        """Request by request: compact before any request whose input would pass `at`."""
+        """Request by request: compact before any request whose input (and, with `reasoning`, the earlier turns'
+        reasoning since the last compaction) would pass `at`."""
         outputs, n = timeline.outputs, len(base)
         fixed = fixed_prefix(timeline)
         cached = cached_prefix(timeline, fixed)
         totals, cut_at, summaries = [0] * n, [None] * n, []
         removed: list[int | None] = [None] * len(outputs)
         gone, last, since = 0, None, 0  # tokens taken off since the last recorded compaction; the last request
+        starts = turn_starts(timeline)
+        done, turn = 0, 0  # reasoning tokens since the last compaction: of the turns before this one, of this one
         for r, total in enumerate(base):
+            usage = timeline.requests[r]
+            if starts[r]:
+                done, turn = done + turn, 0
             if not total:
                 continue
             if last is not None and shrank(base[last], total):
-                gone, since = 0, r  # the session compacted here itself
+                gone, since, done, turn = 0, r, 0, 0  # the session compacted here itself
             after = total - gone
-            if last is not None and after >= self.at and not _recorded_next(base, r):
+            counted = after + done * self.reasoning // 100
+            if last is not None and counted >= self.at and not _recorded_next(base, r):
                 region = totals[last]  # the context so far, as the request before carried it
                 kept = min(fixed, region)
                 kept = min(region, self.rebuilt(kept, _reads(outputs, since, r)))
@@ -98,11 +110,12 @@ class Compact:
                     after -= freed
                     cut_at[r] = min(cached, region)
                     summaries.append((r, region, self.summary))
-                    since = r
+                    since, done, turn = r, 0, 0
                     for i, o in enumerate(outputs):
                         if o.first < r < o.end and removed[i] is None:
                             removed[i] = r
             totals[r] = max(0, after)
+            turn += usage.reasoning if usage is not None else 0
             last = r
         tools = carried(timeline, [o.tokens for o in outputs])
         tools = [t - g for t, g in zip(tools, carried(timeline, [o.tokens for o in outputs], removed))]
@@ -118,8 +131,16 @@ class Compact:
         files = (f", the last {self.files} files read re-attached (each up to {self.file_tokens:,}, together "
                  f"{self.files_budget:,})" if self.files else "")
         extra = f", {self.extra:,} tokens more" if self.extra else ""
-        return (f"compact: past {self.at:,} input tokens, the context before it replaced by a {self.summary:,}-token "
-                f"summary{files}{extra}")
+        counted = f" (with {self.reasoning}% of the earlier turns' reasoning)" if self.reasoning else ""
+        return (f"compact: past {self.at:,} input tokens{counted}, the context before it replaced by a "
+                f"{self.summary:,}-token summary{files}{extra}")
+
+
+def turn_starts(timeline: Timeline) -> list[bool]:
+    """Per request, whether it starts a turn: it carries no new tool output (the answer before it called no
+    tool, so the user spoke)."""
+    arrives = {o.first for o in timeline.outputs}
+    return [r not in arrives for r in range(len(timeline.requests))]
 
 
 def _recorded_next(base: list[int], r: int) -> bool:
