@@ -173,3 +173,40 @@ def test_a_codex_diff_of_its_own_folder_or_cut_in_the_middle_is_not_taken():
     cut = DIFF.format("+c").replace("@@ -1 +1 @@", "@@ -1 +1 @@\n[... omitted 10 of 300 lines ...]")
     calls = [_bash(1, "git diff", json.dumps({"output": own, "metadata": {"exit_code": 0}})), _bash(2, "git diff", cut)]
     assert start_state.read(calls, "/p").diffs == {}
+
+
+def test_the_note_names_an_unknown_program_and_what_it_left_uncertain(tmp_path):
+    """The report's one line per session: the program, and the one file the later `git diff` showed it changed."""
+    _, _, state = _replayed_state("unknown-then-diff", tmp_path)
+    note = state.unknown_note()
+    assert note is not None and note.startswith("ran 1 program(s) replay does not know (entire): ")
+    assert "showed 1 file(s) changed" in note and "the rest of the workspace stays certain" in note
+    _, _, quiet = _replayed_state("unknown-no-change", tmp_path)
+    assert quiet.unknown_note() is not None and "(claude): nothing the session later showed" in quiet.unknown_note()
+    assert "so the workspace stays certain" in quiet.unknown_note()
+    _, _, rejected = _replayed_state("unknown-rejected", tmp_path)
+    assert rejected.unknown_note() is None  # it never ran: no program to name
+
+
+def test_the_note_reaches_the_report_with_names_redacted(tmp_path):
+    """`toolaudit replay` on the cut session: the JSON notes and the table name `claude`; a program whose name
+    holds a secret is named redacted (the table writes control characters as escapes, as in every line)."""
+    from click.testing import CliRunner
+
+    from toolaudit.cli import cli
+
+    session = FIXTURES / "unknown-no-change" / "session.jsonl"
+    runner = CliRunner()
+    done = runner.invoke(cli, ["replay", str(session), "--workspace", str(tmp_path), "--identity", "--no-checkout",
+                               "-f", "json"], catch_exceptions=False)
+    assert done.exit_code == 0, done.output
+    notes = json.loads(done.output)["notes"]
+    assert any("ran 1 program(s) replay does not know (claude): nothing the session later showed" in n
+               for n in notes), notes
+    table = runner.invoke(cli, ["replay", str(session), "--workspace", str(tmp_path), "--identity", "--no-checkout"],
+                          catch_exceptions=False)
+    assert table.exit_code == 0 and "replay does not know (claude)" in table.output
+    state = SessionState(tmp_path, "/repo")
+    secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    state.unknown_programs = {f"./bin/{secret}": []}
+    assert secret not in (state.unknown_note() or "")

@@ -218,6 +218,8 @@ class Runner(CallRunner):
                     else:
                         state.record(item.before)
                         yield item
+                if state.unknown_note():
+                    notes.append(f"session {session}: {state.unknown_note()}")
                 if state.learned:
                     notes.append(f"session {session}: {state.learned} file(s) taken from a whole-file Read that the "
                                  "start state did not reproduce (uncommitted work, or edits outside the transcript)")

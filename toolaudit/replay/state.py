@@ -135,6 +135,21 @@ class SessionState:
         named = [path for path in found.paths if path != shell_effects.CHANGED]
         self._doubt_paths(named, f"`{_short(command)}` may have written it")
 
+    def unknown_note(self) -> str | None:
+        """One line on the programs replay does not know that the session ran (None: it ran none): their names
+        (redacted) and what they left uncertain, so that a user sees why calls after them are, or are not, set aside."""
+        if not self.unknown_programs:
+            return None
+        names = [redact(name) for name in self.unknown_programs]
+        listed = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        shown = {path for paths in self.unknown_programs.values() for path in paths}
+        what = (f"the session's own later `git status`/`git diff` showed {len(shown)} file(s) changed that it had "
+                "not changed itself: those are uncertain as their doing, the rest of the workspace stays certain"
+                if shown else "nothing the session later showed (`git status`, `git diff`) changed, so the workspace "
+                "stays certain")
+        return (f"ran {len(names)} program(s) replay does not know ({listed}): {what} (paths named on their command "
+                "lines are uncertain too)")
+
     def _doubt_paths(self, paths: list[str | None], why: str) -> None:
         for path in paths:
             if path and any(ch in path for ch in "*?["):  # a glob the shell expanded: the folder it lies in
