@@ -9,6 +9,7 @@ Envelope, by tool (each output is stdout then stderr, as `aggregate_output` join
   [`Total output lines: N\\n`] `Output:\\n…` (X as Rust prints an f32: `0`, `0.1`, `2`);
 - `exec_command`: unified exec's `Chunk ID: …\\nWall time: X.XXXX seconds\\nProcess exited with code N\\n
   Original token count: T\\nOutput:\\n…` (T = ceil(bytes / 4) of the whole output).
+  0.118.x print `Command: SHELL -lc CMD\\n` first (agents.codex_command).
 
 Cut, by version (`Call.version`, session_meta.cli_version; unknown means the newest):
 - < 0.45: the first legacy cut (10 KiB and 256 lines, 128 + 128 lines, `[... omitted k of N lines ...]`, even
@@ -50,6 +51,7 @@ from typing import Any, ClassVar
 from ...simulate.policies.codex import rust_lines
 from ..base import FAILED, REFUSED, Outcome
 from .base import Call, Emulation, register
+from .codex_command import command_line, recorded_shell
 from .codex_cuts import (  # noqa: F401  (the cut's names, used by tests and benchmarks through this module)
     BYTES_MARKER_SINCE, DEFAULT_LIMIT, HINT_SINCE, LEGACY_BYTES, LEGACY_LINES, POLICY_SINCE, WARNING_SINCE, _legacy,
     _policy, _structured_cut, _warning, cut_kind, formatted_cut, legacy_cut, plain_cut, token_count)
@@ -152,9 +154,10 @@ def freeform(body: str, cut: str, exit_code: int, tenths: int) -> str:
     return "\n".join([*sections, "Output:", cut])
 
 
-def unified(body: str, cut: str, exit_code: int, seconds: float, chunk_id: str) -> str:
-    """exec_command's text for a command that has exited."""
-    sections = [f"Chunk ID: {chunk_id}"] if chunk_id else []
+def unified(body: str, cut: str, exit_code: int, seconds: float, chunk_id: str, command: str | None = None) -> str:
+    """exec_command's text for a command that has exited (`command`: 0.118's `Command: …` line, first)."""
+    sections = [command] if command else []
+    sections += [f"Chunk ID: {chunk_id}"] if chunk_id else []
     sections += [f"Wall time: {seconds:.4f} seconds", f"Process exited with code {exit_code}",
                  f"Original token count: {token_count(body)}", "Output:", cut]
     return "\n".join(sections)
@@ -183,7 +186,7 @@ def envelope(call: Call, body: str, exit_code: int, seconds: float) -> str:
             chunk = hashlib.sha256(f"{call.session}/{call.call_id}".encode()).hexdigest()[:6]
         wall = _seconds(call, seconds)
         cut = formatted_cut(body, "tokens", _unified_tokens(call), _warning(call))
-        return unified(body, cut, exit_code, wall, chunk)
+        return unified(body, cut, exit_code, wall, chunk, command_line(call, command_of(call.tool, call.args)[0]))
     if call.tool == "shell_command":
         kind, limit = cut_kind(call)
         cut = _legacy(call, body, kind, False) if kind.startswith("legacy") else plain_cut(body, kind, limit)
@@ -208,7 +211,8 @@ _PROFILE = re.compile(r"/[^\s:]+: line \d+: [^\n]*\n")  # a login shell's profil
 
 
 def recorded_noise(output: str) -> dict[str, str]:
-    """The `duration`, `chunk_id` and `preamble` parameters that reproduce a recorded output's noise."""
+    """The `duration`, `chunk_id`, `preamble` and `command_shell` parameters that reproduce a recorded output's
+    noise (the shell is the recording machine's login shell)."""
     if output.startswith('{"output":'):
         found = _DURATION.search(output[-200:])
         try:
@@ -220,6 +224,8 @@ def recorded_noise(output: str) -> dict[str, str]:
         head, rest = _header(output)
         wall, chunk = _WALL.search(head), _CHUNK.search(head)
         noise = {**({"duration": wall.group(2)} if wall else {}), **({"chunk_id": chunk.group(2)} if chunk else {})}
+        shell = recorded_shell(head)
+        noise.update({"command_shell": shell} if shell else {})
         body = rest.removeprefix("\nOutput:\n")
     profile = _PROFILE.match(body) if isinstance(body, str) else None
     return {**noise, "preamble": profile.group(0)} if profile else noise
@@ -297,4 +303,6 @@ class ExecCommand(_CodexShell):
         **PARAMS,
         "chunk_id": "exec_command's chunk id (the recorded one; default: derived from the call id)",
         "max_output_tokens": "exec_command's output cap (a ceiling: never above the recorded argument)",
+        "command_shell": "0.118's `Command:` line: the shell and flag it names (the recorded ones; default "
+                         "/bin/bash -lc)",
     }

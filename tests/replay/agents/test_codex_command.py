@@ -1,0 +1,73 @@
+"""Codex 0.118's `Command: …` line: the shlex crate's quoting, and byte identity with a real 0.118.0 rollout
+(tests/fixtures/agents/codex/unified-0.118.json)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from toolaudit.replay.agents.base import Call
+from toolaudit.replay.agents.codex import ExecCommand, recorded_noise
+from toolaudit.replay.agents.codex_command import recorded_shell, rust_join, rust_quote
+from toolaudit.replay.base import Sandbox
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "agents" / "codex" / "unified-0.118.json"
+DOC = json.loads(FIXTURE.read_text())
+
+
+@pytest.mark.parametrize(("word", "quoted"), [
+    ("pwd", "pwd"),
+    ("", "''"),
+    ("git status --short --branch", "'git status --short --branch'"),
+    ("sed -n '1,240p' a.go", "\"sed -n '1,240p' a.go\""),
+    # `^` ends a single-quoted chunk, and opens one of its own (a Bash quirk shlex works around)
+    ("git show 5923020^:internal/syncer/syncer.go | sed -n '1,5p'",
+     "'git show 5923020''^:internal/syncer/syncer.go | sed -n '\"'1,5p'\""),
+    ("sed 's#^./##'", "\"sed 's#\"'^./##'\"'\""),
+    ('rg -n "a|b\\(" x', '"rg -n \\"a|b\\\\(\\" x"'),  # a backslash: double quotes, escaped
+    ("echo $HOME 'x'", "'echo $HOME '\"'x'\""),
+    ("naïve", "'naïve'"),
+])
+def test_rust_shlex_quote(word: str, quoted: str) -> None:
+    assert rust_quote(word) == quoted
+
+
+def test_join_and_the_recorded_shell() -> None:
+    assert rust_join(["/bin/zsh", "-lc", "ls -la"]) == "/bin/zsh -lc 'ls -la'"
+    assert recorded_shell("Command: /bin/zsh -lc pwd\nChunk ID: 8c7cc0\n") == "/bin/zsh -lc"
+    assert recorded_shell("Chunk ID: 8c7cc0\nWall time: 0.0000 seconds\n") is None
+    assert recorded_noise("Command: /bin/bash -c true\nChunk ID: ab\nWall time: 0.1 seconds\nProcess exited with "
+                          "code 0\nOriginal token count: 0\nOutput:\n")["command_shell"] == "/bin/bash -c"
+
+
+def _call(root: Path, recorded: dict, version: str = DOC["version"], **params: str) -> Call:
+    return Call(tool=DOC["tool"], args=recorded["arguments"], root=root, cwd=DOC["cwd"], version=version,
+                sandbox=Sandbox(root), params={**recorded_noise(recorded["output"]), **params},
+                call_id=recorded["call_id"])
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    folder = tmp_path / "git-sync"
+    for path, text in DOC["files"].items():
+        (folder / path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / path).write_text(text)
+    return folder
+
+
+@pytest.mark.parametrize("recorded", DOC["calls"], ids=lambda c: c["arguments"]["cmd"][:30])
+def test_byte_identical_to_the_0118_recording(root: Path, recorded: dict) -> None:
+    got = ExecCommand().run(_call(root, recorded))
+    assert got.status == "replayed", got.reason
+    assert got.output == recorded["output"]
+
+
+def test_the_line_belongs_to_0118_only(root: Path) -> None:
+    recorded = DOC["calls"][0]  # pwd
+    plain = {k: v for k, v in recorded_noise(recorded["output"]).items() if k != "command_shell"}
+    for version, shown in (("0.118.0", True), ("0.118.2", True), ("0.120.0", False), ("0.117.0", False)):
+        c = Call(tool="exec_command", args=recorded["arguments"], root=root, cwd=DOC["cwd"], version=version,
+                 sandbox=Sandbox(root), params=plain)
+        assert ExecCommand().run(c).output.startswith("Command: /bin/bash -lc pwd\n") is shown, version
