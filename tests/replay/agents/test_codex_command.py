@@ -71,3 +71,17 @@ def test_the_line_belongs_to_0118_only(root: Path) -> None:
         c = Call(tool="exec_command", args=recorded["arguments"], root=root, cwd=DOC["cwd"], version=version,
                  sandbox=Sandbox(root), params=plain)
         assert ExecCommand().run(c).output.startswith("Command: /bin/bash -lc pwd\n") is shown, version
+
+
+def test_mises_warnings_before_every_output_are_the_login_shells(root: Path) -> None:
+    """entireio/entire-graph's 0.135 sessions (zsh with mise activated, a Go version not installed) print mise's
+    warning twice before every output: machine noise read from the recording, as Homebrew's profile line is."""
+    recorded = ("Chunk ID: 5f1d2a\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 22\n"
+                "Output:\nmise WARN  missing: go@1.24.13\nmise WARN  missing: go@1.24.13\n/Users/thomi/Projects/x\n")
+    noise = recorded_noise(recorded)
+    assert noise["preamble"] == "mise WARN  missing: go@1.24.13\n" * 2
+    c = Call(tool="exec_command", args={"cmd": "pwd"}, root=root, cwd="/Users/thomi/Projects/x", version="0.135.0",
+             sandbox=Sandbox(root), params=noise)
+    assert ExecCommand().run(c).output == recorded
+    # a command whose own first line is mise's is not a preamble when mise is not what printed it first
+    assert "preamble" not in recorded_noise(recorded.replace("Output:\nmise", "Output:\nrun: mise"))

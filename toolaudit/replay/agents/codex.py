@@ -32,8 +32,9 @@ recorded ones (`recorded_noise(output)` reads them from a recorded output); with
 is printed (a fast command rounds to Codex's usual 0.0) and a chunk id derived from the call id. Nor is what the
 recording machine's login shell printed before the command's own output (`bash -lc` reads the user's profile):
 a first line `/path/to/script: line N: …` (Homebrew's shellenv.sh saying `/bin/ps: Operation not permitted`
-under Codex's macOS sandbox, before every 0.63-0.66 `shell_command` output) is read from the recording as
-`preamble` and printed first.
+under Codex's macOS sandbox, before every 0.63-0.66 `shell_command` output), or mise's activation hook's
+`mise WARN  missing: go@1.24.13` lines (before every output of entireio/entire-graph's 0.135 sessions), is read from
+the recording as `preamble` and printed first.
 `without_noise(output)` blanks those fields, for an identity comparison that treats them as noise.
 """
 
@@ -67,7 +68,7 @@ PARAMS = {
     "truncation_policy": "the recording's turn_context truncation_policy (bytes:N, tokens:N or its JSON)",
     "model": "the session's model: with no recorded policy, a *codex* model is cut by tokens:10000, others by bytes",
     "warning": "1 or 0: print the `Warning: truncated output` line (default: version >= 0.141)",
-    "preamble": "a line the recording machine's login shell printed before every output (the recorded one, e.g. "
+    "preamble": "lines the recording machine's login shell printed before every output (the recorded ones, e.g. "
                 "Homebrew's shellenv.sh under Codex's sandbox; default: none)",
 }
 
@@ -207,7 +208,9 @@ def _header(output: str) -> tuple[str, str]:
     return head, sep + body
 
 
-_PROFILE = re.compile(r"/[^\s:]+: line \d+: [^\n]*\n")  # a login shell's profile complaining, first
+# what a login shell's profile printed before the command's own output: a script complaining (`/path: line N: …`),
+# or mise's activation hook warning of a missing tool (`mise WARN  missing: go@1.24.13`, once per hook it ran)
+_PROFILE = re.compile(r"(?:(?:/[^\s:]+: line \d+: |mise (?:WARN|ERROR) )[^\n]*\n)+")
 
 
 def recorded_noise(output: str) -> dict[str, str]:
