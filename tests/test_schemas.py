@@ -18,6 +18,7 @@ REPLAY = ("replay", ROOT / "tests/fixtures/search_session.jsonl", "--workspace",
 # one run of each command, with the options that add optional parts of its document
 RUNS = {
     "scan": ("scan", SAMPLES, "--cost", "--by", "model", "--top", "3", "-j", "1"),
+    "scan-session": ("scan", SAMPLES, "--cost", "--by", "session", "-j", "1"),
     "simulate": ("simulate", SAMPLES, "--preset", "codex", "--explain", "2", "-j", "1"),
     "simulate-sweep": ("simulate", SAMPLES, "--sweep", "max_chars=2000,5000", "-j", "1"),
     "compare": ("compare", SAMPLES / "claude-code", SAMPLES / "codex", "-j", "1"),

@@ -264,6 +264,9 @@ class FileResult:
     heads: tuple[tuple[str, str | None], ...] = ()
     # where a resumable collector may read on when the file grows (Collector.checkpoint): numbers, ids, names
     checkpoint: tuple | None = None
+    # (session, project) of the sessions whose SessionInfo says where they worked: the project's folder name,
+    # masked (scan.sessions.project_of); `scan --by session` and `watch` name a session by it
+    sessions: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,6 +300,11 @@ class GroupRow:
     bytes: int
     error_calls: int
     agent_truncated_calls: int
+    # --by session only: the session's project (its folder's name), agent (the format that wrote it: claude-code,
+    # codex…) and start (its first call's or request's time, ISO 8601 in UTC); None where unknown
+    project: str | None = None
+    agent: str | None = None
+    start: str | None = None
 
 
 def _scan_calls(result: "ScanResult"):
@@ -315,6 +323,8 @@ def _rows(name: str, key: str | None = None):
         from .results import rows_frame
 
         df = rows_frame(getattr(result, name))
+        if key is not None or result.meta.by != "session":  # a GroupRow's session columns hold nothing else
+            df = df.drop(columns=[c for c in ("project", "agent", "start") if c in df.columns])
         return df.rename(columns={"key": key or result.meta.by}) if "key" in df.columns else df
     return frame
 
@@ -378,6 +388,7 @@ class SessionInfo:
     agent: str = MAIN_AGENT
     version: str | None = None  # the agent's version, where the transcript records it (replay's emulations)
     branch: str | None = None  # the git branch the session worked on (Claude Code's gitBranch): --at-session-start
+    project: str | None = None  # the project's name where no cwd says it (Gemini CLI's directories or tmp folder)
 
 
 @dataclass(frozen=True, slots=True)

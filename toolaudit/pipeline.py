@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Iterator
 
 from .scan.measure import head_of, measure, measure_menu, with_residency
+from .scan.sessions import project_of
 from .collectors import discover
 from .errors import StrictError, ToolauditError, check_strict
-from .model import FileResult, ScanMeta, SessionEnd, Skipped, ToolCall, ToolMenu, Usage
+from .model import FileResult, ScanMeta, SessionEnd, SessionInfo, Skipped, ToolCall, ToolMenu, Usage
 from .options import SILENT, Hooks, InputOptions
 from .tokenizers import Tokenizer, engine_for, get_tokenizer, sanitized_size
 
@@ -91,6 +92,7 @@ def scan_file(path: Path, options: FileOptions, known: dict | None = None, resum
             return FileResult(source, None, error="no collector recognises this file")
         tokenizer = _tokenizer(options)
         rows, skipped, ends, usage, menus, heads = [], [], [], [], [], []
+        projects: dict[str, str] = {}  # session -> its project (the first SessionInfo that names one)
         collector, checkpoint = cls(), None
         if resume is not None and cls.resumable and resume[0] == cls.key and not late:
             checkpoint = resume[1]
@@ -98,6 +100,7 @@ def scan_file(path: Path, options: FileOptions, known: dict | None = None, resum
                 object.__setattr__(row, "residency", None)
             rows.extend(resume[2])
             skipped.extend(resume[3])
+            projects.update(resume[4])  # a collector reading on does not tell again where its session worked
         for record in collector.records(path, doc, resume=checkpoint):
             if isinstance(record, ToolCall):
                 text, size = sanitized_size(record.output)
@@ -113,8 +116,13 @@ def scan_file(path: Path, options: FileOptions, known: dict | None = None, resum
                 usage.append(record)
             elif isinstance(record, ToolMenu):
                 menus.append(measure_menu(record, tokenizer, cls.key))
+            elif isinstance(record, SessionInfo) and record.session not in projects:
+                project = project_of(record)
+                if project:
+                    projects[record.session] = project
         return FileResult(source, cls.key, tuple(with_residency(rows, ends)), tuple(skipped),
-                          usage=tuple(usage), menus=tuple(menus), heads=tuple(heads), checkpoint=collector.checkpoint)
+                          usage=tuple(usage), menus=tuple(menus), heads=tuple(heads), checkpoint=collector.checkpoint,
+                          sessions=tuple(projects.items()))
 
     return _guarded(options, lambda reason: FileResult(source, None, error=reason), work)
 

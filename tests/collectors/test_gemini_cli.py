@@ -9,7 +9,7 @@ import pytest
 
 from toolaudit.collectors.discover import detect
 from toolaudit.collectors.gemini_cli import GeminiCLICollector
-from toolaudit.model import PAIRED, SCAN_SCOPE, UNPAIRED, ModelText, SessionEnd, ToolCall, Usage
+from toolaudit.model import PAIRED, SCAN_SCOPE, UNPAIRED, ModelText, SessionEnd, SessionInfo, ToolCall, Usage
 
 from conftest import SAMPLES
 from helpers import (PNG_JUNK, check_deep_document, check_deep_line, check_empty, check_junk, check_odd_values,
@@ -25,7 +25,7 @@ write = lines_writer("session.jsonl")
 
 
 def records(path: Path, doc=None):
-    return split(GeminiCLICollector().collect(path, doc), usage=True, rest=ModelText)
+    return split(GeminiCLICollector().collect(path, doc), usage=True, rest=(ModelText, SessionInfo))
 
 
 def read(path: Path):
@@ -204,6 +204,9 @@ def test_subagent_file(tmp_path):
     calls, _, ends, _ = records(path)
     assert [(c.session, c.agent) for c in calls] == [("parent-session-id", "child-id")]
     assert ends == [SessionEnd(str(path), "parent-session-id", (1,), agent="child-id")]
+    # where it worked: its metadata's first directory (scan --by session and watch name the session by it)
+    infos = kinds(GeminiCLICollector().collect(path), SessionInfo)
+    assert infos == [SessionInfo(str(path), "parent-session-id", agent="child-id", project="/w")]
 
 
 def test_error_status_and_missing_result(tmp_path):

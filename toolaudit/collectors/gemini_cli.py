@@ -27,12 +27,13 @@ What a Content or Part holds, and the `/chat save` reader, are in `_gemini_conte
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..model import (MAIN_AGENT, PAIRED, SCAN_SCOPE, UNKNOWN_TOOL, UNPAIRED, ModelText, SessionEnd, Skipped, ToolCall,
-                     Usage)
+from ..model import (MAIN_AGENT, PAIRED, SCAN_SCOPE, UNKNOWN_TOOL, UNPAIRED, ModelText, SessionEnd, SessionInfo, Skipped,
+                     ToolCall, Usage)
 from ._gemini_content import KEY, is_contents, read_checkpoint, result_parts, token_usage, words
 from . import base
 from .base import (Collector, Record, collectors, dump_args, flatten, each_line,
@@ -40,6 +41,7 @@ from .base import (Collector, Record, collectors, dump_args, flatten, each_line,
 
 _MODEL_TYPES = ("gemini", "model")  # `model` with `parts`: a third-party fixture's spelling
 _ANSWERED = ("success", "error", "cancelled")
+_HASH = re.compile(r"^[0-9a-f]{64}$")  # ~/.gemini/tmp/<sha256 of the project root>: the folder names no project
 
 
 def _outputs(msg: "_Message") -> list:
@@ -65,6 +67,7 @@ class _Session:
     def __init__(self, source: str, session: str):
         self.source, self.session, self.agent = source, session, MAIN_AGENT
         self.named = False
+        self.project: str | None = None  # where the session worked (SessionInfo), when the file or its folder says
         self.held: dict[str, _Message] = {}  # the live history: last record per id, first-seen order
         self.left: list[tuple[_Message, str, int]] = []  # out of context, waiting for older ones: (msg, id, segment)
         self.order: dict[str, int] = {}  # message id -> first seen
@@ -78,6 +81,7 @@ class _Session:
         if self.named:
             return
         self.named = True
+        self.project = _project(obj, path)
         if isinstance(obj.get("sessionId"), str) and obj["sessionId"]:
             self.session = obj["sessionId"]
             if obj.get("kind") == "subagent":
@@ -205,6 +209,22 @@ class _Session:
         self.leave(list(self.held))
         yield from self.flush()
         yield SessionEnd(self.source, self.session, (*self.ends, len(self.requests)), agent=self.agent)
+        if self.project:
+            yield SessionInfo(self.source, self.session, agent=self.agent, project=self.project)
+
+
+def _project(meta: dict, path: Path) -> str | None:
+    """The session's project: the first of its `directories` (the workspace's folders), else the name of its
+    folder under ~/.gemini/tmp (<project>/chats/…), unless that is the sha256 of the project's root (a hash
+    names nothing a reader knows)."""
+    folders = meta.get("directories")
+    if isinstance(folders, list) and folders and isinstance(folders[0], str) and folders[0].strip():
+        return folders[0]
+    for parent in path.parents[:3]:
+        if parent.name == "chats":
+            name = parent.parent.name
+            return None if not name or _HASH.match(name) else name
+    return None
 
 
 @collectors.register

@@ -25,5 +25,20 @@ class CsvReport(Reporter):
             writer = csv.DictWriter(buf, fieldnames=list(dict.fromkeys(k for row in rows for k in row)),
                                     lineterminator="\n")
             writer.writeheader()
-            writer.writerows(rows)
+            writer.writerows({k: inert(v) for k, v in row.items()} for row in rows)
         return buf.getvalue()
+
+
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet reads a cell starting with as a formula
+
+
+def inert(value: Any) -> Any:
+    """A text cell a spreadsheet would run as a formula (a project folder named `=HYPERLINK(…)`) with a `'`
+    before it, as OWASP advises; numbers, and text that reads as one (`-3`), unchanged."""
+    if not isinstance(value, str) or not value.startswith(_FORMULA):
+        return value
+    try:
+        float(value)
+        return value
+    except ValueError:
+        return "'" + value

@@ -12,6 +12,8 @@ TOOL_FIELDS = (
     "tool", "calls", "tokens", "share", "tokens_mean", "tokens_p50", "tokens_p95",
     "tokens_max", "chars", "bytes", "error_calls", "agent_truncated_calls",
 )
+# what groups[] add per session with --by session: which session is which (GroupRow; null where unknown)
+SESSION_FIELDS = ("project", "agent", "start")
 # what totals add to them (read from the ScanResult; they lack "tool" and "share")
 SCAN_TOTALS = (
     "files", "sessions", "duplicates_dropped", "unpaired_calls", "orphan_results", "images", "image_bytes",
@@ -20,8 +22,10 @@ SCAN_TOTALS = (
 
 
 def row_dict(row: GroupRow, key_name: str) -> dict[str, Any]:
-    """A GroupRow as a dict whose first field is named after the grouping (`tool`, `session`...)."""
-    return {key_name: row.key, **pick(row, TOOL_FIELDS[1:], {"share": 6, "tokens_mean": 2})}
+    """A GroupRow as a dict whose first field is named after the grouping (`tool`, `session`...); a session's
+    project, agent and start follow its id."""
+    about = pick(row, SESSION_FIELDS) if key_name == "session" else {}
+    return {key_name: row.key, **about, **pick(row, TOOL_FIELDS[1:], {"share": 6, "tokens_mean": 2})}
 
 
 def scan_dict(result: ScanResult) -> dict[str, Any]:
@@ -139,6 +143,13 @@ def _share(result: ScanResult) -> float | None:
     return round(result.bill.carried / total, 4) if total else None
 
 
+def _billed(sums) -> str:
+    """Billed dollars of a group's requests (scan.billing.Billing), with how many had no price; blank for none."""
+    if sums is None:
+        return ""
+    return _usd(sums.cost) + (f" (+{sums.unpriced_requests} unpriced)" if sums.unpriced_requests else "")
+
+
 def _usd(value) -> str:
     return f"${value:,.2f}" if value is not None else "n/a"
 
@@ -151,10 +162,23 @@ def _tool_usd(costs: list) -> str:
     return _usd(sum((c.first + c.resent for c in costs), 0)) + (f" (+{unpriced:,} unpriced)" if unpriced else "")
 
 
-# the terminal table's column names (--columns), and what it shows by default (reports.table_report)
-SCAN_COLUMNS = ("tool", "calls", "tokens", "share", "mean", "p50", "p95", "max", "chars", "bytes", "errors",
+# the terminal table's column names, and what it shows by default (reports.table_report)
+TOOL_COLUMNS = ("tool", "calls", "tokens", "share", "mean", "p50", "p95", "max", "chars", "bytes", "errors",
                 "agent-cut", "cost")
 SCAN_COMPACT = ("tool", "calls", "tokens", "share", "bar", "cost", "p95", "max")  # dropped from the right
+# --by session: which session is which first (as ccusage's session report), and its billed dollars with --cost;
+# the share bar, p95, max, the estimate and the counts go before the session's project, agent, start and tokens
+SESSION_COLUMNS = ("session", "project", "agent", "start", *TOOL_COLUMNS[1:], "billed")
+SCAN_COLUMNS = (*TOOL_COLUMNS, "project", "agent", "start", "billed")  # what --columns may name
+SESSION_COMPACT = ("session", "project", "agent", "start", "calls", "tokens", "share", "billed", "cost", "bar", "p95",
+                   "max")
+SESSION_DROP = ("bar", "max", "p95", "cost", "share", "calls", "agent", "start", "billed", "project", "tokens")
+ID_WIDTH, PROJECT_WIDTH = 16, 16  # a terminal shortens a longer id (not a UUID: those show 8) or project in the middle
+
+
+def start_day(start: str | None) -> str:
+    """A session's start as the table shows it: its UTC date (the JSON has the time)."""
+    return start[:10] if start else ""
 
 
 def table_cells(result: ScanResult) -> tuple[list[str], list[list[str]], list[str]]:
@@ -168,17 +192,27 @@ def table_cells(result: ScanResult) -> tuple[list[str], list[list[str]], list[st
     if priced:
         headers.append("cost (est.)")
 
+    by_session = result.meta.by == "session"
+    billed = result.bill.groups if by_session and priced else None  # each session's billed dollars
+    if by_session:
+        headers[1:1] = ["project", "agent", "start (UTC)"]
+
     def cells(row: GroupRow, share: bool = True) -> list[str]:
+        about = [row.project or "", row.agent or "", start_day(row.start)] if by_session else []
         out = [
-            row.key, num(row.calls), num(row.tokens), f"{row.share:.1%}" if share else "",
+            row.key, *about, num(row.calls), num(row.tokens), f"{row.share:.1%}" if share else "",
             num(row.tokens_mean), num(row.tokens_p50), num(row.tokens_p95), num(row.tokens_max),
             num(row.chars), num(row.bytes), num(row.error_calls), num(row.agent_truncated_calls),
         ]
         if priced:
             costs = [tools[row.key]] if row.key in tools else (list(tools.values()) if not share else [])
             out.append(_tool_usd(costs))
+        if billed is not None:
+            out.append(_billed(billed.get(row.key)) if share else _billed(result.bill.total))
         return out
 
+    if billed is not None:
+        headers.append("billed")
     return headers, [cells(r) for r in result.rows], cells(result.totals, share=False)
 
 
@@ -190,11 +224,15 @@ def billing_cells(result: ScanResult) -> tuple[list[str], list[list[str]]] | Non
     headers = [result.meta.by, "requests", "input (uncached)", "cache write", "cache read", "output"]
     if bill.priced:
         headers.append("billed")
+    projects = {row.key: row.project for row in result.rows} if result.meta.by == "session" else None
+    if projects is not None:  # which session is which (one with requests but no tool call has no row: blank)
+        headers.insert(1, "project")
     rows = []
     for key, b in bill.groups.items():
-        row = [key, num(b.requests), num(b.input_uncached), num(b.cache_write), num(b.cache_read), num(b.output)]
+        row = [key, *([projects.get(key) or ""] if projects is not None else []), num(b.requests),
+               num(b.input_uncached), num(b.cache_write), num(b.cache_read), num(b.output)]
         if bill.priced:
-            row.append(_usd(b.cost) + (f" (+{b.unpriced_requests} unpriced)" if b.unpriced_requests else ""))
+            row.append(_billed(b))
         rows.append(row)
     return headers, rows
 
@@ -290,12 +328,20 @@ class ScanView(View):
 
     def blocks(self, result: ScanResult) -> list:
         headers, rows, totals = table_cells(result)
-        table = Section(headers, rows, totals, columns=list(SCAN_COLUMNS[:len(headers)]), compact=SCAN_COMPACT,
-                        bar=[r.share for r in result.rows])
+        if result.meta.by == "session":
+            table = Section(headers, rows, totals, columns=list(SESSION_COLUMNS[:len(headers)]), compact=SESSION_COMPACT, drop=SESSION_DROP,
+                            left=("project", "agent", "start"), bar=[r.share for r in result.rows],
+                            shorten={0: ID_WIDTH, 1: PROJECT_WIDTH}, ids=(0,))
+        else:
+            table = Section(headers, rows, totals, columns=list(TOOL_COLUMNS[:len(headers)]), compact=SCAN_COMPACT,
+                            bar=[r.share for r in result.rows])
         out: list = [table, Lines(summary_lines(result))]
         billing = billing_cells(result)
         if billing is not None:
-            out.append(Section(*billing, title=f"Billed usage by {result.meta.by}"))
+            headers, rows = billing
+            words = {"columns": [f"column {i}" for i in range(len(headers))], "left": ("column 1",), "ids": (0,)} \
+                if result.meta.by == "session" else {}  # a session's short id, its project aligned as words
+            out.append(Section(headers, rows, title=f"Billed usage by {result.meta.by}", **words))
         if result.top:
             # on a terminal, ids and paths shortened in the middle (a long path wrapped one row over five lines)
             headers, rows = top_cells(result)

@@ -137,7 +137,7 @@ def scan_schema() -> dict:
         "meta": _meta("scan", {"by": STR, "collectors": counts()}),
         "totals": obj(totals),
         "tools": array(obj(row)),
-        "groups": array(keyed({k: v for k, v in row.items() if k != "tool"})),
+        "groups": array(_group_row({k: v for k, v in row.items() if k != "tool"})),
         **_skipped(),
         "undated_dropped": INT,
         "window_dropped": obj({"calls_and_requests": INT, "newest": STR}),
@@ -150,6 +150,17 @@ def scan_schema() -> dict:
         "top": array(top),
     }, optional=("groups", "undated_dropped", "window_dropped", "usage", "cost", "menu", "tool_references", "notes",
                  "top"))
+
+
+def _group_row(props: dict[str, dict]) -> dict:
+    """A scan group's row: its key and `props`; by session, also all of the session's project, agent and
+    start (ISO 8601, UTC), each null where unknown."""
+    about = {"project": nullable(STR), "agent": nullable(STR), "start": nullable({"type": "string", "format": "date-time"})}
+    row = keyed(props, optional=about)
+    del row["maxProperties"]
+    row["anyOf"] = [{"maxProperties": len(props) + 1},
+                    {"required": list(about), "maxProperties": len(props) + len(about) + 1}]
+    return row
 
 
 def simulate_schema() -> dict:

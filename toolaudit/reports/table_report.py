@@ -91,6 +91,8 @@ def _drop_order(section: Section, names: list[str]) -> list[str]:
     """Which shown columns go first when the table is too wide: those outside the compact set (right to
     left), then the bar, then the compact ones right to left, those the section keeps last; never the first."""
     outside = [n for n in reversed(names[1:]) if n not in section.compact]
+    if section.drop:  # the section's own order (scan --by session: a session's project and tokens go last)
+        return outside + [n for n in section.drop if n in names[1:]]
     inside = [n for n in reversed(names[1:]) if n in section.compact and n != BAR]
     inside = [n for n in inside if n not in section.keep] + [n for n in inside if n in section.keep]
     return outside + ([BAR] if BAR in names else []) + inside
@@ -188,6 +190,11 @@ class TableReport(Reporter):
             if block.title:
                 console.print(block.title + ":", style="bold" if color else None)
             if isinstance(block, Section):
+                if fit and block.ids:  # a session's id by its first characters: its project names it
+                    from ..scan.sessions import short_id
+
+                    block = replace(block, rows=[[short_id(cell) if i in block.ids else cell for i, cell in enumerate(row)]
+                                                 for row in block.rows])
                 if fit and block.shorten:
                     block = replace(block, rows=[[middle(cell, block.shorten[i]) if i in block.shorten else cell
                                                   for i, cell in enumerate(row)] for row in block.rows])

@@ -31,6 +31,11 @@ class Section:
     keep: tuple[str, ...] = ()
     # columns (by `columns` name) of words, aligned left like the first; the rest are numbers, aligned right
     left: tuple[str, ...] = ()
+    # for the terminal table only: columns (indexes) of session ids, shown short (a UUID by its first 8 characters)
+    ids: tuple[int, ...] = ()
+    # for the terminal table only: the order compact columns go in when the width runs out (default: right to
+    # left, `keep` last)
+    drop: tuple[str, ...] = ()
 
 
 @dataclass

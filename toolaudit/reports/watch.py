@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import time
 
-from ..scan.live import Snapshot
+from ..model import MAIN_AGENT
+from ..scan.live import SessionLive, Snapshot
 from .statusline import compact
 from .view import visible
 
@@ -35,6 +36,12 @@ def _window(seconds: float) -> str:
     return ""
 
 
+def _label(s: SessionLive) -> str:
+    """A row's name: the session's short id and project; a subagent's id after `↳` (one row per subagent)."""
+    sub = f" ↳{s.agent[:8]}" if s.agent != MAIN_AGENT else ""
+    return f"{s.session[:8]}{sub} {s.project}".rstrip()
+
+
 def view(snap: Snapshot, keys_hint: str = "q quits"):
     """A rich renderable of `snap` that fits 80 columns: a header line, the sessions, the tools."""
     from rich.console import Group
@@ -57,7 +64,7 @@ def view(snap: Snapshot, keys_hint: str = "q quits"):
                                  ("top tool", "left", 12), ("last outputs", "right", 16), ("age", "right", 4)):
         sessions.add_column(name, justify=justify, max_width=width, no_wrap=True, overflow="ellipsis")
     for s in snap.sessions[:SESSIONS_SHOWN]:
-        sessions.add_row(cell(f"{s.session[:8]} {s.project}"), f"{s.calls:,}", compact(s.tokens), cell(s.top_tool),
+        sessions.add_row(cell(_label(s)), f"{s.calls:,}", compact(s.tokens), cell(s.top_tool),
                          " ".join(compact(n) for n in s.last), _age(snap.taken - s.updated))
     if len(snap.sessions) > SESSIONS_SHOWN:
         sessions.add_row(f"… {len(snap.sessions) - SESSIONS_SHOWN} more", "", "", "", "", "")

@@ -177,15 +177,15 @@ def _counts(cached: FileResult | None) -> dict:
 
 
 def resume_from(cached: FileResult) -> tuple | None:
-    """(collector, checkpoint, rows and skipped lines up to it) of a cached result that has a checkpoint:
-    what pipeline.scan_file reads on from. The rows of the lines after it (and the calls then waiting for
-    a result) are read again; usage comes whole from the checkpoint's state."""
+    """(collector, checkpoint, rows and skipped lines up to it, its sessions' projects) of a cached result that
+    has a checkpoint: what pipeline.scan_file reads on from. The rows of the lines after it (and the calls then
+    waiting for a result) are read again; usage comes whole from the checkpoint's state."""
     if cached.checkpoint is None or cached.collector is None:
         return None
     line = cached.checkpoint[1]
     return (cached.collector, tuple(cached.checkpoint),
             tuple(r for r in cached.measurements if r.line <= line and r.status != "unpaired"),
-            tuple(s for s in cached.skipped if s.line <= line))
+            tuple(s for s in cached.skipped if s.line <= line), cached.sessions)
 
 
 def _gone(known: dict[str, Stamp], files: list, roots: Iterable[Path]) -> list[str]:

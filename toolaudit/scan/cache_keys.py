@@ -9,7 +9,7 @@ from functools import lru_cache
 from hashlib import sha256
 from pathlib import Path
 
-LAYOUT = 5  # bump when the tables or the entry encoding change
+LAYOUT = 6  # bump when the tables or the entry encoding change
 
 
 @lru_cache(maxsize=1)

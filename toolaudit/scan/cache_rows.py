@@ -17,6 +17,7 @@ def encode(result: FileResult) -> bytes:
         "s": [row_fields(s, Skipped) for s in result.skipped],
         "u": [row_fields(u, Usage) for u in result.usage],
         "n": [row_fields(n, MenuMeasurement) for n in result.menus],
+        "p": [list(pair) for pair in result.sessions],
     })
 
 
@@ -42,8 +43,11 @@ def decode(source: str, data: bytes) -> FileResult:
     if any(not isinstance(row.tokens, int) for row in rows):
         raise ValueError("a row without a count")
     menus = tuple(menu(row) for row in doc["n"])
+    sessions = tuple((session, project) for session, project in doc["p"])
+    if any(not isinstance(value, str) for pair in sessions for value in pair):
+        raise ValueError("a session's project that is not a name")
     return FileResult(source, doc["c"], rows, tuple(Skipped(*row) for row in doc["s"]), doc["e"],
-                      tuple(Usage(*row) for row in doc["u"]), menus, checkpoint=doc.get("r"))
+                      tuple(Usage(*row) for row in doc["u"]), menus, checkpoint=doc.get("r"), sessions=sessions)
 
 
 def cacheable(result: FileResult) -> bool:

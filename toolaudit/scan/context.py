@@ -25,6 +25,7 @@ class Rows:
         self.unrecognised: list[str] = []
         self._dedupe = Dedupe()
         self._requests: set[tuple] = set()
+        self.projects: dict[str, str] = {}  # session -> where it worked (FileResult.sessions)
 
     def add(self, result) -> None:
         """Fold one file's result in (pipeline.gather's sink protocol)."""
@@ -32,6 +33,8 @@ class Rows:
             unknown = result.collector is None and "recognises" in result.error
             (self.unrecognised if unknown else self.errors).append(f"{result.source}: {result.error}")
             return
+        for session, project in result.sessions:
+            self.projects.setdefault(session, project)
         for u in result.usage:
             key = request_key(u)
             if key not in self._requests:

@@ -194,4 +194,4 @@ def live_snapshot(paths, read: InputOptions | None = None, *, window_s: float = 
     kept = Rows()
     with opened(read, hooks.tell) as cache:
         run(recent, FileOptions.of(read, previews=False), kept, read, cache=cache)
-    return snapshot_of(kept.rows, mtimes, window_s, taken, tokenizer_of(read))
+    return snapshot_of(kept.rows, mtimes, window_s, taken, tokenizer_of(read), kept.projects)

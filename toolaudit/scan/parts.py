@@ -31,7 +31,8 @@ from .menu import keep_menu
 
 # a part is one JSON list, read by position (decoding ~10k of them must cost little more than orjson's parse)
 FILES, COLLECTORS, CELLS, DAYS, RUNS, SESSIONS, SCALARS, REFS, TOTAL, UNKNOWN, GROUPS, BILLED, CONTEXTS, TOOLS, \
-    BY_GROUP, MENUS, SKIPPED, SKIPPED_COUNT, UNRECOGNISED, ERRORS, DUPLICATES, SEEN, HELD, REQUESTS = range(24)
+    BY_GROUP, MENUS, SKIPPED, SKIPPED_COUNT, UNRECOGNISED, ERRORS, DUPLICATES, SEEN, HELD, REQUESTS, PROJECTS, \
+    ABOUT = range(26)
 _SCALARS = ("calls", "unpaired", "orphans", "images", "image_bytes", "carried", "known", "requests", "ref_calls")
 _BILLING = ("requests", "input_uncached", "cache_write", "cache_read", "output", "unpriced_requests",
             "cache_write_1h")
@@ -74,6 +75,8 @@ def doc_of(result: FileResult, plan) -> list:
         alone.duplicates, b"".join(sorted(alone.dedupe.answered_digests())).hex(),
         [row_fields(row, Measurement) for row in held],
         b"".join(sorted(alone.requests_seen)).hex(),
+        [list(pair) for pair in alone.projects.items()],
+        tally.about.rows() if tally.about is not None else [],
     ]
 
 
@@ -108,12 +111,12 @@ class Kept:
 
 # the length of each row of the sections merged by position, so that a damaged part is never half merged
 _ROWS = {COLLECTORS: 2, CELLS: 7, DAYS: 4, RUNS: 3, REFS: 2, GROUPS: 2 + len(_BILLING), BILLED: 2, CONTEXTS: 5,
-         TOOLS: 5, BY_GROUP: 5}
+         TOOLS: 5, BY_GROUP: 5, PROJECTS: 2, ABOUT: 3}
 
 
 def _whole(doc) -> bool:
     """Whether `doc` has a part's shape: every section, every row of the length merge reads."""
-    return (isinstance(doc, list) and len(doc) == REQUESTS + 1 and isinstance(doc[SEEN], str)
+    return (isinstance(doc, list) and len(doc) == ABOUT + 1 and isinstance(doc[SEEN], str)
             and isinstance(doc[REQUESTS], str) and isinstance(doc[SCALARS], list) and len(doc[SCALARS]) == len(_SCALARS)
             and isinstance(doc[TOTAL], list) and len(doc[TOTAL]) == len(_BILLING) + 1
             and all(isinstance(doc[i], list) for i in (SESSIONS, UNKNOWN, MENUS, SKIPPED, UNRECOGNISED, ERRORS, HELD))
@@ -158,6 +161,8 @@ def merge(collected, doc: list) -> bool:
     collected.skipped.extend(Skipped(*row) for row in doc[SKIPPED][:max(room, 0)])
     collected.unrecognised.extend(doc[UNRECOGNISED])
     collected.errors.extend(doc[ERRORS])
+    for session, project in doc[PROJECTS]:
+        collected.projects.setdefault(session, project)
     _merge_tally(collected.folded, doc)
     return True
 
@@ -181,6 +186,8 @@ def _merge_tally(tally, doc: list) -> None:
     for source, session, n in doc[RUNS]:
         tally.runs[source, session] = tally.runs.get((source, session), 0) + n
     tally.sessions.update(doc[SESSIONS])
+    if tally.about is not None:
+        tally.about.merge(doc[ABOUT])
     for name, n in zip(_SCALARS, doc[SCALARS]):
         setattr(tally, name, getattr(tally, name) + n)
     for name, n in doc[REFS]:

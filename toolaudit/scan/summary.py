@@ -28,6 +28,7 @@ from .menu import Definition, Menu, ToolReferences, keep_menu, menu_summary, ref
 from .parts import Part, merge
 from .periods import PERIODS, period_of, when_of as _when
 from .runs import main_files
+from .sessions import About
 from .stats import nearest_rank, ranked
 
 BY_COLUMNS = {
@@ -72,6 +73,7 @@ class Collected:
         self.collectors: dict[str, int] = {}
         self.dedupe = Dedupe()
         self.menus: dict[tuple, MenuMeasurement] = {}
+        self.projects: dict[str, str] = {}  # session -> its project (FileResult.sessions; the first file's wins)
         self.folded = Tally(plan) if plan is not None else None
         self.keeper = None  # a scan.summary_cache.Keeper, when this scan's summary may be kept (scan.job.collect)
         self.summary: ScanResult | None = None  # the whole result (meta None), when a kept summary answered
@@ -95,6 +97,8 @@ class Collected:
             return []
         self.files += 1
         self.collectors[result.collector] = self.collectors.get(result.collector, 0) + 1
+        for session, project in result.sessions:
+            self.projects.setdefault(session, project)
         folded = self.folded
         for u in result.usage:
             key = digest(request_key(u))
@@ -291,16 +295,21 @@ class Tally:
         self.refs: dict[str, int] = {}  # tool name -> times a result loaded its definition
         self.billing = BillTally(by=plan.grouping.by, priced=plan.cost, model=plan.model,
                                  period=_usage_period(plan.grouping))
+        self.about = About() if plan.grouping.by == "session" else None  # each session's agent and start
 
     def add_usage(self, u: Usage) -> None:
         """One billed request."""
         self.requests += 1
+        if self.about is not None:
+            self.about.note(u.session, u.collector, u.ts)
         self.runs.setdefault((u.source, u.session), 0)
         self.billing.add_usage(u)
 
     def add(self, r: Measurement, head: tuple | None = None) -> None:
         """One kept call (`head`: what its previews read, when they are made late: FileResult.heads)."""
         self.calls += 1
+        if self.about is not None:
+            self.about.note(self.group_of(r), r.collector, r.ts)
         self.images += r.images
         self.image_bytes += r.image_bytes
         if r.session is not None:
@@ -339,11 +348,19 @@ class Tally:
             if len(self.largest) > 2 * top:  # nsmallest is sorted()[:n]: stable, so ties keep arrival order
                 self.largest = heapq.nsmallest(top, self.largest, key=_by_size)
 
-    def _groups(self, name_of: int, total_tokens: int, chronological: bool) -> list[GroupRow]:
+    def _about(self, row: GroupRow, projects: dict[str, str]) -> GroupRow:
+        """A session's row with its project, agent and start."""
+        agent, start = self.about.of(row.key)
+        return replace(row, project=projects.get(row.key), agent=agent, start=start)
+
+    def _groups(self, name_of: int, total_tokens: int, chronological: bool,
+                projects: dict[str, str] | None = None) -> list[GroupRow]:
         cells: dict[str, list[Cell]] = {}
         for key, cell in self.cells.items():
             cells.setdefault(key[name_of], []).append(cell)
         rows = [_group_row(key, group, total_tokens) for key, group in cells.items()]
+        if name_of == 0 and self.about is not None:
+            rows = [self._about(row, projects) for row in rows]
         if chronological:
             return sorted(rows, key=lambda r: (r.key == UNDATED, r.key))
         return sorted(rows, key=lambda r: (-r.tokens, r.key))
@@ -352,7 +369,7 @@ class Tally:
         """The ScanResult, with `collected`'s counts and the calls whose result never came."""
         plan, unpaired = self.plan, collected.unpaired()
         total_tokens = sum(sum(cell.tokens) for cell in self.cells.values())
-        rows = self._groups(0, total_tokens, plan.grouping.chronological)
+        rows = self._groups(0, total_tokens, plan.grouping.chronological, collected.projects)
         tools = rows if plan.grouping.by == "tool" else self._groups(1, total_tokens, False)
         runs = dict(self.runs)
         for r in unpaired:
