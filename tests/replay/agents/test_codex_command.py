@@ -85,3 +85,36 @@ def test_mises_warnings_before_every_output_are_the_login_shells(root: Path) -> 
     assert ExecCommand().run(c).output == recorded
     # a command whose own first line is mise's is not a preamble when mise is not what printed it first
     assert "preamble" not in recorded_noise(recorded.replace("Output:\nmise", "Output:\nrun: mise"))
+
+
+def test_the_branch_a_recorded_git_status_named(tmp_path: Path) -> None:
+    """Replay's worktree is detached: `git status` names the recorded branch, read from the recording (0.118's
+    `git status --short --branch` of entireio/git-sync said `## soph/add-bootstrap...origin/soph/add-bootstrap`)."""
+    import subprocess
+
+    from toolaudit.replay.agents.git_branch import recorded_branch, with_branch
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    run = lambda *a: subprocess.run(["git", *a], cwd=root, check=True, capture_output=True)  # noqa: E731
+    run("init", "-q", "-b", "main")
+    (root / "f").write_text("a\n")
+    run("add", "f")
+    run("-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "c")
+    run("checkout", "-q", "--detach")
+    (root / "f").write_text("b\n")
+    short = ("Chunk ID: 283125\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 14\n"
+             "Output:\n## soph/add-bootstrap...origin/soph/add-bootstrap\n M f\n")
+    c = Call(tool="exec_command", args={"cmd": "git status --short --branch"}, root=root, cwd=str(root),
+             version="0.120.0", sandbox=Sandbox(root))
+    params = ExecCommand().from_recording(short, c)
+    assert params["status_branch"] == "## soph/add-bootstrap...origin/soph/add-bootstrap"
+    assert ExecCommand().run(Call(**{**c.__dict__, "params": params})).output == short
+    long = ("On branch main\nYour branch is ahead of 'origin/main' by 1 commit.\n  (use \"git push\" to publish your "
+            "local commits)\n\nChanges not staged for commit:\n")
+    assert with_branch("HEAD detached at 06fd2be\nChanges not staged for commit:\n", recorded_branch(long)) == long
+    assert with_branch("Not currently on any branch.\nX\n", recorded_branch("On branch dev\nY\n")) == "On branch dev\nX\n"
+    # a Markdown heading is no status line when the command ran no `git status`
+    c2 = Call(tool="exec_command", args={"cmd": "sed -n '1,5p' README.md"}, root=root, cwd=str(root),
+              version="0.120.0", sandbox=Sandbox(root))
+    assert "status_branch" not in ExecCommand().from_recording(short.replace("## soph", "## Install"), c2)

@@ -53,6 +53,7 @@ from ...simulate.policies.codex import rust_lines
 from ..base import FAILED, REFUSED, Outcome
 from .base import Call, Emulation, register
 from .codex_command import command_line, recorded_shell
+from .git_branch import recorded_branch, with_branch
 from .codex_cuts import (  # noqa: F401  (the cut's names, used by tests and benchmarks through this module)
     BYTES_MARKER_SINCE, DEFAULT_LIMIT, HINT_SINCE, LEGACY_BYTES, LEGACY_LINES, POLICY_SINCE, WARNING_SINCE, _legacy,
     _policy, _structured_cut, _warning, cut_kind, formatted_cut, legacy_cut, plain_cut, token_count)
@@ -70,6 +71,9 @@ PARAMS = {
     "warning": "1 or 0: print the `Warning: truncated output` line (default: version >= 0.141)",
     "preamble": "lines the recording machine's login shell printed before every output (the recorded ones, e.g. "
                 "Homebrew's shellenv.sh under Codex's sandbox; default: none)",
+    "status_branch": "`git status -sb`'s branch line (`## main...origin/main`, the recorded one) in place of the "
+                     "detached worktree's `## HEAD (no branch)`",
+    "status_head": "`git status`'s `On branch …` header (the recorded one) in place of `HEAD detached at …`",
 }
 
 
@@ -213,24 +217,30 @@ def _header(output: str) -> tuple[str, str]:
 _PROFILE = re.compile(r"(?:(?:/[^\s:]+: line \d+: |mise (?:WARN|ERROR) )[^\n]*\n)+")
 
 
+def _body(output: str) -> str:
+    """The command's output inside a recorded envelope (the JSON wrapper's `output`, or what follows `Output:`)."""
+    if output.startswith('{"output":'):
+        try:
+            body = json.loads(output).get("output", "")
+        except (ValueError, AttributeError):
+            body = ""
+        return body if isinstance(body, str) else ""
+    return _header(output)[1].removeprefix("\nOutput:\n")
+
+
 def recorded_noise(output: str) -> dict[str, str]:
     """The `duration`, `chunk_id`, `preamble` and `command_shell` parameters that reproduce a recorded output's
     noise (the shell is the recording machine's login shell)."""
     if output.startswith('{"output":'):
         found = _DURATION.search(output[-200:])
-        try:
-            body = json.loads(output).get("output", "")
-        except (ValueError, AttributeError):
-            body = ""
         noise = {"duration": found.group(2)} if found else {}
     else:
-        head, rest = _header(output)
+        head = _header(output)[0]
         wall, chunk = _WALL.search(head), _CHUNK.search(head)
         noise = {**({"duration": wall.group(2)} if wall else {}), **({"chunk_id": chunk.group(2)} if chunk else {})}
         shell = recorded_shell(head)
         noise.update({"command_shell": shell} if shell else {})
-        body = rest.removeprefix("\nOutput:\n")
-    profile = _PROFILE.match(body) if isinstance(body, str) else None
+    profile = _PROFILE.match(_body(output))
     return {**noise, "preamble": profile.group(0)} if profile else noise
 
 
@@ -253,8 +263,16 @@ class _CodexShell(Emulation):
     params: ClassVar[dict[str, str]] = PARAMS
 
     def from_recording(self, recorded: str, call: Call) -> dict[str, str]:
-        """The recorded duration (wall time) and chunk id: noise no re-run reproduces."""
-        return recorded_noise(recorded)
+        """The recorded duration (wall time) and chunk id: noise no re-run reproduces; and the branch a recorded
+        `git status` named (the replay's worktree is detached: agents.git_branch)."""
+        noise = recorded_noise(recorded)
+        try:
+            script = command_of(call.tool, call.args)[0]
+        except NotReplayable:
+            return noise
+        if re.search(r"\bgit\b[^|;&]*\bstatus\b", script if isinstance(script, str) else " ".join(script)):
+            noise.update(recorded_branch(_body(recorded)))
+        return noise
 
     def run(self, call: Call) -> Outcome:
         """The output Codex would have recorded for `call`, or why it cannot be replayed."""
@@ -271,7 +289,8 @@ class _CodexShell(Emulation):
             return Outcome("", status=REFUSED, reason=f"not replayable: {why}")
         except CannotRun as why:
             return Outcome("", status=FAILED, reason=str(why))
-        body = call.params.get("preamble", "") + (result.out + result.err).decode("utf-8", "replace")
+        body = call.params.get("preamble", "") + with_branch((result.out + result.err).decode("utf-8", "replace"),
+                                                             call.params)
         text = envelope(call, body, result.code, seconds)
         return Outcome(text, is_error=result.code != 0, reason=result.note)
 
