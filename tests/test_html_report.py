@@ -171,6 +171,8 @@ def test_console_check_sees_errors_and_blocked_loads(tmp_path):
 
 @browser
 def test_scan_report_in_the_browser(run, tmp_path):
+    from toolaudit.reports import charts
+
     page, doc = report(run, tmp_path, "scan", "scan", SAMPLES)
     dom = Page(open_in_browser(page, tmp_path))
     assert dom.tags["script"] == 0 and dom.tags["svg"] == len(dom.charts) == 4
@@ -188,15 +190,15 @@ def test_scan_report_in_the_browser(run, tmp_path):
     assert spread["marks"]["point"] == 3 * min(len(tools), 12)
     assert [r[4] for r in spread["rows"][1:]] == [f"{t['tokens_max']:,}" for t in tools[:12]]
 
-    per_day = dom.chart("Tokens per day")
+    unit, bucket = charts._bucket([d["day"] for d in doc["days"]])  # sample_logs' dates span a year and more
+    per_day = dom.chart(f"Tokens per {unit}")
     ranked: Counter = Counter()
     for d in doc["days"]:
         ranked[d["tool"]] += d["tokens"]
     top = {t for t, _ in sorted(ranked.items(), key=lambda kv: (-kv[1], kv[0]))[:8]}
-    stacks = {(d["day"], d["tool"] if d["tool"] in top else "others") for d in doc["days"]}
+    stacks = {(bucket(d["day"]), d["tool"] if d["tool"] in top else "others") for d in doc["days"]}
     assert per_day["marks"] == {"bar": len(stacks)}
-    days = sorted({d["day"] for d in doc["days"]})
-    assert [r[0] for r in per_day["rows"][1:]] == days
+    assert [r[0] for r in per_day["rows"][1:]] == sorted({bucket(d["day"]) for d in doc["days"]})
     assert sum(int(r[-1].replace(",", "")) for r in per_day["rows"][1:]) == sum(d["tokens"] for d in doc["days"])
 
     bill = dom.chart("The bill")
@@ -367,8 +369,12 @@ def test_simulate_replay_and_compare_lead_with_their_verdict(run, tmp_path):
     page, _ = report(run, tmp_path, "compare", "compare", a, b)
     html = page.read_text()
     assert '<section class="verdict warn"' in html and "no task is on both sides" in html
-    page, _ = report(run, tmp_path, "compare-shared", "compare", runs / "baseline", runs / "capped")
-    assert '<section class="verdict' not in page.read_text()
+    page, doc = report(run, tmp_path, "compare-shared", "compare", runs / "baseline", runs / "capped")
+    html = page.read_text()  # sides that share tasks: the verdict is the median per run, A against B
+    tokens = doc["overall"]["metrics"]["tokens"]
+    assert '<section class="verdict info"' in html and (
+        f"<li>median output tokens per run: A {tokens['a']['median']:,} → B {tokens['b']['median']:,} "
+        f"({tokens['pct_change']:+.1f}%)") in html
 
 
 def test_time_is_on_a_date_scale_with_gaps_and_a_sweep_on_a_value_scale(run, tmp_path):
@@ -412,34 +418,128 @@ def test_by_week_and_month_set_the_time_charts_unit(run):
 
 PROBE = """<script>
 addEventListener("load", () => {
-  const boxes = [...document.querySelectorAll("body *")].filter(e => !["TD", "TH"].includes(e.tagName));
+  const W = innerWidth;
+  const boxes = [...document.querySelectorAll("body *")].filter(e => !["TD", "TH"].includes(e.tagName) && !e.closest("svg"));
   const clipped = boxes.filter(e => ["auto", "scroll", "hidden"].includes(getComputedStyle(e).overflowX)
                                     && e.scrollWidth > e.clientWidth + 1);
+  const outside = e => { const r = e.getBoundingClientRect(); return r.left < -0.5 || r.right > W + 0.5; };
+  const marks = [...document.querySelectorAll("svg [role=graphics-symbol]")];
+  const leaves = [...document.body.querySelectorAll("*")].filter(e => !e.children.length && e.textContent.trim());
+  const verdict = document.querySelector(".verdict");
   const out = document.createElement("pre");
   out.id = "probe";
-  out.textContent = JSON.stringify({width: innerWidth, clipped: clipped.map(e => e.tagName + "." + e.className)});
+  out.textContent = JSON.stringify({width: W, scroll_width: document.documentElement.scrollWidth,
+    clipped: clipped.map(e => e.tagName + "." + e.className), marks: marks.length,
+    offscreen: marks.filter(outside).map(e => e.getAttribute("aria-label")),
+    charts_offscreen: [...document.querySelectorAll("svg")].filter(outside).length,
+    verdict_first: verdict !== null && leaves.length > 0 && verdict.contains(leaves[0]),
+    verdict: verdict && verdict.textContent});
   document.body.append(out);
+  if (parent !== window) parent.postMessage(out.textContent, "*");  // measured in a frame: tell the page
 });
 </script>"""
+# headless Chromium's window is 500 px wide at the least: a phone's 390 px is a frame of that width
+FRAME = """<!DOCTYPE html><html><body style="margin:0"><iframe src="{src}" style="border:0;width:{width}px;height:900px">
+</iframe><script>addEventListener("message", e => {{ const p = document.createElement("pre"); p.id = "probe";
+p.textContent = e.data; document.body.append(p); }});</script></body></html>"""
 
 
-def clipped_at(page: Path, tmp_path: Path, width: int) -> dict:
-    """What a copy of `page`, with a measuring script let in, finds hidden in a scroll box at `width` px."""
+def probe_at(page: Path, tmp_path: Path, width: int) -> dict:
+    """What a copy of `page`, with a measuring script let in, finds at `width` px: the page's scroll width, boxes
+    that hide content, chart marks off the screen, and whether the verdict is the first text."""
     copy = tmp_path / f"probe-{page.name}"
     html = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", page.read_text(encoding="utf-8"))
     copy.write_text(html.replace("</body>", PROBE + "</body>"), encoding="utf-8")
+    frame = tmp_path / f"frame-{width}-{page.name}"
+    frame.write_text(FRAME.format(src=copy.name, width=width), encoding="utf-8")
     done = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'probe-profile'}",
-                           f"--window-size={width},900", "--virtual-time-budget=2000", "--dump-dom", copy.as_uri()],
-                          capture_output=True, text=True, timeout=120)
+                           f"--window-size={width + 100},900", "--virtual-time-budget=3000", "--dump-dom",
+                           frame.as_uri()], capture_output=True, text=True, timeout=120)
     found = re.search(r'<pre id="probe">(.*?)</pre>', done.stdout, re.S)
     assert found, done.stderr[-2000:]
-    return json.loads(found.group(1).replace("&quot;", '"'))
+    probe = json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<")
+                       .replace("&gt;", ">"))
+    assert probe["width"] == width, probe
+    return probe
 
 
 @browser
 def test_no_column_hides_behind_a_scroll_box_at_1280_px(run, tmp_path):
     for name, args in (("simulate", ("simulate", SAMPLES, "--max-chars", "2000")), ("replay", REPLAY),
-                       ("scan", ("scan", SAMPLES, "--top", "5"))):
+                       ("scan", ("scan", SAMPLES, "--top", "5")), ("advise", ("advise", SAMPLES))):
         page, _ = report(run, tmp_path, name, *args)
-        probe = clipped_at(page, tmp_path, 1280)
-        assert probe["width"] == 1280 and probe["clipped"] == [], (name, probe)
+        probe = probe_at(page, tmp_path, 1280)
+        assert probe["clipped"] == [], (name, probe)
+
+
+RUNS = ROOT / "docs" / "examples" / "runs"
+PRICED = "priced"  # a verdict with dollars; otherwise it says in words why it has none
+# every command's page: its arguments, and whether its verdict can carry dollars
+PAGES = {
+    "scan": (("scan", SAMPLES), PRICED),
+    "simulate": (("simulate", SAMPLES, "--max-chars", "2000"), "a size policy is measured in tokens"),
+    "context": (("simulate", SAMPLES, "--context", "mask:keep=3"), PRICED),
+    "sweep": (("simulate", KANBAN, "--sweep", "max_chars=500,2000,10000"), "a size policy is measured in tokens"),
+    "replay": (tuple(REPLAY), "replay measures tool-output tokens"),
+    "compare": (("compare", RUNS / "baseline", RUNS / "capped"), "compare measures tokens per run"),
+    "ci": (("ci", SAMPLES, "--baseline", "BASELINE"), "ci gates tokens"),
+    "advise": (("advise", SAMPLES), "dollars unknown"),
+}
+
+
+@browser
+@pytest.mark.parametrize("name", list(PAGES))
+def test_every_page_leads_with_its_verdict_and_fits_a_phone(run, tmp_path, name):
+    args, money = PAGES[name]
+    if "BASELINE" in args:
+        baseline = tmp_path / "baseline.json"
+        assert run("scan", SAMPLES, "-f", "json", "-o", baseline, "-q", "-j", "1").exit_code == 0
+        args = tuple(baseline if a == "BASELINE" else a for a in args)
+    page, _ = report(run, tmp_path, name, *args)
+    for width in (390, 1280):
+        probe = probe_at(page, tmp_path, width)
+        # no sideways scrolling of the page: wide tables scroll in their own box, charts shrink to fit
+        assert probe["scroll_width"] <= width, (width, probe)
+        assert probe["offscreen"] == [] and probe["charts_offscreen"] == 0, (width, probe)
+        assert probe["marks"] or name == "advise", probe  # sample_logs' one advice (an MCP server's) has no sweep
+        assert probe["verdict_first"], probe  # nothing before it: not a chart, not the title line
+        if money == PRICED:
+            assert re.search(r"\$\d", probe["verdict"]), probe["verdict"]
+        else:
+            assert "$" not in probe["verdict"] and money in probe["verdict"], probe["verdict"]
+
+
+def test_advise_verdict_lists_every_recommendation_with_its_dollars(run, tmp_path, corpus):
+    page, doc = report(run, tmp_path, "advise", "advise", corpus)
+    recs = doc["recommendations"]
+    assert len(recs) > 3 and any(r["saved_usd"] for r in recs)  # more than the 3 the verdict used to list
+    html = page.read_text()
+    box = html[html.index('<section class="verdict'):html.index("</section>")]
+    items = re.findall(r"<li>(.*?)</li>", box)
+    assert len(items) == len(recs)
+    for i, (item, rec) in enumerate(zip(items, recs), 1):
+        assert item.startswith(f"{i}. {rec['policy']} on "), item
+        if rec["saved_usd"] is None:
+            assert "dollars unknown" in item, item
+        else:
+            saved = f"${rec['saved_usd']:,.2f}" if rec["saved_usd"] >= 0.005 else "under $0.01"
+            assert f"saves {saved}" in item, item
+
+
+def test_a_long_span_is_drawn_per_week_or_month_with_bars_a_few_pixels_wide(run, tmp_path):
+    from toolaudit.reports import charts
+
+    # 9 days with calls over 15 months (the bars were 1-px slivers on a per-day axis), 40 days over 5 months,
+    # 20 days over 3 weeks
+    for days, unit in (([date(2025, 6, 1) + timedelta(days=d) for d in (0, 1, 40, 90, 180, 250, 300, 400, 470)], "month"),
+                       ([date(2026, 1, 1) + timedelta(days=4 * d) for d in range(40)], "week"),
+                       ([date(2026, 3, 1) + timedelta(days=d) for d in range(0, 21)], "day")):
+        calls = [{"session": "s", "call_id": f"c{i}", "tool": "Read", "output": "word " * 50,
+                  "ts": f"{d.isoformat()}T12:00:00Z"} for i, d in enumerate(days)]
+        transcript = write_calls(tmp_path / f"{unit}.jsonl", calls)
+        doc = json.loads(run("scan", transcript, "-f", "json", "-q", "--tokenizer", "approx").stdout)
+        chart = charts.time_chart(doc)
+        assert chart.title == f"Tokens per {unit}" and chart.note.startswith(f"One bar per {unit} ")
+        widths = [float(w) for w in re.findall(r'aria-roledescription="bar"[^>]*? d="M[\d.\-]+,[\d.\-]+h([\d.]+)',
+                                                  charts.svg(chart.spec))]
+        assert len(widths) == len(chart.rows) and min(widths) >= 5, (unit, widths)

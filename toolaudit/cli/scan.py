@@ -106,9 +106,10 @@ def scan(ctx, paths, read, quiet, fmt, output, by, top, show_content, records, c
 
     layout = layout_of(fmt, wide, columns, SCAN_COLUMNS)
     where = zone(tz)
+    # -f html prices without --cost: the page leads with the dollars
     options = ScanOptions(
         read, by=by, families=families(ctx) if by == "family" else ScanOptions.families, top=top,
-        show_content=show_content, records=records, cost=cost, model=model, tz=where,
+        show_content=show_content, records=records, cost=cost or fmt == "html", model=model, tz=where,
         since=parse_when(since, where) if since else None, until=parse_when(until, where) if until else None)
     result = run_scan(paths, options, hooks=hooks_for(quiet))
     render_report(result, fmt, output, **layout)

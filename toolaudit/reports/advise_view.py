@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..advise.rank import AdviceResult, Recommendation
+from .html_verdict import dollars
 from .view import Lines, Section, View, meta_doc, num, register, tokenizer_text
 
 COLUMNS = ("rank", "tools", "net", "risk", "policy", "setting", "kind")
@@ -14,6 +15,16 @@ def _setting(r: Recommendation) -> str:
     if r.setting is None:
         return "no setting: policy file" if r.policy_file else "no setting"
     return f"{r.setting.agent}: {r.setting.name} = {r.setting.value}"
+
+
+def _worth(r: Recommendation) -> str:
+    """A recommendation's dollars: saved, and the bill before and after when known; or why there are none."""
+    if r.saved_usd is None:
+        return "dollars unknown (" + ("a change to the server, not measured" if r.kind == "mcp" else
+                                      "no price for its calls' model") + ")"
+    bill = (f" (the bill {dollars(r.cost_before_usd)} → {dollars(r.cost_after_usd)})"
+            if r.cost_before_usd is not None and r.cost_after_usd is not None else "")
+    return f"saves {dollars(r.saved_usd)}{bill}"
 
 
 def _risk(value: float | None) -> float | None:
@@ -71,11 +82,12 @@ class AdviseView(View):
                 for i, r in enumerate(result.recommendations, 1)]
 
     def headline(self, result: AdviceResult) -> tuple[str, list[str]] | None:
-        best = [r for r in result.recommendations if r.kind != "mcp"][:3]
-        if not best:
+        if not result.recommendations:
             return ("info", ["no change saves tokens within the risk budget"])
-        return ("info", [f"{i}. {r.policy} on {', '.join(r.tools) or 'the context'}: {r.net_tokens_saved:,} tokens "
-                         f"saved net; {_setting(r)}" for i, r in enumerate(best, 1)])
+        # every recommendation, as the table ranks them, each with its dollars (or why none)
+        return ("info", [f"{i}. {r.policy} on {', '.join(r.tools) or 'the context'}: {_worth(r)}; "
+                         f"{r.net_tokens_saved:,} tokens saved net; {_setting(r)}"
+                         for i, r in enumerate(result.recommendations, 1)])
 
     def blocks(self, result: AdviceResult) -> list:
         rows = [[str(i), ", ".join(r.tools) or "(context)", num(r.net_tokens_saved), _risk_text(r.risk), r.policy,

@@ -20,13 +20,16 @@ from .view import amount, visible
 
 TOP = 12  # tools or tasks shown by name; the rest add up to one "others" row
 STACKED = 8  # tools named in the stacked chart over time
-MAX_BUCKETS = 62  # more days than this: weeks, then months, so a long corpus stays small
+MAX_BUCKETS = 62  # a span of more days than this: weeks, then months, so each bar is a few pixels wide at least
+MIN_BAR = 7  # pixels per day, week or month of the time axis, at the least
 WIDTH = 420
 STEP = 16  # pixels per bar row
 BEFORE_AFTER = ["before", "after"]
 SIDES = ["A", "B"]
 SHORT = "format(datum.value, '~s')"  # axis numbers as 16k, 1.2M: short labels never run into each other
 LABELS = 220  # pixels of a tool name before it is cut with "…"
+LEGEND = 170  # pixels of a legend's label: two columns fit under a chart
+PADDING = {"left": 48, "right": 32, "top": 5, "bottom": 5}
 # metric-compatible faces first, so text measured at render time fits where the browser draws it
 FONT = "Arial, Helvetica, 'Liberation Sans', sans-serif"
 
@@ -53,8 +56,13 @@ def _pct(value: float | None) -> str:
 
 
 def _spec(chart: alt.TopLevelMixin) -> dict:
-    return (chart.configure(font=FONT).configure_view(stroke=None).configure_axis(labelLimit=LABELS)
-            .configure_legend(labelLimit=LABELS).to_dict())
+    # room inside the SVG for labels a browser draws wider than vl-convert measured them (a machine without
+    # Arial draws DejaVu Sans): the page scales the SVG to a phone's width, and what sticks out is cut off
+    # legends under the plot, in two columns: beside it they widened each chart by a tool name, and a phone
+    # shrinks the whole SVG to its width
+    return (chart.configure(font=FONT, padding=PADDING).configure_view(stroke=None)
+            .configure_axis(labelLimit=LABELS).configure_legend(labelLimit=LEGEND, orient="bottom", columns=2)
+            .to_dict())
 
 
 def _others(rows: list[dict], key: str, fields: tuple[str, ...], label: str = "tools") -> list[dict]:
@@ -134,8 +142,21 @@ def distribution_chart(doc: dict) -> Chart:
                        for t in tools))
 
 
+def _units(first: str, last: str, unit: str) -> int:
+    """How many days, weeks or months the dates `first` to `last` (ISO) span, both ends counted."""
+    from datetime import date
+
+    a, b = date.fromisoformat(first), date.fromisoformat(last)
+    if unit == "month":
+        return (b.year - a.year) * 12 + b.month - a.month + 1
+    if unit == "week":  # Monday to Monday
+        return ((b.toordinal() - b.weekday()) - (a.toordinal() - a.weekday())) // 7 + 1
+    return (b - a).days + 1
+
+
 def _bucket(days: list[str], by: str | None = None) -> tuple[str, Callable[[str], str]]:
-    """Per day; more than MAX_BUCKETS of them: per ISO week (its Monday), then per month. `--by week` or
+    """Per day while the dates span at most MAX_BUCKETS days, then per ISO week (its Monday), then per month:
+    the span counts, not the days with data (9 days over 14 months drew 1-px slivers). `--by week` or
     `--by month` asks for that unit."""
     from datetime import date, timedelta
 
@@ -143,15 +164,12 @@ def _bucket(days: list[str], by: str | None = None) -> tuple[str, Callable[[str]
         d = date.fromisoformat(day)
         return (d - timedelta(days=d.weekday())).isoformat()
 
-    if by == "month":
-        return "month", lambda day: day[:7]
-    if by == "week":
-        return "week", week
-    if len(set(days)) <= MAX_BUCKETS:
-        return "day", lambda day: day
-    if len({week(d) for d in days}) <= MAX_BUCKETS:
-        return "week", week
-    return "month", lambda day: day[:7]
+    if by in ("week", "month"):
+        unit = by
+    else:
+        first, last = min(days), max(days)
+        unit = next((u for u in ("day", "week") if _units(first, last, u) <= MAX_BUCKETS), "month")
+    return unit, {"day": lambda day: day, "week": week, "month": lambda day: day[:7]}[unit]
 
 
 def _bucket_end(start: str, unit: str) -> str:
@@ -176,6 +194,8 @@ def time_chart(doc: dict) -> Chart | None:
     named = ranked[:STACKED]
     other = f"others ({len(ranked) - STACKED} tools)" if len(ranked) > STACKED else None
     unit, bucket = _bucket([d["day"] for d in days], doc["meta"].get("by"))
+    first, last = min(d["day"] for d in days), max(d["day"] for d in days)
+    span = _units(first, last, unit)  # the axis's days, weeks or months, gaps included
     sums: dict[tuple[str, str], int] = {}
     for d in days:
         key = (bucket(d["day"]), d["tool"] if d["tool"] in named else other)
@@ -193,11 +213,13 @@ def time_chart(doc: dict) -> Chart | None:
         color=alt.Color("tool:N", sort=groups, scale=alt.Scale(domain=groups), title=None),
         order=alt.Order("rank:Q"),
         tooltip=[alt.Tooltip(f"{unit}:N"), "tool:N", alt.Tooltip("tokens:Q", format=",")],
-    ).properties(width=max(WIDTH, 14 * len(buckets)), height=220)
+    ).properties(width=max(WIDTH, MIN_BAR * span), height=220)
     rows = tuple((b, *(amount(sums.get((b, g), 0)) for g in groups), amount(sum(sums.get((b, g), 0) for g in groups)))
                  for b in buckets)
+    note = (f"One bar per {unit} (UTC{', from Monday' if unit == 'week' else ''}): the dated calls run from {first} "
+            f"to {last}, {_units(first, last, 'day'):,} days" + (f", {span:,} {unit}s" if unit != "day" else "") + ".")
     undated = doc["totals"]["tokens"] - sum(d["tokens"] for d in days)
-    note = f"{undated:,} tokens of calls without a timestamp are not shown" if undated else ""
+    note += f" {undated:,} tokens of calls without a timestamp are not shown." if undated else ""
     return Chart(f"Tokens per {unit}", _spec(chart), f"Tool-output tokens per {unit} (UTC) and tool",
                  (unit, *groups, "all"), rows, note)
 

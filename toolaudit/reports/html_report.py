@@ -1,4 +1,5 @@
-"""HTML report: one self-contained file, charts as inline SVG beside their tables, then the text report's tables.
+"""HTML report: one self-contained file, the verdict first (with dollars, or why none: html_verdict), charts as
+inline SVG beside their tables, then the text report's tables; it reads on a phone without sideways scrolling.
 
 No script, no stylesheet or font to fetch: a Content-Security-Policy forbids any load, so the
 file reads the same offline, forever. Every text from a result is escaped here (`text`: control
@@ -12,30 +13,33 @@ from typing import Any
 
 from ..errors import UsageError
 from .base import Reporter, reporters
+from .html_verdict import verdict
 from .view import Lines, Section, view_of, visible
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 STYLE = """
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1f2328;background:#fff}
-header,main,footer{max-width:1200px;margin:0 auto;padding:0 24px}
-header{padding-top:20px;border-bottom:1px solid #d0d7de}
-h1{font-size:22px;margin:0 0 4px}
+html{-webkit-text-size-adjust:100%}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1f2328;background:#fff;
+overflow-wrap:anywhere}
+main,footer{max-width:1200px;margin:0 auto;padding:0 24px}
+h1{font-size:20px;margin:0 0 4px}
 h2{font-size:17px;margin:28px 0 8px}
 h3{font-size:15px;margin:20px 0 6px}
 .meta,.note,footer{color:#59636e;font-size:13px}
-.pair{display:flex;flex-wrap:wrap;gap:24px;align-items:flex-start}
-figure{margin:0;padding:0 24px 0 48px}
-figure svg{overflow:visible}
-.scroll{max-width:none}
-table{border-collapse:collapse;font-variant-numeric:tabular-nums;font-size:13px}
+.pair{display:flex;flex-wrap:wrap;gap:16px 24px;align-items:flex-start}
+.pair>*{min-width:0;max-width:100%}
+figure{margin:0;padding:0}
+figure svg{display:block;max-width:100%;height:auto}
+.scroll{max-width:100%;overflow-x:auto}
+table{border-collapse:collapse;font-variant-numeric:tabular-nums;font-size:13px;overflow-wrap:normal}
 caption{text-align:left;font-weight:600;padding:0 0 4px;color:#59636e}
-th,td{padding:2px 8px;border-bottom:1px solid #eaeef2;text-align:right;white-space:nowrap}
-thead th{white-space:normal;vertical-align:bottom;min-width:3.5em}
-th:first-child,td:first-child{text-align:left;max-width:420px;overflow:hidden;text-overflow:ellipsis}
+th,td{padding:2px 8px;border-bottom:1px solid #eaeef2;text-align:right}
+thead th{vertical-align:bottom;min-width:3.5em}
+th:first-child,td:first-child{text-align:left;max-width:420px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 thead th{border-bottom:2px solid #d0d7de}
 tfoot td{font-weight:600;border-top:2px solid #d0d7de}
 ul{padding-left:20px}
-pre{background:#f6f8fa;padding:10px;overflow-x:auto;font-size:12px}
+pre{background:#f6f8fa;padding:10px;overflow-x:auto;font-size:12px;overflow-wrap:normal}
 footer{padding:24px 24px 32px}
 .verdict{margin:16px 0 8px;padding:8px 14px;border-left:6px solid #0969da;background:#ddf4ff}
 .verdict.pass{border-color:#1a7f37;background:#dafbe1}
@@ -43,6 +47,8 @@ footer{padding:24px 24px 32px}
 .verdict.warn{border-color:#9a6700;background:#fff8c5}
 .verdict .badge{font-weight:700;margin:0 0 2px;letter-spacing:.04em}
 .verdict ul{margin:0}
+@media (max-width:600px){main,footer{padding:0 12px}th:first-child,td:first-child{max-width:45vw}
+.verdict{padding:8px 10px}}
 """.strip()
 # status -> the word the verdict box leads with (text, not an emoji a machine's fonts may lack)
 BADGE = {"pass": "PASS", "fail": "FAIL", "warn": "CHECK", "info": "RESULT"}
@@ -111,14 +117,12 @@ def _words(text: str) -> str:
     return text
 
 
-def verdict_html(headline: tuple[str, list[str]] | None) -> str:
-    """The box a report leads with: its status as a word, then the verdict's lines ("" without one)."""
-    if not headline or not headline[1]:
-        return ""
-    status, lines = headline
+def verdict_html(title: str, verdict: tuple[str, list[str]]) -> str:
+    """The box a page leads with: the report's title, its status as a word, then the verdict's lines."""
+    status, lines = verdict
     items = "".join(f"<li>{escape(_words(line))}</li>" for line in lines)
-    return (f'<section class="verdict {status}" aria-label="verdict"><p class="badge">{BADGE[status]}</p>'
-            f"<ul>{items}</ul></section>")
+    return (f'<section class="verdict {status}" id="verdict" aria-label="verdict"><h1>{escape(title)}</h1>'
+            f'<p class="badge">{BADGE[status]}</p><ul>{items}</ul></section>')
 
 
 def _meta_line(doc: dict) -> str:
@@ -148,15 +152,15 @@ class HtmlReport(Reporter):
         doc = view.doc(result)
         found = charts.charts_for(view.kind, doc)
         sections = [chart_html(c, i, charts.svg(c.spec)) for i, c in enumerate(found, 1)]
-        title = escape(view.title)
+        lead = verdict(view.kind, view.headline(result), doc)
         return "\n".join([
             "<!DOCTYPE html>",
             '<html lang="en"><head><meta charset="utf-8">',
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
-            f"<title>{title}</title><style>{STYLE}</style></head><body>",
-            f'<header><h1>{title}</h1><p class="meta">{_meta_line(doc)}</p></header><main>',
-            verdict_html(view.headline(result)),  # the verdict first, before any chart
+            f"<title>{escape(view.title)}</title><style>{STYLE}</style></head><body><main>",
+            verdict_html(view.title, lead),  # the verdict first, with dollars or why none, before any chart
+            f'<p class="meta">{_meta_line(doc)}</p>',
             *sections,
             '<section class="details"><h2>Details</h2>', blocks_html(view.blocks(result)), "</section>",
             "</main><footer>Written by toolaudit: one file, no scripts, nothing loaded from the network. "
