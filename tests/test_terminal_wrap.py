@@ -32,6 +32,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("tmux") is None,
 COMMANDS = [
     ["scan", str(SAMPLES)],
     ["scan", str(SAMPLES), "--by", "session"],
+    ["scan", str(SAMPLES / "claude-code"), str(SAMPLES / "codex"), "--by", "session", "--cost"],
     ["scan", str(SAMPLES), "--wide"],
     ["scan", str(SAMPLES), "--top", "5"],
     ["simulate", str(SAMPLES), "--max-chars", "2000"],
@@ -77,3 +78,16 @@ def test_no_number_is_split_on_a_real_terminal(tmp_path, width, args):
         # a line toolaudit wrapped itself ends between words: never "43,33" then "4"
         assert not (NUMBER_END.search(line) and NUMBER_START.search(after) and len(line) >= width - 1
                     and not after.startswith(" ")), (line, after)
+
+
+@pytest.mark.slow
+def test_by_session_names_each_session_whole_on_a_real_terminal(tmp_path):
+    # issue 31.3: a UUID cut in its middle named nothing; its first 8 characters and its project do
+    lines = _screen(tmp_path, 80, ["scan", str(SAMPLES / "claude-code"), str(SAMPLES / "codex"), "--by", "session",
+                                   "--cost"])
+    head = next(line for line in lines if line.split()[:2] == ["session", "project"])
+    assert "tokens" in head and "billed" in head
+    kanban = next(line for line in lines if line.lstrip().startswith("c3d2e1f0 "))
+    assert kanban.split()[:3] == ["c3d2e1f0", "kanban", "claude-code"] and "24,866" in kanban and "$" in kanban
+    assert not any("…" in line.split()[0] for line in lines if line.strip() and line.lstrip()[:1].isalnum()
+                   and "-" in line.split()[0])  # no id has lost its middle

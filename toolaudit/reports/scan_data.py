@@ -348,7 +348,7 @@ class ScanView(View):
             names = ["tool", "tokens", "session", "file", "args", "output"][:len(headers)]
             # a terminal drops from the right (args first, tokens never) and shortens ids in the middle
             out.append(Section(headers, rows, title="Largest calls", columns=names, compact=tuple(names),
-                               shorten={0: 32, 2: 15, 3: 40}))
+                               shorten={0: 32, 2: 15, 3: 40}, ids=(2,)))
         if result.menu is not None and result.menu.top:
             out.append(Section(*menu_cells(result.menu), title="Largest tool definitions"))
         return out
