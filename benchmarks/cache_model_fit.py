@@ -3,6 +3,7 @@ reads, writes and uncached input of real sessions, with no policy: per context, 
 
     python benchmarks/cache_model_fit.py [PATH ...]     # default: ../shared/corpus/claude-code and codex
     python benchmarks/cache_model_fit.py --markdown ... # the table docs/simulate.md shows
+    python benchmarks/cache_model_fit.py --sets 'NAME=PATH:PATH' ...  # Codex sets, without and with turns
 
 Each context's model is the one its provider's cache follows (prompt_cache.provider_of): Anthropic's explicit
 writes with their lifetimes, OpenAI's and Gemini's automatic prefix reads. An error is null (n/a) only where
@@ -28,14 +29,33 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:+.1%}"
 
 
-def rows(paths: list[Path]) -> list[tuple[str, str, int, object]]:
-    """(context name, agent collector, requests, Fit) per context with usage."""
+def rows(paths: list[Path], turns: bool = True) -> list[tuple[str, str, int, object]]:
+    """(context name, agent collector, requests, Fit) per context with usage. A request starts a turn when it
+    carries no new tool output (as simulate reads its timeline); `turns=False`: the rule before turns counted."""
     collected, _ = collect(paths, ScanOptions.of(calls=True, cache=False))
+    carrying = {(m.source, m.session, m.agent, m.request_index) for m in collected.rows if m.request_index is not None}
     out = []
-    for (source, _session, agent), requests in sorted(contexts(collected.usage).items()):
+    for (source, session, agent), requests in sorted(contexts(collected.usage).items()):
         name = f"{Path(source).name[:40]} {agent[:10]}"
-        out.append((name, requests[0].collector, len(requests), context_fit(requests)))
+        starts = [(source, session, agent, u.request_index) not in carrying for u in requests] if turns else None
+        out.append((name, requests[0].collector, len(requests), context_fit(requests, starts)))
     return out
+
+
+def compare(sets: list[str]) -> None:
+    """Per named set of Codex sessions (NAME=PATH:PATH), the median reads and uncached-input errors over its
+    contexts of 3 requests or more, without turns (each request reads the whole previous prompt) and with them."""
+    print("| Codex, median per session | sessions | reads error, without turns | uncached input error | "
+          "reads error, with turns | uncached input error |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for spec in sets:
+        name, _, paths = spec.partition("=")
+        cells = []
+        for turns in (False, True):
+            m = medians(rows([Path(p) for p in paths.split(":")], turns)).get("codex", {})
+            cells += [_pct(m.get("reads")), _pct(m.get("uncached"))]
+            count = m.get("contexts", 0)
+        print(f"| {name} | {count} | " + " | ".join(cells) + " |")
 
 
 def medians(found: list[tuple[str, str, int, object]], least: int = 3) -> dict[str, dict[str, float | None]]:
@@ -57,6 +77,9 @@ def medians(found: list[tuple[str, str, int, object]], least: int = 3) -> dict[s
 
 
 def main(argv: list[str]) -> None:
+    if argv[:1] == ["--sets"]:
+        compare(argv[1:])
+        return
     markdown = "--markdown" in argv
     paths = [Path(p) for p in argv if p != "--markdown"] or DEFAULT
     found = rows(paths)

@@ -100,3 +100,42 @@ def test_codex_reads_and_uncached_input_of_real_sessions_within_five_percent(cor
     assert all(f.writes_error is None and f.uncached_error is not None for f in fits)
     assert abs(median(f.reads_error for f in fits)) <= 0.05
     assert abs(median(f.uncached_error for f in fits)) <= 0.05
+
+
+def test_a_turn_start_reads_no_further_than_where_the_turn_before_began_to_reason():
+    # requests 0 and 1 are one turn each, 2 carries the outputs of 1's calls (same turn), 3 starts a turn
+    requests = [_o(0, "2026-03-01T10:00:00Z", 10_000, 3_456, output=300, reasoning=100),
+                _o(1, "2026-03-01T10:00:30Z", 11_000, 9_600, output=300, reasoning=100),
+                _o(2, "2026-03-01T10:00:40Z", 30_000, 10_496, output=300, reasoning=100),
+                _o(3, "2026-03-01T10:01:30Z", 30_500, 10_496, output=300, reasoning=0)]
+    starts = [True, True, False, True]
+    got = splits(requests, starts=starts)
+    # request 3: the turn of requests 1-2 reasoned first at request 1, whose input was 11,000: its 85 blocks
+    # (10,880) less the shortfall of 384, not the 30,000 of the prompt before it
+    assert got[3] == Split(10_496, 0, 20_004)
+    # without turns: the whole previous prompt (30,000 and the 200 visible output: 235 blocks) less 384
+    assert splits(requests)[3].read == 30_080 - 384
+    # request 1 starts a turn after a one-request turn that reasoned at its input (10,000): 9,984 less 384
+    assert got[1].read == 9_600
+    # a turn whose requests did not reason leaves the prefix whole
+    quiet = [_o(n, u.ts, u.input_total, u.cache_read, output=300, reasoning=0) for n, u in enumerate(requests)]
+    assert splits(quiet, starts=starts) == splits(quiet)
+
+
+def test_a_real_turn_start_reads_back_to_the_turn_before():
+    """Codex 0.140 / gpt-5.5, cut from a public rollout (tests/fixtures/prompt_cache/README.md): the fourth request
+    starts a turn; the turn before reasoned from its first request (124,105 tokens in) and the recorded read
+    stops there (123,776), 23,000 tokens short of the prompt before it."""
+    from toolaudit.scan.job import ScanOptions, collect
+
+    fixture = Path(__file__).parent / "fixtures" / "prompt_cache" / "codex-0.140.0-turns.jsonl"
+    collected, _ = collect([fixture], ScanOptions.of(calls=True, cache=False))
+    carrying = {m.request_index for m in collected.rows}
+    (requests,) = contexts(collected.usage).values()
+    starts = [u.request_index not in carrying for u in requests]
+    assert starts == [True, True, False, True, True]
+    recorded = [u.cache_read for u in requests]
+    modelled = [s.read for s in splits(requests, starts=starts)]
+    assert recorded[3] == 123_776 and abs(modelled[3] - recorded[3]) <= 256
+    assert abs(modelled[4] - recorded[4]) <= 256
+    assert splits(requests)[3].read - recorded[3] > 20_000  # the rule without turns reads the whole prompt

@@ -96,17 +96,18 @@ def provider_of(requests: list[Usage]) -> str:
     return "anthropic" if any(u.cache_write for u in requests) else "openai"
 
 
-def splits(requests: list[Usage], totals: list[int] | None = None, cut_at: list[int | None] | None = None
-           ) -> list[Split]:
+def splits(requests: list[Usage], totals: list[int] | None = None, cut_at: list[int | None] | None = None,
+           starts: list[bool] | None = None) -> list[Split]:
     """Each request's read / write / uncached tokens, for one context's requests in order, by its provider's
     rule (provider_of): Anthropic's explicit writes, or OpenAI's and Gemini's automatic prefix reads.
 
     `totals`: each request's input under a policy (default: as recorded); `cut_at`: where a policy changed
-    the request's prefix (a removal at token p: at most p tokens of it can be read), None where it did not.
+    the request's prefix (a removal at token p: at most p tokens of it can be read), None where it did not;
+    `starts`: which requests start a turn (the user spoke; OpenAI drops the turns before's reasoning there).
     """
     provider = provider_of(requests)
     if provider == "openai":
-        return _automatic(requests, totals, cut_at, OPENAI_BLOCK, OPENAI_SHORTFALL)
+        return _automatic(requests, totals, cut_at, OPENAI_BLOCK, OPENAI_SHORTFALL, starts)
     if provider == "gemini":
         return _automatic(requests, totals, cut_at, GEMINI_BLOCK)
     out: list[Split] = []
@@ -134,16 +135,24 @@ def splits(requests: list[Usage], totals: list[int] | None = None, cut_at: list[
 
 
 def _automatic(requests: list[Usage], totals: list[int] | None, cut_at: list[int | None] | None, block: int,
-               shortfall: int = 0) -> list[Split]:
+               shortfall: int = 0, starts: list[bool] | None = None) -> list[Split]:
     """Automatic prefix caching (OpenAI, Gemini): nothing is written or charged for writing; a request reads the
     whole previous prompt of its model — its input and the answer appended to it (visible output: reasoning is
     not sent back) — as far as its own input goes, in `block`-token steps, less `shortfall` tokens. A shrink nobody explains (a
     compaction, or a turn rewritten) keeps only the context's first read (the system prompt and tools), and so
-    does a gap of more than AUTOMATIC_TTL_S; a policy's change at token p leaves at most p."""
+    does a gap of more than AUTOMATIC_TTL_S; a policy's change at token p leaves at most p. Where `starts` says a
+    request starts a turn, the reasoning of the turn before leaves the prompt (the Responses API keeps a turn's
+    reasoning items only within it): the prefix breaks where that turn's first reasoning sat, at the input of its
+    first request that reasoned, and no more than that is read."""
     out: list[Split] = []
     alive: dict[str | None, tuple[int, int, datetime | None]] = {}  # model -> (previous prompt, its input, when)
     first: dict[str | None, int] = {}
+    reasoned: int | None = None  # this turn's first request that reasoned: its input (where the reasoning begins)
     for i, u in enumerate(requests):
+        if starts is not None and starts[i]:
+            broken, reasoned = reasoned, None
+        else:
+            broken = None
         total = totals[i] if totals is not None else u.input_total
         now = when_of(u.ts)
         entry = alive.get(u.model)
@@ -160,8 +169,12 @@ def _automatic(requests: list[Usage], totals: list[int] | None, cut_at: list[int
                 read = min(first[u.model], total)
             else:
                 read = max(0, min(prompt, total) // block * block - shortfall)
+            if broken is not None:
+                read = min(read, max(0, broken // block * block - shortfall))
         out.append(Split(read, 0, total - read))
         alive[u.model] = (total + max(0, u.output - u.reasoning), total, now)
+        if u.reasoning and reasoned is None:
+            reasoned = total
     return out
 
 
@@ -195,8 +208,8 @@ def contexts(usage: Iterable[Usage]) -> dict[tuple, list[Usage]]:
     return found
 
 
-def _counts(requests: list[Usage]) -> list[int]:
-    modelled = splits(requests)
+def _counts(requests: list[Usage], starts: list[bool] | None = None) -> list[int]:
+    modelled = splits(requests, starts=starts)
     if not any(u.cache_write for u in requests):  # no cache writes charged: what is not read is uncached input
         modelled = [Split(s.read, 0, s.uncached + s.write) for s in modelled]
     return [1, len(requests), sum(u.cache_read for u in requests), sum(s.read for s in modelled),
@@ -204,9 +217,10 @@ def _counts(requests: list[Usage]) -> list[int]:
             sum(u.input_uncached for u in requests), sum(s.uncached for s in modelled)]
 
 
-def context_fit(requests: list[Usage]) -> Fit:
-    """The model against one context's recorded reads, writes and uncached input (no policy)."""
-    return Fit(*_counts(requests))
+def context_fit(requests: list[Usage], starts: list[bool] | None = None) -> Fit:
+    """The model against one context's recorded reads, writes and uncached input (no policy; `starts` as in
+    splits)."""
+    return Fit(*_counts(requests, starts))
 
 
 def fit(usage: Iterable[Usage]) -> Fit:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .effect import Effect
-from .timeline import Output, Timeline, carried, shrank
+from .timeline import Output, Timeline, carried, shrank, turn_starts
 
 SUMMARY = 3_000  # tokens of a summary when none is given (an agent's preset gives its fitted size)
 FIXED_MAX = 45_000  # a first request larger than this is a resumed context's history, not a system prompt
@@ -134,13 +134,6 @@ class Compact:
         counted = f" (with {self.reasoning}% of the earlier turns' reasoning)" if self.reasoning else ""
         return (f"compact: past {self.at:,} input tokens{counted}, the context before it replaced by a "
                 f"{self.summary:,}-token summary{files}{extra}")
-
-
-def turn_starts(timeline: Timeline) -> list[bool]:
-    """Per request, whether it starts a turn: it carries no new tool output (the answer before it called no
-    tool, so the user spoke)."""
-    arrives = {o.first for o in timeline.outputs}
-    return [r not in arrives for r in range(len(timeline.requests))]
 
 
 def _recorded_next(base: list[int], r: int) -> bool:

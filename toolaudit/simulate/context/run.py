@@ -17,7 +17,7 @@ from ...model import Usage
 from ...scan.dedupe import digest, request_key
 from .. import prompt_cache
 from .effect import Effect, unchanged
-from .timeline import Timeline, carried
+from .timeline import Timeline, carried, turn_starts
 
 PRICED = 65_536  # distinct priced splits remembered, at most
 KINDS = ("uncached", "cache_write_5m", "cache_write_1h", "cache_read", "output")
@@ -216,7 +216,9 @@ class ContextRun:
               counted: list[bool]) -> None:
         known = [r for r, u in enumerate(timeline.requests) if u is not None]
         requests = [timeline.requests[r] for r in known]
-        modelled = prompt_cache.splits(requests)  # alone, with no policy: its fit to the record
+        starts = turn_starts(timeline)
+        # alone, with no policy: its fit to the record
+        modelled = prompt_cache.splits(requests, starts=[starts[r] for r in known])
         # after: each request's recorded split less what the policy took off it (prompt_cache.shifted)
         after = prompt_cache.shifted(requests, [effect.totals[r] for r in known], [effect.cut_at[r] for r in known],
                                      [effect.tail_removed[r] for r in known])

@@ -72,6 +72,13 @@ def shrank(before: int, now: int) -> bool:
     return now < before - max(5_000, before // 5)
 
 
+def turn_starts(timeline: Timeline) -> list[bool]:
+    """Per request, whether it starts a turn: it carries no new tool output (the answer before it called no
+    tool, so the user spoke)."""
+    arrives = {o.first for o in timeline.outputs}
+    return [r not in arrives for r in range(len(timeline.requests))]
+
+
 def carried(timeline: Timeline, weights: list[int], removed_at: list[int | None] | None = None) -> list[int]:
     """Per request, the sum of the weights of the outputs it carried (from `removed_at[i]` on only, when given)."""
     n = len(timeline.requests)
