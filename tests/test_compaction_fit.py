@@ -145,3 +145,31 @@ def test_the_codex_count_adds_the_reasoning_of_earlier_turns_only():
     assert fires(Compact(at=2_400, summary=50, reasoning=100)) == (3,)
     assert fires(Compact(at=2_401, summary=50, reasoning=100)) == (4,)  # 1,900 + 700 (request 3 is this turn's)
     assert fires(Compact(at=2_000, summary=50, reasoning=50)) == (3,)  # 1,700 + 350
+
+
+def _attachments():
+    spec = importlib.util.spec_from_file_location("compaction_attachments",
+                                                  HERE.parent / "benchmarks" / "compaction_attachments.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_claude_code_reattachments_rebuilt_from_the_transcript():
+    # the 2.1.39 fixture keeps the last five Reads before the compaction, each read whole: one entry per file,
+    # each within 5,000 tokens, re-attached with its line numbers; no todo list, plan or skill in the cut
+    from toolaudit.tokenizers import get_tokenizer
+
+    found = _attachments().attachments(FIXTURES / "claude-code-2.1.39.jsonl", get_tokenizer().count)
+    (rebuilt,) = found.values()
+    assert (rebuilt["todos"], rebuilt["plan"], rebuilt["skills"]) == (0, 0, 0)
+    assert 0 < rebuilt["files"] <= 5 * 5_000
+
+
+def test_an_edit_is_applied_to_the_text_a_whole_read_gave():
+    module = _attachments()
+    assert module._edited("a b a", [{"old_string": "a", "new_string": "c"}]) == "c b a"
+    assert module._edited("a b a", [{"old_string": "a", "new_string": "c", "replace_all": True}]) == "c b c"
+    assert module._edited(None, [{"old_string": "a", "new_string": "c"}]) is None  # a file read in parts
+    assert module._render("x\ny") == "     1→x\n     2→y"
