@@ -60,6 +60,8 @@ class Compaction:
     after: int  # recorded: the input of the first request after it
     counts: list[int] | None = None  # what the agent counts against its limit, per request, but reasoning (None: inputs)
     earlier: list[int] | None = None  # Codex: the reasoning tokens of the turns before each request's own
+    # the same with simulate's turns (a request that carries no new tool output starts one): what the preset sees
+    earlier_seen: list[int] | None = None
     window: int = 0  # Codex: the effective context window its rollout recorded (95% of the model's)
 
     @property
@@ -70,12 +72,14 @@ class Compaction:
             policy = replace(policy, at=self.window * 100 // 95 * 9 // 10)
         return policy
 
-    def predicted_fire(self, reasoning: int | None = None) -> int | None:
+    def predicted_fire(self, reasoning: int | None = None, seen: bool = False) -> int | None:
         """The input of the request after which the preset compacts (None: it would not have fired here); with
-        `reasoning`, that percentage of the earlier turns' reasoning counted instead of the preset's."""
+        `reasoning`, that percentage of the earlier turns' reasoning counted instead of the preset's; `seen`: the
+        turns as simulate tells them (else as the rollout's user messages do)."""
         policy = self.policy
         share = policy.reasoning if reasoning is None else reasoning
-        counts = [c + e * share // 100 for c, e in zip(self.counts, self.earlier)] if self.counts else self.inputs
+        earlier = self.earlier_seen if seen else self.earlier
+        counts = [c + e * share // 100 for c, e in zip(self.counts, earlier)] if self.counts else self.inputs
         for r in range(1, len(counts)):
             if counts[r] >= policy.at:
                 return self.inputs[r - 1]
@@ -193,10 +197,12 @@ def codex(path: Path) -> list[tuple[Compaction, int]]:
     inputs: list[int] = []
     counts: list[int] = []
     earlier: list[int] = []
+    seen: list[int] = []
     outputs: list[int] = []
     requests: list[tuple[int, int]] = []
     waiting = None
     added, done, turn, total, user = 0, 0, 0, 0, False
+    calls, ended, done_seen, turn_seen = 0, False, 0, 0  # simulate's turns: an answer that called no tool ends one
     for i, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines()):
         try:
             o = json.loads(line)
@@ -216,6 +222,7 @@ def codex(path: Path) -> list[tuple[Compaction, int]]:
                 added += _estimate(p)
             if kind == "message" and p.get("role") == "user":  # a turn boundary: the turns before it are earlier
                 done, turn = done + turn, 0
+            calls += kind in ("function_call", "custom_tool_call", "local_shell_call")
         if kind == "token_count" and isinstance(p.get("info"), dict):
             last = p["info"].get("last_token_usage") or {}
             window = p["info"].get("model_context_window") or window
@@ -227,20 +234,27 @@ def codex(path: Path) -> list[tuple[Compaction, int]]:
                 if waiting is not None:
                     found.append(Compaction("codex", waiting[0], version, waiting[3], waiting[1], waiting[2],
                                             waiting[1][-2], requests[0][0], read, [], 0, last["input_tokens"],
-                                            counts=waiting[4], earlier=waiting[5], window=window))
+                                            counts=waiting[4], earlier=waiting[5], window=window,
+                                            earlier_seen=waiting[6]))
                     waiting = None
+                if ended:
+                    done_seen, turn_seen = done_seen + turn_seen, 0
                 inputs.append(last["input_tokens"])
                 counts.append(last["input_tokens"])
                 earlier.append(done)
+                seen.append(done_seen)
                 outputs.append(last.get("output_tokens", 0))
                 total = last.get("total_tokens") or last["input_tokens"] + outputs[-1]
                 turn += last.get("reasoning_output_tokens", 0)
+                turn_seen += last.get("reasoning_output_tokens", 0)
+                ended, calls = not calls, 0
         if o.get("type") == "compacted" and inputs:
             # what Codex counted when it fired: the last response's total, the items since and earlier turns' reasoning
             waiting = (f"{path.name}:{i + 1}", inputs + [inputs[-1]], outputs + [0], "auto" if user else "manual",
-                       counts + [total + added], earlier + [done])
+                       counts + [total + added], earlier + [done], seen + [done_seen])
             marks.append(len(requests))
-            inputs, counts, earlier, outputs, added, done, turn = [], [], [], [], 0, 0, 0
+            inputs, counts, earlier, seen, outputs, added, done, turn = [], [], [], [], [], 0, 0, 0
+            done_seen, turn_seen, ended = 0, 0, False
     return [(c, _old_fixed(requests, marks)) for c in found]
 
 
@@ -338,6 +352,10 @@ def main(argv: list[str]) -> None:
                   f"(presets: {policy.summary:,}, {policy.extra:,})")
         if agent == "codex" and fit:
             kept = statistics.median(c.after - min(c.first_input, FIXED_MAX) for c in fit)
+            auto = [c for k, c, *_ in mine if c.trigger != "manual"]
+            near = sum(f is not None and abs(f - c.fired) <= 5_000 for c in auto for f in [c.predicted_fire(seen=True)])
+            print(f"{agent} with simulate's turns (a request carrying no new tool output starts one): fires within "
+                  f"±5k of the record: {near} of {len(auto)} not manual")
             print(f"{agent} fitted on the even half: summary and kept user messages {kept:,.0f} tokens, the earlier "
                   f"turns' reasoning counted at {_best_reasoning(fit)}% (preset: {fit[0].policy.summary:,}, "
                   f"{fit[0].policy.reasoning}%)")
