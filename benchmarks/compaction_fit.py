@@ -10,7 +10,7 @@ Codex one is a `compacted` item and the first request after it. For each the pre
 (`claude-code@VERSION`, `codex`) predicts:
 
 - where it fires: replaying the session's requests since the previous compaction (and, last, the count the
-  agent made when it fired: Claude Code's preTokens, Codex's last input + output), the input of the request
+  agent made when it fired: Claude Code's preTokens; Codex's, see codex()), the input of the request
   after which the preset compacts; recorded: the input of the last request before the compaction;
 - the input of the first request after it: the preset's `rebuilt` (the context's first request, at most
   45,000 tokens; the summary; the newest file reads re-attached; the rest it adds), beside the model before
