@@ -248,3 +248,23 @@ def test_at_session_start_keeps_the_commit_the_session_recorded(branched):
         assert (folder / "a.txt").read_text() == "c2"  # a recorded commit the workspace lacks: guessed by the clock
     with session_base(branched, Base("feature", at_session_start=True), c1, ts, False) as (folder, _, _, _):
         assert (folder / "a.txt").read_text() == "f1"  # --commit REV with it: the user's history wins
+
+
+def test_a_session_recorded_in_a_subfolder_of_its_repository(branched):
+    """entireio/external-agents' 0.123 session worked in `agents/entire-agent-kiro` (its recorded cwd ends so): the
+    replay folder is that subfolder of the commit, so `sed -n … internal/kiro/transcript.go` reads its file."""
+    (branched / "agents" / "kiro" / "internal").mkdir(parents=True)
+    (branched / "agents" / "kiro" / "internal" / "t.go").write_text("package kiro\n")
+    (branched / "toolaudit").mkdir()
+    (branched / "toolaudit" / "x.py").write_text("")
+    git(branched, "add", "-A")
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "sub"],
+                   cwd=branched, check=True)
+    head = git(branched, "rev-parse", "HEAD")
+    with session_base(branched, Base(), head, None, False, cwd="/Users/me/ext/agents/kiro") as (folder, note, _, _):
+        assert (folder / "internal" / "t.go").is_file() and "its working folder is agents/kiro/" in note
+    # one trailing name alone is no evidence (a repository holding a folder of its own name)
+    with session_base(branched, Base(), head, None, False, cwd="/home/me/toolaudit") as (folder, note, _, _):
+        assert (folder / "agents").is_dir() and "working folder" not in note
+    with session_base(branched, Base(), head, None, False, cwd="/home/me/branched") as (folder, _, _, _):
+        assert (folder / "agents").is_dir()

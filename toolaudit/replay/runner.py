@@ -188,7 +188,7 @@ class Runner(CallRunner):
             with ExitStack() as stack:
                 root, note, writable, checked_out = stack.enter_context(ws.session_base(
                     self.options.sandbox.workspace, self.options.base, info.commit if info else None, first_ts,
-                    scratch, branch=info.branch if info else None))
+                    scratch, branch=info.branch if info else None, cwd=info.cwd if info else None))
                 if not _same_commit(checked_out, info.commit if info else None):
                     earlier = []  # their edits were made on their commit: on another tree they would be made twice
                 if note:

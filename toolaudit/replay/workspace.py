@@ -63,9 +63,10 @@ HISTORY = 20000  # first-parent commits looked through for --at-session-start
 
 @contextmanager
 def session_base(workspace: Path, base: Base, recorded: str | None, first_ts: str | None, scratch: bool,
-                 timeout: float = GIT_TIMEOUT, branch: str | None = None) -> Iterator[Checkout]:
+                 timeout: float = GIT_TIMEOUT, branch: str | None = None, cwd: str | None = None) -> Iterator[Checkout]:
     """The folder a session's state starts from (see Base); a scratch folder when `scratch` or a commit.
-    `branch`: the one the session recorded working on (--at-session-start reads its history when it is here)."""
+    `branch`: the one the session recorded working on (--at-session-start reads its history when it is here);
+    `cwd`: its recorded working folder, which may be a subfolder of the repository (`subfolder`)."""
     workspace = Path(workspace).resolve()
     commit, note = recorded, ""
     if base.no_checkout:
@@ -79,7 +80,25 @@ def session_base(workspace: Path, base: Base, recorded: str | None, first_ts: st
     elif base.commit:
         commit = base.commit
     with session_workspace(workspace, commit, timeout, scratch=scratch) as found:
-        yield found._replace(note="; ".join(n for n in (note, found.note) if n))
+        sub = subfolder(found.folder, cwd) if found.commit else ""
+        if sub:
+            note = "; ".join(n for n in (note, f"its working folder is {sub}/ of the repository") if n)
+        yield found._replace(folder=found.folder / sub if sub else found.folder,
+                             note="; ".join(n for n in (note, found.note) if n))
+
+
+def subfolder(root: Path, cwd: str | None) -> str:
+    """The folder of the checked-out repository a session worked in, when its recorded working folder ends with
+    two or more folder names the repository holds (`/Users/me/ext/agents/kiro` in a repository with `agents/kiro/`:
+    a session started in a subfolder); "" otherwise. One name alone is not enough: a repository often holds a
+    folder of its own name (`toolaudit/toolaudit`)."""
+    if not cwd or not cwd.startswith("/"):
+        return ""
+    parts = PurePosixPath(cwd).parts[1:]
+    for k in range(len(parts) - 1, 1, -1):
+        if ".." not in parts[-k:] and (root.joinpath(*parts[-k:])).is_dir():
+            return "/".join(parts[-k:])
+    return ""
 
 
 def _before(workspace: Path, first_ts: str | None, tip: str, timeout: float) -> tuple[str | None, str]:
