@@ -118,3 +118,35 @@ def test_the_branch_a_recorded_git_status_named(tmp_path: Path) -> None:
     c2 = Call(tool="exec_command", args={"cmd": "sed -n '1,5p' README.md"}, root=root, cwd=str(root),
               version="0.120.0", sandbox=Sandbox(root))
     assert "status_branch" not in ExecCommand().from_recording(short.replace("## soph", "## Install"), c2)
+
+
+@pytest.mark.parametrize(("command", "refused"), [
+    ("git diff --stat origin/main...HEAD", "origin/main...HEAD"),  # 0.118, 0.135: refs of the recording machine
+    ("git log --oneline main..HEAD", "main..HEAD"),
+    ("git log --oneline --decorate -5", "--decorate"),
+    ("git log --oneline --all --grep=ssh", "--all"),
+    ("git show main:f", "main:f"),
+    ("git log --oneline -n 12", None),  # an option's value is no revision
+    ("git log --grep ssh --oneline", None),
+    ("git show --stat HEAD~1", None),
+    ("git diff 368750cee35f31935640a34ad199e889fc60f1a8 f", None),  # a commit id and an existing path
+    ("git diff HEAD^ -- main", None),  # after `--` a path
+])
+def test_git_naming_refs_is_not_replayable(tmp_path: Path, command: str, refused: str | None) -> None:
+    """The replay worktree is detached at the session's commit: where `main`, `origin/main` or a decoration pointed
+    when the session ran, no commit keeps (a clone's branch has moved on, a mirror has no remotes)."""
+    from toolaudit.replay.agents.shell_readonly import Workspace, run_script
+    from toolaudit.replay.agents.shell_words import NotReplayable
+
+    (tmp_path / "f").write_text("x\n")
+    ws = Workspace(tmp_path, None)
+    if refused is None:
+        try:
+            run_script(ws, Sandbox(tmp_path), command)
+        except NotReplayable as why:
+            assert "reads refs" not in str(why)
+        except Exception:  # noqa: BLE001 (not a repository here: only the refusal is under test)
+            pass
+    else:
+        with pytest.raises(NotReplayable, match=f"git \\w+ {refused.replace('.', '[.]')}: reads refs"):
+            run_script(ws, Sandbox(tmp_path), command)

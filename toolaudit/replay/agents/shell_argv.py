@@ -102,6 +102,26 @@ def _find(ws: Workspace, args: list[str], first: bool) -> tuple[list[str], bool]
 
 
 _GIT_READ = {"show", "diff", "log", "status"}
+# options whose output is the refs themselves: where the recording machine's branches, tags and remotes pointed
+_GIT_REFS = {"--decorate", "--all", "--branches", "--remotes", "--tags", "--glob", "--exclude", "--source",
+             "--first-parent-of"}
+_GIT_VALUED = {"-n", "--max-count", "--skip", "-S", "-G", "--grep", "--author", "--committer", "--since", "--until",
+               "--after", "--before", "--format", "--pretty", "--date", "-U", "--unified", "--diff-filter", "-L",
+               "--stat-width", "--abbrev", "--encoding", "--word-diff-regex", "--find-object"}
+_HEX = re.compile(r"[0-9a-fA-F]{4,64}")
+
+
+def _names_ref(ws: Workspace, word: str) -> bool:
+    """Whether a git operand is a revision naming a ref (`main`, `origin/main...HEAD`, `v1.2^`), not HEAD, a commit
+    id or an existing path: the replay worktree is detached at the session's commit, and where the recording
+    machine's branches pointed then no commit keeps (a clone's `main` has moved on; a mirror has no `origin/`)."""
+    if (ws.cwd / ws.root_path(word.split(":", 1)[0] if ":" in word else word)).exists() and ":" not in word:
+        return False
+    for part in re.split(r"\.{2,3}", word.split(":", 1)[0]):
+        base = re.sub(r"(\^\{[^}]*\}|@\{[^}]*\}|[~^]\d*)+$", "", part)
+        if base and base != "HEAD" and base != "@" and not _HEX.fullmatch(base):
+            return True
+    return False
 _GIT_DANGER = ("--output", "--ext-diff", "--open-files-in-pager", "-O")
 
 
@@ -111,10 +131,14 @@ def _git(ws: Workspace, args: list[str], first: bool) -> tuple[list[str], bool]:
         i += 1
     if i == len(args) or args[i] not in _GIT_READ:
         raise NotReplayable(f"git {args[i] if i < len(args) else ''}".strip() + ": only show, diff, log, status")
-    argv, after_dashes = ["--no-optional-locks", args[i]], False
+    argv, after_dashes, value = ["--no-optional-locks", args[i]], False, False
     for word in args[i + 1:]:
         if word.startswith(_GIT_DANGER):
             raise NotReplayable(f"git {word.split('=')[0]}: writes files or runs programs")
+        if not after_dashes and not value and (word.split("=")[0] in _GIT_REFS
+                                               or (not word.startswith("-") and _names_ref(ws, word))):
+            raise NotReplayable(f"git {args[i]} {word}: reads refs (where branches pointed then, no commit keeps)")
+        value = not after_dashes and word in _GIT_VALUED  # the next word is this option's value
         if after_dashes or not (word.startswith("-") or ":" in word):  # a path, or a revision (checked alike)
             word = ws.inside(word)
         after_dashes = after_dashes or word == "--"
