@@ -150,3 +150,17 @@ def test_git_naming_refs_is_not_replayable(tmp_path: Path, command: str, refused
     else:
         with pytest.raises(NotReplayable, match=f"git \\w+ {refused.replace('.', '[.]')}: reads refs"):
             run_script(ws, Sandbox(tmp_path), command)
+
+
+def test_a_partial_clone_offline_is_the_recording_machines_failure(root: Path) -> None:
+    """entireio/git-sync's 0.120 `git show 3d6606d -- …` failed on its machine (a partial clone, offline): the
+    replay's git has the objects and answers, so the call is not replayable rather than a difference."""
+    recorded = ("Chunk ID: 1\nWall time: 0.1606 seconds\nProcess exited with code 128\nOriginal token count: 66\n"
+                "Output:\nssh: Could not resolve hostname github.com: -65563\nfatal: Could not read from remote "
+                "repository.\n\nPlease make sure you have the correct access rights\nand the repository exists.\n"
+                "fatal: could not fetch e01b3e347842acbe524ca2116852f501f265829a from promisor remote\n")
+    c = Call(tool="exec_command", args={"cmd": "git show 3d6606d -- a.go"}, root=root, cwd=str(root),
+             version="0.120.0", sandbox=Sandbox(root))
+    params = ExecCommand().from_recording(recorded, c)
+    got = ExecCommand().run(Call(**{**c.__dict__, "params": params}))
+    assert got.status == "refused" and "partial clone" in got.reason

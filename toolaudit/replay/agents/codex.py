@@ -74,6 +74,8 @@ PARAMS = {
     "status_branch": "`git status -sb`'s branch line (`## main...origin/main`, the recorded one) in place of the "
                      "detached worktree's `## HEAD (no branch)`",
     "status_head": "`git status`'s `On branch …` header (the recorded one) in place of `HEAD detached at …`",
+    "offline": "the recorded line saying git failed to fetch from its promisor remote (a partial clone offline): "
+               "the call is not replayable",
 }
 
 
@@ -217,6 +219,10 @@ def _header(output: str) -> tuple[str, str]:
 _PROFILE = re.compile(r"(?:(?:/[^\s:]+: line \d+: |mise (?:WARN|ERROR) )[^\n]*\n)+")
 
 
+# a partial clone's git, offline, failing to fetch an object it lacks (entireio/git-sync's 0.120 sessions)
+_OFFLINE = re.compile(r"^fatal: could not fetch [0-9a-f]+ from promisor remote$", re.MULTILINE)
+
+
 def _body(output: str) -> str:
     """The command's output inside a recorded envelope (the JSON wrapper's `output`, or what follows `Output:`)."""
     if output.startswith('{"output":'):
@@ -272,7 +278,8 @@ class _CodexShell(Emulation):
             return noise
         if re.search(r"\bgit\b[^|;&]*\bstatus\b", script if isinstance(script, str) else " ".join(script)):
             noise.update(recorded_branch(_body(recorded)))
-        return noise
+        offline = _OFFLINE.search(_body(recorded))
+        return {**noise, "offline": offline.group(0)} if offline else noise
 
     def run(self, call: Call) -> Outcome:
         """The output Codex would have recorded for `call`, or why it cannot be replayed."""
@@ -283,6 +290,9 @@ class _CodexShell(Emulation):
             extra["truncation_policy"] = f"{call.output_cap[0]}:{call.output_cap[1]}"
         if extra:
             call = replace(call, params={**extra, **call.params})
+        if call.params.get("offline"):  # the recording machine's failure: no re-run reproduces it
+            return Outcome("", status=REFUSED, reason="not replayable: git failed on the recording machine, a partial "
+                                                      "clone that could not reach its remote")
         try:
             result, seconds = execute(call)
         except NotReplayable as why:
