@@ -164,3 +164,28 @@ def test_a_partial_clone_offline_is_the_recording_machines_failure(root: Path) -
     params = ExecCommand().from_recording(recorded, c)
     got = ExecCommand().run(Call(**{**c.__dict__, "params": params}))
     assert got.status == "refused" and "partial clone" in got.reason
+
+
+def test_a_cap_shell_command_does_not_take_is_a_usage_error(tmp_path: Path) -> None:
+    """Issue 28.3: `?max_output_tokens=` on Codex's shell_command used to change nothing and report a saving; the
+    command line now stops with exit 2, naming the parameters shell_command does take."""
+    from click.testing import CliRunner
+
+    from toolaudit.cli import cli
+
+    session = tmp_path / "s.jsonl"
+    session.write_text("\n".join(json.dumps(r) for r in (
+        {"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta",
+         "payload": {"id": "s1", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/w", "cli_version": "0.63.0"}},
+        {"timestamp": "2026-01-01T00:00:01Z", "type": "response_item",
+         "payload": {"type": "function_call", "name": "shell_command", "call_id": "c1",
+                     "arguments": json.dumps({"command": "cat a.txt", "workdir": "/w"})}},
+        {"timestamp": "2026-01-01T00:00:02Z", "type": "response_item",
+         "payload": {"type": "function_call_output", "call_id": "c1",
+                     "output": "Exit code: 0\nWall time: 0 seconds\nOutput:\nhello\n"}})) + "\n")
+    (tmp_path / "a.txt").write_text("hello\n")
+    result = CliRunner().invoke(cli, ["replay", str(session), "--workspace", str(tmp_path), "--no-checkout", "--tool",
+                                      "shell_command=agent:codex/shell_command?max_output_tokens=100"],
+                                catch_exceptions=False)
+    assert result.exit_code == 2
+    assert "takes no parameter 'max_output_tokens'" in result.output and "truncation" in result.output
