@@ -92,3 +92,20 @@ def test_an_edit_the_disk_cannot_take_leaves_its_file_uncertain(tmp_path):
     state.record(_write_call(f"{CWD}/notes/today.md"))
     assert state.failed == 1
     assert state.doubt([f"{CWD}/notes/today.md"]).startswith("uncertain: notes/today.md: a recorded edit could not")
+
+
+def _read(path: str, listing: str) -> ToolCall:
+    return ToolCall("s.jsonl", 3, "claude-code", "s", "Read", listing, "c3", args=json.dumps({"file_path": path}))
+
+
+def test_a_whole_file_read_in_a_folder_the_commit_lacks_makes_the_folder(tmp_path):
+    """ShamsiievDmytro/entire-bmad, 2.1.81: the session read src/lib/types.ts whole (a project scaffolded outside
+    the transcript), then read it four more times; the start commit has no src/lib. The file is taken from the
+    listing, its folder made, so the later reads see it. A file where a folder should be is left alone."""
+    state = SessionState(tmp_path, CWD)
+    listing = "     1→export interface PriceTick {\n     2→  price: number;\n     3→}"
+    assert state.learn(_read(f"{CWD}/src/lib/types.ts", listing), {"file_path": f"{CWD}/src/lib/types.ts"})
+    assert (tmp_path / "src/lib/types.ts").read_text() == "export interface PriceTick {\n  price: number;\n}"
+    (tmp_path / "notes").write_text("a file\n")
+    assert not state.learn(_read(f"{CWD}/notes/x.ts", listing), {"file_path": f"{CWD}/notes/x.ts"})
+    assert (tmp_path / "notes").read_text() == "a file\n"

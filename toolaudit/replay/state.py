@@ -203,12 +203,16 @@ class SessionState:
             return False
         text, path = whole_text(call.output, args), args.get("file_path")
         target = self.local(path) if text is not None and isinstance(path, str) else None
-        if target is None or not target.parent.is_dir() or target.is_dir():
+        # a folder the commit lacks is made: the listing shows the file was there (a new package, an untracked one)
+        if target is None or target.is_dir() or (target.parent.exists() and not target.parent.is_dir()):
             return False
         old = _read(target)
         if old is not None and "\r\n" in old:  # the listing does not show line endings: keep the file's own
             text = text.replace("\n", "\r\n")
-        _write(target, text, _timestamp(call.ts))
+        try:
+            _write(target, text, _timestamp(call.ts))
+        except OSError:  # a file where a folder on the path should be
+            return False
         self.uncertain.pop(self._key(target), None)
         self.known.add(self._key(target))
         self.changed.add(self._key(target))

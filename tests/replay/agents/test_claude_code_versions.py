@@ -198,3 +198,19 @@ def test_grep_only_matching_from_2_1_143_and_string_numbers_from_2_1_80(root: Pa
     limited = {"pattern": "=", "output_mode": "content", "head_limit": "1"}
     assert "InputValidationError" in run("Grep", root, limited, "2.1.75").output
     assert run("Grep", root, limited, "2.1.80").output.startswith("src/x.py:1:a = 1\n\n[Showing")
+
+
+def test_a_token_cap_a_recorded_error_names_is_the_sessions(root: Path) -> None:
+    """ShamsiievDmytro/entire-bmad, 2.1.81: a 14,572-token file refused at `maximum allowed tokens (10000)`, not
+    the 25,000 default: CLAUDE_CODE_FILE_READ_MAX_OUTPUT_TOKENS (or a remote flag) set it, which no transcript
+    records. Identity takes the cap from the recorded error."""
+    (root / "src" / "big.md").write_text("alpha beta gamma delta epsilon\n" * 2500, encoding="utf-8")
+    args = {"file_path": f"{CWD}/src/big.md"}
+    recorded = ("File content (14572 tokens) exceeds maximum allowed tokens (10000). " + versions.NEW_TOO_BIG_HINT)
+    read = EMULATIONS[("claude-code", "Read")]()
+    call = Call("Read", args, root, CWD, "2.1.81", Sandbox(workspace=root))
+    seen = read.from_recording(recorded, call)
+    assert seen == {"max_tokens": "10000"}
+    assert run("Read", root, args, "2.1.81").output.startswith("     1→alpha")  # under the default cap
+    capped = run("Read", root, args, "2.1.81", **seen)
+    assert capped.is_error and "exceeds maximum allowed tokens (10000)." in capped.output

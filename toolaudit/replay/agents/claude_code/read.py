@@ -113,6 +113,7 @@ def numbered(content: str, start: int, tab: bool = False) -> str:
     return "\n".join(f"{number:>6}→{line}" for number, line in lines)
 
 
+_TOKEN_CAP = re.compile(r"File content \(\d+ tokens\) exceeds maximum allowed tokens \((\d+)\)")
 _NUMBERED = re.compile(r" *(\d+)[→\t](.*)")
 LEARN_LINES = 2000  # a Read of this many lines may have been cut by an older version's default limit
 LEARN_WIDTH = 2000  # a line this long may have been clipped
@@ -170,7 +171,8 @@ class Read(Persisting):
         "file_path": "read this file instead of the recorded one", "offset": "first line (1-based)",
         "limit": "number of lines",
         "reminder": "on/off: force the malware <system-reminder> (default: the version's rule)",
-        "max_tokens": f"the token limit (default {MAX_READ_TOKENS})",
+        "max_tokens": f"the token limit (default {MAX_READ_TOKENS}; identity takes the one a recorded token error "
+                      "names: an environment variable or a remote flag set it, not the version)",
         "max_bytes": f"the size limit (default {MAX_READ_BYTES})",
         "start_cwd": "the session's first working folder (a missing file's error names the current one when they differ)",
         "unchanged": "the stub an unchanged re-read printed (2.1.86 on; identity takes the recorded one: which reads "
@@ -186,7 +188,9 @@ class Read(Persisting):
         if is_unchanged_stub(recorded):
             return {**found, "unchanged": recorded}
         seen = reminder_seen(recorded, call.version)
-        return {**found, "reminder": seen} if seen else found
+        found = {**found, "reminder": seen} if seen else found
+        cap = _TOKEN_CAP.search(recorded[:200])  # CLAUDE_CODE_FILE_READ_MAX_OUTPUT_TOKENS or a remote flag set it
+        return {**found, "max_tokens": cap.group(1)} if cap else found
 
     def answer(self, ctx: Context) -> Outcome:
         """The text Claude Code showed for this Read."""
