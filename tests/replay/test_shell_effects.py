@@ -25,6 +25,9 @@ COMMIT = ('git add docs/plans/design.md && git commit -m "$(cat <<\'EOF\'\ndocs:
     "echo '$(rm x)' > /dev/null",  # single quotes: no substitution
     "ls -la 2>/dev/null; pwd",
     "sleep 2 &",
+    # Safecast/safecast-map-MCP, 2.1.42: a merge previewed, not made (it set 33 Reads and Greps aside)
+    "git merge-tree $(git merge-base main feature/x) main feature/x | head -50",
+    "git diff-tree --no-commit-id --name-only -r HEAD",
 ])
 def test_commands_that_only_read_change_nothing(command):
     assert effect(command).paths == ()

@@ -18,7 +18,10 @@ GIT_READERS = {"status", "log", "diff", "show", "blame", "branch", "rev-parse", 
                "config", "describe", "shortlog", "reflog", "tag", "fetch", "cat-file", "ls-tree", "rev-list",
                "name-rev", "merge-base", "worktree", "add", "commit", "push", "notes", "check-ignore", "check-attr",
                "for-each-ref", "show-ref", "symbolic-ref", "var", "help", "version", "count-objects", "fsck",
-               "ls-remote", "--version", "--help"}
+               "ls-remote", "--version", "--help",
+               # plumbing that compares trees: merge-tree writes objects at most (--write-tree), never a file
+               "merge-tree", "diff-tree", "diff-index", "diff-files", "whatchanged", "range-diff", "cherry",
+               "show-branch"}
 GIT_MOVERS = {"checkout", "switch", "reset", "restore", "stash", "merge", "rebase", "pull", "cherry-pick",
               "revert", "apply", "am", "clean", "mv", "rm"}
 XARGS_VALUED = {"-I", "-n", "-P", "-d", "-L", "-s", "-E", "-a", "--max-args", "--max-procs", "--delimiter",
