@@ -128,6 +128,14 @@ def misses(files: list, agent: str) -> list[dict]:
     return found
 
 
+def _verdict(result) -> str:
+    """The report's verdict line, as a user replaying the session sees it (a session that replays none must say why
+    and what to do)."""
+    from toolaudit.reports.replay_view import _verdict as verdict
+
+    return verdict(result.totals, result.new_errors, result)
+
+
 def _add(acc: Counter, row) -> None:
     for k in KEYS:
         acc[k] += getattr(row, k)
@@ -257,7 +265,7 @@ def main() -> int:
                              "version": session.version, "group": group, "held_out": repo.held_out,
                              "commit": commit, "notes": [str(n) for n in getattr(result, "notes", ())],
                              "duplicates_dropped": result.duplicates_dropped,
-                             "refused": [list(r) for r in refusals],
+                             "refused": [list(r) for r in refusals], "verdict": _verdict(result),
                              **{k: whole[k] for k in KEYS}, "bash": {k: shell[k] for k in KEYS}})
                 print(f"{repo.name} {session.name} ({session.version}): {whole['within_1pct']}/{whole['replayed']} "
                       f"within ±1% of {whole['calls']} read-only calls", file=sys.stderr)
@@ -279,6 +287,11 @@ def main() -> int:
     print("\ncalls of any tool refused or not run, by reason:")
     for (agent, why), n in refused_why.most_common(15):
         print(f"  {agent}: {n} × {why[:160]}")
+    nothing = [r for r in rows if "error" not in r and r["calls"] and not r["replayed"]]
+    if nothing:
+        print("\nsessions that replayed none of their read-only calls, and their verdict:")
+        for row in nothing:
+            print(f"  {row['repo']} {row['session']} ({row['version']}): {row['verdict'][:200]}")
     refused = [r for r in rows if "error" in r]
     for row in refused:
         print(f"  crashed: {row['repo']} {row['session']}: {row['error'][:160]}")

@@ -103,3 +103,27 @@ def test_a_variant_call_without_an_identity_replay_is_set_aside_under_its_reason
     assert doc["totals"]["replayed"] == 0 and doc["totals"]["drifted"] == 1  # nothing to measure the variant by
     assert doc["not_replayed"] == [{"reason": "version", "calls": 1}]
     assert doc["drifted"][0]["reason"].startswith("no identity replay: no Claude Code version recorded")
+
+
+def test_a_session_replaying_none_names_the_reason_of_its_read_only_calls_too(repo: Path, tmp_path: Path) -> None:
+    """Safecast/safecast-map-MCP, 2.1.42: its shell commands are not replayable and its Reads were set aside after
+    a command that may have moved the tree; the verdict named only the first ("replay the read-only tools", which
+    it had tried). It names both, each with what to do."""
+    base = {"cwd": str(repo), "sessionId": "s1", "version": "2.1.42", "gitBranch": "main"}
+    calls = [("Bash", {"command": "git checkout main"}, "Switched to branch 'main'"),
+             ("Read", {"file_path": f"{repo}/a.txt"}, "     1→hi\n     2→")]
+    rows = []
+    for i, (name, args, output) in enumerate(calls):
+        ts = f"2026-01-01T00:00:0{i}Z"
+        rows.append({**base, "type": "assistant", "uuid": f"a{i}", "timestamp": ts, "message": {
+            "role": "assistant", "model": "claude-opus-4-6",
+            "content": [{"type": "tool_use", "id": f"t{i}", "name": name, "input": args}]}})
+        rows.append({**base, "type": "user", "uuid": f"u{i}", "timestamp": ts, "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": f"t{i}", "content": output}]}})
+    session = tmp_path / "s.jsonl"
+    session.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    result = CliRunner().invoke(cli, ["replay", str(session), "--workspace", str(repo), "--identity",
+                                      "--no-checkout"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    verdict = next(line for line in result.output.splitlines() if line.startswith("verdict:"))
+    assert "1 × not replayable" in verdict and "1 × unknown state" in verdict and "--commit REV" in verdict

@@ -186,7 +186,8 @@ def _diffs(result: ReplayResult) -> list[str]:
 ACTIONS = {
     "version": "name a version with ?version=",
     "not replayable": "these commands are not read-only or not emulated: replay the read-only tools",
-    "unknown state": "a command before them may have changed what they read: see `drifted` above",
+    "unknown state": "a command before them may have changed what they read (the reasons above name it): replay "
+                     "the calls before it, or name the state it left with --commit REV",
     "drifted": "the workspace is not the session's: check --workspace and --commit (or --at-session-start)",
     "never ran": "the agent answered them itself: nothing to replay",
     "no start commit": "pass --no-checkout to replay on the workspace as it is, or --commit REV",
@@ -196,24 +197,32 @@ ACTIONS = {
 }
 
 
+def _why_none(result: ReplayResult) -> str:
+    """The two commonest reasons no call was replayed, each with what to do: shell commands not replayable often
+    stand beside read-only calls set aside for another reason, and that one is the reason a user can act on."""
+    kinds = dict(result.not_replayed)
+    if result.identity is not None:  # an identity run replays calls in an unknown state, then sets them aside
+        uncertain = sum(n for why, n in result.identity.totals.reasons if why.startswith("uncertain"))
+        kinds["unknown state"] = max(kinds.get("unknown state", 0), uncertain)
+    top = sorted(((why, n) for why, n in kinds.items() if n), key=lambda kv: -kv[1])[:2]
+    return "; ".join(f"{n:,} × {why} — {ACTIONS.get(why, 'see the reasons above')}" for why, n in top)
+
+
 def _verdict(t: ReplayRow, new_errors: int, result: ReplayResult) -> str:
     spec = result.spec or {}
     if spec.get("identity") and not spec.get("tools") and not spec.get("translate") and result.identity is not None:
         # --identity alone: no new tool, the question is whether the set-up reproduces the recording
         f = result.identity.totals
         if not f.replayed:
-            if result.not_replayed:
-                why, n = result.not_replayed[0]
-                return (f"verdict: no call of a known agent tool could be re-run: {n:,} × {why} — "
-                        f"{ACTIONS.get(why, 'see the reasons above')}")
+            if result.not_replayed or f.reasons:
+                return f"verdict: no call of a known agent tool could be re-run: {_why_none(result)}"
             return "verdict: no call of a known agent tool could be re-run: see the reasons above"
         return (f"verdict: the agents' own tools, re-run now, reproduce {f.within_1pct:,} of {f.replayed:,} replayed "
                 f"calls within ±1% tokens ({f.rate:.1%}; {f.identical:,} byte for byte): "
                 + ("a sound base for a variant" if f.rate >= 0.95 else "check the reasons above before a variant"))
     if not t.replayed:
         if result.not_replayed:
-            why, n = result.not_replayed[0]
-            return f"verdict: nothing was replayed: {n:,} × {why} — {ACTIONS.get(why, 'see the reasons above')}"
+            return f"verdict: nothing was replayed: {_why_none(result)}"
         return "verdict: nothing was replayed; check the --tool mappings against the tools listed above"
     if t.unrecorded >= t.replayed:
         return (f"verdict: nothing recorded to compare with: the {t.replayed:,} replayed calls had no recorded output; "
