@@ -220,10 +220,12 @@ def _project(meta: dict, path: Path) -> str | None:
     folders = meta.get("directories")
     if isinstance(folders, list) and folders and isinstance(folders[0], str) and folders[0].strip():
         return folders[0]
-    for parent in path.parents[:3]:
+    parent = path.parent  # walked one step at a time: an object-storage path's `parents` does not slice
+    for _ in range(3):
         if parent.name == "chats":
             name = parent.parent.name
             return None if not name or _HASH.match(name) else name
+        parent = parent.parent
     return None
 
 
