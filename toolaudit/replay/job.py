@@ -51,7 +51,7 @@ def replay_options(spec: dict[str, Any], *, read: InputOptions | None = None, ex
     return ReplayOptions(
         mappings=mappings, sandbox=sandbox, translate=tuple(_texts(spec.get("translate"))),
         tool_names=tuple(parse_pair(t, "--tool-name") for t in _texts(spec.get("tool_names"))),
-        path_map=tuple(parse_pair(p, "--path-map") for p in _texts(spec.get("path_map"))), explain=explain,
+        path_map=tuple(_path_pair(p) for p in _texts(spec.get("path_map"))), explain=explain,
         read=read or InputOptions(), calls_out=calls_out, workspace=str(workspace), identity=identity,
         before=before, keep_drifted=spec.get("keep_drifted") is True, base=base, diff=int(spec.get("diff") or 0),
     )
@@ -59,6 +59,19 @@ def replay_options(spec: dict[str, Any], *, read: InputOptions | None = None, ex
 
 SPEC_KEYS = {"workspace", "tools", "translate", "tool_names", "path_map", "timeout", "max_output_bytes", "env",
              "identity", "before", "keep_drifted", "commit", "at_session_start", "no_checkout", "diff"}
+
+
+def _path_pair(text: str) -> tuple[str, str]:
+    """A --path-map FROM=TO, checked: FROM is an absolute path (recorded paths are; a relative one would never
+    match, and the mapping would be dropped without a word)."""
+    from .runner import parse_pair
+    from .winpath import is_windows
+
+    frm, to = parse_pair(text, "--path-map")
+    if not (frm.startswith("/") or is_windows(frm)):
+        raise UsageError(f"--path-map {text!r}: FROM must be an absolute recorded path (/home/me/app, D:\\app), "
+                         "the form is --path-map FROM=TO", slug="bad-pair")
+    return frm, to
 
 
 def _texts(value) -> list[str]:

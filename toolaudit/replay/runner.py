@@ -69,8 +69,8 @@ def parse_pair(text: str, option: str) -> tuple[str, str]:
     """`OLD=NEW` of --tool-name and --path-map."""
     old, sep, new = text.partition("=")
     if not sep or not old or not new:
-        raise UsageError(f"{option} {text!r}: the form is {option[2:].upper().replace('-', '_')}=FROM=TO",
-                         slug="bad-pair")
+        form = "FROM=TO" if option == "--path-map" else "OLD=NEW"
+        raise UsageError(f"{option} {text!r}: the form is {option} {form}", slug="bad-pair")
     return old, new
 
 
