@@ -87,6 +87,13 @@ def record(cls: type) -> dict:
     return obj({f.name: json_type(cls, f.name) for f in dataclasses.fields(cls)})
 
 
+def output_cost() -> dict:
+    """`cost`: tool-output dollars before and after a change, estimated as scan prices them (billing.OutputDollars)."""
+    return obj({"prices": STR, "currency": {"const": "USD"}, "estimated": {"const": True},
+                "before_usd": nullable(NUM), "after_usd": nullable(NUM), "saved_usd": nullable(NUM),
+                "priced_calls": INT, "unpriced_calls": INT, "unknown_models": array(STR)})
+
+
 def _meta(command: str, extra: dict[str, dict], optional: tuple[str, ...] = ()) -> dict:
     """meta: what made the document (tokenizer, version, inputs) plus the command's own keys."""
     return obj({"tool": {"const": "toolaudit"}, "command": {"const": command}, "version": STR,
@@ -188,17 +195,19 @@ def simulate_schema() -> dict:
                       optional=("session_caps",)),
         "totals": totals_obj,
         "tools": array(obj(row)),
+        "cost": output_cost(),
         "context": ctx,
         "cache_model": fit,
-        "sweep": array(obj({"value": STR, **totals}, optional=CONTEXT_TOTALS)),
+        "sweep": array(obj({"value": STR, **totals, "cost": output_cost()}, optional=(*CONTEXT_TOTALS, "cost"))),
         "variants": array(obj({"value": STR, "policies": array(STR), "totals": totals_obj,
-                               "tools": array(obj(row)), "context": ctx}, optional=("context",))),
+                               "tools": array(obj(row)), "cost": output_cost(), "context": ctx},
+                              optional=("context", "cost"))),
         "agent_truncated": counts(),
         "files": INT,
         "duplicates_dropped": INT,
         **_skipped(),
         "explain": array(record(Explained)),
-    }, optional=("totals", "tools", "context", "cache_model", "sweep", "variants", "explain"))
+    }, optional=("totals", "tools", "cost", "context", "cache_model", "sweep", "variants", "explain"))
 
 
 def compare_schema() -> dict:

@@ -68,6 +68,11 @@ def sim_totals(row: SimRow, variant: Variant | None = None) -> dict[str, Any]:
     return doc
 
 
+def _cost(variant: Variant) -> dict[str, Any]:
+    """`cost`: what the variant's caps save in tool-output dollars (scan's estimate), where it was priced."""
+    return {"cost": variant.dollars.as_dict()} if variant.dollars is not None else {}
+
+
 def sim_dict(result: SimResult) -> dict[str, Any]:
     """The JSON document of a simulation (schema_version, meta, totals, tools…; sweep[] when sweeping)."""
     meta = result.meta
@@ -80,14 +85,15 @@ def sim_dict(result: SimResult) -> dict[str, Any]:
     if result.session_caps is not None:
         doc["meta"]["session_caps"] = dict(zip(("recorded", "default"), result.session_caps))
     if result.sweep:
-        doc["sweep"] = [{"value": v.label, **sim_totals(v.totals, v)} for v in result.variants]
+        doc["sweep"] = [{"value": v.label, **sim_totals(v.totals, v), **_cost(v)} for v in result.variants]
         doc["variants"] = [{"value": v.label, "policies": list(v.policies), "totals": sim_totals(v.totals, v),
-                            "tools": [sim_row(r) for r in v.tools],
+                            "tools": [sim_row(r) for r in v.tools], **_cost(v),
                             **({"context": context_doc(v.context, result.context)} if v.context else {})}
                            for v in result.variants]
     else:
         doc["totals"] = sim_totals(first.totals, first)
         doc["tools"] = [sim_row(r) for r in first.tools]
+        doc.update(_cost(first))
         if first.context is not None:
             doc["context"] = context_doc(first.context, result.context)
             doc["cache_model"] = doc["context"]["cache_model"]  # the model's fit, where a check looks first

@@ -204,15 +204,9 @@ class BillTally:
         if row.residency is not None:
             cell[1] += 1
             cell[2] += row.tokens * row.residency
-        tool = self.tools.setdefault((row.model, row.tool), [0, 0, 0])
-        tool[0] += 1
-        tool[1] += row.tokens
-        tool[2] += row.tokens * max((row.residency or 1) - 1, 0)
+        add_output(self.tools, (row.model, row.tool), row.tokens, row.residency)
         if group is not None:
-            sums = self.by_group.setdefault((row.model, group), [0, 0, 0])
-            sums[0] += 1
-            sums[1] += row.tokens
-            sums[2] += row.tokens * max((row.residency or 1) - 1, 0)
+            add_output(self.by_group, (row.model, group), row.tokens, row.residency)
 
     def finish(self) -> Bill:
         """The Bill of everything added."""
@@ -233,16 +227,83 @@ class BillTally:
 
     def _price(self, sums: dict[tuple, list[int]], into: dict[str, ToolCost], out: Bill) -> None:
         """Dollars of each (model, key)'s calls summed per key."""
-        for (model, key), (calls, tokens, resent) in sums.items():
-            name = model or self.model
-            prices = token_prices(name)
-            cost = into.setdefault(key, ToolCost())
-            if prices is None:
-                cost.unpriced_calls += calls
-                out.unknown_models.add(name or "(no model named)")
-                continue
-            first, again = prices
-            cost.priced_calls += calls
-            cost.first += tokens * first
-            cost.resent += resent * again
+        into.update(price_outputs(sums, self.model, out.unknown_models))
 
+
+def add_output(sums: dict[tuple, list[int]], key: tuple, tokens: int, residency: int | None, calls: int = 1) -> None:
+    """One call's output added to `sums[(model, key)]`: [calls, tokens, tokens × re-sends]; a re-send is each later
+    request that carried it (residency − 1; unknown residency: none)."""
+    cell = sums.setdefault(key, [0, 0, 0])
+    cell[0] += calls
+    cell[1] += tokens
+    cell[2] += tokens * max((residency or 1) - 1, 0)
+
+
+def price_outputs(sums: dict[tuple, list[int]], fallback: str | None, unknown: set[str]) -> dict:
+    """Each key's ToolCost from `sums[(model, key)]` (add_output): tokens at the model's first-appearance price,
+    re-sends at its re-send price (`fallback` names the model a call lacks); unpriced models go in `unknown`.
+
+    The one way tool-output tokens are priced: scan's tool costs, simulate's caps, replay's variant, compare's sides.
+    """
+    into: dict = {}
+    for (model, key), (calls, tokens, resent) in sums.items():
+        name = model or fallback
+        prices = token_prices(name)
+        cost = into.setdefault(key, ToolCost())
+        if prices is None:
+            cost.unpriced_calls += calls
+            unknown.add(name or "(no model named)")
+            continue
+        first, again = prices
+        cost.priced_calls += calls
+        cost.first += tokens * first
+        cost.resent += resent * again
+    return into
+
+
+@dataclass(frozen=True)
+class OutputDollars:
+    """What tool outputs cost before and after a change (caps, a replayed variant; A and B of a comparison), estimated
+    as scan prices them: None where no call had a price."""
+
+    prices: str  # the price table (prices_version)
+    before: Decimal | None
+    after: Decimal | None
+    priced_calls: int
+    unpriced_calls: int
+    unknown_models: tuple[str, ...] = ()
+
+    @property
+    def saved(self) -> Decimal | None:
+        """before − after (negative: the change costs more)."""
+        return None if self.before is None or self.after is None else self.before - self.after
+
+    def as_dict(self) -> dict:
+        """The JSON form (`cost` of simulate and replay; each side's of compare)."""
+        return {"prices": self.prices, "currency": "USD", "estimated": True, "before_usd": usd(self.before),
+                "after_usd": usd(self.after), "saved_usd": usd(self.saved), "priced_calls": self.priced_calls,
+                "unpriced_calls": self.unpriced_calls, "unknown_models": list(self.unknown_models)}
+
+
+class OutputTally:
+    """Tool outputs before and after a change, summed per model as calls come, priced once by `finish`."""
+
+    def __init__(self, model: str | None = None):
+        self.model = model  # prices calls whose transcript names no model
+        self.before: dict[tuple, list[int]] = {}
+        self.after: dict[tuple, list[int]] = {}
+
+    def add(self, model: str | None, before: int, after: int, residency: int | None) -> None:
+        """One call: its output's tokens before and after the change, and how many requests carried it."""
+        add_output(self.before, (model, None), before, residency)
+        add_output(self.after, (model, None), after, residency)
+
+    def finish(self) -> OutputDollars:
+        """The dollars of everything added."""
+        unknown: set[str] = set()
+        before = price_outputs(self.before, self.model, unknown).get(None, ToolCost())
+        after = price_outputs(self.after, self.model, set()).get(None, ToolCost())
+        priced = before.priced_calls > 0
+        return OutputDollars(prices_version(), before.first + before.resent if priced else None,
+                             after.first + after.resent if priced else None, before.priced_calls,
+                             before.unpriced_calls, tuple(sorted(unknown)))

@@ -139,7 +139,7 @@ def run_spec(paths: Iterable[Path | str], read: InputOptions, spec: dict[str, An
     maps, swept = maps_from_spec(spec, None if swept_context else sweep,
                                  bare=spec.get("context") is not None or bool(swept_context))
     sink = summary.SimCollected([m.label for m in maps], [tuple(m.describe()) for m in maps], explain,
-                                follows_session=any(m.follows_session for m in maps))
+                                follows_session=any(m.follows_session for m in maps), model=model)
     described = None
     if spec.get("context") is not None or swept_context:
         sink.context, described = _context_runs(spec.get("context"), sweep, len(maps), tok.count, model, per_request)

@@ -19,6 +19,7 @@ from .context.timeline import Output, Timeline, build
 from .engine import Cut, SimFile
 from ..scan.dedupe import Dedupe
 from ..scan.menu import keep_menu
+from ..scan.billing import OutputDollars, OutputTally
 from ..scan.stats import Savings
 
 SKIPPED_SHOWN = 20
@@ -89,6 +90,7 @@ class Variant:
     totals: SimRow
     tools: tuple[SimRow, ...]
     context: ContextTally | None = None
+    dollars: OutputDollars | None = None  # what its caps save, priced as scan prices tool outputs (estimated)
 
 
 @dataclass(frozen=True)
@@ -125,11 +127,13 @@ class SimCollected:
     # context policies: per variant, (the policy map it runs on, a ContextRun); empty without --context
     context: list[tuple[int, ContextRun]] = field(default_factory=list)
     context_swept: bool = False  # the variants are a context policy's swept values, on one map
+    model: str | None = None  # prices the calls whose transcript names no model (--model)
 
     def __post_init__(self) -> None:
         self.dedupe = Dedupe()
         self._tools = [dict() for _ in self.labels]
         self._totals = [_Acc() for _ in self.labels]
+        self._dollars = [OutputTally(self.model) for _ in self.labels]
         self._requests: set[bytes] = set()  # the requests counted so far (scan.dedupe.request_key digests)
         self.collectors: dict[str, Counter] = {}  # tool -> calls per collector (which agent's sessions: advise)
         self.models: dict[str, Counter] = {}  # tool -> calls per model (what its tokens cost: advise)
@@ -165,6 +169,7 @@ class SimCollected:
                 cut = cuts[i]
                 self._tools[v].setdefault(m.tool, _Acc()).add(m, cut)
                 self._totals[v].add(m, cut)
+                self._dollars[v].add(m.model, m.tokens, cut.tokens_after, m.residency)
             first = sim.cuts[0][i] if sim.cuts else None
             if first is not None and first.affected and len(self.explained) < self.explain:
                 self.explained.append(Explained(
@@ -210,9 +215,10 @@ class SimCollected:
     def size_variants(self) -> list[Variant]:
         """One Variant per policy map, tools sorted by tokens saved (no context policy)."""
         out = []
-        for label, policies, tools, totals in zip(self.labels, self.policies, self._tools, self._totals):
+        for label, policies, tools, totals, dollars in zip(self.labels, self.policies, self._tools, self._totals,
+                                                           self._dollars):
             rows = sorted((acc.row(tool) for tool, acc in tools.items()), key=lambda r: (-r.tokens_saved, -r.tokens_before, r.tool))
-            out.append(Variant(label, policies, totals.row("TOTAL"), tuple(rows)))
+            out.append(Variant(label, policies, totals.row("TOTAL"), tuple(rows), dollars=dollars.finish()))
         return out
 
     def variants(self) -> list[Variant]:
