@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from ..results import Exportable, rows_frame
 from ..model import Measurement, ScanMeta, Skipped, ToolCall, ToolMenu, strip_mcp_prefix
 from ..tokenizers import Tokenizer
+from ..scan.billing import OutputDollars, OutputTally
 from ..scan.measure import measure, with_residency
 from ..secrets.redact import preview
 from ..simulate.engine import later_used
@@ -192,6 +193,7 @@ class ReplayCollected:
         self.drift_reasons: Counter = Counter()
         self.not_replayed: Counter = Counter()  # why each call was not replayed, by kind (why_not)
         self.newer: set[tuple[str, str, str]] = set()  # (agent, version, newest read): replayed as the newest
+        self.dollars = OutputTally()  # the sized calls' outputs before → after, priced with each call's model
 
     def add(self, replay_file) -> None:
         """Fold one runner.ReplayFile in."""
@@ -224,6 +226,9 @@ class ReplayCollected:
             self.from_calls_file += unrecorded and item.before.collector == "toolaudit-jsonl"
             used_at = used.get(id(item.before))
             checked = item.identity is not None and item.after is not None
+            if not drifted:  # the calls the token saving stands on; a refused or failed one keeps its recording
+                self.dollars.add(recorded.model, b.tokens, b.tokens if item.status in ("refused", "failed")
+                                 else a.tokens, b.residency)
             self._tools.setdefault(item.before.tool, _Acc()).add(item.status, b, a, unrecorded, item.as_tool, used_at,
                                                                  drifted, checked)
             self._total.add(item.status, b, a, unrecorded, "", used_at, drifted, checked)
@@ -334,6 +339,7 @@ class ReplayResult(Exportable):
     from_calls_file: int = 0  # of totals.unrecorded: calls of a calls file (the rest: a transcript lacked the result)
     not_replayed: tuple[tuple[str, int], ...] = ()  # (why_not kind, calls), most calls first
     newer: tuple[tuple[str, str, str], ...] = ()  # (agent, recorded version, newest read) replayed as the newest
+    dollars: OutputDollars | None = None  # the sized calls' tool-output dollars before → after (estimated)
     kind: str = "replay"
 
 
@@ -362,7 +368,7 @@ def result(collected: ReplayCollected, meta: ScanMeta, menus: tuple[Menu, ...] =
         drift_reasons=tuple(sorted(collected.drift_reasons.items(), key=lambda kv: (-kv[1], kv[0]))),
         diffs=collected.diffs.entries(), from_calls_file=collected.from_calls_file,
         not_replayed=tuple(sorted(collected.not_replayed.items(), key=lambda kv: (-kv[1], kv[0]))),
-        newer=tuple(sorted(collected.newer)),
+        newer=tuple(sorted(collected.newer)), dollars=collected.dollars.finish(),
     )
 
 

@@ -67,6 +67,7 @@ def replay_dict(result: ReplayResult) -> dict[str, Any]:
         **({"diffs": [d.__dict__ for d in result.diffs]} if result.diffs else {}),
         "not_replayed": [{"reason": r, "calls": n} for r, n in result.not_replayed],
         "newer_versions": [{"agent": a, "version": v, "emulated_as": e} for a, v, e in result.newer],
+        **({"cost": result.dollars.as_dict()} if result.dollars is not None else {}),
     }
 
 

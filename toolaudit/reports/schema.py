@@ -303,7 +303,8 @@ def replay_schema() -> dict:
         "diffs": array(record(DiffEntry)),
         "not_replayed": array(reasons),
         "newer_versions": array(obj({"agent": STR, "version": STR, "emulated_as": STR})),
-    }, optional=("identity", "explain", "diffs"))
+        "cost": output_cost(),
+    }, optional=("identity", "explain", "diffs", "cost"))
 
 
 def advise_schema() -> dict:
