@@ -44,6 +44,7 @@ from ..scan.runs import main_files
 from .sides import Side
 
 METRICS = ("tokens", "bytes", "calls", "billed_input")
+USD = "tool_output_usd"  # a run's tool outputs in dollars, estimated as scan prices them (runs[] only)
 TOOL_METRICS = ("tokens", "bytes", "calls")
 ALL = "(all)"
 UNMATCHED = "(unmatched)"
@@ -158,6 +159,21 @@ class SideSummary:
 
 
 @dataclass(frozen=True)
+class CompareCost:
+    """Each side's tool outputs in dollars, estimated as scan prices them: in total, and the median per run
+    (over the runs with a priced call); `why_not` says why a side has none."""
+
+    prices: str
+    a_usd: float | None
+    b_usd: float | None
+    per_run: Delta  # metric USD
+    a_unpriced_calls: int
+    b_unpriced_calls: int
+    unknown_models: tuple[str, ...]
+    why_not: str | None = None
+
+
+@dataclass(frozen=True)
 class CompareResult(Exportable):
     """The whole answer of `compare`: overall, per task and per tool medians, and every run's numbers.
     `.to_pandas()`: every run's numbers; `"tools"` and `"tasks"`: their rows."""
@@ -173,7 +189,8 @@ class CompareResult(Exportable):
     by_task: Row
     tasks: tuple[Row, ...]
     tools: tuple[Row, ...]
-    runs: pd.DataFrame  # side, task, run (its session), file (its main file), tokens, bytes, calls, billed_input
+    runs: pd.DataFrame  # side, task, run (its session), file (its main file), METRICS, tool_output_usd
+    cost: CompareCost | None = None
     kind: str = "compare"
 
 
@@ -205,6 +222,11 @@ def per_run(side: Side, grouping: Grouping, files: pd.DataFrame | None = None) -
     agg = {"tokens": ("tokens", "sum"), "bytes": ("bytes", "sum"), "calls": ("tool", "size")}
     runs = outputs.groupby(keys).agg(**agg).reindex(index, fill_value=0).astype("int64")
     runs["billed_input"] = usage.groupby(keys)["input_total"].sum().reindex(index).astype("float64")
+    if side.costs is not None:  # NaN: no call of the run had a price (min_count: not a false $0)
+        costs = side.costs.merge(files, on=["source", "session"], how="left")
+        runs[USD] = costs.groupby(keys)["usd"].sum(min_count=1).reindex(index).astype("float64")
+    else:
+        runs[USD] = float("nan")
     tools = outputs.groupby(keys + ["tool"]).agg(**agg).astype("int64")
     return runs, tools
 
@@ -259,8 +281,31 @@ def compare(a: Side, b: Side, grouping: Grouping | None, meta: ScanMeta) -> Comp
         meta=meta, group_by=grouping.text, a=_summary(a, runs_a), b=_summary(b, runs_b),
         overall=_row("(all runs)", runs_a, runs_b), by_task=_by_task(tasks), tasks=tuple(tasks),
         tools=tuple(_tool_rows(tools_a, tools_b)),
-        runs=table[["side", *RUN_KEYS, *METRICS]],
+        runs=table[["side", *RUN_KEYS, *METRICS, USD]], cost=_cost(a, b, runs_a, runs_b),
     )
+
+
+def _cost(a: Side, b: Side, runs_a: pd.DataFrame, runs_b: pd.DataFrame) -> CompareCost:
+    """Each side's tool-output dollars (billing.price_outputs, per call's model), or why a side has none."""
+    from ..scan.billing import prices_version
+
+    def total(side: Side) -> float | None:
+        known = side.costs["usd"].dropna() if side.costs is not None else pd.Series(dtype="float64")
+        return float(known.sum()) if len(known) else None
+
+    def unpriced(side: Side) -> int:
+        return int(side.costs["unpriced_calls"].sum()) if side.costs is not None else 0
+
+    why = None
+    for tag, side in (("A", a), ("B", b)):
+        if side.records:
+            why = f"{tag} is a records file (`scan --records`): it names no model to price"
+        elif total(side) is None and why is None:
+            models = ", ".join(side.unknown_models) or "its calls"
+            why = f"{tag}'s calls have no price: {models} (not in the offline price table)"
+    unknown = tuple(sorted(set(a.unknown_models) | set(b.unknown_models)))
+    return CompareCost(prices_version(), total(a), total(b), Delta(USD, stat(runs_a[USD]), stat(runs_b[USD])),
+                       unpriced(a), unpriced(b), unknown, why)
 
 
 def _task(runs: pd.DataFrame, task: str) -> pd.DataFrame:

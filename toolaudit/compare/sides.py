@@ -12,9 +12,10 @@ from pathlib import Path, PurePath
 import pandas as pd
 
 from ..errors import ToolauditError, UsageError
-from ..model import Usage
+from ..model import UNPAIRED, Usage
 
 CALL_COLUMNS = ("source", "session", "tool", "tokens", "bytes", "status")
+COST_COLUMNS = ("source", "session", "usd", "priced_calls", "unpriced_calls")
 RECORD_SUFFIXES = (".csv", ".parquet", ".json")
 ACCEPTED = ("compare takes folders of transcripts (or one transcript file each), or the per-call records "
             "`scan --records` writes (.csv, .parquet, or a .json list of them)")
@@ -32,6 +33,8 @@ class Side:
     records: bool = False  # read from a `scan --records` file: tokens as that scan counted them
     files: int = 0
     skipped: int = 0
+    costs: pd.DataFrame | None = None  # COST_COLUMNS: tool-output dollars per (source, session); None: records
+    unknown_models: tuple[str, ...] = ()  # the models of calls without a price
 
     def rel(self, source: str) -> PurePath:
         """A file's path below the root (the path itself when it is not below it)."""
@@ -50,8 +53,25 @@ def side_from_scan(path: Path, collected) -> Side:
     rows = collected.all_rows()
     calls = (pd.DataFrame([[getattr(r, c) for c in CALL_COLUMNS] for r in rows], columns=list(CALL_COLUMNS))
              if rows else _empty_calls())
+    costs, unknown = output_costs(rows)
     return Side(str(path), str(path if path.is_dir() else path.parent), calls, usage_frame(collected.usage),
-                files=collected.files, skipped=collected.skipped_count)
+                files=collected.files, skipped=collected.skipped_count, costs=costs, unknown_models=unknown)
+
+
+def output_costs(rows) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """What each (source, session)'s tool outputs cost, estimated as scan prices them (usd NaN where none had a
+    price), and the models without a price."""
+    from ..scan.billing import add_output, price_outputs
+
+    sums: dict[tuple, list[int]] = {}
+    for r in rows:
+        if r.status != UNPAIRED:
+            add_output(sums, (r.model, (r.source, r.session)), r.tokens, r.residency)
+    unknown: set[str] = set()
+    priced = price_outputs(sums, None, unknown)
+    table = [(source, session, float(c.first + c.resent) if c.priced_calls else float("nan"), c.priced_calls,
+              c.unpriced_calls) for (source, session), c in priced.items()]
+    return pd.DataFrame(table, columns=list(COST_COLUMNS)), tuple(sorted(unknown))
 
 
 def usage_frame(usage: list[Usage]) -> pd.DataFrame:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..compare.engine import METRICS, CompareResult, Delta, Row, SideSummary, Stat
+from ..compare.engine import METRICS, USD, CompareCost, CompareResult, Delta, Row, SideSummary, Stat
 from .view import Lines, Section, View, amount, meta_doc, register, tokenizer_text
 
 LABELS = {"tokens": "output tokens", "bytes": "output bytes", "calls": "calls", "billed_input": "billed input"}
@@ -61,9 +61,27 @@ def compare_dict(result: CompareResult) -> dict[str, Any]:
         "by_task": row_dict(result.by_task, ""),
         "tasks": [row_dict(r, "task") for r in result.tasks],
         "tools": [row_dict(r, "tool") for r in result.tools],
-        "runs": [{k: _value(v) if k in METRICS else v for k, v in rec.items()}
+        "runs": [{k: _value(v) if k in METRICS else _usd(v) if k == USD else v for k, v in rec.items()}
                  for rec in result.runs.to_dict("records")],
+        **({"cost": cost_dict(result.cost)} if result.cost is not None else {}),
     }
+
+
+def _usd(v: float | None) -> float | None:
+    return None if v is None or math.isnan(v) else round(v, 8)
+
+
+def cost_dict(cost: CompareCost) -> dict[str, Any]:
+    """`cost`: each side's tool-output dollars (estimated), the median per run A → B, and why a side has none."""
+    run = cost.per_run
+    stat = lambda s: None if s is None else {"median": _usd(s.median), "min": _usd(s.min), "max": _usd(s.max),  # noqa: E731
+                                             "n": s.n}
+    return {"prices": cost.prices, "currency": "USD", "estimated": True, "a_usd": _usd(cost.a_usd),
+            "b_usd": _usd(cost.b_usd), "a_unpriced_calls": cost.a_unpriced_calls,
+            "b_unpriced_calls": cost.b_unpriced_calls,
+            "per_run": {"a": stat(run.a), "b": stat(run.b), "change": _usd(run.change),
+                        "pct_change": None if run.pct is None else round(run.pct, 2)},
+            "unknown_models": list(cost.unknown_models), "why_not": cost.why_not}
 
 
 def _change(v: float | None) -> str:

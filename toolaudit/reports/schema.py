@@ -212,7 +212,7 @@ def simulate_schema() -> dict:
 
 def compare_schema() -> dict:
     """`compare -f json`: medians of A and B per metric, overall, per task, per tool, and every run."""
-    from ..compare.engine import METRICS, RUN_KEYS, Stat
+    from ..compare.engine import METRICS, RUN_KEYS, USD, Stat
 
     stat = nullable(obj(fields(Stat, ("median", "min", "max", "n"))))
     delta = obj({"a": stat, "b": stat, "change": nullable(NUM), "pct_change": nullable(NUM)})
@@ -225,7 +225,13 @@ def compare_schema() -> dict:
 
     side = obj({"path": STR, "input": {"enum": ["records", "transcripts"]}, "runs": INT, "tasks": INT,
                 "runs_with_usage": INT, "files": INT, "skipped_lines": INT})
-    run = obj({"side": {"enum": ["a", "b"]}, **{k: STR for k in RUN_KEYS}, **{m: nullable(NUM) for m in METRICS}})
+    run = obj({"side": {"enum": ["a", "b"]}, **{k: STR for k in RUN_KEYS}, **{m: nullable(NUM) for m in METRICS},
+               USD: nullable(NUM)})
+    money = nullable(obj({"median": NUM, "min": NUM, "max": NUM, "n": INT}))
+    cost = obj({"prices": STR, "currency": {"const": "USD"}, "estimated": {"const": True}, "a_usd": nullable(NUM),
+                "b_usd": nullable(NUM), "a_unpriced_calls": INT, "b_unpriced_calls": INT,
+                "per_run": obj({"a": money, "b": money, "change": nullable(NUM), "pct_change": nullable(NUM)}),
+                "unknown_models": array(STR), "why_not": nullable(STR)})
     doc = _document("compare", "toolaudit compare -f json", {
         "meta": _meta("compare", {"group_by": STR, "median": STR}),
         "sides": obj({"a": side, "b": side}),
@@ -234,7 +240,8 @@ def compare_schema() -> dict:
         "tasks": array(row("task")),
         "tools": array(row("tool")),
         "runs": array(run),
-    })
+        "cost": cost,
+    }, optional=("cost",))
     doc["$defs"] = {"metrics": metrics}
     return doc
 
