@@ -26,6 +26,7 @@ from typing import Any
 from ..results import Exportable, rows_frame
 from ..errors import UsageError
 from ..registry import did_you_mean
+from .cost import GateCost
 
 # Aggregates that hold on re-runs of the same tasks: a per-tool p95 over a few calls flaps, and a
 # total follows how many transcripts there are; the median tokens per run follows neither.
@@ -251,6 +252,7 @@ class GateResult(Exportable):
     vanished_tools: tuple[str, ...]
     not_comparable: str | None = None
     nothing_measured: str | None = None
+    cost: GateCost | None = None  # the tool outputs' dollars, now and in the baseline (gate.cost)
     kind: str = "ci"
 
     @property

@@ -53,7 +53,8 @@ class GateOptions:
 def _scan(paths, doc: dict, options: GateOptions, hooks: Hooks):
     from ..scan.job import ScanOptions, scan
 
-    return scan(paths, ScanOptions(options.read_as(doc["meta"])), hooks=hooks)
+    # priced (--cost), so that the verdict carries the tool outputs' dollars and an updated baseline keeps them
+    return scan(paths, ScanOptions(options.read_as(doc["meta"]), cost=True), hooks=hooks)
 
 
 def _simulate(paths, doc: dict, options: GateOptions, hooks: Hooks):
@@ -116,10 +117,12 @@ def gate(paths: Iterable[Path | str], options: GateOptions | None = None, *, hoo
     says whether the build may go on (what `toolaudit ci -f json` prints). Keywords: `baseline=`, `fail_on=`…"""
     from .baseline import read_baseline
     from .checks import DEFAULT_CHECKS, Allowances, Check, gate as decide
+    from .cost import gate_cost
 
     options = options or GateOptions.of(**given)
     doc = read_baseline(options.baseline)
     checks = [Check.parse(text) for text in (options.fail_on or DEFAULT_CHECKS[doc["meta"]["command"]])]
     current = measure([input_path(p) for p in paths], doc, options, hooks)
-    return decide(str(options.baseline), doc, current, checks, min_calls=options.min_calls,
-                  max_vanished=options.max_vanished, allow=Allowances(options.allow_vanished, options.allow_unjudged))
+    decided = decide(str(options.baseline), doc, current, checks, min_calls=options.min_calls,
+                     max_vanished=options.max_vanished, allow=Allowances(options.allow_vanished, options.allow_unjudged))
+    return replace(decided, cost=gate_cost(doc, current))

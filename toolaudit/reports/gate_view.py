@@ -71,6 +71,28 @@ def check_counts(result: GateResult) -> str:
             + (f", {skipped} not judged" if skipped else "") + f" ({'; '.join(p for p in parts if p)})")
 
 
+def _usd(value: float) -> str:
+    return f"${value:,.2f}" if abs(value) >= 0.005 or value == 0 else "under $0.01"
+
+
+def cost_line(result: GateResult) -> str | None:
+    """The tool outputs' dollars now and in the baseline (estimated), or why there are none; None without a cost."""
+    cost = result.cost
+    if cost is None:
+        return None
+    if cost.current_usd is None:
+        return f"dollars: not priced: {cost.why_not}"
+    line = f"tool outputs cost ≈ {_usd(cost.current_usd)} now"
+    if cost.baseline_usd is not None:
+        change = cost.change_usd
+        sign = "+" if change > 0 else "−" if change < 0 else "±"
+        line += f" against {_usd(cost.baseline_usd)} in the baseline ({sign}{_usd(abs(change))})"
+    else:
+        line += " (the baseline carries no dollars: write it again to keep them)"
+    line += f"; estimated, {cost.prices}"
+    return line + (f"; {cost.unpriced_calls:,} calls without a price" if cost.unpriced_calls else "")
+
+
 def verdict_lines(result: GateResult) -> list[str]:
     """The verdict, then why: failed checks, or what made the comparison meaningless; then what was not judged."""
     lines = [f"{ICON[result.verdict]} toolaudit ci: {result.verdict.upper()} against {result.baseline_path}"]
@@ -91,6 +113,9 @@ def verdict_lines(result: GateResult) -> list[str]:
         lines.append(f"too few calls to judge (fewer than {least}, --min-calls): {', '.join(few)}")
     if result.outcomes:
         lines.append(check_counts(result))
+    money = cost_line(result)
+    if money:
+        lines.append(money)
     if result.new_tools:
         lines.append("new tools: " + ", ".join(result.new_tools))
     if result.vanished_tools:
@@ -128,6 +153,7 @@ class GateView(View):
             "new_tools": list(result.new_tools),
             "vanished_tools": list(result.vanished_tools),
             "errors": list(result.current.get("errors", [])),
+            **({"cost": result.cost.as_dict()} if result.cost is not None else {}),
         }
 
     def csv_rows(self, result: GateResult) -> list[dict]:

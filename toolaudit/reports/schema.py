@@ -268,7 +268,10 @@ def ci_schema() -> dict:
         "new_tools": array(STR),
         "vanished_tools": array(STR),
         "errors": array(STR),
-    })
+        "cost": obj({"prices": nullable(STR), "currency": {"const": "USD"}, "estimated": {"const": True},
+                     "baseline_usd": nullable(NUM), "current_usd": nullable(NUM), "change_usd": nullable(NUM),
+                     "unpriced_calls": INT, "why_not": nullable(STR)}),
+    }, optional=("cost",))
     # the baseline's schema_version, absent from a baseline that is not a toolaudit document
     doc["properties"]["schema_version"] = nullable(INT)
     return doc
