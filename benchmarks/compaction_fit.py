@@ -33,7 +33,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+from toolaudit.collectors.codex import CodexCollector  # noqa: E402
+from toolaudit.model import MAIN_AGENT, ToolCall, Usage  # noqa: E402
 from toolaudit.simulate import context  # noqa: E402
+from toolaudit.simulate.context import timeline  # noqa: E402
 from toolaudit.simulate.context.compact import FIXED_MAX, READ_TOOLS  # noqa: E402
 from toolaudit.tokenizers import get_tokenizer  # noqa: E402
 
@@ -60,26 +63,24 @@ class Compaction:
     after: int  # recorded: the input of the first request after it
     counts: list[int] | None = None  # what the agent counts against its limit, per request, but reasoning (None: inputs)
     earlier: list[int] | None = None  # Codex: the reasoning tokens of the turns before each request's own
-    # the same with simulate's turns (a request that carries no new tool output starts one): what the preset sees
-    earlier_seen: list[int] | None = None
     window: int = 0  # Codex: the effective context window its rollout recorded (95% of the model's)
+    spoke: bool = False  # Codex: the user spoke after the last request before it (the count starts a turn)
+    simulated: int | None = None  # Codex: where `simulate --context codex` fires (simulated(); None: it does not)
 
     @property
     def policy(self):
         """The agent's preset at the session's version (Codex: at 90% of the model's window, where recorded)."""
         policy = context.parse(f"{self.agent}@{self.version}" if self.version else self.agent)
         if self.agent == "codex" and self.window:
-            policy = replace(policy, at=self.window * 100 // 95 * 9 // 10)
+            policy = replace(policy, at=policy.limit(self.window * 100 // 95))
         return policy
 
-    def predicted_fire(self, reasoning: int | None = None, seen: bool = False) -> int | None:
+    def predicted_fire(self, reasoning: int | None = None) -> int | None:
         """The input of the request after which the preset compacts (None: it would not have fired here); with
-        `reasoning`, that percentage of the earlier turns' reasoning counted instead of the preset's; `seen`: the
-        turns as simulate tells them (else as the rollout's user messages do)."""
+        `reasoning`, that percentage of the earlier turns' reasoning counted instead of the preset's."""
         policy = self.policy
         share = policy.reasoning if reasoning is None else reasoning
-        earlier = self.earlier_seen if seen else self.earlier
-        counts = [c + e * share // 100 for c, e in zip(self.counts, earlier)] if self.counts else self.inputs
+        counts = [c + e * share // 100 for c, e in zip(self.counts, self.earlier)] if self.counts else self.inputs
         for r in range(1, len(counts)):
             if counts[r] >= policy.at:
                 return self.inputs[r - 1]
@@ -192,17 +193,15 @@ def codex(path: Path) -> list[tuple[Compaction, int]]:
     What Codex compares with its limit (codex-rs `get_total_token_usage`): the last response's total (input and
     output), its estimate of the items added since the last item the model wrote, and its estimate of the
     reasoning items of the turns before the current one (the reasoning tokens those responses recorded). A
-    request starts a turn when the answer before it called no tool, as the preset counts it."""
+    turn starts at a user message."""
     version, window, found, marks = "", 0, [], []
     inputs: list[int] = []
     counts: list[int] = []
     earlier: list[int] = []
-    seen: list[int] = []
     outputs: list[int] = []
     requests: list[tuple[int, int]] = []
     waiting = None
-    added, done, turn, total, user = 0, 0, 0, 0, False
-    calls, ended, done_seen, turn_seen = 0, False, 0, 0  # simulate's turns: an answer that called no tool ends one
+    added, done, turn, total, user, spoke = 0, 0, 0, 0, False, False
     for i, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines()):
         try:
             o = json.loads(line)
@@ -221,8 +220,7 @@ def codex(path: Path) -> list[tuple[Compaction, int]]:
             else:
                 added += _estimate(p)
             if kind == "message" and p.get("role") == "user":  # a turn boundary: the turns before it are earlier
-                done, turn = done + turn, 0
-            calls += kind in ("function_call", "custom_tool_call", "local_shell_call")
+                done, turn, spoke = done + turn, 0, True
         if kind == "token_count" and isinstance(p.get("info"), dict):
             last = p["info"].get("last_token_usage") or {}
             window = p["info"].get("model_context_window") or window
@@ -235,27 +233,58 @@ def codex(path: Path) -> list[tuple[Compaction, int]]:
                     found.append(Compaction("codex", waiting[0], version, waiting[3], waiting[1], waiting[2],
                                             waiting[1][-2], requests[0][0], read, [], 0, last["input_tokens"],
                                             counts=waiting[4], earlier=waiting[5], window=window,
-                                            earlier_seen=waiting[6]))
+                                            spoke=waiting[6]))
                     waiting = None
-                if ended:
-                    done_seen, turn_seen = done_seen + turn_seen, 0
                 inputs.append(last["input_tokens"])
                 counts.append(last["input_tokens"])
                 earlier.append(done)
-                seen.append(done_seen)
+                spoke = False
                 outputs.append(last.get("output_tokens", 0))
                 total = last.get("total_tokens") or last["input_tokens"] + outputs[-1]
                 turn += last.get("reasoning_output_tokens", 0)
-                turn_seen += last.get("reasoning_output_tokens", 0)
-                ended, calls = not calls, 0
         if o.get("type") == "compacted" and inputs:
             # what Codex counted when it fired: the last response's total, the items since and earlier turns' reasoning
             waiting = (f"{path.name}:{i + 1}", inputs + [inputs[-1]], outputs + [0], "auto" if user else "manual",
-                       counts + [total + added], earlier + [done], seen + [done_seen])
+                       counts + [total + added], earlier + [done], spoke)
             marks.append(len(requests))
-            inputs, counts, earlier, seen, outputs, added, done, turn = [], [], [], [], [], 0, 0, 0
-            done_seen, turn_seen, ended = 0, 0, False
+            inputs, counts, earlier, outputs, added, done, turn = [], [], [], [], 0, 0, 0
+    found = simulated(path, found)
     return [(c, _old_fixed(requests, marks)) for c in found]
+
+
+def simulated(path: Path, found: list[Compaction]) -> list[Compaction]:
+    """`found` with where `simulate --context codex` fires in each segment: the rollout read by the Codex
+    collector, each segment's requests in simulate's Timeline (their turns as the collector records them) and the
+    preset's own Compact.apply, with one request more at the end: what Codex counted when it fired (the last
+    response's total and the items added since). Not a re-implementation: a change of the collector's turns, the
+    timeline or the policy changes this."""
+    records = [r for r in CodexCollector().collect(path) if isinstance(r, (Usage, ToolCall))
+               and r.agent == MAIN_AGENT and r.request_index is not None]
+    usage = sorted((r for r in records if isinstance(r, Usage)), key=lambda u: u.request_index)
+    calls = [r for r in records if isinstance(r, ToolCall)]
+    policy = context.parse("codex")
+    out, start = [], 0
+    for c in found:
+        end = int(c.where.rsplit(":", 1)[1])  # the compacted line: the segment's requests are the lines before it
+        mine = [u for u in usage if start < u.line < end]
+        start = end
+        if not mine or mine[-1].input_total != c.fired:  # the collector's requests are not the benchmark's
+            out.append(c)
+            continue
+        last = mine[-1]
+        fired = replace(last, line=end, request_id=f"{last.request_id}+", input_uncached=c.counts[-1], cache_write=0,
+                        cache_read=0, output=0, reasoning=0, request_index=last.request_index + 1, turn_start=c.spoke)
+        first = mine[0].request_index
+        requests = [replace(u, request_index=u.request_index - first) for u in [*mine, fired]]
+        # the outputs each request first carried (sizes do not move the trigger): where no turn is recorded,
+        # simulate guesses one at a request that carries none
+        outputs = [timeline.Output(t.request_index - first, len(requests), 0, 0, t.tool) for t in calls
+                   if first <= t.request_index <= fired.request_index]
+        tl = timeline.build(requests, outputs)
+        base = tl.base()
+        effect = policy.apply(tl, base, tl.positions(base), lambda text: 0)
+        out.append(replace(c, simulated=effect.summaries[0][1] if effect.summaries else None))
+    return out
 
 
 def collect(paths: list[Path]) -> list[tuple[Compaction, int]]:
@@ -353,9 +382,12 @@ def main(argv: list[str]) -> None:
         if agent == "codex" and fit:
             kept = statistics.median(c.after - min(c.first_input, FIXED_MAX) for c in fit)
             auto = [c for k, c, *_ in mine if c.trigger != "manual"]
-            near = sum(f is not None and abs(f - c.fired) <= 5_000 for c in auto for f in [c.predicted_fire(seen=True)])
-            print(f"{agent} with simulate's turns (a request carrying no new tool output starts one): fires within "
-                  f"±5k of the record: {near} of {len(auto)} not manual")
+            for label, part in (("all", auto), ("fitted (even #)", [c for k, c, *_ in mine if k % 2 == 0 and
+                                                                    c.trigger != "manual"]),
+                                ("held out (odd #)", [c for k, c, *_ in mine if k % 2 == 1 and c.trigger != "manual"])):
+                near = sum(c.simulated is not None and abs(c.simulated - c.fired) <= 5_000 for c in part)
+                print(f"{agent} through simulate --context codex (the collector's turns, simulate's timeline and "
+                      f"policy), {label}: fires within ±5k of the record: {near} of {len(part)} not manual")
             print(f"{agent} fitted on the even half: summary and kept user messages {kept:,.0f} tokens, the earlier "
                   f"turns' reasoning counted at {_best_reasoning(fit)}% (preset: {fit[0].policy.summary:,}, "
                   f"{fit[0].policy.reasoning}%)")

@@ -178,6 +178,9 @@ class Usage:
     # request ids unique across files (Claude Code message ids, Codex session uuids): a resumed
     # copy is dropped scan-wide; other ids are only unique within their file
     global_id: bool = False
+    # the request starts a turn: the user spoke since the request before (None: the format does not say)
+    turn_start: bool | None = None
+    context_window: int = 0  # the model's context window the recording names (0: none named)
 
     @property
     def input_total(self) -> int:

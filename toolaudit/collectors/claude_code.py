@@ -53,12 +53,15 @@ class _Context:
     requests: int = 0
     segments: list[int] = field(default_factory=list)
     usage: dict[str, Usage] = field(default_factory=dict)
+    spoke: bool = True  # the user spoke since the last request: the next one starts a turn (the first does)
+    started: bool = True  # whether the newest request started a turn
 
     def request(self, message_id: str | None) -> int:
         """The index of the request that wrote this line (split lines share their message id)."""
         if message_id is not None and message_id in self.message_ids:
             return self.message_ids[message_id]
         self.requests += 1
+        self.started, self.spoke = self.spoke, False
         if message_id is not None:
             self.message_ids[message_id] = self.requests - 1
         return self.requests - 1
@@ -76,6 +79,7 @@ def _saved(pairing: Pairing | None, contexts: dict[str, _Context]) -> dict:
             "pending": [[call_id, p.tool, p.line, p.call_index, p.agent, p.ts, p.model, p.cwd]
                         for call_id, p in pairing.pending.items()]},
         "contexts": {agent: {"message_ids": ctx.message_ids, "requests": ctx.requests, "segments": ctx.segments,
+                             "spoke": ctx.spoke, "started": ctx.started,
                              "usage": [[getattr(u, f) for f in Usage.__dataclass_fields__] for u in ctx.usage.values()]}
                      for agent, ctx in contexts.items()},
     }
@@ -93,7 +97,8 @@ def _restored(source: str, key: str, state: dict) -> tuple[Pairing | None, dict[
     for agent, ctx in state["contexts"].items():
         usage = [Usage(*fields) for fields in ctx["usage"]]
         contexts[agent] = _Context(dict(ctx["message_ids"]), ctx["requests"], list(ctx["segments"]),
-                                   {u.request_id: u for u in usage})
+                                   {u.request_id: u for u in usage}, ctx.get("spoke", True),
+                                   ctx.get("started", True))
     return pairing, contexts
 
 
@@ -202,6 +207,7 @@ class ClaudeCodeCollector(Collector):
             model = model if isinstance(model, str) else None
             message_id = message.get("id") if isinstance(message.get("id"), str) else None
             index = ctx.request(message_id)
+            started = ctx.started if index == ctx.requests - 1 else None  # an older request's split line: unknown
             if message_id is not None and isinstance(message.get("usage"), dict):
                 # one usage per message id: every split line repeats it, output_tokens growing, so the
                 # largest output's numbers are kept at the first line's place (built only when kept).
@@ -214,7 +220,8 @@ class ClaudeCodeCollector(Collector):
                         line, first_ts = (number, ts) if seen is None else (seen.line, seen.ts)
                         ctx.usage[rid] = Usage(source, line, self.key, pairing.session, rid, model, *parts,
                                                agent=agent, ts=first_ts, request_index=None if step else index,
-                                               global_id=True, cache_write_1h=hour)
+                                               global_id=True, cache_write_1h=hour,
+                                               turn_start=None if step else seen.turn_start if seen else started)
             if isinstance(content, str) and content:
                 yield ModelText(source, number, pairing.session, content, agent)
             if not isinstance(content, list):
@@ -233,6 +240,8 @@ class ClaudeCodeCollector(Collector):
                     pairing.call(call_id, str_or_none(block.get("name")) or UNKNOWN_TOOL, block.get("input"),
                                  number, agent=agent, ts=ts, model=model, cwd=str_or_none(obj.get("cwd")))
             return
+        if _spoke(obj, content):
+            ctx.spoke = True
         if not isinstance(content, list):
             return
         for block in content:
@@ -245,3 +254,14 @@ class ClaudeCodeCollector(Collector):
                     call_id, block.get("content"), number, is_error=block.get("is_error") is True,
                     request_index=ctx.requests, segment=len(ctx.segments), ts=ts, agent=agent,
                 )
+
+
+def _spoke(obj: dict, content: Any) -> bool:
+    """Whether a user line is the user speaking (a prompt, an interruption), not tool results, a compaction's
+    summary or a line Claude Code adds itself (`isMeta`: caveats, a skill's text)."""
+    if obj.get("isMeta") is True or obj.get("isCompactSummary") is True:
+        return False
+    if isinstance(content, str):
+        return bool(content)
+    return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") not in ("tool_result", None)
+                                             for b in content)

@@ -121,6 +121,7 @@ class _Session:
     pairing: Pairing | None = None
     requests: _Requests = field(default_factory=_Requests)
     cap: tuple[str, int] | None = None  # the last recorded truncation_policy
+    spoke: bool = True  # a user message since the last request: the next one starts a turn (the first does)
 
     def name(self, session_id: Any, agent: str = MAIN_AGENT) -> None:
         """Adopt the first session id (later session_meta lines come from resume or fork)."""
@@ -161,9 +162,17 @@ def _usage(state: _Session, info: dict, number: int, ts: Any) -> Iterator[Usage]
         return
     uncached, write, read, output = openai_parts(last)
     index = state.requests.by_usage - 1
+    started, state.spoke = state.spoke, False
     yield Usage(state.source, number, CodexCollector.key, state.session, f"{state.session}#{index}", state.model,
                 uncached, write, read, output, agent=state.agent, ts=ts if isinstance(ts, str) else None,
-                request_index=index, reasoning=count(last.get("reasoning_output_tokens")), global_id=True)
+                request_index=index, reasoning=count(last.get("reasoning_output_tokens")), global_id=True,
+                turn_start=started, context_window=_window(info.get("model_context_window")))
+
+
+def _window(recorded: Any) -> int:
+    """The model's context window from the one a token_count records: codex-rs records the effective window,
+    95% of the model's (`effective_context_window_percent`: 258,400 for the gpt-5 family's 272,000)."""
+    return recorded * 100 // 95 if type(recorded) is int and recorded > 0 else 0
 
 
 def _cap(policy: Any) -> tuple[str, int] | None:
@@ -294,6 +303,9 @@ class CodexCollector(Collector):
                 yield ModelText(state.source, number, state.session, said, state.agent)
         elif kind in _OUTPUTS or kind == "message":
             requests.item(from_model=False)
+            # the user spoke (the instructions and environment items of a session's start are user messages
+            # too, before its first request): the turns before this one are earlier turns
+            state.spoke = state.spoke or (kind == "message" and item.get("role") == "user")
         if kind not in _CALLS and kind not in _OUTPUTS:
             return
         call_id = item.get("call_id")

@@ -9,7 +9,7 @@ from functools import lru_cache
 from hashlib import sha256
 from pathlib import Path
 
-LAYOUT = 6  # bump when the tables or the entry encoding change
+LAYOUT = 7  # bump when the tables or the entry encoding change (7: Usage.turn_start, context_window)
 
 
 @lru_cache(maxsize=1)

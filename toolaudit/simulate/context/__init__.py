@@ -25,9 +25,10 @@ _CLAUDE_CODE = "summary=2700,files=5,file_tokens=5000,files_budget=50000,extra=4
 PRESETS = {
     # auto-compact: 200k window − min(max output, 20k) − 13k (2.1.21 on); the count includes the newest turn
     "claude-code": f"compact:at=167000,{_CLAUDE_CODE}",
-    # Codex (codex-rs): 90% of the model's context window (272k for the gpt-5 family: 244,800), counted as the
-    # last response's total, the items since and the earlier turns' reasoning; it keeps the user messages
-    "codex": "compact:at=244800,summary=3100,reasoning=125",
+    # Codex (codex-rs): 90% of the model's context window (the one the rollout names; else the gpt-5 family's
+    # 272k: 244,800), counted as the last response's total, the items since and the earlier turns' reasoning; it
+    # keeps the user messages
+    "codex": "compact:at=244800,summary=3100,reasoning=125,window=90",
     "gemini-cli": "compact:at=524288",  # model.compressionThreshold 0.5 of a 1,048,576-token model
     "anthropic-clear": "clear:trigger=100000,keep=3",  # clear_tool_uses_20250919's defaults
     "anthropic-compact": "compact:at=150000",  # compact_20260112's default trigger

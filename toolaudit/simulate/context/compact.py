@@ -13,7 +13,8 @@ What each agent writes, from its code and fitted on the compactions recorded in 
   What it counts against `at` is not the request's input alone: codex-rs adds its estimate of the reasoning
   items of the turns before the current one (the server drops them from the prompt, Codex still sends them),
   which `reasoning` adds as a percentage of their recorded reasoning tokens (the rollouts keep no encrypted
-  reasoning to size it by: the share was fitted).
+  reasoning to size it by: the share was fitted). The turns are where the user spoke, as the transcript records
+  them (Usage.turn_start). Its limit is 90% of the model's window (`window`), the window the rollout names.
 
 The summary is asked for by one more request, which reads the context so far from the cache and writes
 `summary` output tokens. The fixed prefix is the context's first request (`fixed_prefix`); what stays in the
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .effect import Effect
-from .timeline import Output, Timeline, carried, shrank, turn_starts
+from .timeline import Output, Timeline, carried, shrank, user_turns
 
 SUMMARY = 3_000  # tokens of a summary when none is given (an agent's preset gives its fitted size)
 FIXED_MAX = 45_000  # a first request larger than this is a resumed context's history, not a system prompt
@@ -54,7 +55,7 @@ def cached_prefix(timeline: Timeline, fixed: int) -> int:
 
 @dataclass(frozen=True)
 class Compact:
-    """compact:at=T[,summary=S][,files=N,file_tokens=F,files_budget=B][,extra=E]"""
+    """compact:at=T[,summary=S][,files=N,file_tokens=F,files_budget=B][,extra=E][,reasoning=P][,window=P]"""
 
     at: int = 160_000
     summary: int = SUMMARY
@@ -63,7 +64,12 @@ class Compact:
     files_budget: int = 50_000  # the re-attached files together, at most
     extra: int = 0  # what else the agent re-attaches (todos, plan, skills, hooks)
     reasoning: int = 0  # percent of the earlier turns' reasoning tokens (since the last compaction) counted too (Codex)
+    window: int = 0  # percent of the model's context window, where the recording names it, instead of `at` (Codex)
     name = "compact"
+
+    def limit(self, window: int) -> int:
+        """Where it compacts in a request of a model whose window (`window` tokens, 0: not named) is known."""
+        return window * self.window // 100 if self.window and window else self.at
 
     def reattached(self, reads: list[int]) -> int:
         """Tokens of the files re-attached, from the reads since the last compaction (oldest first): the
@@ -88,7 +94,7 @@ class Compact:
         totals, cut_at, summaries = [0] * n, [None] * n, []
         removed: list[int | None] = [None] * len(outputs)
         gone, last, since = 0, None, 0  # tokens taken off since the last recorded compaction; the last request
-        starts = turn_starts(timeline)
+        starts = user_turns(timeline)
         done, turn = 0, 0  # reasoning tokens since the last compaction: of the turns before this one, of this one
         for r, total in enumerate(base):
             usage = timeline.requests[r]
@@ -100,7 +106,8 @@ class Compact:
                 gone, since, done, turn = 0, r, 0, 0  # the session compacted here itself
             after = total - gone
             counted = after + done * self.reasoning // 100
-            if last is not None and counted >= self.at and not _recorded_next(base, r):
+            at = self.limit(usage.context_window) if usage is not None else self.at
+            if last is not None and counted >= at and not _recorded_next(base, r):
                 region = totals[last]  # the context so far, as the request before carried it
                 kept = min(fixed, region)
                 kept = min(region, self.rebuilt(kept, _reads(outputs, since, r)))
@@ -132,7 +139,9 @@ class Compact:
                  f"{self.files_budget:,})" if self.files else "")
         extra = f", {self.extra:,} tokens more" if self.extra else ""
         counted = f" (with {self.reasoning}% of the earlier turns' reasoning)" if self.reasoning else ""
-        return (f"compact: past {self.at:,} input tokens{counted}, the context before it replaced by a "
+        at = f"{self.window}% of the model's window where the session names it, else {self.at:,}" if self.window \
+            else f"{self.at:,}"
+        return (f"compact: past {at} input tokens{counted}, the context before it replaced by a "
                 f"{self.summary:,}-token summary{files}{extra}")
 
 

@@ -79,6 +79,15 @@ def turn_starts(timeline: Timeline) -> list[bool]:
     return [r not in arrives for r in range(len(timeline.requests))]
 
 
+def user_turns(timeline: Timeline) -> list[bool]:
+    """Per request, whether it starts a turn as the transcript records it (the user spoke since the request
+    before: Usage.turn_start), else as turn_starts guesses. The guess and the record part where the agent went on
+    after an answer that called no tool, or where the user spoke while tools ran."""
+    guessed = turn_starts(timeline)
+    return [u.turn_start if u is not None and u.turn_start is not None else g
+            for u, g in zip(timeline.requests, guessed)]
+
+
 def carried(timeline: Timeline, weights: list[int], removed_at: list[int | None] | None = None) -> list[int]:
     """Per request, the sum of the weights of the outputs it carried (from `removed_at[i]` on only, when given)."""
     n = len(timeline.requests)
