@@ -433,7 +433,8 @@ addEventListener("load", () => {
     offscreen: marks.filter(outside).map(e => e.getAttribute("aria-label")),
     charts_offscreen: [...document.querySelectorAll("svg")].filter(outside).length,
     verdict_first: verdict !== null && leaves.length > 0 && verdict.contains(leaves[0]),
-    verdict: verdict && verdict.textContent});
+    verdict: verdict && verdict.textContent,
+    verdict_line: verdict && verdict.querySelector("li") && verdict.querySelector("li").textContent});
   document.body.append(out);
   if (parent !== window) parent.postMessage(out.textContent, "*");  // measured in a frame: tell the page
 });
@@ -473,17 +474,18 @@ def test_no_column_hides_behind_a_scroll_box_at_1280_px(run, tmp_path):
 
 
 RUNS = ROOT / "docs" / "examples" / "runs"
-PRICED = "priced"  # a verdict with dollars; otherwise it says in words why it has none
+PRICED = "priced"  # a verdict whose first line carries dollars; otherwise it says in words why it has none
 # every command's page: its arguments, and whether its verdict can carry dollars
 PAGES = {
     "scan": (("scan", SAMPLES), PRICED),
-    "simulate": (("simulate", SAMPLES, "--max-chars", "2000"), "a size policy is measured in tokens"),
+    "simulate": (("simulate", SAMPLES, "--max-chars", "2000"), PRICED),
     "context": (("simulate", SAMPLES, "--context", "mask:keep=3"), PRICED),
-    "sweep": (("simulate", KANBAN, "--sweep", "max_chars=500,2000,10000"), "a size policy is measured in tokens"),
-    "replay": (tuple(REPLAY), "replay measures tool-output tokens"),
-    "compare": (("compare", RUNS / "baseline", RUNS / "capped"), "compare measures tokens per run"),
-    "ci": (("ci", SAMPLES, "--baseline", "BASELINE"), "ci gates tokens"),
-    "advise": (("advise", SAMPLES), "dollars unknown"),
+    "sweep": (("simulate", KANBAN, "--sweep", "max_chars=500,2000,10000"), PRICED),
+    "replay": (tuple(REPLAY), PRICED),
+    "compare": (("compare", KANBAN, SAMPLES / "claude-code" / "-home-dev-shop"), PRICED),
+    "unpriced-compare": (("compare", RUNS / "baseline", RUNS / "capped"), "name no model to price them with"),
+    "ci": (("ci", SAMPLES, "--baseline", "BASELINE"), PRICED),
+    "advise": (("advise", SAMPLES), "dollars unknown"),  # sample_logs' one advice is an MCP server's: no sweep
 }
 
 
@@ -503,8 +505,8 @@ def test_every_page_leads_with_its_verdict_and_fits_a_phone(run, tmp_path, name)
         assert probe["offscreen"] == [] and probe["charts_offscreen"] == 0, (width, probe)
         assert probe["marks"] or name == "advise", probe  # sample_logs' one advice (an MCP server's) has no sweep
         assert probe["verdict_first"], probe  # nothing before it: not a chart, not the title line
-        if money == PRICED:
-            assert re.search(r"\$\d", probe["verdict"]), probe["verdict"]
+        if money == PRICED:  # the dollars first: the verdict's first line
+            assert re.search(r"\$\d|under \$0\.01", probe["verdict_line"]), probe["verdict"]
         else:
             assert "$" not in probe["verdict"] and money in probe["verdict"], probe["verdict"]
 

@@ -39,7 +39,31 @@ def test_a_line_with_dollars_gets_no_second_one():
     headline = ("warn", ["verdict: the bill RISES $0.84 → $0.95 (+$0.11, +13.4%)", "risk: 1 cut call"])
     assert verdict("simulate", headline, {"meta": {}})[1] == headline[1]
     replay = verdict("replay", ("info", ["verdict: the new tools' outputs are smaller"]), {"meta": {}})[1]
-    assert replay[-1].startswith("dollars: not priced: replay measures")
+    assert replay[-1].startswith("dollars: not priced: this result carries no tool-output dollars")
+
+
+def test_replay_compare_and_ci_lead_with_the_dollars_their_jobs_computed():
+    cost = {"prices": "genai-prices 0.2.5", "before_usd": 1.5, "after_usd": 2.25, "saved_usd": -0.75,
+            "priced_calls": 9, "unpriced_calls": 2, "unknown_models": ["mystery-1"]}
+    lines = verdict("replay", ("info", ["verdict: the new tools' outputs are larger"]), {"meta": {}, "cost": cost})[1]
+    assert lines[0] == ("tool outputs cost ≈ $1.50 → $2.25: the new tools cost $0.75 more (estimated, genai-prices "
+                        "0.2.5, over 9 priced calls; 2 calls without a price)")
+    none = {**cost, "before_usd": None, "after_usd": None, "saved_usd": None, "priced_calls": 0}
+    assert verdict("replay", None, {"meta": {}, "cost": none})[1][-1].startswith("dollars unknown: no price for mystery-1")
+    money = {"median": 0.5, "min": 0.25, "max": 1.0, "n": 3}
+    compare = {"prices": "genai-prices 0.2.5", "a_usd": 3.0, "b_usd": 1.0, "a_unpriced_calls": 0, "b_unpriced_calls": 0,
+               "per_run": {"a": {**money, "median": 1.0}, "b": money, "change": -0.5, "pct_change": -50.0},
+               "why_not": None}
+    doc = {"meta": {}, "overall": {"metrics": {}}, "cost": compare}
+    assert verdict("compare", None, doc)[1][0] == ("tool outputs cost ≈ $1.00 → $0.50 per run (median, −$0.50); $3.00 "
+                                                   "over A's runs, $1.00 over B's (estimated, genai-prices 0.2.5)")
+    doc["cost"] = {**compare, "why_not": "A is a records file (`scan --records`): it names no model to price"}
+    assert verdict("compare", None, doc)[1][-1] == f"dollars: not priced: {doc['cost']['why_not']}"
+    gate = {"prices": "genai-prices 0.2.5", "baseline_usd": 1.0, "current_usd": 1.25, "change_usd": 0.25,
+            "unpriced_calls": 0, "why_not": None}
+    assert verdict("ci", ("pass", ["toolaudit ci: PASS"]), {"cost": gate})[1] == [
+        "tool outputs cost ≈ $1.25 now against $1.00 in the baseline (+$0.25); estimated, genai-prices 0.2.5",
+        "toolaudit ci: PASS"]
 
 
 def test_dollars_read_as_a_reader_reads_them():

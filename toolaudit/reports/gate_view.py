@@ -7,6 +7,7 @@ from typing import Any
 
 from .. import __version__
 from ..gate.checks import NOT_IN_BASELINE, TOO_FEW, GateResult, Outcome
+from .html_verdict import dollars, signed
 from .view import Lines, Section, View, register
 
 SHOWN_TOOLS = 10
@@ -71,26 +72,22 @@ def check_counts(result: GateResult) -> str:
             + (f", {skipped} not judged" if skipped else "") + f" ({'; '.join(p for p in parts if p)})")
 
 
-def _usd(value: float) -> str:
-    return f"${value:,.2f}" if abs(value) >= 0.005 or value == 0 else "under $0.01"
-
-
 def cost_line(result: GateResult) -> str | None:
     """The tool outputs' dollars now and in the baseline (estimated), or why there are none; None without a cost."""
-    cost = result.cost
-    if cost is None:
-        return None
-    if cost.current_usd is None:
-        return f"dollars: not priced: {cost.why_not}"
-    line = f"tool outputs cost ≈ {_usd(cost.current_usd)} now"
-    if cost.baseline_usd is not None:
-        change = cost.change_usd
-        sign = "+" if change > 0 else "−" if change < 0 else "±"
-        line += f" against {_usd(cost.baseline_usd)} in the baseline ({sign}{_usd(abs(change))})"
+    return None if result.cost is None else cost_text(result.cost.as_dict())
+
+
+def cost_text(cost: dict) -> str:
+    """A gate's `cost` (its JSON form) in words: now against the baseline, estimated; or why not priced."""
+    if cost["current_usd"] is None:
+        return f"dollars: not priced: {cost['why_not']}"
+    line = f"tool outputs cost ≈ {dollars(cost['current_usd'])} now"
+    if cost["baseline_usd"] is not None:
+        line += f" against {dollars(cost['baseline_usd'])} in the baseline ({signed(cost['change_usd'])})"
     else:
         line += " (the baseline carries no dollars: write it again to keep them)"
-    line += f"; estimated, {cost.prices}"
-    return line + (f"; {cost.unpriced_calls:,} calls without a price" if cost.unpriced_calls else "")
+    line += f"; estimated, {cost['prices']}"
+    return line + (f"; {cost['unpriced_calls']:,} calls without a price" if cost["unpriced_calls"] else "")
 
 
 def verdict_lines(result: GateResult) -> list[str]:

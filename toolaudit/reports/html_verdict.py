@@ -1,9 +1,10 @@
 """The HTML report's verdict: what a reader needs first, with dollars, or a line saying why there are none.
 
 It starts from the view's headline (`View.headline`) and adds, from the view's JSON document, the lead a
-report without one lacks (scan, a sweep, a comparison) and the dollars: scan's bill and its tool outputs'
-share (`scan -f html` prices with the offline table), a context policy's bill before and after, each advice's
-saving. Replay, compare and ci measure tokens, not a bill: their verdict says so instead of showing dollars.
+report without one lacks (scan, a sweep, a comparison) and the dollars the job computed: scan's bill and its
+tool outputs' share (`scan -f html` prices with the offline table), a context policy's bill before and after,
+a size policy's or a replayed variant's tool-output dollars before and after, each side of a comparison, the
+gated run against its baseline, each advice's saving. Where nothing had a price, one line says why.
 """
 
 from __future__ import annotations
@@ -21,6 +22,13 @@ def dollars(value: float | None) -> str:
     return f"${value:,.2f}" if value >= 0.005 or value == 0 else "under $0.01"
 
 
+def signed(change: float | None) -> str:
+    """A change in dollars with its sign: +$1.20, −$0.40, ±$0.00; n/a for none."""
+    if change is None:
+        return "n/a"
+    return f"{'+' if change > 0 else '−' if change < 0 else '±'}{dollars(abs(change))}"
+
+
 def _pct(part: float, whole: float) -> str:
     return f"{100 * part / whole:.1f}%" if whole else "n/a"
 
@@ -34,8 +42,7 @@ def scan_money(doc: dict) -> str:
     unpriced = sum(t["unpriced_calls"] for t in cost["tools"])
     billed = cost.get("billed_usd")
     if not priced:
-        models = ", ".join(cost.get("unknown_models") or []) or "the recorded models"
-        return f"dollars unknown: no price for {models} (--model NAME names a model the transcripts do not)"
+        return _no_price(cost)
     first = sum(t["first_usd"] for t in priced)
     again = sum(t["resent_usd"] for t in priced)
     line = (f"tool outputs cost ≈ {dollars(first + again)} ({dollars(first)} first sent + {dollars(again)} re-sent; "
@@ -61,7 +68,8 @@ def scan_lead(doc: dict) -> list[str]:
 
 
 def simulate_money(doc: dict) -> str:
-    """A context policy's bill (a sweep: its cheapest value), or why a size policy has no dollars."""
+    """A context policy's bill (a sweep: its cheapest value); a size policy's tool-output dollars before → after
+    (a sweep: its largest saving); or why there are none."""
     sweep = doc.get("sweep") or []
     if doc["meta"].get("sweep") and sweep and "cost_after_usd" in sweep[0]:
         costs = [v for v in sweep if v["cost_after_usd"] is not None and v["cost_before_usd"] is not None]
@@ -71,8 +79,65 @@ def simulate_money(doc: dict) -> str:
         change = best["cost_after_usd"] - best["cost_before_usd"]
         return (f"the cheapest value, {doc['meta']['sweep']}={best['value']}: the bill {dollars(best['cost_before_usd'])} → "
                 f"{dollars(best['cost_after_usd'])} ({'+' if change > 0 else '−'}{dollars(abs(change))})")
-    return ("dollars: not priced: a size policy is measured in tokens (--context POLICY prices the bill under "
-            "the prompt cache)")
+    if sweep and "cost" in sweep[0]:
+        priced = [v for v in sweep if v["cost"]["saved_usd"] is not None]
+        if not priced:
+            return _no_price(sweep[0]["cost"])
+        best = max(priced, key=lambda v: v["cost"]["saved_usd"])
+        return (f"the largest saving, {doc['meta']['sweep']}={best['value']}: "
+                + _output_change(best["cost"], "the caps"))
+    cost = doc.get("cost")
+    if cost is None:
+        return "dollars: not priced: this result carries no tool-output dollars (written by an older toolaudit)"
+    return _output_change(cost, "these caps") if cost["saved_usd"] is not None else _no_price(cost)
+
+
+def _no_price(cost: dict) -> str:
+    if "priced_calls" in cost and not cost["priced_calls"] and not cost["unpriced_calls"]:  # scan's has no counts
+        return "dollars: not priced: no call was sized, so there is nothing to price"
+    models = ", ".join(cost.get("unknown_models") or []) or "the recorded models"
+    return f"dollars unknown: no price for {models} (--model NAME names a model the transcripts do not)"
+
+
+def _output_change(cost: dict, what: str) -> str:
+    """Tool outputs' dollars before → after a change (estimated), and the calls without a price."""
+    saved = cost["saved_usd"]
+    says = f"cost {dollars(-saved)} more" if saved < 0 else f"save {dollars(saved)}"
+    line = (f"tool outputs cost ≈ {dollars(cost['before_usd'])} → {dollars(cost['after_usd'])}: {what} {says} "
+            f"(estimated, {cost['prices']}, over {cost['priced_calls']:,} priced calls")
+    unpriced = cost["unpriced_calls"]
+    return line + (f"; {unpriced:,} calls without a price)" if unpriced else ")")
+
+
+def replay_money(doc: dict) -> str:
+    """The variant's tool-output dollars against the calls' before (the identity replay where checked)."""
+    cost = doc.get("cost")
+    if cost is None:
+        return "dollars: not priced: this result carries no tool-output dollars (written by an older toolaudit)"
+    return _output_change(cost, "the new tools") if cost["saved_usd"] is not None else _no_price(cost)
+
+
+def compare_money(doc: dict) -> str:
+    """Each side's tool-output dollars, in all and per run (median), A → B; or why a side has none."""
+    cost = doc.get("cost")
+    if cost is None:
+        return "dollars: not priced: this result carries no tool-output dollars (written by an older toolaudit)"
+    if cost["why_not"]:
+        return f"dollars: not priced: {cost['why_not']}"
+    run = cost["per_run"]
+    line = (f"tool outputs cost ≈ {dollars(run['a']['median'])} → {dollars(run['b']['median'])} per run (median, "
+            f"{signed(run['change'])}); {dollars(cost['a_usd'])} over A's runs, {dollars(cost['b_usd'])} over B's "
+            f"(estimated, {cost['prices']})")
+    unpriced = cost["a_unpriced_calls"] + cost["b_unpriced_calls"]
+    return line + (f"; {unpriced:,} calls without a price" if unpriced else "")
+
+
+def ci_money(doc: dict) -> str:
+    """The gated run's tool-output dollars against the baseline's."""
+    from .gate_view import cost_text
+
+    cost = doc.get("cost")
+    return cost_text(cost) if cost is not None else "dollars: not priced: this ci result carries no dollars"
 
 
 def simulate_lead(doc: dict) -> list[str]:
@@ -108,11 +173,8 @@ def _unpriced(what: str) -> Callable[[dict], str]:
 LEADS: dict[str, Callable[[dict], list[str]]] = {"scan": scan_lead, "simulate": simulate_lead,
                                                   "compare": compare_lead}
 MONEY: dict[str, Callable[[dict], str]] = {
-    "scan": scan_money, "simulate": simulate_money,
-    "replay": _unpriced("replay measures tool-output tokens, not a bill (simulate --context prices one)"),
-    "compare": _unpriced("compare measures tokens per run, and billed input tokens where runs record usage"),
-    "ci": _unpriced("ci gates tokens against the baseline (scan -f html prices the same transcripts)"),
-    "advise": _unpriced("no recommendation within the risk budget, so nothing to price"),
+    "scan": scan_money, "simulate": simulate_money, "replay": replay_money, "compare": compare_money,
+    "ci": ci_money, "advise": _unpriced("no recommendation within the risk budget, so nothing to price"),
 }
 
 
