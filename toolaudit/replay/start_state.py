@@ -49,6 +49,8 @@ class Start:
     changed: tuple[str, ...] = ()  # paths `git status` listed (relative to where it ran; a folder ends in /)
     # by an unknown program's call (call_key), the files the session's later git status/diff showed it changed
     later: dict[tuple, tuple[str, ...]] = field(default_factory=dict)
+    # the files a `git diff COMMIT` showed: their diff is from that commit's text, not the checked-out one's
+    bases: dict[str, str] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.diffs or self.changed)
@@ -61,6 +63,7 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
 
     touched: set[str] = set()  # recorded paths the session changed before: their diff is partly its own work
     found: dict[str, str] = {}
+    bases: dict[str, str] = {}
     listed: dict[str, None] = {}  # in the order first listed
     events: list[_Shown] = []  # each status and diff, in order: what it showed
     unknown: list[tuple[int, tuple]] = []  # (where, call_key) of each call that ran a program replay cannot read
@@ -81,15 +84,19 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
             listed.update((path, None) for path in paths)
             events.append(_Shown(at, True, {path: None for path in paths}))
             continue
-        named = _diff_paths(command)
-        if named is not None:
+        diffed = _diff_of(command)
+        if diffed is not None:
+            rev, named = diffed
             shown = sections(printed(call.output)) if not call.is_error else {}
             if all(_under(path, named) for path in shown):
                 kept = {path: section for path, section in shown.items()
                         if not path.startswith(AGENT_HOMES) and not any(_same(path, t, cwd) for t in touched)}
                 for path, section in kept.items():
+                    if path not in found and rev:
+                        bases[path] = rev
                     found.setdefault(path, section)
-                events.append(_Shown(at, False, kept))
+                if not rev:  # against another commit, it also shows what commits since then changed
+                    events.append(_Shown(at, False, kept))
             continue
         effect = shell_effects.effect(command, cwd, call.output)
         if shell_effects.EVERYTHING in effect.paths:
@@ -99,7 +106,7 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
         if effect.unknown:
             unknown.append((at, call_key(call)))
         touched.update(p for p in effect.paths if p != shell_effects.CHANGED)
-    return Start(found, tuple(path for path in listed if path not in found), _later(events, unknown))
+    return Start(found, tuple(path for path in listed if path not in found), _later(events, unknown), bases)
 
 
 def printed(output: str) -> str:
@@ -226,20 +233,56 @@ def _relative(recorded: str, cwd: str | None) -> str:
     return recorded[len(top) + 1:] if top and recorded.startswith(top + "/") else ""
 
 
-def _diff_paths(command: str) -> list[str] | None:
-    """The paths a plain `git diff` of the working tree (against the index or HEAD, nothing piped) names ([]: the
-    whole tree); None when `command` is anything else."""
+def _diff_of(command: str) -> tuple[str, list[str]] | None:
+    """What a plain `git diff` of the working tree (nothing piped) compares it with ("": the index or HEAD; else a
+    commit's hex id, `git diff COMMIT [--] [PATH…]`) and the paths it names ([]: the whole tree); None when
+    `command` is anything else (a branch name is not taken: where it pointed then no ref keeps)."""
     words = _git_words(command)
     if not words or words[0] != "diff":
         return None
-    rest = words[1:]
+    rest, rev = words[1:], ""
     if rest[:1] == ["HEAD"]:
         rest = rest[1:]
+    elif rest and _HEX.fullmatch(rest[0]) and (len(rest) == 1 or rest[1] == "--"):
+        rev, rest = rest[0], rest[1:]
     if any(w.startswith("-") and w != "--" for w in rest):  # an option changes what the diff shows
         return None
     if "--" in rest and rest.index("--") > 0:
-        return None  # `git diff REV -- PATH`: against another revision
-    return [w for w in rest if w != "--"]
+        return None  # `git diff REV -- PATH`, REV not a commit id: against another revision
+    return rev, [w for w in rest if w != "--"]
+
+
+_HEX = re.compile(r"[0-9a-f]{7,40}")  # an abbreviated commit id: nothing git could read as an option or a ref
+
+
+def base_text(root, rev: str, rel: str, timeout: float = 30.0) -> str | None | bool:
+    """The text `rel` (relative to the repository's top) had in commit `rev`, read with git in the checked-out
+    folder `root`: None when the commit lacks it (the diff makes it), False when it cannot be used (`rev` is no
+    ancestor of the checked-out commit, whose history a session's own later commits could not have rewritten,
+    or git fails)."""
+    from .sandbox import run
+
+    env = {"GIT_TERMINAL_PROMPT": "0"}
+    try:
+        ancestor = run(["git", "merge-base", "--is-ancestor", rev, "HEAD"], cwd=root, timeout=timeout, env=env)
+        if ancestor.exit_code != 0 or ancestor.timed_out:
+            return False
+        kind = run(["git", "cat-file", "-t", f"{rev}:{rel}"], cwd=root, timeout=timeout, env=env)
+        if kind.exit_code != 0:
+            return None
+        shown = run(["git", "cat-file", "blob", f"{rev}:{rel}"], cwd=root, timeout=timeout, env=env,
+                    max_output_bytes=_MAX_BASE)
+    except OSError:
+        return False
+    if shown.exit_code != 0 or shown.timed_out or shown.capped:
+        return False
+    try:
+        return bytes(shown.stdout).decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+
+
+_MAX_BASE = 16 * 1024 * 1024  # a file past this is no source text a diff was read against
 
 
 def _under(path: str, named: list[str]) -> bool:
@@ -294,6 +337,10 @@ def apply(section: str, before: str | None) -> str | None:
         return None
     if before is None and "\nnew file mode" not in section:
         return None
+    if _REDACTED in section:
+        parsed = _unredacted(parsed, (before or "").splitlines())
+        if parsed is None:
+            return None
     try:
         lines = whatthepatch.apply_diff(parsed, before or "")
     except Exception:  # whatthepatch's HunkApplyException, or a malformed hunk: the base is another text
@@ -301,6 +348,29 @@ def apply(section: str, before: str | None) -> str | None:
     newline = "\r\n" if before and "\r\n" in before else "\n"  # the file's own line endings
     ends = _ends_with_newline(section, before)
     return newline.join(lines) + (newline if ends and lines else "")
+
+
+# what Entire writes in place of a string its secret scan flags (high-entropy: a go.sum hash, a token) in every
+# transcript it stores, tool outputs included
+_REDACTED = "REDACTED"
+
+
+def _unredacted(parsed, base: list[str]):
+    """The parsed diff with each context or removed line that Entire redacted taken from the base when the base's
+    line matches it (REDACTED standing for any text); None when one does not, or an added line is redacted (the
+    text it stands for is nowhere to read)."""
+    changes = []
+    for change in parsed.changes:
+        if change.line is None or _REDACTED not in change.line:
+            changes.append(change)
+            continue
+        if change.old is None or change.old > len(base):
+            return None
+        pattern = ".+?".join(re.escape(part) for part in change.line.split(_REDACTED))
+        if re.fullmatch(pattern, base[change.old - 1]) is None:
+            return None
+        changes.append(change._replace(line=base[change.old - 1]))
+    return parsed._replace(changes=changes)
 
 
 def _ends_with_newline(section: str, before: str | None) -> bool:

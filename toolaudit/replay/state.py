@@ -161,7 +161,7 @@ class SessionState:
     def prime(self, start) -> int:
         """Put into the start state the uncommitted work the session's own `git diff` showed, and make uncertain
         the other files its `git status` listed (replay.start_state.Start); returns how many files took a diff."""
-        from .start_state import apply
+        from .start_state import apply, base_text
 
         self.later = dict(start.later)
         for path in start.changed:
@@ -179,7 +179,8 @@ class SessionState:
                 continue
             if target.is_dir() or self._key(target) in self.changed:  # an earlier session's work: applied already
                 continue
-            after = apply(section, _read(target))
+            before = base_text(self.root, start.bases[rel], rel) if rel in start.bases else _read(target)
+            after = apply(section, before) if before is not False else None
             if after is None:
                 self.uncertain.setdefault(self._key(target), "the session's own `git diff` showed work no commit "
                                                              "holds, which does not apply here")
