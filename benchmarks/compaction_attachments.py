@@ -11,9 +11,10 @@ agents; and what the SessionStart hooks print for "compact". From the transcript
 has a known text (an edit is applied to it); a file read in parts has none (left out: it was read in parts
 because it is large); the todo list is the last TodoWrite's; the plan the last ExitPlanMode's or plan-file
 write; a skill's text the meta message after its Skill call. Hook outputs and background agents are not in
-the transcript. Each row: what is left of the recorded first input after the fixed prefix (the session's first
-request, at most 45,000), the recorded summary and the re-attachments, under the preset's files and under
-this rebuild; then the spread of both.
+the transcript. Each row: what is left of the recorded first input after the fixed prefix (the preset's: the
+session's first request, or a fresh context's size where that holds a continued session's history), the
+recorded summary and the re-attachments, under the preset's files and under this rebuild; then the spread of
+both.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 import compaction_fit  # noqa: E402
-from toolaudit.simulate.context.compact import FIXED_MAX  # noqa: E402
 from toolaudit.tokenizers import get_tokenizer  # noqa: E402
 
 FILES, FILE_TOKENS, BUDGET = 5, 5_000, 50_000  # cli.js 2.1.39: Ys4, smY, amY
@@ -118,7 +118,7 @@ def main(argv: list[str]) -> None:
         if name not in cache:
             cache[name] = attachments(files[name], count)
         a = cache[name][c.where]
-        fixed = min(c.first_input, FIXED_MAX)
+        fixed = c.fixed  # the preset's: a continued context's is a fresh one's size
         was = c.after - fixed - c.summary - c.policy.reattached(c.reads)
         now = c.after - fixed - c.summary - sum(a.values())
         preset.append(was)

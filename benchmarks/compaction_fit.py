@@ -37,7 +37,7 @@ from toolaudit.collectors.codex import CodexCollector  # noqa: E402
 from toolaudit.model import MAIN_AGENT, ToolCall, Usage  # noqa: E402
 from toolaudit.simulate import context  # noqa: E402
 from toolaudit.simulate.context import timeline  # noqa: E402
-from toolaudit.simulate.context.compact import FIXED_MAX, READ_TOOLS  # noqa: E402
+from toolaudit.simulate.context.compact import FIXED_MAX, READ_TOOLS, prefix_of  # noqa: E402
 from toolaudit.tokenizers import get_tokenizer  # noqa: E402
 
 DEFAULT = [HERE.parent.parent / "shared" / "corpus" / "claude-code", HERE.parent.parent / "shared" / "corpus" / "codex"]
@@ -88,7 +88,12 @@ class Compaction:
 
     def predicted_after(self) -> int:
         """The preset's input of the first request after the compaction."""
-        return self.policy.rebuilt(min(self.first_input, FIXED_MAX), self.reads)
+        return self.policy.rebuilt(self.fixed, self.reads)
+
+    @property
+    def fixed(self) -> int:
+        """The preset's fixed prefix: the first request's input, or a fresh context's where it holds history."""
+        return prefix_of(self.first_input, self.policy.continued)
 
     def before_after(self, old_fixed: int) -> int:
         """The model before issue 30: the fixed prefix it took and a 3,000-token summary."""
@@ -307,11 +312,11 @@ def collect(paths: list[Path]) -> list[tuple[Compaction, int]]:
     return unique
 
 
-def _best_extra(fit: list[Compaction], summary: float) -> int:
+def _best_extra(fit: list[Compaction], summary: float, continued: int) -> int:
     """The `extra` (in steps of 500) that puts the most of `fit` within ±15% of the record (ties: the smallest)."""
     def within(extra: int) -> int:
-        return sum(abs(c.policy.rebuilt(min(c.first_input, FIXED_MAX), c.reads) - c.policy.summary - c.policy.extra
-                       + summary + extra - c.after) <= 0.15 * c.after for c in fit)
+        return sum(abs(c.policy.rebuilt(prefix_of(c.first_input, continued), c.reads) - c.policy.summary
+                       - c.policy.extra + summary + extra - c.after) <= 0.15 * c.after for c in fit)
     return max(range(0, 20_001, 500), key=lambda e: (within(e), -e))
 
 
@@ -376,11 +381,14 @@ def main(argv: list[str]) -> None:
         if agent == "claude-code" and fit:
             summary = statistics.median(c.summary for c in fit)
             policy = fit[0].policy
-            extra = _best_extra(fit, round(summary, -2))
-            print(f"{agent} fitted on the even half: summary {summary:,.0f}, extra {extra:,.0f} tokens "
-                  f"(presets: {policy.summary:,}, {policy.extra:,})")
+            # a context whose first request holds a continued session's history: a fresh context's prefix
+            continued = statistics.median(c.first_input for c in fit if c.first_input <= FIXED_MAX)
+            extra = _best_extra(fit, round(summary, -2), round(continued, -2))
+            print(f"{agent} fitted on the even half: summary {summary:,.0f}, extra {extra:,.0f} tokens, a continued "
+                  f"context's fixed prefix {continued:,.0f} (the median first input of the fresh ones) (presets: "
+                  f"{policy.summary:,}, {policy.extra:,}, {policy.continued:,})")
         if agent == "codex" and fit:
-            kept = statistics.median(c.after - min(c.first_input, FIXED_MAX) for c in fit)
+            kept = statistics.median(c.after - c.fixed for c in fit)
             auto = [c for k, c, *_ in mine if c.trigger != "manual"]
             for label, part in (("all", auto), ("fitted (even #)", [c for k, c, *_ in mine if k % 2 == 0 and
                                                                     c.trigger != "manual"]),

@@ -95,6 +95,19 @@ def test_the_fixed_prefix_is_the_first_request_and_the_cache_keeps_what_the_agen
     assert cached_prefix(timeline, 30_000) == 18_000  # read right after the recorded shrink
     assert cached_prefix(build(usage[:2], []), 30_000) == 12_000  # else the first request's read
     assert fixed_prefix(build([_usage(0, 90_000, 0)], [])) == 45_000  # a resumed history: capped
+    assert fixed_prefix(build([_usage(0, 90_000, 0)], []), continued=42_400) == 42_400  # or a fresh one's size
+
+
+def test_a_continued_context_keeps_a_fresh_contexts_prefix():
+    # Claude Code 2.1.7 compacted a context whose first request (68,242 tokens) held the history of the session it
+    # continued: what the compaction kept of it is a fresh context's prefix (the preset's `continued`, the median
+    # first input of the fresh contexts fitted on), not the history capped at 45,000 (+20.1% then)
+    (compaction, _), = _bench().collect([FIXTURES / "claude-code-2.1.7-continued.jsonl"])
+    assert (compaction.first_input, compaction.fired, compaction.after) == (68_242, 155_017, 45_932)
+    assert compaction.policy.continued == context.parse("claude-code").continued == 42_400
+    assert compaction.fixed == 42_400
+    assert abs(compaction.predicted_after() - 45_932) / 45_932 <= 0.15
+    assert abs(compaction.predicted_fire() - 155_017) <= 5_000
 
 
 def test_a_compaction_the_session_made_a_request_later_is_the_same_one():

@@ -179,7 +179,8 @@ def test_specs_parse():
         80000, 2, 0, ("Read", "Grep"), True)
     assert context.sweep_of("mask.keep=1:3") == ("mask", "keep", [1, 2, 3])
     assert context.sweep_of("max_chars=1,2") is None
-    assert context.parse("claude-code") == Compact(167000, 2700, 5, 5000, 50000, 4000) and context.parse("anthropic-clear") == Clear(100000, 3)
+    assert context.parse("claude-code") == Compact(167000, 2700, 5, 5000, 50000, 4000, continued=42400)
+    assert context.parse("anthropic-clear") == Clear(100000, 3)
     for policy in (Mask(), Clear(50000, 2, 20000, ("Read", "Bash"), True), Compact(at=90000, summary=500)):
         assert context.parse(context.spec_of(policy)) == policy  # spec_of is parse's inverse
     assert context.spec_of(Compact(at=100000)) == "compact:at=100000"  # defaults left unsaid, the trigger said

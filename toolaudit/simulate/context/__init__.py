@@ -19,8 +19,9 @@ from .mask import Mask
 
 POLICIES = {"mask": Mask, "clear": Clear, "compact": Compact}
 # what Claude Code writes after compacting, fitted on 77 recorded compactions (benchmarks/compaction_fit.py): a
-# summary, its 5 last files read (each up to 5,000 tokens, 50,000 together: cli.js) and todos, plan and hooks
-_CLAUDE_CODE = "summary=2700,files=5,file_tokens=5000,files_budget=50000,extra=4000"
+# summary, its 5 last files read (each up to 5,000 tokens, 50,000 together: cli.js) and todos, plan and hooks;
+# after the fixed prefix, a fresh context's size where the first request holds a continued session's history
+_CLAUDE_CODE = "summary=2700,files=5,file_tokens=5000,files_budget=50000,extra=4000,continued=42400"
 # each agent's real default, by name (docs/advise.md has the sources): what it would do were it the policy
 PRESETS = {
     # auto-compact: 200k window − min(max output, 20k) − 13k (2.1.21 on); the count includes the newest turn

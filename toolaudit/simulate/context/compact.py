@@ -17,7 +17,8 @@ What each agent writes, from its code and fitted on the compactions recorded in 
   them (Usage.turn_start). Its limit is 90% of the model's window (`window`), the window the rollout names.
 
 The summary is asked for by one more request, which reads the context so far from the cache and writes
-`summary` output tokens. The fixed prefix is the context's first request (`fixed_prefix`); what stays in the
+`summary` output tokens. The fixed prefix is the context's first request (`fixed_prefix`; where that holds the
+history of a session continued from an earlier transcript, the size of a fresh one: `continued`); what stays in the
 cache after the compaction is what a request right after a compaction the session recorded read, else the
 first request's read (`cached_prefix`). A compaction the session itself recorded (its input shrank) starts
 the count again.
@@ -36,11 +37,17 @@ FIXED_MAX = 45_000  # a first request larger than this is a resumed context's hi
 READ_TOOLS = ("Read",)  # the tools whose outputs Claude Code re-attaches as files
 
 
-def fixed_prefix(timeline: Timeline) -> int:
+def fixed_prefix(timeline: Timeline, continued: int = 0) -> int:
     """What a compaction keeps before the summary (system prompt, tools, the agent's instructions): the
-    context's first request's input, at most FIXED_MAX (a resumed context starts with its history)."""
+    context's first request's input; one over FIXED_MAX continues a session, its history in it: `continued`
+    then (a fresh context's size, fitted), else FIXED_MAX."""
     known = [u for u in timeline.requests if u is not None]
-    return min(known[0].input_total, FIXED_MAX) if known else 0
+    return prefix_of(known[0].input_total if known else 0, continued)
+
+
+def prefix_of(first: int, continued: int = 0) -> int:
+    """The fixed prefix of a context whose first request's input was `first` (fixed_prefix)."""
+    return first if first <= FIXED_MAX else continued or FIXED_MAX
 
 
 def cached_prefix(timeline: Timeline, fixed: int) -> int:
@@ -55,7 +62,7 @@ def cached_prefix(timeline: Timeline, fixed: int) -> int:
 
 @dataclass(frozen=True)
 class Compact:
-    """compact:at=T[,summary=S][,files=N,file_tokens=F,files_budget=B][,extra=E][,reasoning=P][,window=P]"""
+    """compact:at=T[,summary=S][,files=N,file_tokens=F,files_budget=B][,extra=E,continued=C][,reasoning=P,window=P]"""
 
     at: int = 160_000
     summary: int = SUMMARY
@@ -64,6 +71,7 @@ class Compact:
     files_budget: int = 50_000  # the re-attached files together, at most
     extra: int = 0  # what else the agent re-attaches (todos, plan, skills, hooks)
     reasoning: int = 0  # percent of the earlier turns' reasoning tokens (since the last compaction) counted too (Codex)
+    continued: int = 0  # the fixed prefix of a context whose first request holds earlier history (0: FIXED_MAX)
     window: int = 0  # percent of the model's context window, where the recording names it, instead of `at` (Codex)
     name = "compact"
 
@@ -89,7 +97,7 @@ class Compact:
         """Request by request: compact before any request whose input (and, with `reasoning`, the earlier turns'
         reasoning since the last compaction) would pass `at`."""
         outputs, n = timeline.outputs, len(base)
-        fixed = fixed_prefix(timeline)
+        fixed = fixed_prefix(timeline, self.continued)
         cached = cached_prefix(timeline, fixed)
         totals, cut_at, summaries = [0] * n, [None] * n, []
         removed: list[int | None] = [None] * len(outputs)
