@@ -170,6 +170,8 @@ def main() -> int:
     ap.add_argument("--per-repo", type=int, default=12,
                     help="sessions per repository and agent version (those with the most read-only calls first)")
     ap.add_argument("--examples", type=int, default=0, help="list up to N calls per version outside ±1%%")
+    ap.add_argument("--no-chain", dest="chain", action="store_false",
+                    help="replay each Claude Code session without the sessions that ran before it behind one commit")
     ap.add_argument("--json", type=Path, help="also write every session's figures here")
     args = ap.parse_args()
     repos = [r for r in REPOSITORIES if (not args.repo or r.name in args.repo)
@@ -192,10 +194,13 @@ def main() -> int:
                 missing.append(repo.name)
                 continue
             picked: dict[str, list] = defaultdict(list)
+            by_made: dict[str, list] = defaultdict(list)  # the Claude Code sessions behind one commit
             for session in sessions(clone, repo.name, Path(tmp)):
                 if any(part in session.name for part in repo.leave_out) or args.agent not in (None, session.agent):
                     continue
                 picked[bucket(session.agent, session.version)].append(session)
+                if session.agent == "claude-code":
+                    by_made[session.made].append(session)
             chosen = [s for group in picked.values()
                       for s in sorted(group, key=lambda s: -s.calls)[: args.per_repo] if s.calls]
             # a Codex session resumed or forked repeats the calls of the one it continues in a rollout of its own:
@@ -211,8 +216,12 @@ def main() -> int:
                                   calls=sum(s.calls for s in together))
                 with captured_calls() as files:
                     try:
+                        # the other sessions behind the commit it led to (Entire's checkpoint): those that ran before
+                        # it in its folder left their work there (replay.chain), read for that alone
+                        earlier = [str(s.file) for s in by_made.get(together[0].made, ()) if s not in together]
                         result = toolaudit.replay([str(s.file) for s in together], workspace=str(clone),
-                                                  identity=True, commit=commit, at_session_start=True)
+                                                  identity=True, commit=commit, at_session_start=True,
+                                                  earlier=earlier if args.chain else [])
                     except Exception as exc:  # a refusal is a figure too: the session replays nothing
                         print(f"{repo.name} {session.name}: {type(exc).__name__}: {exc}", file=sys.stderr)
                         rows.append({"repo": repo.name, "session": session.name, "agent": session.agent,

@@ -275,3 +275,20 @@ def test_uv_run_and_npx_run_what_they_name():
     assert effect("uv run pytest -q").paths == ()
     assert effect("pnpm exec prettier --write .").paths == (CHANGED,)
     assert effect("pnpm run format").paths == (CHANGED,)  # a task, not a program: the task's name says
+
+
+# entireio/git-sync's and ShamsiievDmytro/entire-bmad's Claude Code sessions (Entire checkpoints): a stash, a check on
+# the committed tree, and its pop in one command line leave the files as they were
+@pytest.mark.parametrize(("command", "printed", "everything"), [
+    ("git stash && npm run lint 2>&1; git stash pop", "error  'x' is unused\nDropped refs/stash@{0}", False),
+    ("git stash push internal/planner/planner.go && go test ./internal/planner/ -v 2>&1 | tail -20; git stash pop",
+     "ok\nOn branch main\nDropped refs/stash@{0} (5f3c2a)", False),
+    ("cd /w/gs && git stash && cd e2e && go build ./... 2>&1; cd /w/gs && git stash pop", "", False),
+    # nothing was stashed: the pop applied an older stash
+    ("git stash && go test ./...; git stash pop", "No local changes to save\nok", True),
+    ("git stash && go test ./...; git stash pop", "CONFLICT (content): Merge conflict in a.go", True),
+    ("git stash push -m wip", "Saved working directory", True),  # popped later, in another call: not undone here
+    ("git stash pop && git stash", "", True),  # a pop before the stash is not a pair
+])
+def test_a_stash_popped_in_the_same_command_line_changes_nothing(command, printed, everything):
+    assert (EVERYTHING in effect(command, "/w/gs", printed).paths) is everything

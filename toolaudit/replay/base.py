@@ -113,6 +113,8 @@ class Base:
     commit: str | None = None
     at_session_start: bool = False
     no_checkout: bool = False
+    # transcripts of sessions that ran before, read only for the state they left in their folder (replay.chain)
+    earlier: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -4,13 +4,19 @@ A session's recorded commit is HEAD when it began, not the files: work an earlie
 was still there. So before a session is replayed, the edits (and the uncertainty of the shell commands) of
 every earlier session recorded in the same folder on the same commit are applied to its state, oldest first
 (replay.state's `record`, as for its own calls). A session whose commit is not recorded (Claude Code's: the
-start is found from the history, --at-session-start) is not chained. `read` is a first pass over the files
-given; it keeps only the calls that change the state, with at most CUT characters of each output.
+start is found from the history, --at-session-start) is chained onto the earlier sessions recorded in its folder
+that began after the commit it is replayed on was written, on whichever branch (uncommitted work stays in the
+folder when a session switches branch, as `git checkout -b` does): those started from that commit too
+(Entire's checkpoints hold such runs: one commit, the sessions that led to it one after another in one
+folder). `read` is a first pass over the files given (and the `earlier` ones: read for this
+alone); it keeps only the calls that change the state, with at most CUT characters of each output.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
 
 from ..collectors import discover
@@ -33,16 +39,63 @@ class Earlier:
 
     by_place: dict[tuple[str, str], dict[str, _Session]] = field(default_factory=dict)
 
-    def before(self, info: SessionInfo | None, first_ts: str | None) -> list[ToolCall]:
+    def before(self, info: SessionInfo | None, first_ts: str | None, since: float | None = None) -> list[ToolCall]:
         """The calls of the sessions recorded in `info`'s folder on its commit that began before `first_ts`,
-        oldest session first, each in the order it made them."""
-        if info is None or not info.cwd or not info.commit or not first_ts:
+        oldest session first, each in the order it made them. A session that recorded no commit: those that
+        recorded none either, in its folder, that began at or after `since` (the epoch the commit it is replayed
+        on was written; None: any)."""
+        if info is None or not info.cwd or not first_ts:
             return []
-        sessions = self.by_place.get((info.cwd, info.commit), {})
-        earlier = sorted((s for sid, s in sessions.items() if sid != info.session and s.first < first_ts),
+        sessions = self.by_place.get((info.cwd, info.commit or ""), {})
+        earlier = sorted((s for sid, s in sessions.items() if sid != info.session and s.first < first_ts
+                          and (info.commit or _began(s, since))),
                          key=lambda s: s.first)
         # a session still running when this one began: only what it had done by then (no call time: kept)
         return [call for s in earlier for call in s.calls if not call.ts or call.ts < first_ts]
+
+
+def apply(state, calls: list[ToolCall]) -> None:
+    """Take the earlier sessions' calls into a session's state (replay.state.SessionState), in order: their edits
+    and shell commands as its own, and a whole-file Read (Claude Code's listing) as the file's text then, when the
+    state holds another (an edit made outside the transcripts between them)."""
+    for call in calls:
+        args = _listing(call)
+        if args is None:
+            state.record(call)
+            continue
+        from .agents.claude_code.read import whole_text
+
+        target = state.local(args["file_path"])
+        try:
+            now = target.read_text(encoding="utf-8").replace("\r\n", "\n") if target is not None else None
+        except (OSError, UnicodeDecodeError):
+            now = None
+        if now != whole_text(call.output, args):
+            state.learn(call, args)
+
+
+def _listing(call: ToolCall) -> dict | None:
+    """A Claude Code Read of a whole file (its recorded arguments), or None."""
+    if call.collector != "claude-code" or call.tool != "Read" or call.is_error:
+        return None
+    from .agents.claude_code.read import whole_text
+
+    try:
+        args = json.loads(call.args)
+    except ValueError:
+        return None
+    ok = isinstance(args, dict) and isinstance(args.get("file_path"), str)
+    return args if ok and whole_text(call.output, args) is not None else None
+
+
+def _began(session: _Session, since: float | None) -> bool:
+    """Whether the session began at or after `since` (an epoch; None: whenever)."""
+    if since is None:
+        return True
+    try:
+        return datetime.fromisoformat(session.first.replace("Z", "+00:00")).timestamp() >= since
+    except ValueError:
+        return False
 
 
 def read(files: list[Path], forced: str | None = None) -> Earlier:
@@ -65,11 +118,13 @@ def read(files: list[Path], forced: str | None = None) -> Earlier:
                         firsts[record.session] = record.ts
                     if is_mutating(record) or is_patch_call(record) or record.tool in SHELL_TOOLS:
                         calls.setdefault(record.session, []).append(replace(record, output=record.output[:CUT]))
+                    elif _listing(record) is not None:  # kept whole: what the file held then
+                        calls.setdefault(record.session, []).append(record)
         except (OSError, ValueError):
             continue
         for sid, info in infos.items():
-            if info.cwd and info.commit and sid in firsts:
-                place = found.by_place.setdefault((info.cwd, info.commit), {})
+            if info.cwd and sid in firsts:
+                place = found.by_place.setdefault((info.cwd, info.commit or ""), {})
                 kept = sorted(calls.get(sid, []), key=lambda c: (c.call_index, c.line))
                 place[sid] = _Session(firsts[sid], kept)
     return found

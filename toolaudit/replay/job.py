@@ -37,7 +37,8 @@ def replay_options(spec: dict[str, Any], *, read: InputOptions | None = None, ex
     before = spec.get("before") or "identity"
     if before not in ("identity", "recorded"):
         raise UsageError(f"before={before!r}: identity or recorded", slug="before")
-    base = Base(spec.get("commit") or None, spec.get("at_session_start") is True, spec.get("no_checkout") is True)
+    base = Base(spec.get("commit") or None, spec.get("at_session_start") is True, spec.get("no_checkout") is True,
+                tuple(str(p) for p in spec.get("earlier") or ()))
     if base.no_checkout and (base.commit or base.at_session_start):
         raise UsageError("--no-checkout starts from the folder as it is: it takes no --commit or --at-session-start",
                          slug="base")
@@ -58,7 +59,7 @@ def replay_options(spec: dict[str, Any], *, read: InputOptions | None = None, ex
 
 
 SPEC_KEYS = {"workspace", "tools", "translate", "tool_names", "path_map", "timeout", "max_output_bytes", "env",
-             "identity", "before", "keep_drifted", "commit", "at_session_start", "no_checkout", "diff"}
+             "identity", "before", "keep_drifted", "commit", "at_session_start", "no_checkout", "diff", "earlier"}
 
 
 def _path_pair(text: str) -> tuple[str, str]:

@@ -161,7 +161,7 @@ class Runner(CallRunner):
 
     def _replay_sessions(self, calls: list[ToolCall], infos: dict[str, SessionInfo],
                          notes: list[str]) -> Iterator[Replayed]:
-        from . import start_state
+        from . import chain, start_state
         from . import workspace as ws
         from .state import SessionState
 
@@ -189,7 +189,11 @@ class Runner(CallRunner):
                 root, note, writable, checked_out = stack.enter_context(ws.session_base(
                     self.options.sandbox.workspace, self.options.base, info.commit if info else None, first_ts,
                     scratch, branch=info.branch if info else None, cwd=info.cwd if info else None))
-                if not _same_commit(checked_out, info.commit if info else None):
+                if info is not None and not info.commit and earlier and checked_out:
+                    # no commit recorded: the earlier sessions that began after the one it is replayed on was written
+                    earlier = self.earlier.before(info, first_ts, ws.authored(self.options.sandbox.workspace,
+                                                                              checked_out) or float("inf"))
+                elif not _same_commit(checked_out, info.commit if info else None):
                     earlier = []  # their edits were made on their commit: on another tree they would be made twice
                 if note:
                     notes.append(f"session {session}: {note}")
@@ -199,8 +203,7 @@ class Runner(CallRunner):
                                 for p in planned)
                     continue
                 state = SessionState(root, info.cwd if info else None, self.options.path_map, writable)
-                for call in earlier:
-                    state.record(call)
+                chain.apply(state, earlier)  # their edits, commands and whole-file Reads, in order
                 # until the main thread's first call: its first model (a subagent may run before it is logged)
                 state.main_model = next((c.model for c in group if c.agent == MAIN_AGENT and c.model), None)
                 if earlier:
@@ -249,7 +252,8 @@ def replay_files(files: list[Path], runner: Runner, sink, *, forced: str | None 
     if not runner.options.base.no_checkout:
         from .chain import read
 
-        runner.earlier = read(files, forced)  # a first pass: which sessions ran before which, on one commit
+        # a first pass: which sessions ran before which, on one commit (and those given only for that)
+        runner.earlier = read([*files, *(Path(p) for p in runner.options.base.earlier)], forced)
     for path in files:
         done = runner.replay_file(path, forced)
         if strict:

@@ -47,7 +47,11 @@ def effect(command: str, cwd: str | None = None, printed: str = "") -> Effect:
     unknowns: list[str] = []
     outside = False  # after `cd` out of the working folder: what follows writes elsewhere
     here = ""  # the folder a `cd` moved to, relative to the working folder: a relative path written is under it
-    for text, written in split(command):
+    parts = list(split(command))
+    undone = _stash_undone(parts, printed)
+    for at, (text, written) in enumerate(parts):
+        if at in undone:
+            continue
         where = cd(text, cwd)
         if where is not None:
             outside = outside if where == "down" else where  # a relative cd stays on whichever side it was
@@ -78,6 +82,35 @@ def effect(command: str, cwd: str | None = None, printed: str = "") -> Effect:
     # a formatter's reason says more than another's, and a program's own more than "names"
     whys = [e.why for e in found if CHANGED in e.paths] + [e.why for e in found if e.why]
     return Effect(tuple(targets), whys[0] if whys else "names the files it writes", tuple(unknowns))
+
+
+# git's own words when a stash saved nothing or its pop did not apply (not a program's "error:" in between)
+_STASH_FAILED = ("No local changes to save", "CONFLICT (", "The stash entry is kept", "Could not restore untracked",
+                 "would be overwritten by merge", "fatal: ")
+
+
+def _stash_undone(parts: list[tuple[str, list[str]]], printed: str) -> set[int]:
+    """The parts of `git stash [push …]` and the `git stash pop` after it in one command line (`git stash && go
+    test ./…; git stash pop`): the tree ends as it began. Not when the recorded output shows the stash saved
+    nothing (the pop then applied an older one) or the pop failed."""
+    if any(mark in printed for mark in _STASH_FAILED):
+        return set()
+    out: set[int] = set()
+    pushed = None
+    for at, (text, _) in enumerate(parts):
+        try:
+            words = shlex.split(text)
+        except ValueError:
+            return set()
+        if words[:2] != ["git", "stash"]:
+            continue
+        rest = words[2:]
+        if pushed is None and (not rest or rest[0] == "push" or rest[0].startswith("-")):
+            pushed = at
+        elif pushed is not None and rest in (["pop"], ["pop", "stash@{0}"]):
+            out.update((pushed, at))
+            pushed = None
+    return out
 
 
 def part(text: str, printed: str = "") -> Effect | None:

@@ -124,6 +124,19 @@ def _before(workspace: Path, first_ts: str | None, tip: str, timeout: float) -> 
     return None, f"--at-session-start: no commit of {tip} before {first_ts}"
 
 
+def authored(workspace: Path, commit: str, timeout: float = GIT_TIMEOUT) -> float | None:
+    """When `commit` was written (its author date, as --at-session-start reads it), or None."""
+    if commit.startswith("-"):
+        return None
+    try:
+        done = run(["git", "log", "-1", "--format=%at", commit, "--"], cwd=Path(workspace), timeout=timeout,
+                   env=_GIT_ENV)
+    except OSError:
+        return None
+    text = done.stdout.decode("ascii", "replace").strip()
+    return float(text) if done.exit_code == 0 and text.isdigit() else None
+
+
 def _branch_ref(workspace: Path, branch: str | None, timeout: float) -> str | None:
     """The ref of the recorded branch in the workspace (a local branch, else a remote's), or None."""
     if not branch or branch.startswith("-") or branch == "HEAD":
