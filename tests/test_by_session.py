@@ -68,6 +68,30 @@ def test_the_terminal_table_at_80_columns_shows_short_ids_projects_and_whole_num
     assert UUID in piped and "kanban" in piped and "claude-code" in piped
 
 
+def test_unpriced_requests_are_counted_in_a_note_and_the_agent_column_stays_at_80_columns(tmp_path):
+    from test_billing import _session
+
+    mystery = _session(tmp_path, model="mystery-1")  # three billed requests of a model the price table lacks
+    result = toolaudit.scan([SAMPLES, mystery], by="session", cost=True, jobs=1)
+    lines = TableReport().render(result, width=80).splitlines()
+    assert all(len(line) <= 80 for line in lines), [line for line in lines if len(line) > 80]
+    head = next(line for line in lines if line.split()[:2] == ["session", "project"])
+    assert "agent" in head.split() and "billed" in head.split()  # a 19-wide "$0.84 (+3 unpriced)" dropped the agent
+    total = next(line for line in lines if line.startswith("TOTAL"))
+    assert total.rstrip().endswith("$0.84*") and "unpriced" not in total
+    assert "(*: 3 requests without a price left out)" in " ".join(" ".join(lines).split())
+    usage = json.loads(result.to_json())["usage"]  # the JSON keeps its numbers
+    assert usage["unpriced_requests"] == 3 and usage["cost_usd"] == pytest.approx(0.84, abs=0.005)
+
+
+@pytest.mark.slow
+def test_the_real_sessions_keep_their_agent_column_at_80_columns(corpus):
+    result = toolaudit.scan([corpus], by="session", cost=True, jobs=1)
+    lines = TableReport().render(result, width=80).splitlines()
+    head = next(line for line in lines if line.split()[:2] == ["session", "project"])
+    assert "agent" in head.split() and all(len(line) <= 80 for line in lines)
+
+
 def test_short_ids_are_a_uuids_head_and_any_other_id_whole():
     assert short_id(UUID) == "c3d2e1f0"
     assert short_id("8c2f4e1a9b7d4c3e8f6a2b1c0d9e7f53") == "8c2f4e1a"

@@ -41,12 +41,13 @@ COMMANDS = [
 ]
 
 
-def _screen(tmp_path: Path, width: int, args: list[str]) -> list[str]:
-    """The lines `toolaudit ARGS` left on a terminal `width` wide, each line the terminal wrapped joined back."""
+def _screen(tmp_path: Path, width: int, args: list[str], extra: dict[str, str] | None = None) -> list[str]:
+    """The lines `toolaudit ARGS` left on a terminal `width` wide, each line the terminal wrapped joined back
+    (`extra`: more environment, NO_COLOR=1 for the plain table)."""
     socket, done = tmp_path / f"tmux-{width}.sock", tmp_path / f"done-{width}"
     done.unlink(missing_ok=True)
     env = {"TOOLAUDIT_CACHE_DIR": str(tmp_path / "cache"), "TERM": "xterm-256color", "PATH": os.environ.get("PATH", ""),
-           "HOME": str(tmp_path)}
+           "HOME": str(tmp_path), **(extra or {})}
     exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
     command = (f"env {exports} {shlex.quote(sys.executable)} -m toolaudit {' '.join(map(shlex.quote, args))} -q; "
                f"touch {shlex.quote(str(done))}; sleep 600")
@@ -91,3 +92,18 @@ def test_by_session_names_each_session_whole_on_a_real_terminal(tmp_path):
     assert kanban.split()[:3] == ["c3d2e1f0", "kanban", "claude-code"] and "24,866" in kanban and "$" in kanban
     assert not any("…" in line.split()[0] for line in lines if line.strip() and line.lstrip()[:1].isalnum()
                    and "-" in line.split()[0])  # no id has lost its middle
+
+
+@pytest.mark.slow
+def test_the_real_sessions_billed_total_leaves_room_for_the_agent_at_80_columns(tmp_path):
+    # a total "$9.60 (+7 unpriced)" was 19 wide and pushed the agent column out: the count is a note now (the plain
+    # table, as NO_COLOR=1 prints it: the coloured one pads each cell, and needs 82 columns for the agent here)
+    corpus = ROOT.parent / "shared" / "corpus"
+    if not corpus.is_dir():
+        pytest.skip(f"real corpus not found at {corpus} (../shared/corpus beside the repo)")
+    lines = [line for line in _screen(tmp_path, 80, ["scan", str(corpus), "--by", "session", "--cost"],
+                                      {"NO_COLOR": "1"}) if line.strip()]
+    head = next(line for line in lines if line.split()[:2] == ["session", "project"])
+    assert "agent" in head.split() and not [line for line in lines if len(line) > 80]
+    total = next(line for line in lines if line.startswith("TOTAL"))
+    assert "unpriced" not in total and "requests without a price left out" in " ".join(" ".join(lines).split())

@@ -144,10 +144,11 @@ def _share(result: ScanResult) -> float | None:
 
 
 def _billed(sums) -> str:
-    """Billed dollars of a group's requests (scan.billing.Billing), with how many had no price; blank for none."""
+    """Billed dollars of a group's requests (scan.billing.Billing), `*` when some had no price (the note under the
+    table counts them: a count in the cell widened the column past 80); blank for none."""
     if sums is None:
         return ""
-    return _usd(sums.cost) + (f" (+{sums.unpriced_requests} unpriced)" if sums.unpriced_requests else "")
+    return _usd(sums.cost) + ("*" if sums.unpriced_requests and sums.cost is not None else "")
 
 
 def _usd(value) -> str:
@@ -173,7 +174,9 @@ SCAN_COLUMNS = (*TOOL_COLUMNS, "project", "agent", "start", "billed")  # what --
 SESSION_COMPACT = ("session", "project", "agent", "start", "calls", "tokens", "share", "billed", "cost", "bar", "p95",
                    "max")
 SESSION_DROP = ("bar", "max", "p95", "cost", "share", "calls", "agent", "start", "billed", "project", "tokens")
-ID_WIDTH, PROJECT_WIDTH = 16, 16  # a terminal shortens a longer id (not a UUID: those show 8) or project in the middle
+# a terminal shortens a longer id (not a UUID: those show 8) or project in the middle; 16 + 15 leave room at 80
+# columns for the agent, a start date, tokens and billed dollars beside them
+ID_WIDTH, PROJECT_WIDTH = 16, 15
 
 
 def start_day(start: str | None) -> str:
@@ -195,7 +198,7 @@ def table_cells(result: ScanResult) -> tuple[list[str], list[list[str]], list[st
     by_session = result.meta.by == "session"
     billed = result.bill.groups if by_session and priced else None  # each session's billed dollars
     if by_session:
-        headers[1:1] = ["project", "agent", "start (UTC)"]
+        headers[1:1] = ["project", "agent", "start UTC"]  # 9 wide: the date (10) sets the width
 
     def cells(row: GroupRow, share: bool = True) -> list[str]:
         about = [row.project or "", row.agent or "", start_day(row.start)] if by_session else []
@@ -269,8 +272,9 @@ def summary_lines(result: ScanResult) -> list[str]:
 
             first = sum((c.first for c in bill.tools.values()), 0)
             again = sum((c.resent for c in bill.tools.values()), 0)
-            lines.append(f"cost ({prices_version()}): billed {_usd(t.cost)}"
-                         + (f" (+{t.unpriced_requests} requests unpriced)" if t.unpriced_requests else "")
+            lines.append(f"cost ({prices_version()}): billed {_billed(t)}"
+                         + (f" (*: {t.unpriced_requests:,} requests without a price left out)"
+                            if t.unpriced_requests else "")
                          + f"; tool outputs (estimated) {_usd(first)} first sent + {_usd(again)} re-sent")
             if bill.unknown_models:
                 lines.append("no price for: " + ", ".join(sorted(bill.unknown_models))
