@@ -30,6 +30,7 @@ import whatthepatch
 
 from ..model import ToolCall
 from . import edits, shell_effects
+from .agents.entire_redaction import MARK, pattern as redacted_pattern
 from .never_ran import never_ran
 
 # `git [-C DIR] [--no-pager] diff [HEAD] [--] [PATH…] [2>&1]`: the working tree against the index or HEAD
@@ -350,9 +351,8 @@ def apply(section: str, before: str | None) -> str | None:
     return newline.join(lines) + (newline if ends and lines else "")
 
 
-# what Entire writes in place of a string its secret scan flags (high-entropy: a go.sum hash, a token) in every
-# transcript it stores, tool outputs included
-_REDACTED = "REDACTED"
+# what Entire writes in place of a string its secret scan flags, in every transcript it stores (agents.entire_redaction)
+_REDACTED = MARK
 
 
 def _unredacted(parsed, base: list[str]):
@@ -366,8 +366,7 @@ def _unredacted(parsed, base: list[str]):
             continue
         if change.old is None or change.old > len(base):
             return None
-        pattern = ".+?".join(re.escape(part) for part in change.line.split(_REDACTED))
-        if re.fullmatch(pattern, base[change.old - 1]) is None:
+        if redacted_pattern(change.line).fullmatch(base[change.old - 1]) is None:
             return None
         changes.append(change._replace(line=base[change.old - 1]))
     return parsed._replace(changes=changes)

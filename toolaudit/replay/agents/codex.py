@@ -35,6 +35,8 @@ a first line `/path/to/script: line N: …` (Homebrew's shellenv.sh saying `/bin
 under Codex's macOS sandbox, before every 0.63-0.66 `shell_command` output), or mise's activation hook's
 `mise WARN  missing: go@1.24.13` lines (before every output of entireio/entire-graph's 0.135 sessions), is read from
 the recording as `preamble` and printed first.
+Entire's `REDACTED` (its secret scan, run on the stored transcript) is put back where a recorded line shows it
+(agents.entire_redaction).
 `without_noise(output)` blanks those fields, for an identity comparison that treats them as noise.
 """
 
@@ -53,6 +55,7 @@ from ...simulate.policies.codex import rust_lines
 from ..base import FAILED, REFUSED, Outcome
 from .base import Call, Emulation, register
 from .codex_command import command_line, recorded_shell
+from .entire_redaction import as_recorded, recorded_lines
 from .git_branch import recorded_branch, with_branch
 from .codex_cuts import (  # noqa: F401  (the cut's names, used by tests and benchmarks through this module)
     BYTES_MARKER_SINCE, DEFAULT_LIMIT, HINT_SINCE, LEGACY_BYTES, LEGACY_LINES, POLICY_SINCE, WARNING_SINCE, _legacy,
@@ -74,6 +77,8 @@ PARAMS = {
     "status_branch": "`git status -sb`'s branch line (`## main...origin/main`, the recorded one) in place of the "
                      "detached worktree's `## HEAD (no branch)`",
     "status_head": "`git status`'s `On branch …` header (the recorded one) in place of `HEAD detached at …`",
+    "redacted": "the recorded lines Entire redacted (`REDACTED` for a value its secret scan flagged): a replayed "
+                "line they match is printed as recorded",
     "offline": "the recorded line saying git failed to fetch from its promisor remote (a partial clone offline): "
                "the call is not replayable",
 }
@@ -278,6 +283,8 @@ class _CodexShell(Emulation):
             return noise
         if re.search(r"\bgit\b[^|;&]*\bstatus\b", script if isinstance(script, str) else " ".join(script)):
             noise.update(recorded_branch(_body(recorded)))
+        redacted = recorded_lines(recorded)
+        noise.update({"redacted": redacted} if redacted else {})
         offline = _OFFLINE.search(_body(recorded))
         return {**noise, "offline": offline.group(0)} if offline else noise
 
@@ -301,7 +308,8 @@ class _CodexShell(Emulation):
             return Outcome("", status=FAILED, reason=str(why))
         body = call.params.get("preamble", "") + with_branch((result.out + result.err).decode("utf-8", "replace"),
                                                              call.params)
-        text = envelope(call, body, result.code, seconds)
+        # Entire redacted the stored text after Codex had counted and cut it
+        text = as_recorded(envelope(call, body, result.code, seconds), call.params.get("redacted", ""))
         return Outcome(text, is_error=result.code != 0, reason=result.note)
 
 
