@@ -65,6 +65,9 @@ def gate_cost(baseline: dict, current: dict) -> GateCost:
     base, _, _ = output_usd(baseline)
     why = None
     if now is None:
-        why = (f"no price for the models of these {unpriced:,} calls" if unpriced
+        models = (current.get("cost") or {}).get("unknown_models") or []
+        named = [m for m in models if isinstance(m, str) and not m.startswith("(")]
+        why = (f"no price for {', '.join(named)} in the offline price table ({unpriced:,} calls)" if named
+               else f"the transcripts name no model to price these {unpriced:,} calls with" if unpriced
                else "the gated run carries no tool-output dollars")
     return GateCost(now, base, unpriced, prices, why)

@@ -155,6 +155,11 @@ def notes(result: CompareResult) -> list[str]:
         tasks = f"{t.a.n} task{'s' if t.a.n != 1 else ''}"
         out.append(f"median of per-task medians ({tasks} on both sides): output tokens "
                    f"{amount(t.a.median)} → {amount(t.b.median)} ({_pct(t)})")
+    if result.cost is not None:
+        from .html_verdict import compare_money
+
+        line = compare_money({"cost": cost_dict(result.cost)})
+        out.append(line if line.startswith("dollars") else f"dollars: {line}")
     out.append(f"median per run: the middle value, the mean of the two middle ones for an even n · "
                f"tokenizer: {tokenizer_text(result.meta)}")
     return out
@@ -188,6 +193,12 @@ class CompareView(View):
                     a.get("n", 0), a.get("median"), a.get("min"), a.get("max"),
                     b.get("n", 0), b.get("median"), b.get("min"), b.get("max"),
                     _value(d.change), None if d.pct is None else round(d.pct, 2)))))
+        if result.cost is not None:  # each side's tool-output dollars per run (estimated)
+            run = cost_dict(result.cost)["per_run"]
+            a, b = run["a"] or {}, run["b"] or {}
+            rows.append(dict(zip(CSV_FIELDS, (
+                "overall", "", USD, a.get("n", 0), a.get("median"), a.get("min"), a.get("max"), b.get("n", 0),
+                b.get("median"), b.get("min"), b.get("max"), run["change"], run["pct_change"]))))
         return rows
 
     def blocks(self, result: CompareResult) -> list:

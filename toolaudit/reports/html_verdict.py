@@ -42,7 +42,7 @@ def scan_money(doc: dict) -> str:
     unpriced = sum(t["unpriced_calls"] for t in cost["tools"])
     billed = cost.get("billed_usd")
     if not priced:
-        return _no_price(cost)
+        return no_price(cost)
     first = sum(t["first_usd"] for t in priced)
     again = sum(t["resent_usd"] for t in priced)
     line = (f"tool outputs cost ≈ {dollars(first + again)} ({dollars(first)} first sent + {dollars(again)} re-sent; "
@@ -82,24 +82,25 @@ def simulate_money(doc: dict) -> str:
     if sweep and "cost" in sweep[0]:
         priced = [v for v in sweep if v["cost"]["saved_usd"] is not None]
         if not priced:
-            return _no_price(sweep[0]["cost"])
+            return no_price(sweep[0]["cost"])
         best = max(priced, key=lambda v: v["cost"]["saved_usd"])
         return (f"the largest saving, {doc['meta']['sweep']}={best['value']}: "
-                + _output_change(best["cost"], "the caps"))
+                + output_change(best["cost"], "the caps"))
     cost = doc.get("cost")
     if cost is None:
         return "dollars: not priced: this result carries no tool-output dollars (written by an older toolaudit)"
-    return _output_change(cost, "these caps") if cost["saved_usd"] is not None else _no_price(cost)
+    return output_change(cost, "these caps") if cost["saved_usd"] is not None else no_price(cost)
 
 
-def _no_price(cost: dict) -> str:
+def no_price(cost: dict) -> str:
+    """Why a change's tool outputs have no dollars: nothing sized, or the models without a price."""
     if "priced_calls" in cost and not cost["priced_calls"] and not cost["unpriced_calls"]:  # scan's has no counts
         return "dollars: not priced: no call was sized, so there is nothing to price"
     models = ", ".join(cost.get("unknown_models") or []) or "the recorded models"
     return f"dollars unknown: no price for {models} (--model NAME names a model the transcripts do not)"
 
 
-def _output_change(cost: dict, what: str) -> str:
+def output_change(cost: dict, what: str) -> str:
     """Tool outputs' dollars before → after a change (estimated), and the calls without a price."""
     saved = cost["saved_usd"]
     says = f"cost {dollars(-saved)} more" if saved < 0 else f"save {dollars(saved)}"
@@ -114,7 +115,7 @@ def replay_money(doc: dict) -> str:
     cost = doc.get("cost")
     if cost is None:
         return "dollars: not priced: this result carries no tool-output dollars (written by an older toolaudit)"
-    return _output_change(cost, "the new tools") if cost["saved_usd"] is not None else _no_price(cost)
+    return output_change(cost, "the new tools") if cost["saved_usd"] is not None else no_price(cost)
 
 
 def compare_money(doc: dict) -> str:

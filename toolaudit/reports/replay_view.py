@@ -7,6 +7,7 @@ from typing import Any
 from ..replay.fidelity import ORDER_REASON
 from ..replay.summary import Menu, ReplayResult, ReplayRow
 from .view import Lines, Section, View, meta_doc, num, pick, register, tokenizer_text
+from .sim_data import money_line
 
 # tools[] fields of `replay -f json`: a contract, like scan's and simulate's
 REPLAY_FIELDS = (
@@ -97,6 +98,7 @@ def _summary(result: ReplayResult) -> list[str]:
         f"(saved {t.tokens_saved:,}, {t.saved_pct:.1f}%); bytes {t.bytes_before:,} → {t.bytes_after:,}; "
         f"context-weighted saved {t.weighted_tokens_saved:,} of {t.weighted_tokens_before:,} re-sent tokens "
         f"({t.weighted_saved_pct:.1f}%)",
+        *([f"dollars: {money_line(result.dollars.as_dict(), 'the new tools')}"] if result.dollars else []),
         # the table's `kept` column, said the same way: every call whose recording stands, and why
         f"kept as recorded {t.kept + t.not_translated + t.never_ran:,} (no mapping {t.kept:,} · not translated "
         f"{t.not_translated:,} · never ran {t.never_ran:,}) · refused {t.refused:,} · failed {t.failed:,} · "
@@ -286,7 +288,9 @@ class ReplayView(View):
         return replay_dict(result)
 
     def csv_rows(self, result: ReplayResult) -> list[dict]:
-        rows = [replay_row(r) for r in result.tools] + [{**replay_row(result.totals), "as": []}]
+        cost = {f"tool_output_{k}": v for k, v in result.dollars.as_dict().items()
+                if k in ("before_usd", "after_usd", "saved_usd")} if result.dollars else {}
+        rows = [replay_row(r) for r in result.tools] + [{**replay_row(result.totals), "as": [], **cost}]
         return [{**{k: v for k, v in row.items() if k != "as"}, "as": ",".join(row["as"]),
                  "tokenizer": tokenizer_text(result.meta)} for row in rows]
 

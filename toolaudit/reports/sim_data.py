@@ -73,6 +73,18 @@ def _cost(variant: Variant) -> dict[str, Any]:
     return {"cost": variant.dollars.as_dict()} if variant.dollars is not None else {}
 
 
+def _cost_cells(cost: dict | None) -> dict[str, Any]:
+    """A CSV row's tool-output dollars (estimated): before, after, saved."""
+    return {f"tool_output_{k}": cost[k] for k in ("before_usd", "after_usd", "saved_usd")} if cost else {}
+
+
+def money_line(cost: dict, what: str) -> str:
+    """A change's tool-output dollars in words, or why none (html_verdict's words)."""
+    from .html_verdict import no_price, output_change
+
+    return output_change(cost, what) if cost["saved_usd"] is not None else no_price(cost)
+
+
 def sim_dict(result: SimResult) -> dict[str, Any]:
     """The JSON document of a simulation (schema_version, meta, totals, tools…; sweep[] when sweeping)."""
     meta = result.meta
@@ -119,10 +131,11 @@ def sim_cells(result: SimResult) -> tuple[list[str], list[list[str]], list[str] 
     tok = "tokens" + (" (est.)" if result.meta.estimated else "")
     if result.sweep:
         headers = [result.sweep, "saved %", "weighted saved %", "affected %", f"{tok} after",
-                   "errors_cut", "json_broken", "later_used"]
+                   "errors_cut", "json_broken", "later_used", "saved $ (est.)"]
         rows = [[v.label, f"{v.totals.saved_pct:.1f}", f"{v.totals.weighted_saved_pct:.1f}",
                  f"{v.totals.affected_pct:.1f}", num(v.totals.tokens_after), num(v.totals.errors_cut),
-                 num(v.totals.json_broken), num(v.totals.later_used)] for v in result.variants]
+                 num(v.totals.json_broken), num(v.totals.later_used),
+                 _dollars(v.dollars.saved if v.dollars else None)] for v in result.variants]
         return headers, rows, None
     headers = ["tool", "calls", "affected", f"{tok} before", "after", "saved", "saved %", "weighted saved",
                "agent-cut", "errors_cut", "json_broken", "later_used"]
@@ -157,6 +170,8 @@ def sim_summary_lines(result: SimResult) -> list[str]:
             f"re-sent tokens ({t.weighted_saved_pct:.1f}%)")
         lines.append(f"risk: {t.later_used} cut calls hid something the agent used later; "
                      f"{t.errors_cut} lost a failure signal; {t.json_broken} broke JSON")
+        if first.dollars is not None and not _context_only(result):
+            lines.append("dollars: " + money_line(first.dollars.as_dict(), "these caps"))
         if result.preset and t.calls and not t.affected_calls:
             # the usual case of an agent's preset on that agent's own sessions: say why, and what to try
             fired = ", ".join(f"{agent} cut {n}" for agent, n in result.agent_cut)
@@ -304,8 +319,10 @@ class SimView(View):
 
     def csv_rows(self, result: SimResult) -> list[dict]:
         first = result.variants[0]
-        rows = sim_dict(result)["sweep"] if result.sweep else [sim_row(r) for r in first.tools] + [
-            {**sim_row(first.totals), **(context_totals(first.context) if first.context else {})}]
+        rows = [{**{k: v for k, v in row.items() if k != "cost"}, **_cost_cells(row.get("cost"))}
+                for row in sim_dict(result)["sweep"]] if result.sweep else [sim_row(r) for r in first.tools] + [
+            {**sim_row(first.totals), **(context_totals(first.context) if first.context else {}),
+             **_cost_cells(_cost(first).get("cost"))}]
         return [{**row, "tokenizer": tokenizer_text(result.meta)} for row in rows]
 
     def headline(self, result: SimResult) -> tuple[str, list[str]] | None:
