@@ -87,7 +87,7 @@ class CallRunner:
 
         root = state.root
         recorded = _recorded_args(item.before)
-        doubt = state.doubt(_paths(recorded)) or ""
+        doubt = state.doubt(_paths(recorded)) or state.head_doubt(item.before) or ""
         fresh = state.fresh(_paths(recorded))
         identity = None
         if item.emulated:
@@ -132,7 +132,7 @@ class CallRunner:
 
     def _probe_call(self, item: Replayed, state, info: SessionInfo | None) -> Replayed:
         recorded = _recorded_args(item.before)
-        doubt = state.doubt(_paths(recorded)) or ""
+        doubt = state.doubt(_paths(recorded)) or state.head_doubt(item.before) or ""
         fresh = state.fresh(_paths(recorded))
         identity = self._emulate(identity_mapping(item.before), item.before, recorded, state, info)
         ident, why = None, identity.reason or identity.status

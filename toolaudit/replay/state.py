@@ -22,6 +22,7 @@ from ..model import MAIN_AGENT, ToolCall
 from ..secrets.redact import redact
 from . import edits, shell_effects
 from .never_ran import never_ran
+from .head import moves_head, reads_head
 from .start_state import call_key
 from .sandbox import OutsideWorkspace, resolve
 from .workspace import map_path, mappings
@@ -50,6 +51,7 @@ class SessionState:
         # each program replay cannot read that the session ran -> the files the session later showed it changed
         # (empty: nothing showed a change, so the workspace stayed certain)
         self.unknown_programs: dict[str, list[str]] = {}
+        self.head: str | None = None  # why HEAD is not where the session's was (replay.head)
 
     # --- paths ----------------------------------------------------------------------------------
 
@@ -77,6 +79,8 @@ class SessionState:
             command = shell_text(call)
             if command is not None:
                 self._shell(command, call.output, self.later.get(call_key(call), ()))
+                if not self.head and not call.is_error and moves_head(command):
+                    self.head = f"HEAD: the session's own `{_short(command)}` made a commit, which replay does not make"
         return None
 
     def _edit(self, call: ToolCall) -> str:
@@ -240,6 +244,11 @@ class SessionState:
             target = self.local(path)
             if target is not None and target.is_file():
                 self.known.add(self._key(target))
+
+    def head_doubt(self, call: ToolCall) -> str | None:
+        """Why a shell call reading HEAD (replay.head) may differ from the recording: the session moved HEAD."""
+        command = shell_text(call) if self.head and call.tool in SHELL_TOOLS else None
+        return f"uncertain: {self.head}" if command is not None and reads_head(command) else None
 
     def doubt(self, paths: list[str]) -> str | None:
         """Why an answer reading `paths` (recorded) may differ from the recording for want of state, or None."""
