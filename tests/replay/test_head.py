@@ -65,3 +65,39 @@ def test_which_git_calls_read_head(command, reads):
 def test_which_calls_make_a_commit():
     assert moves_head(COMMIT[0]) and moves_head("git -C sub commit -am x") and moves_head("cd a && git commit -m y")
     assert not moves_head("git commit --dry-run") and not moves_head("git log --grep commit")
+
+
+def test_a_session_replayed_on_another_commit_than_the_one_it_recorded_sets_its_head_reads_aside(tmp_path):
+    """A Codex rollout records the commit it began on; when the workspace lacks it (a branch deleted after its
+    merge), --at-session-start replays on the last commit before it, whose HEAD is not the session's."""
+    import subprocess
+
+    import toolaudit
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
+           "GIT_AUTHOR_DATE": "2026-04-10T10:00:00Z", "GIT_COMMITTER_DATE": "2026-04-10T10:00:00Z", "HOME": str(repo),
+           "PATH": "/usr/bin:/bin"}
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "one"]):
+        if args[0] == "add":
+            (repo / "a.txt").write_text("one\n")
+        subprocess.run(["git", *args], cwd=repo, env=env, check=True)
+    missing = "0eb0d47107bf645bc96551f87bc1899313464ddb"
+    ts = "2026-04-11T10:00:00Z"
+    lines = [{"timestamp": ts, "type": "session_meta", "payload": {
+        "id": "019d7e30-2f7a-7f60-a942-c59ab0be98d9", "timestamp": ts, "cwd": CWD, "cli_version": "0.118.0",
+        "git": {"commit_hash": missing, "branch": "soph/rewrite"}}}]
+    for i, (command, output) in enumerate([STATUS, ("sed -n '1p' a.txt", STATUS[1].replace(
+            "git status --short", "sed -n '1p' a.txt").replace("count: 0\nOutput:\n", "count: 1\nOutput:\none\n"))]):
+        lines.append({"timestamp": ts, "type": "response_item", "payload": {
+            "type": "function_call", "name": "exec_command", "call_id": f"c{i}",
+            "arguments": json.dumps({"cmd": command, "workdir": CWD})}})
+        lines.append({"timestamp": ts, "type": "response_item", "payload": {
+            "type": "function_call_output", "call_id": f"c{i}", "output": output}})
+    session = tmp_path / "rollout.jsonl"
+    session.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    result = toolaudit.replay([str(session)], workspace=str(repo), identity=True, at_session_start=True)
+    reasons = [reason for row in result.identity.tools for reason, _ in row.reasons]
+    assert any(f"HEAD: the session began on commit {missing[:12]}" in reason for reason in reasons), reasons
+    assert result.identity.totals.within_1pct == 1  # the read of a file stands

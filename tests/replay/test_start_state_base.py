@@ -5,6 +5,7 @@ the text it replaced when a diff's context is matched. Fixture: tests/fixtures/a
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pytest
 import toolaudit
 from toolaudit.model import ToolCall
 from toolaudit.replay.agents.codex import without_noise
+from toolaudit.replay.start_base import listing
 from toolaudit.replay.start_state import apply, read, sections
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "agents" / "codex" / "diff-base-0.139.json"
@@ -40,7 +42,9 @@ def _repo(tmp_path: Path, recorded: dict) -> tuple[Path, str, str]:
     base = _git(repo, "rev-parse", "HEAD")
     with open(repo / "internal/gitproto/ssh_test.go", "a") as fh:
         fh.write(LATER)
-    _git(repo, "commit", "-qam", "later")
+    (repo / "internal/gitproto/later.go").write_text("package gitproto\n" + LATER)  # a file the session never had
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "later")
     return repo, base, _git(repo, "rev-parse", "HEAD")
 
 
@@ -74,9 +78,16 @@ def test_a_read_after_a_diff_against_the_base_commit_sees_the_base_with_the_diff
     out = tmp_path / "calls.jsonl"
     result = toolaudit.replay([str(session)], workspace=str(repo), identity=True, calls_out=out)
     assert any("started with the uncommitted work" in note for note in result.notes), result.notes
-    sed = [json.loads(line) for line in out.read_text().splitlines()][1]
+    diff, sed = [json.loads(line) for line in out.read_text().splitlines()]
     assert sed["replay_status"] == "replayed", sed.get("replay_reason")
     assert without_noise(sed["output"]) == without_noise(recorded["calls"][1]["output"])
+    # the whole diff lists every file the session's tree differed in from the base: the file a later commit added
+    # is not in the start state (the diff's blob ids are abbreviated to the length each repository's size asks)
+    abbreviated = re.compile(r"^index [0-9a-f]+\.\.[0-9a-f]+", re.MULTILINE)
+    recorded_diff = recorded["calls"][0]["output"].replace(recorded["base_commit"], base)
+    assert "later.go" not in diff["output"]
+    body = [abbreviated.sub("index", text.partition("\nOutput:\n")[2]) for text in (diff["output"], recorded_diff)]
+    assert body[0] == body[1]
 
 
 def _exec(command: str, output: str, line: int) -> ToolCall:
@@ -131,3 +142,31 @@ def test_a_redacted_context_line_matches_the_base_line_it_stands_for():
     added = GO_SUM.replace("+", "").replace(" github.com/davecgh/go-spew v1.1.1 h1:vj9j/REDACTED",
                                             "+github.com/x v1 h1:REDACTED")
     assert apply(sections(added)["go.sum"], GO_SUM_BASE) is None  # an added line's hidden text is nowhere to read
+
+
+# cut from entireio/git-sync entire/checkpoints/v1:de/15fe82f1f3/8/full.jsonl (Codex 0.139, session
+# 019edb4d-2590-7201-b2d8-cabffc75ea4f): `git diff --stat 368750c… && git diff --name-status 368750c…`, its first lines
+STAT_AND_NAMES = """ CHANGELOG.md                                       |   6 +
+ .../internal/sha256convert/sha256convert.go        |   5 +-
+ internal/auth/entiredb.go                          | 223 ------------
+ 3 files changed, 8 insertions(+), 226 deletions(-)
+M\tCHANGELOG.md
+M\tcmd/git-sync/internal/sha256convert/sha256convert.go
+D\tinternal/auth/entiredb.go
+"""
+
+
+def test_a_name_status_listing_against_a_commit_id_is_complete_and_other_listings_are_not():
+    both = [["diff", "--stat", "368750c"], ["diff", "--name-status", "368750c"]]
+    assert listing(both, STAT_AND_NAMES) == ("368750c", {"CHANGELOG.md", "internal/auth/entiredb.go",
+                                                         "cmd/git-sync/internal/sha256convert/sha256convert.go"})
+    assert listing([["diff", "--name-only", "368750c"]], "a.go\nb/c.go\n") == ("368750c", {"a.go", "b/c.go"})
+    assert listing(both, STAT_AND_NAMES + "…1200 tokens truncated…\n") is None  # a line of neither form: cut
+    assert listing([["diff", "--stat", "368750c"]], STAT_AND_NAMES) is None  # --stat shortens paths
+    assert listing([["diff", "--name-status", "main"]], STAT_AND_NAMES) is None  # a branch: where it was then?
+    assert listing([["diff", "--name-status", "368750c", "--", "a.go"]], STAT_AND_NAMES) is None
+    assert listing([["diff", "--name-status", "368750c"], ["diff", "--name-status", "1111111"]], "") is None
+    calls = [_exec("git diff --stat 368750c && git diff --name-status 368750c", "Chunk ID: dd5936\nWall time: 0.0000 "
+                   "seconds\nProcess exited with code 0\nOriginal token count: 319\nOutput:\n" + STAT_AND_NAMES, 1)]
+    assert read(calls, "/Users/soph/Work/entire/devenv/git-sync").listed["368750c"][0] == {
+        "CHANGELOG.md", "cmd/git-sync/internal/sha256convert/sha256convert.go", "internal/auth/entiredb.go"}

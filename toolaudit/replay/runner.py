@@ -204,6 +204,9 @@ class Runner(CallRunner):
                     continue
                 state = SessionState(root, info.cwd if info else None, self.options.path_map, writable)
                 chain.apply(state, earlier)  # their edits, commands and whole-file Reads, in order
+                if info is not None and info.commit and checked_out and not _same_commit(checked_out, info.commit):
+                    state.head = state.head or (f"HEAD: the session began on commit {info.commit[:12]}, the replay "
+                                                f"runs on {checked_out[:12]}")
                 # until the main thread's first call: its first model (a subagent may run before it is logged)
                 state.main_model = next((c.model for c in group if c.agent == MAIN_AGENT and c.model), None)
                 if earlier:

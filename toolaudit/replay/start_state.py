@@ -32,6 +32,7 @@ from ..model import ToolCall
 from . import edits, shell_effects
 from .agents.entire_redaction import MARK, pattern as redacted_pattern
 from .never_ran import never_ran
+from .start_base import listing
 
 # `git [-C DIR] [--no-pager] diff [HEAD] [--] [PATH…] [2>&1]`: the working tree against the index or HEAD
 _OPTIONS = {"--no-pager", "--no-color", "--no-ext-diff"}
@@ -52,6 +53,8 @@ class Start:
     later: dict[tuple, tuple[str, ...]] = field(default_factory=dict)
     # the files a `git diff COMMIT` showed: their diff is from that commit's text, not the checked-out one's
     bases: dict[str, str] = field(default_factory=dict)
+    # by commit id: (the files a complete `git diff COMMIT` listing showed, those the session had changed before it)
+    listed: dict[str, tuple[frozenset[str], frozenset[str]]] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.diffs or self.changed)
@@ -65,6 +68,7 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
     touched: set[str] = set()  # recorded paths the session changed before: their diff is partly its own work
     found: dict[str, str] = {}
     bases: dict[str, str] = {}
+    complete: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
     listed: dict[str, None] = {}  # in the order first listed
     events: list[_Shown] = []  # each status and diff, in order: what it showed
     unknown: list[tuple[int, tuple]] = []  # (where, call_key) of each call that ran a program replay cannot read
@@ -85,10 +89,17 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
             listed.update((path, None) for path in paths)
             events.append(_Shown(at, True, {path: None for path in paths}))
             continue
+        whole = listing(_chain(command), printed(call.output)) if not call.is_error else None
+        if whole is not None:
+            complete.setdefault(whole[0], (frozenset(whole[1]), frozenset(_relative(t, cwd) for t in touched)))
+            continue
         diffed = _diff_of(command)
         if diffed is not None:
             rev, named = diffed
             shown = sections(printed(call.output)) if not call.is_error else {}
+            if rev and not named and not call.is_error and _headers(printed(call.output)) is not None:
+                complete.setdefault(rev, (frozenset(_headers(printed(call.output))),
+                                          frozenset(_relative(t, cwd) for t in touched)))
             if all(_under(path, named) for path in shown):
                 kept = {path: section for path, section in shown.items()
                         if not path.startswith(AGENT_HOMES) and not any(_same(path, t, cwd) for t in touched)}
@@ -107,19 +118,20 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
         if effect.unknown:
             unknown.append((at, call_key(call)))
         touched.update(p for p in effect.paths if p != shell_effects.CHANGED)
-    return Start(found, tuple(path for path in listed if path not in found), _later(events, unknown), bases)
+    return Start(found, tuple(path for path in listed if path not in found), _later(events, unknown), bases, complete)
 
 
 def printed(output: str) -> str:
     """What a command printed, out of the agent's wrapper (Codex `shell`'s `{"output": …, "metadata": …}`, the
-    `Exit code: …\nOutput:\n` header of its later tools)."""
+    `Exit code: …\nOutput:\n` header of its later tools, unified exec's `Chunk ID: …`)."""
     if output.startswith('{"output":'):
         try:
             body = json.loads(output).get("output")
         except (ValueError, AttributeError):
             return output
         return body if isinstance(body, str) else output
-    if output.startswith(("Exit code:", "Process exited with code")) and "\nOutput:\n" in output:
+    if output.startswith(("Exit code:", "Process exited with code", "Chunk ID:", "Command:")) \
+            and "\nOutput:\n" in output:
         return output.partition("\nOutput:\n")[2]
     return output
 
@@ -234,6 +246,21 @@ def _relative(recorded: str, cwd: str | None) -> str:
     return recorded[len(top) + 1:] if top and recorded.startswith(top + "/") else ""
 
 
+def _chain(command: str) -> list[list[str]]:
+    """The words after `git` of each command of an `&&` line of git commands alone ([] for anything else)."""
+    parts = [_git_words(part) for part in command.split(" && ")]
+    return [] if any(p is None for p in parts) else parts
+
+
+def _headers(output: str) -> set[str] | None:
+    """Every path a whole `git diff` output names in its `diff --git` headers (both sides of a rename); None when the
+    output was cut."""
+    if "<persisted-output>" in output or _TRUNCATED.search(output):
+        return None
+    found = re.findall(r'^diff --git (a/.+|"a/.+") (b/.+|"b/.+")$', output, re.MULTILINE)
+    return {unquote(name)[2:] for pair in found for name in pair}
+
+
 def _diff_of(command: str) -> tuple[str, list[str]] | None:
     """What a plain `git diff` of the working tree (nothing piped) compares it with ("": the index or HEAD; else a
     commit's hex id, `git diff COMMIT [--] [PATH…]`) and the paths it names ([]: the whole tree); None when
@@ -256,34 +283,6 @@ def _diff_of(command: str) -> tuple[str, list[str]] | None:
 _HEX = re.compile(r"[0-9a-f]{7,40}")  # an abbreviated commit id: nothing git could read as an option or a ref
 
 
-def base_text(root, rev: str, rel: str, timeout: float = 30.0) -> str | None | bool:
-    """The text `rel` (relative to the repository's top) had in commit `rev`, read with git in the checked-out
-    folder `root`: None when the commit lacks it (the diff makes it), False when it cannot be used (`rev` is no
-    ancestor of the checked-out commit, whose history a session's own later commits could not have rewritten,
-    or git fails)."""
-    from .sandbox import run
-
-    env = {"GIT_TERMINAL_PROMPT": "0"}
-    try:
-        ancestor = run(["git", "merge-base", "--is-ancestor", rev, "HEAD"], cwd=root, timeout=timeout, env=env)
-        if ancestor.exit_code != 0 or ancestor.timed_out:
-            return False
-        kind = run(["git", "cat-file", "-t", f"{rev}:{rel}"], cwd=root, timeout=timeout, env=env)
-        if kind.exit_code != 0:
-            return None
-        shown = run(["git", "cat-file", "blob", f"{rev}:{rel}"], cwd=root, timeout=timeout, env=env,
-                    max_output_bytes=_MAX_BASE)
-    except OSError:
-        return False
-    if shown.exit_code != 0 or shown.timed_out or shown.capped:
-        return False
-    try:
-        return bytes(shown.stdout).decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-
-
-_MAX_BASE = 16 * 1024 * 1024  # a file past this is no source text a diff was read against
 
 
 def _under(path: str, named: list[str]) -> bool:

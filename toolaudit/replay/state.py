@@ -165,7 +165,8 @@ class SessionState:
     def prime(self, start) -> int:
         """Put into the start state the uncommitted work the session's own `git diff` showed, and make uncertain
         the other files its `git status` listed (replay.start_state.Start); returns how many files took a diff."""
-        from .start_state import apply, base_text
+        from .start_base import base_text, restore
+        from .start_state import apply
 
         self.later = dict(start.later)
         for path in start.changed:
@@ -191,6 +192,8 @@ class SessionState:
                 continue
             _write(target, after, None)  # not `changed`: a formatter run before the diff had already done its work
             taken += 1
+        for rev, (listed, keep) in start.listed.items():  # the files a complete listing leaves out: as rev holds them
+            taken += restore(self, rev, listed, keep, set(start.diffs), lambda t, text: _write(t, text, None), _read)
         return taken
 
     def learn(self, call: ToolCall, args: dict) -> bool:
