@@ -123,9 +123,15 @@ class _Runner:
     def pipeline(self, cmds: list[Command]) -> None:
         data, code = b"", 0
         self.piped = len(cmds) > 1  # each part of a pipeline runs in a subshell: `cd` there changes nothing
+        walker = ""  # a program before in the pipeline whose lines come in its walk's order
         for k, cmd in enumerate(cmds):
             words = [text for word in cmd.words for text in self.ws.expand(word)]
             out, err, code = self.command(words, data, k == 0, cmd.words[0].line)
+            name = words[0].rsplit("/", 1)[-1]
+            if walker and name in _CUTTERS and out.count(b"\n") < data.count(b"\n"):
+                # which lines a cut keeps depends on the order the recording machine's walk gave them
+                raise NotReplayable(f"{name} cut {walker}'s output, whose order is the recording machine's walk")
+            walker = walker or (name if _walks(self.ws, name, words[1:]) else "")
             out, err = (out + err, b"") if cmd.err_to_out else (out, err)
             self.res.err += b"" if cmd.drop_err else err
             data = b"" if cmd.drop_out else out
@@ -162,6 +168,20 @@ class _Runner:
         if result.capped:
             self.res.note = f"{name} output passed {box.max_output_bytes} bytes: the rest was not read"
         return result
+
+
+_CUTTERS = {"head", "tail", "sed"}
+
+
+def _walks(ws: Workspace, name: str, args: list[str]) -> bool:
+    """Whether a program prints its lines in the order it walked folders (rg in parallel, `grep -r`, find), an order
+    the recording does not keep: replay sorts them (walk_order, rg --sort), which a later cut cannot undo."""
+    if name == "rg":
+        return _parallel_walk(ws, args)
+    flags = [a for a in (args[:args.index("--")] if "--" in args else args) if a.startswith("-")]
+    return name == "find" or name in ("grep", "egrep", "fgrep") and any(
+        a in ("--recursive", "--dereference-recursive") or not a.startswith("--") and ("r" in a or "R" in a)
+        for a in flags)
 
 
 # what rg's one-thread walk (which `--sort` makes it use) says of a path it cannot read
