@@ -87,8 +87,8 @@ class CallRunner:
 
         root = state.root
         recorded = _recorded_args(item.before)
-        doubt = state.doubt(_paths(recorded)) or state.head_doubt(item.before) or ""
-        fresh = state.fresh(_paths(recorded))
+        doubt = state.doubt(_paths(recorded, item.before.tool, state)) or state.head_doubt(item.before) or ""
+        fresh = state.fresh(_paths(recorded, item.before.tool, state))
         identity = None
         if item.emulated:
             identity = self._emulate(identity_mapping(item.before), item.before, recorded, state, info)
@@ -110,7 +110,7 @@ class CallRunner:
                        identity=ident, doubt=doubt, identity_reason=safe_reason(why), fresh=fresh,
                        variant=item.mapping.kind != "agent" or item.mapping != identity_mapping(item.before))
         if ident is not None and ident.output == item.before.output:
-            state.confirm(_paths(recorded))
+            state.confirm(_paths(recorded, item.before.tool, state))
         # the agent's own tool re-run (identity, or the mapping itself when it is identity) showed other text
         seen = ident if ident is not None else \
             after if item.mapping.kind == "agent" and item.mapping == identity_mapping(item.before) else None
@@ -132,14 +132,14 @@ class CallRunner:
 
     def _probe_call(self, item: Replayed, state, info: SessionInfo | None) -> Replayed:
         recorded = _recorded_args(item.before)
-        doubt = state.doubt(_paths(recorded)) or state.head_doubt(item.before) or ""
-        fresh = state.fresh(_paths(recorded))
+        doubt = state.doubt(_paths(recorded, item.before.tool, state)) or state.head_doubt(item.before) or ""
+        fresh = state.fresh(_paths(recorded, item.before.tool, state))
         identity = self._emulate(identity_mapping(item.before), item.before, recorded, state, info)
         ident, why = None, identity.reason or identity.status
         if identity.status == "replayed":
             ident, why = self._as_call(item.before, item.before.tool, identity, recorded), ""
             if identity.output == item.before.output:
-                state.confirm(_paths(recorded))
+                state.confirm(_paths(recorded, item.before.tool, state))
             else:
                 state.learn(item.before, recorded)
         state.record(item.before)
@@ -209,10 +209,16 @@ def _recorded_args(call: ToolCall) -> dict:
     return args if isinstance(args, dict) else {}
 
 
-def _paths(args: dict) -> list[str]:
-    """The path arguments of a call (what it reads), for the state's doubts; `.` when none names one."""
+def _paths(args: dict, tool: str = "", state=None) -> list[str]:
+    """The path arguments of a call (what it reads), for the state's doubts; `.` when none names one (a Codex shell
+    command: the paths its programs read, agents.codex_reads)."""
+    from .agents.codex_reads import shell_reads
     from .workspace import PATH_KEYS
 
+    if tool in ("exec_command", "shell_command", "shell", "local_shell") and state is not None \
+            and state.only_new_uncertain():  # its workdir is where it runs
+        read = shell_reads(tool, args, state.cwd)
+        return read if read is not None else ["."]
     found = [v for k, v in args.items() if k in PATH_KEYS and isinstance(v, str)]
     return found or ["."]
 

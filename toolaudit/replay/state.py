@@ -52,6 +52,8 @@ class SessionState:
         # (empty: nothing showed a change, so the workspace stayed certain)
         self.unknown_programs: dict[str, list[str]] = {}
         self.head: str | None = None  # why HEAD is not where the session's was (replay.head)
+        self._tracked: set[str] | None = None  # the checkout's tracked paths, read once (only_new_uncertain)
+        self._tracked_ok = False
 
     # --- paths ----------------------------------------------------------------------------------
 
@@ -247,6 +249,28 @@ class SessionState:
             target = self.local(path)
             if target is not None and target.is_file():
                 self.known.add(self._key(target))
+
+    def only_new_uncertain(self) -> bool:
+        """Whether every uncertain path is one the checkout does not track (untracked work: a new folder, a build),
+        which says nothing of the files it holds; a tracked file uncertain says the tree held other work. Then a
+        shell call is doubted by the paths it reads (agents.codex_reads), else by the whole folder."""
+        if self.everything:
+            return False
+        existing = [key for key in self.uncertain if (self.root / key).exists()]
+        if not existing:
+            return True
+        if self._tracked is None:
+            from .sandbox import run
+
+            try:  # the paths the checkout tracks, under the session's folder (relative to it, as the keys are)
+                done = run(["git", "ls-files", "-z"], cwd=self.root, timeout=60.0, max_output_bytes=64 << 20,
+                           env={"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"})
+                ok = done.exit_code == 0 and not done.timed_out and not done.capped
+            except OSError:
+                ok = False
+            self._tracked = set(bytes(done.stdout).decode("utf-8", "surrogateescape").split("\0")) if ok else set()
+            self._tracked_ok = ok
+        return self._tracked_ok and not any(key in self._tracked for key in existing)
 
     def head_doubt(self, call: ToolCall) -> str | None:
         """Why a shell call reading HEAD (replay.head) may differ from the recording: the session moved HEAD."""

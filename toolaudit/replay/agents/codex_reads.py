@@ -1,0 +1,111 @@
+"""What a recorded read-only shell command reads, by path: so that a file uncertain in the session's state (an
+untracked folder its `git status` listed, a file a command may have written) sets aside only the calls that read
+it, not every shell call of the session.
+
+The command is cut into programs as replay's shell interpreter cuts it (agents.shell_words); each allow-listed
+program names what it reads: cat, head, tail, nl, wc and sed their file operands (stdin in a pipeline: nothing);
+ls its operands (else its folder); rg and grep the paths after their pattern (else the folder they search); find
+its start folders; `git status` and a `git diff` of the working tree the whole tree; `git show`, `git log` and a
+diff of two commits read commits, no file; pwd, echo, true, false nothing; `cd` moves where the next relative
+path is. A glob reads its folder. Anything else (an unknown program, a redirection, a substitution) gives None:
+the whole folder, as before."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+from .shell_options import SPECS, scan
+from .shell_words import NotReplayable, parse
+
+_FILES = {"cat", "head", "tail", "nl", "wc"}
+_NOTHING = {"pwd", "echo", "true", "false"}
+_COMMIT = re.compile(r"[0-9a-f]{7,40}|HEAD|@")  # a revision no working file answers for (`HEAD~1`, `1a2b3c4^`…)
+
+
+def reads(command: str, workdir: str) -> list[str] | None:
+    """The paths (absolute, as recorded) `command`, run in the recorded `workdir`, reads; None when it cannot say."""
+    try:
+        lists = parse(command)
+    except NotReplayable:
+        return None
+    here, found = workdir, []
+    for _, pipeline in lists:
+        for k, cmd in enumerate(pipeline):
+            words = [w.text if not w.glob else _folder(w.text) for w in cmd.words]
+            name = words[0].rsplit("/", 1)[-1] if words else ""
+            if name == "cd":
+                if len(words) != 2 or k or len(pipeline) > 1:
+                    return None
+                here = posixpath.normpath(posixpath.join(here, words[1]))
+                continue
+            got = _program(name, words[1:], first=k == 0)
+            if got is None:
+                return None
+            found += [posixpath.normpath(posixpath.join(here, path)) for path in got]
+    return found
+
+
+def _folder(text: str) -> str:
+    """The folder a glob lies in (`docs/*.md` -> `docs`, `*.go` -> `.`)."""
+    cut = min(text.index(ch) for ch in "*?[" if ch in text)
+    return text[:cut].rpartition("/")[0] or "."
+
+
+def _program(name: str, args: list[str], first: bool) -> list[str] | None:
+    """The paths one program reads (relative as given); None for a program this does not know."""
+    if name in _NOTHING:
+        return []
+    if name == "git":
+        return _git(args)
+    if name not in SPECS or name in ("find",):
+        return ["."] if name == "find" and not any(a.startswith("/") or a.startswith("..") for a in args) else None
+    try:
+        options, operands = scan(name, args)
+    except NotReplayable:
+        return None
+    if name in _FILES:
+        return operands if operands or first else []
+    if name == "sed":
+        scripted = any(o in ("-e", "--expression", "-f", "--file") for o, _ in options)
+        files = operands if scripted else operands[1:]
+        return files if files or first else []
+    if name == "ls":
+        return operands or ["."]
+    if name in ("rg", "grep", "egrep", "fgrep"):
+        keys = {o for o, _ in options}
+        named = keys & {"-e", "-f", "--regexp", "--file", "--files", "--type-list"}
+        paths = operands if named else operands[1:]
+        return paths if paths else (["."] if first else [])
+    return None
+
+
+def _git(args: list[str]) -> list[str] | None:
+    """What a read-only git command reads of the working tree: all of it for status and a diff of the tree; no file
+    for show, log and a diff of two commits (their objects are the same in any checkout)."""
+    sub = args[0] if args else ""
+    words = [a for a in args[1:] if not a.startswith("-")]
+    words = words[:words.index("--")] if "--" in words else words
+    if sub in ("show", "log"):
+        return []
+    if sub == "diff":
+        revs = [w for w in words if _COMMIT.match(w)]
+        return [] if len(revs) >= 2 or any(".." in w for w in revs) else ["."]
+    return ["."] if sub == "status" else None
+
+
+def shell_reads(tool: str, args: dict, cwd: str | None) -> list[str] | None:
+    """What a recorded Codex shell call (its arguments) reads, by path; None when it cannot say."""
+    import shlex
+
+    from .codex import command_of
+    from .shell_words import NotReplayable as Refused
+
+    try:
+        command, workdir = command_of(tool, args)
+    except Refused:
+        return None
+    if not (workdir or "").startswith("/") and not (cwd or "").startswith("/"):
+        return None  # relative paths with nothing to anchor them: the whole folder
+    where = workdir if workdir and workdir.startswith("/") else posixpath.join(cwd, workdir or ".")
+    return reads(command if isinstance(command, str) else shlex.join(command), where)
