@@ -12,14 +12,17 @@ Codex one is a `compacted` item and the first request after it. For each the pre
 - where it fires: replaying the session's requests since the previous compaction (and, last, the count the
   agent made when it fired: Claude Code's preTokens; Codex's, see codex()), the input of the request
   after which the preset compacts; recorded: the input of the last request before the compaction;
-- the input of the first request after it: the preset's `rebuilt` (the context's first request, at most
-  45,000 tokens; the summary; the newest file reads re-attached; the rest it adds), beside the model before
-  issue 30 (a 3,000-token summary after the prefix read right after a recorded compaction).
+- the input of the first request after it: the preset's `rebuilt` (the context's first request, or over
+  45,000 tokens the preset's `continued`; the summary; the newest file reads re-attached; the rest it adds),
+  beside the model before issue 30 (a 3,000-token summary after the prefix read right after a recorded
+  compaction).
 
 The summary and extra sizes in the presets were fitted on the compactions at even positions in the order printed
 (the summary: the median summary; extra: the value, in steps of 500, that puts the most of them within ±15%);
-the odd ones are the held-out half. Sessions are read directly (not through a collector), each
-JSON line once; file reads are counted with the scan's tokenizer.
+the odd ones are the held-out half; `continued` is the median first input of the fitted half's contexts under
+45,000. Sessions are read directly (not through a collector), each JSON line once; file reads are counted with
+the scan's tokenizer. The Codex lines "through simulate" are the exception: there the rollout is read by the
+Codex collector and the preset fires in simulate's own timeline (simulated()).
 """
 
 from __future__ import annotations
