@@ -194,13 +194,13 @@ def main() -> int:
                 missing.append(repo.name)
                 continue
             picked: dict[str, list] = defaultdict(list)
-            by_made: dict[str, list] = defaultdict(list)  # the Claude Code sessions behind one commit
+            by_made: dict[str, list] = defaultdict(list)  # the sessions behind one commit
             for session in sessions(clone, repo.name, Path(tmp)):
-                if any(part in session.name for part in repo.leave_out) or args.agent not in (None, session.agent):
+                if any(part in session.name for part in repo.leave_out):
                     continue
-                picked[bucket(session.agent, session.version)].append(session)
-                if session.agent == "claude-code":
-                    by_made[session.made].append(session)
+                by_made[session.made].append(session)
+                if args.agent in (None, session.agent):
+                    picked[bucket(session.agent, session.version)].append(session)
             chosen = [s for group in picked.values()
                       for s in sorted(group, key=lambda s: -s.calls)[: args.per_repo] if s.calls]
             # a Codex session resumed or forked repeats the calls of the one it continues in a rollout of its own:
@@ -216,9 +216,11 @@ def main() -> int:
                                   calls=sum(s.calls for s in together))
                 with captured_calls() as files:
                     try:
-                        # the other sessions behind the commit it led to (Entire's checkpoint): those that ran before
-                        # it in its folder left their work there (replay.chain), read for that alone
-                        earlier = [str(s.file) for s in by_made.get(together[0].made, ()) if s not in together]
+                        # the other sessions behind the commit a Claude Code session led to (Entire's checkpoint,
+                        # Codex's included): those that ran before it in its folder left their work there
+                        # (replay.chain), read for that alone
+                        earlier = [str(s.file) for s in by_made.get(together[0].made, ())
+                                   if s not in together] if together[0].agent == "claude-code" else []
                         result = toolaudit.replay([str(s.file) for s in together], workspace=str(clone),
                                                   identity=True, commit=commit, at_session_start=True,
                                                   earlier=earlier if args.chain else [])

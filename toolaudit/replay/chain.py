@@ -39,16 +39,23 @@ class Earlier:
 
     by_place: dict[tuple[str, str], dict[str, _Session]] = field(default_factory=dict)
 
-    def before(self, info: SessionInfo | None, first_ts: str | None, since: float | None = None) -> list[ToolCall]:
+    def before(self, info: SessionInfo | None, first_ts: str | None, since: float | None = None,
+               on: str | None = None) -> list[ToolCall]:
         """The calls of the sessions recorded in `info`'s folder on its commit that began before `first_ts`,
         oldest session first, each in the order it made them. A session that recorded no commit: those that
         recorded none either, in its folder, that began at or after `since` (the epoch the commit it is replayed
-        on was written; None: any)."""
+        on was written; None: any), and those that recorded `on`, the commit it is replayed on (a Codex session
+        beside it; None: any)."""
         if info is None or not info.cwd or not first_ts:
             return []
-        sessions = self.by_place.get((info.cwd, info.commit or ""), {})
-        earlier = sorted((s for sid, s in sessions.items() if sid != info.session and s.first < first_ts
-                          and (info.commit or _began(s, since))),
+        sessions = dict(self.by_place.get((info.cwd, info.commit or ""), {}))
+        if not info.commit:
+            sessions = {sid: s for sid, s in sessions.items() if _began(s, since)}
+            for (cwd, commit), more in self.by_place.items():
+                # on None: any commit (whether a scratch copy is needed is asked before the checkout)
+                if cwd == info.cwd and commit and (on is None or _same(commit, on)):
+                    sessions.update(more)
+        earlier = sorted((s for sid, s in sessions.items() if sid != info.session and s.first < first_ts),
                          key=lambda s: s.first)
         # a session still running when this one began: only what it had done by then (no call time: kept)
         return [call for s in earlier for call in s.calls if not call.ts or call.ts < first_ts]
@@ -86,6 +93,11 @@ def _listing(call: ToolCall) -> dict | None:
         return None
     ok = isinstance(args, dict) and isinstance(args.get("file_path"), str)
     return args if ok and whole_text(call.output, args) is not None else None
+
+
+def _same(a: str, b: str) -> bool:
+    """Two commit ids (either may be abbreviated) that name one commit."""
+    return bool(a and b) and (a.startswith(b) or b.startswith(a))
 
 
 def _began(session: _Session, since: float | None) -> bool:

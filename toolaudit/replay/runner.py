@@ -192,7 +192,7 @@ class Runner(CallRunner):
                 if info is not None and not info.commit and earlier and checked_out:
                     # no commit recorded: the earlier sessions that began after the one it is replayed on was written
                     earlier = self.earlier.before(info, first_ts, ws.authored(self.options.sandbox.workspace,
-                                                                              checked_out) or float("inf"))
+                                                                              checked_out) or float("inf"), checked_out)
                 elif not _same_commit(checked_out, info.commit if info else None):
                     earlier = []  # their edits were made on their commit: on another tree they would be made twice
                 if note:
