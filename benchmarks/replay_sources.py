@@ -55,9 +55,10 @@ REPOSITORIES = (
     Repo("Sarthib7/FundWise", "Claude Code 2.1.121, Codex 0.128 (committed files)"),
     Repo("SublyFi/privacy-x402", "Claude Code 2.1.126 (committed file)",
          leave_out=("codex-session.jsonl",)),  # its Codex session worked in another project (bnpl-yield-discount)
-    Repo("Beep206/CyberVPN", "Claude Code 2.1.39 - 2.1.42", held_out=True),
-    Repo("entireio/auth-go", "Claude Code 2.1.143 - 2.1.169", held_out=True),
-    Repo("EntityProcess/agentv", "Codex 0.140 - 0.142, Claude Code 2.1.62", held_out=True),
+    # The held-out set until f09489e (its last figures are in docs/replay.md); tuned on since.
+    Repo("Beep206/CyberVPN", "Claude Code 2.1.39 - 2.1.42"),
+    Repo("entireio/auth-go", "Claude Code 2.1.143 - 2.1.169"),
+    Repo("EntityProcess/agentv", "Codex 0.140 - 0.142, Claude Code 2.1.62"),
 )
 HELD_OUT = tuple(r.name for r in REPOSITORIES if r.held_out)
 
