@@ -101,7 +101,8 @@ def _drop_order(section: Section, names: list[str]) -> list[str]:
 def _table(section: Section, color: bool, name_width: int | None = None) -> Table:
     footer = section.footer
     table = Table(box=box.SIMPLE_HEAD if color else None, show_footer=footer is not None,
-                  header_style="bold" if color else "", pad_edge=False)
+                  header_style="bold" if color else "", pad_edge=False, show_edge=not color,
+                  collapse_padding=color)  # coloured: two spaces between columns, as piped
     for i, head in enumerate(section.headers):
         first = i == 0
         # numbers fold rather than end in `…`: a cut number reads as a different number
