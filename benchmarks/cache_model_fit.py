@@ -3,7 +3,9 @@ reads, writes and uncached input of real sessions, with no policy: per context, 
 
     python benchmarks/cache_model_fit.py [PATH ...]     # default: ../shared/corpus/claude-code and codex
     python benchmarks/cache_model_fit.py --markdown ... # the table docs/simulate.md shows
-    python benchmarks/cache_model_fit.py --sets 'NAME=PATH:PATH' ...  # Codex sets, without and with turns
+    python benchmarks/cache_model_fit.py --sets 'NAME=PATH:PATH' ...  # Codex sets: no turns, guessed, recorded
+    python benchmarks/cache_model_fit.py --ttl 600 --sets ...          # ... with another idle expiry (seconds)
+    python benchmarks/cache_model_fit.py --fit-ttl 'NAME=PATH:PATH' ...  # misclassified requests per expiry
 
 Each context's model is the one its provider's cache follows (prompt_cache.provider_of): Anthropic's explicit
 writes with their lifetimes, OpenAI's and Gemini's automatic prefix reads. An error is null (n/a) only where
@@ -12,6 +14,7 @@ the recording has nothing to compare: Codex reports no writes, so its misses sho
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 import sys
 from pathlib import Path
@@ -20,7 +23,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from toolaudit.scan.job import ScanOptions, collect  # noqa: E402
-from toolaudit.simulate.prompt_cache import context_fit, contexts  # noqa: E402
+from toolaudit.scan.periods import when_of  # noqa: E402
+from toolaudit.simulate import prompt_cache  # noqa: E402
+from toolaudit.simulate.prompt_cache import context_fit, contexts, splits  # noqa: E402
 
 DEFAULT = [HERE.parent.parent / "shared" / "corpus" / "claude-code", HERE.parent.parent / "shared" / "corpus" / "codex"]
 
@@ -29,33 +34,72 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:+.1%}"
 
 
-def rows(paths: list[Path], turns: bool = True) -> list[tuple[str, str, int, object]]:
-    """(context name, agent collector, requests, Fit) per context with usage. A request starts a turn when it
-    carries no new tool output (as simulate reads its timeline); `turns=False`: the rule before turns counted."""
+def rows(paths: list[Path], turns: str = "recorded") -> list[tuple[str, str, int, object]]:
+    """(context name, agent collector, requests, Fit) per context with usage. `turns`: "recorded" (a request starts
+    a turn where the transcript says the user spoke, else where it carries no new tool output, as simulate reads
+    its timeline), "guessed" (the second rule alone) or "none" (the rule before turns counted)."""
+    return [(name, requests[0].collector, len(requests), context_fit(requests, starts))
+            for name, requests, starts in _contexts(paths, turns)]
+
+
+def _contexts(paths: list[Path], turns: str = "recorded") -> list[tuple[str, list, list[bool] | None]]:
     collected, _ = collect(paths, ScanOptions.of(calls=True, cache=False))
     carrying = {(m.source, m.session, m.agent, m.request_index) for m in collected.rows if m.request_index is not None}
     out = []
     for (source, session, agent), requests in sorted(contexts(collected.usage).items()):
-        name = f"{Path(source).name[:40]} {agent[:10]}"
-        starts = [(source, session, agent, u.request_index) not in carrying for u in requests] if turns else None
-        out.append((name, requests[0].collector, len(requests), context_fit(requests, starts)))
+        if turns == "guessed":  # the recorded turns hidden: splits falls back on the guess
+            requests = [dataclasses.replace(u, turn_start=None) for u in requests]
+        starts = None if turns == "none" else [(source, session, agent, u.request_index) not in carrying
+                                               for u in requests]
+        out.append((f"{Path(source).name[:40]} {agent[:10]}", requests, starts))
     return out
 
 
 def compare(sets: list[str]) -> None:
     """Per named set of Codex sessions (NAME=PATH:PATH), the median reads and uncached-input errors over its
-    contexts of 3 requests or more, without turns (each request reads the whole previous prompt) and with them."""
+    contexts of 3 requests or more: without turns (each request reads the whole previous prompt), with guessed
+    turns, and with the recorded turns where the format has them (the model as it is)."""
     print("| Codex, median per session | sessions | reads error, without turns | uncached input error | "
-          "reads error, with turns | uncached input error |")
-    print("|---|---:|---:|---:|---:|---:|")
+          "reads error, guessed turns | uncached input error | reads error, recorded turns | uncached input error |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for spec in sets:
         name, _, paths = spec.partition("=")
         cells = []
-        for turns in (False, True):
+        for turns in ("none", "guessed", "recorded"):
             m = medians(rows([Path(p) for p in paths.split(":")], turns)).get("codex", {})
             cells += [_pct(m.get("reads")), _pct(m.get("uncached"))]
             count = m.get("contexts", 0)
         print(f"| {name} | {count} | " + " | ".join(cells) + " |")
+
+
+TTLS = (180, 300, 450, 600, 900, 1200, 1800, 2700, 3600)
+
+
+def fit_ttl(sets: list[str], least_gap: float = 120.0) -> None:
+    """Per named set, how many requests after `least_gap` seconds idle or more each expiry T classes wrongly: the
+    recording missed (read under half of what the model with no expiry reads) and the gap was under T, or it hit
+    and the gap was T or more. The T with the fewest on the fitted-on sets is prompt_cache.AUTOMATIC_TTL_S."""
+    print("| Codex set | requests after 2+ idle minutes | recorded misses | "
+          + " | ".join(f"T={t // 60:g} min" if t % 60 == 0 else f"T={t / 60:g} min" for t in TTLS) + " |")
+    print("|---|---:|---:|" + "---:|" * len(TTLS))
+    kept = prompt_cache.AUTOMATIC_TTL_S
+    prompt_cache.AUTOMATIC_TTL_S = float("inf")  # the model with no expiry: what a hit would have read
+    try:
+        for spec in sets:
+            name, _, paths = spec.partition("=")
+            points = []
+            for _name, requests, starts in _contexts([Path(p) for p in paths.split(":")]):
+                if requests[0].collector != "codex" or len(requests) < 3:
+                    continue
+                modelled = splits(requests, starts=starts)
+                for before, u, s in zip(requests, requests[1:], modelled[1:]):
+                    now, then = when_of(u.ts), when_of(before.ts)
+                    if now and then and (now - then).total_seconds() >= least_gap and s.read > 2_000:
+                        points.append(((now - then).total_seconds(), u.cache_read < s.read / 2))
+            wrong = [sum(1 for gap, miss in points if (gap >= t) != miss) for t in TTLS]
+            print(f"| {name} | {len(points)} | {sum(m for _, m in points)} | " + " | ".join(map(str, wrong)) + " |")
+    finally:
+        prompt_cache.AUTOMATIC_TTL_S = kept
 
 
 def medians(found: list[tuple[str, str, int, object]], least: int = 3) -> dict[str, dict[str, float | None]]:
@@ -77,8 +121,14 @@ def medians(found: list[tuple[str, str, int, object]], least: int = 3) -> dict[s
 
 
 def main(argv: list[str]) -> None:
+    if argv[:1] == ["--ttl"]:  # the idle expiry the rest runs with (the figures before it was fitted: 600)
+        prompt_cache.AUTOMATIC_TTL_S = float(argv[1])
+        argv = argv[2:]
     if argv[:1] == ["--sets"]:
         compare(argv[1:])
+        return
+    if argv[:1] == ["--fit-ttl"]:
+        fit_ttl(argv[1:])
         return
     markdown = "--markdown" in argv
     paths = [Path(p) for p in argv if p != "--markdown"] or DEFAULT

@@ -5,7 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from toolaudit.model import Usage
+from toolaudit.simulate import prompt_cache
 from toolaudit.simulate.prompt_cache import Split, context_fit, contexts, fit, provider_of, splits
+
+FIXTURES = Path(__file__).parent / "fixtures" / "prompt_cache"
 
 
 def _u(n: int, ts: str, uncached: int, write: int, read: int, model: str = "claude-opus-4-5", hour: int = 0) -> Usage:
@@ -53,10 +56,10 @@ def test_no_policy_reproduces_the_recorded_reads_and_writes_of_real_claude_code_
     assert fit([]).reads_error is None
 
 
-def _o(n: int, ts: str, total: int, read: int, output: int = 0, reasoning: int = 0, model: str = "gpt-5.3-codex"
-       ) -> Usage:
+def _o(n: int, ts: str, total: int, read: int, output: int = 0, reasoning: int = 0, model: str = "gpt-5.3-codex",
+       turn: bool | None = None) -> Usage:
     return Usage("r.jsonl", n + 1, "codex", "r", f"r{n}", model, total - read, 0, read, output, ts=ts,
-                 request_index=n, reasoning=reasoning)
+                 request_index=n, reasoning=reasoning, turn_start=turn)
 
 
 def test_openai_reads_the_whole_previous_prompt_not_its_cached_part():
@@ -139,3 +142,55 @@ def test_a_real_turn_start_reads_back_to_the_turn_before():
     assert recorded[3] == 123_776 and abs(modelled[3] - recorded[3]) <= 256
     assert abs(modelled[4] - recorded[4]) <= 256
     assert splits(requests)[3].read - recorded[3] > 20_000  # the rule without turns reads the whole prompt
+
+
+def test_recorded_turns_overrule_the_guess():
+    # request 2 carries no new tool output, so it is guessed to start a turn; the transcript says no user spoke
+    requests = [_o(0, "2026-03-01T10:00:00Z", 10_000, 3_456, output=300, reasoning=100, turn=True),
+                _o(1, "2026-03-01T10:00:30Z", 11_000, 9_600, output=300, reasoning=100, turn=True),
+                _o(2, "2026-03-01T10:00:40Z", 30_000, 10_496, output=300, reasoning=100, turn=False),
+                _o(3, "2026-03-01T10:01:30Z", 30_500, 10_496, output=300, reasoning=0, turn=None)]
+    guessed = [True, True, True, True]
+    got = splits(requests, starts=guessed)
+    # as recorded, request 2 goes on the turn of request 1: it reads request 1's whole prompt (11,200: 87 blocks,
+    # less 384), not only up to where request 1 began to reason
+    assert got[2].read == 87 * 128 - 384
+    # request 3 records nothing: the guess stands, and the turn of 1-2 began to reason at 11,000 (85 blocks)
+    assert got[3].read == 85 * 128 - 384
+    # with every recorded turn hidden, request 2 starts a turn as guessed: the prefix breaks at 11,000 too
+    hidden = [_o(n, u.ts, u.input_total, u.cache_read, u.output, u.reasoning) for n, u in enumerate(requests)]
+    assert splits(hidden, starts=guessed)[2].read == 85 * 128 - 384
+    # no guess given: turns are not counted, recorded or not
+    assert splits(requests) == splits(hidden)
+
+
+def _fixture(name: str) -> list[Usage]:
+    from toolaudit.scan.job import ScanOptions, collect
+
+    collected, _ = collect([FIXTURES / name], ScanOptions.of(calls=True, cache=False))
+    (requests,) = contexts(collected.usage).values()
+    return requests
+
+
+def test_a_real_request_after_fifteen_idle_minutes_reads_only_the_stable_prefix(monkeypatch):
+    """Codex 0.118 / gpt-5.4, cut from a public rollout (tests/fixtures/prompt_cache/README.md): after 59 idle
+    minutes the request reads 9,600 tokens, what the session's first request read (system prompt, tools), not
+    the 65,920 it would read of the prompt before it."""
+    requests = _fixture("codex-0.118.0-idle-miss.jsonl")
+    starts = [True] * len(requests)
+    assert [u.cache_read for u in requests] == [9_600, 46_464, 9_600]
+    assert splits(requests, starts=starts)[2].read == 9_600
+    monkeypatch.setattr(prompt_cache, "AUTOMATIC_TTL_S", float("inf"))  # no expiry: back to where the turn reasoned
+    assert splits(requests, starts=starts)[2].read == 66_391 // 128 * 128 - 384
+
+
+def test_a_real_cache_outlives_ten_idle_minutes(monkeypatch):
+    """Codex 0.126 / gpt-5.5, cut from a public rollout (tests/fixtures/prompt_cache/README.md): after 12 idle
+    minutes the request still reads the prompt before it back to where that turn began to reason; a 10-minute
+    expiry (the rule before the lifetime was fitted) would read only the first request's 6,528."""
+    requests = _fixture("codex-0.126.0-idle-hit.jsonl")
+    starts = [True] * len(requests)
+    assert [u.cache_read for u in requests][-1] == 63_360
+    assert abs(splits(requests, starts=starts)[-1].read - 63_360) <= 256
+    monkeypatch.setattr(prompt_cache, "AUTOMATIC_TTL_S", 600.0)
+    assert splits(requests, starts=starts)[-1].read == 6_528

@@ -22,7 +22,12 @@ from ..scan.periods import when_of
 
 TTL_S = 300.0  # Anthropic's default cache lifetime
 TTL_1H_S = 3600.0  # after 1-hour cache writes
-AUTOMATIC_TTL_S = 600.0  # OpenAI: "cached prefixes generally remain active for 5 to 10 minutes of inactivity"
+# OpenAI: "cached prefixes generally remain active for 5 to 10 minutes of inactivity" (up to an hour off-peak;
+# `prompt_cache_retention: "24h"` extends it). Codex sends `prompt_cache_key` (its conversation id) and no
+# retention (codex-rs core/src/client.rs), so in-memory retention applies. The gap from which a request's read
+# stops at the stable prefix, fitted on the Codex sessions of docs/simulate.md's fitted-on sets: of their requests
+# after 2 minutes idle or more, 15 minutes classes the most as hit or miss (42 wrong of 273; 10 minutes: 50)
+AUTOMATIC_TTL_S = 900.0
 SHRINK = 1_000  # an automatic cache's prompt that fell by more than this was edited before its end (a compaction)
 OPENAI_BLOCK = 128  # OpenAI's cache hits grow in 128-token steps
 # OpenAI's reads fall short of the whole previous prompt by a few blocks: the median shortfall per request over
@@ -103,11 +108,12 @@ def splits(requests: list[Usage], totals: list[int] | None = None, cut_at: list[
 
     `totals`: each request's input under a policy (default: as recorded); `cut_at`: where a policy changed
     the request's prefix (a removal at token p: at most p tokens of it can be read), None where it did not;
-    `starts`: which requests start a turn (the user spoke; OpenAI drops the turns before's reasoning there).
+    `starts`: which requests start a turn (the user spoke; OpenAI drops the turns before's reasoning there) as the
+    caller guesses them, overruled where the transcript records it (Usage.turn_start); None: turns not counted.
     """
     provider = provider_of(requests)
     if provider == "openai":
-        return _automatic(requests, totals, cut_at, OPENAI_BLOCK, OPENAI_SHORTFALL, starts)
+        return _automatic(requests, totals, cut_at, OPENAI_BLOCK, OPENAI_SHORTFALL, recorded_turns(requests, starts))
     if provider == "gemini":
         return _automatic(requests, totals, cut_at, GEMINI_BLOCK)
     out: list[Split] = []
@@ -134,13 +140,21 @@ def splits(requests: list[Usage], totals: list[int] | None = None, cut_at: list[
     return out
 
 
+def recorded_turns(requests: list[Usage], guessed: list[bool] | None) -> list[bool] | None:
+    """Which requests start a turn: as recorded (a user message came before the request) where the format records
+    it, else as guessed; None when nothing is guessed (turns not counted)."""
+    if guessed is None:
+        return None
+    return [g if u.turn_start is None else u.turn_start for u, g in zip(requests, guessed)]
+
+
 def _automatic(requests: list[Usage], totals: list[int] | None, cut_at: list[int | None] | None, block: int,
                shortfall: int = 0, starts: list[bool] | None = None) -> list[Split]:
     """Automatic prefix caching (OpenAI, Gemini): nothing is written or charged for writing; a request reads the
     whole previous prompt of its model — its input and the answer appended to it (visible output: reasoning is
     not sent back) — as far as its own input goes, in `block`-token steps, less `shortfall` tokens. A shrink nobody explains (a
     compaction, or a turn rewritten) keeps only the context's first read (the system prompt and tools), and so
-    does a gap of more than AUTOMATIC_TTL_S; a policy's change at token p leaves at most p. Where `starts` says a
+    does a gap of AUTOMATIC_TTL_S or more; a policy's change at token p leaves at most p. Where `starts` says a
     request starts a turn, the reasoning of the turn before leaves the prompt (the Responses API keeps a turn's
     reasoning items only within it): the prefix breaks where that turn's first reasoning sat, at the input of its
     first request that reasoned, and no more than that is read."""
@@ -162,7 +176,7 @@ def _automatic(requests: list[Usage], totals: list[int] | None, cut_at: list[int
         else:
             prompt, before, then = entry
             cut = cut_at[i] if cut_at is not None else None
-            expired = now is not None and then is not None and (now - then).total_seconds() > AUTOMATIC_TTL_S
+            expired = now is not None and then is not None and (now - then).total_seconds() >= AUTOMATIC_TTL_S
             if cut is not None and not expired:
                 read = min(prompt, cut, total) // block * block
             elif expired or total < before - SHRINK:
