@@ -65,6 +65,7 @@ REPOSITORIES = (
     Repo("blackgirlbytes/planetfall-seed-signalkit", "Claude Code 2.1.156 - 2.1.179, Codex 0.137 - 0.140",
          held_out=True),
     Repo("Standard-Syntax/basic", "Codex 0.145 - 0.146", held_out=True),
+    Repo("theexperiencecompany/gaia", "Claude Code 2.1.185 - 2.1.196", held_out=True),
     Repo("Soph/energy-import-export", "Claude Code 2.1.231 - 2.1.237", held_out=True),
     Repo("StefanJonssonInExchange/branch-pruner", "Claude Code 2.1.235", held_out=True),
     Repo("Ri5ha6h/tan-mapper-app", "Claude Code 2.1.42", held_out=True),
