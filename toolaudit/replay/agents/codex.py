@@ -59,7 +59,7 @@ from .entire_redaction import as_recorded, recorded_lines
 from .git_branch import recorded_branch, with_branch
 from .codex_cuts import (  # noqa: F401  (the cut's names, used by tests and benchmarks through this module)
     BYTES_MARKER_SINCE, DEFAULT_LIMIT, HINT_SINCE, LEGACY_BYTES, LEGACY_LINES, POLICY_SINCE, WARNING_SINCE, _legacy,
-    _policy, _structured_cut, _warning, cut_kind, formatted_cut, legacy_cut, plain_cut, token_count)
+    _policy, _structured_cut, _warning, cut_kind, formatted_cut, legacy_cut, model_policy, plain_cut, token_count)
 from .shell_readonly import CannotRun, Workspace, run_argv, run_script
 from .shell_words import NotReplayable, Result
 
@@ -176,34 +176,44 @@ def unified(body: str, cut: str, exit_code: int, seconds: float, chunk_id: str, 
 
 
 def _unified_tokens(call: Call) -> int:
-    """max_output_tokens (parameter, else argument, else 10000), within the recorded policy's token budget."""
+    """max_output_tokens (parameter, else argument, else 10000), within the policy's token budget (the recorded one,
+    else the model's in Codex's catalog: `resolve_max_tokens(max_output_tokens).min(truncation_policy.token_budget())`,
+    so a model's `max_output_tokens: 70000` still cuts at 10,000 tokens)."""
     args = call.args if isinstance(call.args, dict) else {}
     own = args.get("max_output_tokens")
     tokens = int(own) if str(own or "").isdigit() else DEFAULT_LIMIT
     cap = call.params.get("max_output_tokens")
     if str(cap or "").isdigit():  # a ceiling: never above the model's own argument (or the default)
         tokens = min(tokens, int(cap))
-    policy = _policy(call)
+    policy = _policy(call) or model_policy(call.params.get("model", ""))
     if policy is not None:
         unit, limit = policy
         tokens = min(tokens, limit if unit == "tokens" else math.ceil(limit / 4))
     return tokens
 
 
+def cut(call: Call, body: str) -> str:
+    """`body` as the recorded tool's own output cap left it (the whole of it when it fits)."""
+    if call.tool == "exec_command":
+        return formatted_cut(body, "tokens", _unified_tokens(call), _warning(call))
+    if call.tool == "shell_command":
+        kind, limit = cut_kind(call)
+        return _legacy(call, body, kind, False) if kind.startswith("legacy") else plain_cut(body, kind, limit)
+    return _structured_cut(call, body)
+
+
 def envelope(call: Call, body: str, exit_code: int, seconds: float) -> str:
     """The recorded tool's output for `body` (the command's whole output)."""
+    kept = cut(call, body)
     if call.tool == "exec_command":
         chunk = call.params.get("chunk_id")
         if chunk is None:
             chunk = hashlib.sha256(f"{call.session}/{call.call_id}".encode()).hexdigest()[:6]
         wall = _seconds(call, seconds)
-        cut = formatted_cut(body, "tokens", _unified_tokens(call), _warning(call))
-        return unified(body, cut, exit_code, wall, chunk, command_line(call, command_of(call.tool, call.args)[0]))
+        return unified(body, kept, exit_code, wall, chunk, command_line(call, command_of(call.tool, call.args)[0]))
     if call.tool == "shell_command":
-        kind, limit = cut_kind(call)
-        cut = _legacy(call, body, kind, False) if kind.startswith("legacy") else plain_cut(body, kind, limit)
-        return freeform(body, cut, exit_code, _tenths(call, seconds))
-    return json_wrapper(_structured_cut(call, body), exit_code, _tenths(call, seconds))
+        return freeform(body, kept, exit_code, _tenths(call, seconds))
+    return json_wrapper(kept, exit_code, _tenths(call, seconds))
 
 
 # ------------------------------------------------------------------ noise
@@ -308,6 +318,10 @@ class _CodexShell(Emulation):
             return Outcome("", status=FAILED, reason=str(why))
         body = call.params.get("preamble", "") + with_branch((result.out + result.err).decode("utf-8", "replace"),
                                                              call.params)
+        if result.walked and cut(call, body) != body:
+            # which lines Codex's cap kept (head and tail) depends on the order the recording machine's walk gave them
+            return Outcome("", status=REFUSED, reason=f"not replayable: Codex's output cap cut {result.walked}'s "
+                                                      "output, whose order is the recording machine's walk")
         # Entire redacted the stored text after Codex had counted and cut it
         text = as_recorded(envelope(call, body, result.code, seconds), call.params.get("redacted", ""))
         return Outcome(text, is_error=result.code != 0, reason=result.note)

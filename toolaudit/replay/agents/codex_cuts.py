@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 from ...simulate.policies import CodexLegacy, CodexMiddle
 from ...simulate.policies.codex import rust_lines
@@ -32,6 +33,21 @@ def _policy(call: Call) -> tuple[str, int] | None:
     return (unit, int(limit)) if unit in ("bytes", "tokens") and limit.isdigit() else None
 
 
+# the model catalog's truncation_policy (codex-rs models.json), for a rollout that records none (turn_context's
+# truncation_policy is null from 0.133 on): Tokens(10000) for the codex models and gpt-5.4 and later (the 0.121 - 0.125
+# rollouts record {"mode": "tokens", "limit": 10000} for gpt-5.4 and gpt-5.5; the catalog lists gpt-5.5 and gpt-5.6-*
+# so), Bytes(10000) for gpt-5 to gpt-5.2 (the catalog's gpt-5.2); other models: unknown
+_TOKENS_MODEL = re.compile(r"codex|^gpt-5\.(?:[4-9]|[1-9]\d)(?:\D|$)")
+_BYTES_MODEL = re.compile(r"^gpt-5(?:\.[012])?(?:-|$)")
+
+
+def model_policy(model: str) -> tuple[str, int] | None:
+    """The TruncationPolicy Codex's model catalog gives `model`, as (unit, limit); None for a model it does not list."""
+    if _TOKENS_MODEL.search(model or ""):
+        return "tokens", DEFAULT_LIMIT
+    return ("bytes", DEFAULT_LIMIT) if _BYTES_MODEL.search(model or "") else None
+
+
 def cut_kind(call: Call) -> tuple[str, int]:
     """The cut of this call: ("legacy"|"legacy-nohint", 0) or ("bytes"|"tokens", limit)."""
     chosen = call.params.get("truncation", "")
@@ -45,10 +61,7 @@ def cut_kind(call: Call) -> tuple[str, int]:
         return "legacy-nohint", 0
     if version and version < POLICY_SINCE:
         return "legacy", 0
-    policy = _policy(call)
-    if policy is not None:
-        return policy
-    return ("tokens" if "codex" in call.params.get("model", "") else "bytes"), DEFAULT_LIMIT
+    return _policy(call) or model_policy(call.params.get("model", "")) or ("bytes", DEFAULT_LIMIT)
 
 
 def _warning(call: Call) -> bool:

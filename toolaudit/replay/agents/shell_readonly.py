@@ -137,6 +137,7 @@ class _Runner:
             data = b"" if cmd.drop_out else out
         self.res.out += data
         self.res.code = code
+        self.res.walked = self.res.walked or (walker if data else "")
 
     def command(self, words: list[str], stdin: bytes, first: bool, line: int) -> tuple[bytes, bytes, int]:
         name = words[0].rsplit("/", 1)[-1]

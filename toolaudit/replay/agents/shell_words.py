@@ -43,6 +43,7 @@ class Result:
     err: bytes = b""
     code: int = 0
     note: str = ""  # why the output is incomplete (a cap), empty when it is not
+    walked: str = ""  # a program whose lines the output keeps in its walk's order (rg, `grep -r`, find), unsorted after
 
 
 # ------------------------------------------------------------------ lexer
