@@ -55,6 +55,7 @@ from ...simulate.policies.codex import rust_lines
 from ..base import FAILED, REFUSED, Outcome
 from .base import Call, Emulation, register
 from .codex_command import command_line, recorded_shell
+from .codex_local import local_state
 from .entire_redaction import as_recorded, recorded_lines
 from .git_branch import recorded_branch, with_branch
 from .codex_cuts import (  # noqa: F401  (the cut's names, used by tests and benchmarks through this module)
@@ -310,6 +311,9 @@ class _CodexShell(Emulation):
         if call.params.get("offline"):  # the recording machine's failure: no re-run reproduces it
             return Outcome("", status=REFUSED, reason="not replayable: git failed on the recording machine, a partial "
                                                       "clone that could not reach its remote")
+        local = local_state(call)
+        if local:
+            return Outcome("", status=REFUSED, reason=f"not replayable: {local}")
         try:
             result, seconds = execute(call)
         except NotReplayable as why:

@@ -1,0 +1,45 @@
+"""What a Codex shell command reads that no commit holds: the local repository's own files (`.git/`: its hooks, its
+config, Entire's session state) and a path git ignores that the checkout lacks (`.workmux.yaml`, `.beads/README.md`,
+`.entire/logs/entire.log`: a tool's local settings, logs and exports). Their text was the recording machine's, and no
+start state can give it back: such a call is not replayable, with the path named. A path the replay folder holds
+(the session's own edit made it) is read as any other."""
+
+from __future__ import annotations
+
+import posixpath
+from pathlib import Path
+
+from ..sandbox import run
+from .base import Call
+from .codex_reads import shell_reads
+
+_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"}
+
+
+def local_state(call: Call) -> str | None:
+    """Why `call` reads what only the recording machine had (a path under .git/, or one git ignores and the replay
+    folder lacks), or None."""
+    args = call.args if isinstance(call.args, dict) else {}
+    read = shell_reads(call.tool, args, call.cwd)
+    shown = (call.cwd or "").rstrip("/")
+    if not read or not shown.startswith("/"):
+        return None
+    inside = [posixpath.relpath(p, shown) for p in read if p == shown or p.startswith(shown + "/")]
+    for rel in inside:
+        if ".git" in rel.split("/"):
+            return f"reads {rel}: the recording machine's repository files (.git/), which no commit holds"
+    missing = [rel for rel in inside if rel != "." and not (Path(call.root) / rel).exists()]
+    ignored = _ignored(Path(call.root), missing) if missing else []
+    return f"reads {ignored[0]}, which git ignores: a local file no commit holds" if ignored else None
+
+
+def _ignored(root: Path, paths: list[str]) -> list[str]:
+    """The paths (relative to `root`) that the checkout's ignore rules match (`git check-ignore`)."""
+    try:
+        done = run(["git", "check-ignore", "--stdin", "-z"], cwd=root, stdin="\0".join(paths).encode() + b"\0",
+                   timeout=30.0, max_output_bytes=1 << 20, env=_ENV)
+    except OSError:
+        return []
+    if done.timed_out or done.exit_code not in (0, 1):
+        return []
+    return [p for p in bytes(done.stdout).decode("utf-8", "surrogateescape").split("\0") if p]
