@@ -46,6 +46,25 @@ class Earlier:
         recorded none either, in its folder, that began at or after `since` (the epoch the commit it is replayed
         on was written; None: any), and those that recorded `on`, the commit it is replayed on (a Codex session
         beside it; None: any)."""
+        earlier = sorted((s for s in self._beside(info, first_ts, since, on) if s.first < first_ts),
+                         key=lambda s: s.first)
+        # a session still running when this one began: only what it had done by then (no call time: kept)
+        return [call for s in earlier for call in s.calls if not call.ts or call.ts < first_ts]
+
+    def during(self, info: SessionInfo | None, first_ts: str | None, since: float | None = None,
+               on: str | None = None) -> list[ToolCall]:
+        """The calls the same sessions as `before`'s made at or after `first_ts`, whenever they began, in the
+        order of their times: sessions running side by side in one folder (Claude Code's agent teams: the lead
+        and each teammate are sessions of their own, recorded with `teamName`/`agentName`, sharing the working
+        tree) change what the other reads while it runs. A call with no time is left out: when it ran is
+        unknown."""
+        calls = [call for s in self._beside(info, first_ts, since, on) for call in s.calls
+                 if call.ts and call.ts >= first_ts]
+        return sorted(calls, key=lambda c: c.ts)
+
+    def _beside(self, info: SessionInfo | None, first_ts: str | None, since: float | None,
+                on: str | None) -> list[_Session]:
+        """The other sessions `before` and `during` read (their filter: folder, commit, start)."""
         if info is None or not info.cwd or not first_ts:
             return []
         sessions = dict(self.by_place.get((info.cwd, info.commit or ""), {}))
@@ -55,10 +74,7 @@ class Earlier:
                 # on None: any commit (whether a scratch copy is needed is asked before the checkout)
                 if cwd == info.cwd and commit and (on is None or _same(commit, on)):
                     sessions.update(more)
-        earlier = sorted((s for sid, s in sessions.items() if sid != info.session and s.first < first_ts),
-                         key=lambda s: s.first)
-        # a session still running when this one began: only what it had done by then (no call time: kept)
-        return [call for s in earlier for call in s.calls if not call.ts or call.ts < first_ts]
+        return [s for sid, s in sessions.items() if sid != info.session]
 
 
 def apply(state, calls: list[ToolCall]) -> None:

@@ -182,19 +182,23 @@ class Runner(CallRunner):
                 if not self.options.base.no_checkout else start_state.Start()
             first_ts = min((c.ts for c in group if c.ts), default=None)
             # the work earlier sessions on the same commit left in the folder (replay.chain)
-            earlier = self.earlier.before(info, first_ts) if self.earlier is not None \
-                and not self.options.base.no_checkout else []
-            scratch = bool(primed.diffs) or bool(earlier) or any(_changes(p.before) for p in planned[:last])
+            chained = self.earlier is not None and not self.options.base.no_checkout
+            earlier = self.earlier.before(info, first_ts) if chained else []
+            # and the sessions running beside it in that folder (an agent team's): their work as it came
+            during = self.earlier.during(info, first_ts) if chained else []
+            scratch = bool(primed.diffs) or bool(earlier) or bool(during) \
+                or any(_changes(p.before) for p in planned[:last])
             with ExitStack() as stack:
                 root, note, writable, checked_out = stack.enter_context(ws.session_base(
                     self.options.sandbox.workspace, self.options.base, info.commit if info else None, first_ts,
                     scratch, branch=info.branch if info else None, cwd=info.cwd if info else None))
-                if info is not None and not info.commit and earlier and checked_out:
+                if info is not None and not info.commit and (earlier or during) and checked_out:
                     # no commit recorded: the earlier sessions that began after the one it is replayed on was written
-                    earlier = self.earlier.before(info, first_ts, ws.authored(self.options.sandbox.workspace,
-                                                                              checked_out) or float("inf"), checked_out)
+                    since = ws.authored(self.options.sandbox.workspace, checked_out) or float("inf")
+                    earlier = self.earlier.before(info, first_ts, since, checked_out)
+                    during = self.earlier.during(info, first_ts, since, checked_out)
                 elif not _same_commit(checked_out, info.commit if info else None):
-                    earlier = []  # their edits were made on their commit: on another tree they would be made twice
+                    earlier = during = []  # their edits were made on their commit: on another tree made twice
                 if note:
                     notes.append(f"session {session}: {note}")
                 if self.options.base.at_session_start and checked_out is None:
@@ -212,11 +216,17 @@ class Runner(CallRunner):
                 if earlier:
                     notes.append(f"session {session}: started where {len({c.session for c in earlier})} earlier "
                                  f"session(s) on its commit left the folder ({state.applied} of their edits applied)")
+                if during:
+                    notes.append(f"session {session}: {len({c.session for c in during})} other session(s) worked in "
+                                 "its folder while it ran: their edits are applied at the times they made them")
                 taken = state.prime(primed)
                 if taken:
                     notes.append(f"session {session}: {taken} file(s) started with the uncommitted work its own "
                                  "recorded `git diff` showed")
                 for item in planned:
+                    at = item.before.ts
+                    while during and at and during[0].ts < at:  # what the sessions beside it did before this call
+                        chain.apply(state, [during.pop(0)])
                     if item.status == "":
                         yield self._run(item, state, info)
                     elif item.probe:
