@@ -25,6 +25,7 @@ from ..collectors import discover
 from ..errors import UsageError, check_strict
 from ..model import MAIN_AGENT, ModelText, OutputCap, SessionEnd, SessionInfo, Skipped, ToolCall, ToolMenu
 from .base import REFUSED, Implementation, Mapping, ReplayOptions, implementations
+from .branch_listing import doubt_branch
 from .calls import CallRunner, _changes, _same_commit, identity_mapping, safe_reason  # noqa: F401  (names others use)
 from .replayed import RECORDED_DEFAULTS, ReplayFile, Replayed  # noqa: F401
 
@@ -211,6 +212,7 @@ class Runner(CallRunner):
                 if info is not None and info.commit and checked_out and not _same_commit(checked_out, info.commit):
                     state.head = state.head or (f"HEAD: the session began on commit {info.commit[:12]}, the replay "
                                                 f"runs on {checked_out[:12]}")
+                    doubt_branch(state, group, start_state.printed)  # its branch's files (its `git diff BASE...HEAD`)
                 # until the main thread's first call: its first model (a subagent may run before it is logged)
                 state.main_model = next((c.model for c in group if c.agent == MAIN_AGENT and c.model), None)
                 if earlier:
