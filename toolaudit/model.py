@@ -391,6 +391,8 @@ class SessionInfo:
     agent: str = MAIN_AGENT
     version: str | None = None  # the agent's version, where the transcript records it (replay's emulations)
     branch: str | None = None  # the git branch the session worked on (Claude Code's gitBranch): --at-session-start
+    # (time, branch) each time the recorded branch changed after the first (Claude Code logs gitBranch on every line)
+    branches: tuple[tuple[str, str], ...] = ()
     project: str | None = None  # the project's name where no cwd says it (Gemini CLI's directories or tmp folder)
 
 

@@ -129,11 +129,13 @@ class ClaudeCodeCollector(Collector):
         cwd = None  # the first recorded working folder: where the session started, for replay
         version = None  # Claude Code's version (replay's emulations reproduce that version's tools)
         branch = None  # the git branch it worked on (replay --at-session-start reads its history)
+        moves: list[tuple[str, str]] = []  # (time, branch) where the recorded branch changed (replay: unknown files)
         start, at = (0, 0), [0, 0, False]
         if resume is not None:
             start, state = (resume[0], resume[1]), resume[2]
             session, own_agent, cwd, version, branch = (state["session"], state["own_agent"], state["cwd"],
                                                         state["version"], state["branch"])
+            moves = [tuple(move) for move in state.get("moves", ())]
             pairing, contexts = _restored(source, self.key, state)
             at = [start[0], start[1], True]
         for number, obj in read_lines(path, start, at):
@@ -151,21 +153,27 @@ class ClaudeCodeCollector(Collector):
                 cwd = obj["cwd"]
             if version is None and isinstance(obj.get("version"), str) and obj["version"]:
                 version = obj["version"]  # the first: a resumed session keeps the version it began with
-            if branch is None and isinstance(obj.get("gitBranch"), str) and obj["gitBranch"]:
-                branch = obj["gitBranch"]
+            if isinstance(obj.get("gitBranch"), str) and obj["gitBranch"]:
+                now = moves[-1][1] if moves else branch
+                if branch is None:
+                    branch = obj["gitBranch"]
+                elif obj["gitBranch"] != now and isinstance(obj.get("timestamp"), str):
+                    moves.append((obj["timestamp"], obj["gitBranch"]))
             if pairing is None:
                 pairing = Pairing(source, self.key, session, id_scope=SCAN_SCOPE)
             yield from guarded(self._line(obj, number, own_agent, pairing, contexts, source), source, number)
             if events:  # apart from _line: a line it cannot read still tells calibrate its turn is spoilt
                 yield from line_events(obj, number, own_agent, source)
         if at[2] and not events:  # the last line read was whole: the next read may start after it
-            state = {"session": session, "own_agent": own_agent, "cwd": cwd, "version": version, "branch": branch}
+            state = {"session": session, "own_agent": own_agent, "cwd": cwd, "version": version, "branch": branch,
+                     "moves": moves}
             self.checkpoint = (at[0], at[1], {**state, **_saved(pairing, contexts)})
         if pairing is None:
             return
         yield from pairing.unpaired()
         if cwd is not None:
-            yield SessionInfo(source, session, cwd, agent=own_agent, version=version, branch=branch)
+            yield SessionInfo(source, session, cwd, agent=own_agent, version=version, branch=branch,
+                              branches=tuple(moves))
         for agent, ctx in contexts.items():
             yield from ctx.usage.values()
             yield SessionEnd(source, session, tuple(ctx.segments) + (ctx.requests,), agent=agent)

@@ -162,7 +162,7 @@ class Runner(CallRunner):
 
     def _replay_sessions(self, calls: list[ToolCall], infos: dict[str, SessionInfo],
                          notes: list[str]) -> Iterator[Replayed]:
-        from . import chain, start_state
+        from . import branch_moves, chain, start_state
         from . import workspace as ws
         from .state import SessionState
 
@@ -229,6 +229,7 @@ class Runner(CallRunner):
                     at = item.before.ts
                     while during and at and during[0].ts < at:  # what the sessions beside it did before this call
                         chain.apply(state, [during.pop(0)])
+                    state.everything = state.everything or branch_moves.moved(info, at)
                     if item.status == "":
                         yield self._run(item, state, info)
                     elif item.probe:
