@@ -61,6 +61,7 @@ from .git_branch import recorded_branch, with_branch
 from .codex_cuts import (  # noqa: F401  (the cut's names, used by tests and benchmarks through this module)
     BYTES_MARKER_SINCE, DEFAULT_LIMIT, HINT_SINCE, LEGACY_BYTES, LEGACY_LINES, POLICY_SINCE, WARNING_SINCE, _legacy,
     _policy, _structured_cut, _warning, cut_kind, formatted_cut, legacy_cut, model_policy, plain_cut, token_count)
+from .shell_argv import abbrev
 from .shell_readonly import CannotRun, Workspace, run_argv, run_script
 from .shell_words import NotReplayable, Result
 
@@ -71,7 +72,9 @@ PARAMS = {
     "truncation": "legacy (0.45-0.58), legacy-nohint (before 0.45), bytes:N or tokens:N: the cut, instead of "
                   "the version's",
     "truncation_policy": "the recording's turn_context truncation_policy (bytes:N, tokens:N or its JSON)",
-    "model": "the session's model: with no recorded policy, a *codex* model is cut by tokens:10000, others by bytes",
+    "model": "the session's model: with no recorded policy, its policy in Codex's catalog (codex models and "
+             "gpt-5.4+ tokens:10000, gpt-5 - gpt-5.2 bytes:10000; others bytes, and exec_command by its own cap)",
+    "abbrev": "git's abbreviated commit id length (the recorded one; default: git's, which grows with the objects)",
     "warning": "1 or 0: print the `Warning: truncated output` line (default: version >= 0.141)",
     "preamble": "lines the recording machine's login shell printed before every output (the recorded ones, e.g. "
                 "Homebrew's shellenv.sh under Codex's sandbox; default: none)",
@@ -120,6 +123,7 @@ def command_of(tool: str, args: Any) -> tuple[str | list[str], str | None]:
 def _workspace(call: Call, workdir: str | None) -> Workspace:
     """The workspace with the current folder at the recorded workdir (inside the replay folder)."""
     ws = Workspace(call.root, call.cwd)
+    ws.abbrev = int(call.params["abbrev"]) if call.params.get("abbrev", "").isdigit() else None
     if workdir:
         ws.enter(workdir, "workdir")
     return ws
@@ -294,6 +298,9 @@ class _CodexShell(Emulation):
             return noise
         if re.search(r"\bgit\b[^|;&]*\bstatus\b", script if isinstance(script, str) else " ".join(script)):
             noise.update(recorded_branch(_body(recorded)))
+        text = script if isinstance(script, str) else " ".join(script)
+        length = abbrev(_body(recorded)) if re.search(r"\bgit\b", text) else None
+        noise.update({"abbrev": str(length)} if length else {})
         redacted = recorded_lines(recorded)
         noise.update({"redacted": redacted} if redacted else {})
         offline = _OFFLINE.search(_body(recorded))

@@ -131,7 +131,9 @@ def _git(ws: Workspace, args: list[str], first: bool) -> tuple[list[str], bool]:
         i += 1
     if i == len(args) or args[i] not in _GIT_READ:
         raise NotReplayable(f"git {args[i] if i < len(args) else ''}".strip() + ": only show, diff, log, status")
-    argv, after_dashes, value = ["--no-optional-locks", args[i]], False, False
+    # the recording machine's abbreviation length: git's default grows with the repository's object count
+    argv = [*(["-c", f"core.abbrev={ws.abbrev}"] if ws.abbrev else []), "--no-optional-locks", args[i]]
+    after_dashes, value = False, False
     for word in args[i + 1:]:
         if word.startswith(_GIT_DANGER):
             raise NotReplayable(f"git {word.split('=')[0]}: writes files or runs programs")
@@ -144,6 +146,16 @@ def _git(ws: Workspace, args: list[str], first: bool) -> tuple[list[str], bool]:
         after_dashes = after_dashes or word == "--"
         argv.append(word)
     return argv, False
+
+
+# an abbreviated commit id git printed: `--oneline`, `%h`, `--left-right`'s `< 1a2b3c4d`, a diff's `index a..b`
+_ABBREVIATED = re.compile(r"^(?:[<>] |index )?([0-9a-f]{7,16})(?= |\.\.)", re.MULTILINE)
+
+
+def abbrev(printed: str) -> int | None:
+    """The length of the abbreviated commit ids a recorded git output shows (the most common one), or None."""
+    lengths = [len(m) for m in _ABBREVIATED.findall(printed)]
+    return max(set(lengths), key=lengths.count) if lengths else None
 
 
 PREPARE = {"cat": _files("cat"), "head": _files("head"), "tail": _files("tail"), "nl": _files("nl"),

@@ -44,6 +44,7 @@ class Workspace:
         self.root = Path(root).resolve()
         self.shown = (shown or str(self.root)).rstrip("/") or "/"
         self.cwd = cwd or self.root
+        self.abbrev: int | None = None  # git's abbreviated ids' length on the recording machine (shell_argv.abbrev)
 
     def enter(self, folder: str, what: str) -> None:
         """Make the recorded `folder` (the agent's `what`: workdir, the shell's folder) the current one."""
