@@ -28,9 +28,9 @@ COMMIT = ('git add docs/plans/design.md && git commit -m "$(cat <<\'EOF\'\ndocs:
     # Safecast/safecast-map-MCP, 2.1.42: a merge previewed, not made (it set 33 Reads and Greps aside)
     "git merge-tree $(git merge-base main feature/x) main feature/x | head -50",
     "git diff-tree --no-commit-id --name-only -r HEAD",
-    # Beep206/CyberVPN, Claude Code 2.1.42 (an agent team's teammates): the analyser and the tests write only caches
+    # Beep206/CyberVPN, Claude Code 2.1.42 (an agent team's teammates): a static analyser's report
     "cd /home/beep/projects/VPNBussiness/cybervpn_mobile && dart analyze lib/features/vpn_profiles/ 2>&1",
-    "flutter test test/features/vpn_profiles/ --reporter compact 2>&1",
+    "flutter analyze lib/",
 ])
 def test_commands_that_only_read_change_nothing(command):
     assert effect(command).paths == ()
@@ -68,9 +68,6 @@ def test_commands_that_name_what_they_write(command, paths):
     ("find . -exec rm {} +", "find -exec rm writes the files it finds"),
     ("perl -pi -e 's/a/b/' f", "perl edits files in place"),
     ('echo "unclosed', "cannot be read as words"),
-    ("dart run build_runner build --delete-conflicting-outputs", "dart build_runner may rewrite files"),
-    ("dart run intl_utils:generate 2>&1 | tail -5", "dart intl_utils:generate may rewrite files"),
-    ("flutter test --update-goldens test/x", "flutter updates its golden files"),
 ])
 def test_commands_that_may_write_anything_make_everything_uncertain(command, why):
     found = effect(command)
@@ -261,6 +258,8 @@ def test_commands_that_write_source_files_are_never_taken_for_readers(command):
     ("cd sub && python3 - <<'PY'\nopen('out.txt', 'w').write('x')\nPY", ("sub/out.txt",), ()),
     ("python3 - <<'PY'\nimport subprocess\nsubprocess.run(['mix', 'format'])\nPY", (), ("mix",)),
     ("python3 bad.py <<'PY'\nx = (\nPY", (), ("python3 bad.py",)),
+    # Beep206/CyberVPN, 2.1.42: a generator is no analyser (what it wrote is what the session later shows)
+    ("cd /home/dev/proj/app && dart run build_runner build --delete-conflicting-outputs", (), ("dart",)),
 ])
 def test_unknown_programs_name_what_they_may_have_changed(command, paths, unknown):
     """Issue 28: a program replay does not know names the paths on its command line and itself (what else it

@@ -63,7 +63,6 @@ def _p(kind: str = READS, writers: str = "", tasks: bool = False, manifests=None
 _NPM = ("package.json", "package-lock.json", "node_modules")
 _PNPM = ("package.json", "pnpm-lock.yaml", "node_modules")
 _YARN = ("package.json", "yarn.lock", "node_modules")
-_PUB = ("pubspec.yaml", "pubspec.lock", ".dart_tool")
 _UV = ("pyproject.toml", "uv.lock", ".venv")
 _SNAPSHOTS = {"-u": "updates its snapshots", "--update": "updates its snapshots",
               "--updateSnapshot": "updates its snapshots"}
@@ -102,12 +101,6 @@ PROGRAMS: dict[str, Program] = {
     "bun": _p(writers="install i add remove update", tasks=True,
               manifests={"install": ("package.json", "bun.lock", "bun.lockb", "node_modules"),
                          "add": ("package.json", "bun.lock", "bun.lockb", "node_modules")}),
-    # Dart and Flutter (dart.dev/tools/dart-tool, docs.flutter.dev/reference/flutter-cli): `analyze` and `test` read
-    # the sources (caches and build outputs go to .dart_tool/, build/ and ~/.dartServer); `format` rewrites in place;
-    # `fix`, `pub`, `create`, `gen-l10n` and the generators `dart run` starts (build_runner, `…:generate`) write
-    "dart": _p(writers="fix create compile build_runner", tasks=True, manifests={"pub": _PUB}),
-    "flutter": _p(writers="fix create gen-l10n clean build_runner", tasks=True, manifests={"pub": _PUB},
-                  flags={"--update-goldens": "updates its golden files"}),
     "jest": _p(flags=_SNAPSHOTS),
     "vitest": _p(flags=_SNAPSHOTS),
 }
@@ -124,8 +117,9 @@ CLOSERS = {"done", "fi", "}", ")", "esac"}
 # an unknown program run in a form that only reads: its version, its help, a listing or a record shown
 READ_ONLY_FLAGS = {"--version", "--help"}
 READ_ONLY_ALONE = {"-h", "-V", "-v", "-help", "-version"}  # short forms, read-only when they are all it is given
+# `analyze`: a static analyser's report (`dart analyze`, `flutter analyze`: caches only, under ~/.dartServer)
 READ_ONLY_SUBCOMMANDS = {"show", "list", "ls", "status", "log", "help", "version", "view", "info", "search",
-                         "describe", "get", "whoami", "doctor"}
+                         "describe", "get", "whoami", "doctor", "analyze"}
 _PATHLIKE = re.compile(r"^(?:\.{1,2}|[^\s=:@]*/[^\s]*|[^\s/=:@]+\.[A-Za-z0-9]{1,8})$")
 
 
