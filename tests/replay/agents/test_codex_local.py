@@ -51,3 +51,12 @@ def test_a_tracked_or_present_file_is_read(repo: Path) -> None:
     assert _run(repo, "cat notes.md").status == "replayed"  # missing, not ignored: a start-state question
     (repo / ".workmux.yaml").write_text("windows: []\n")  # the session's own edit made it
     assert _run(repo, "cat .workmux.yaml").status == "replayed"
+
+
+def test_a_long_listing_is_the_machines_and_an_empty_one_is_replayed(repo: Path) -> None:
+    """agentv's 0.141.0 `ls -la` named its owner `entity` and its folders' times: no checkout prints them."""
+    got = _run(repo, "ls -la")
+    assert got.status == "refused" and got.reason == "not replayable: ls -l: the recording machine's owners, " \
+                                                     "groups and times"
+    assert _run(repo, "ls -la todos/ 2>/dev/null || echo TODOS_DIR_NOT_FOUND").status == "replayed"
+    assert _run(repo, "ls -a").status == "replayed"

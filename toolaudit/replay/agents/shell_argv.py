@@ -31,6 +31,18 @@ def _files(name: str):
     return prepare
 
 
+_LONG = {"-l", "-g", "-o", "-n"}  # ls's long formats
+
+
+def long_listing(args: list[str]) -> bool:
+    """Whether `ls args` prints the long format: each line the machine's owner, group, sizes and times."""
+    try:
+        options = scan("ls", args)[0]
+    except NotReplayable:
+        return False
+    return any(o in _LONG or o == "--format" and v in ("long", "verbose") for o, v in options)
+
+
 def _search(name: str):
     def prepare(ws: Workspace, args: list[str], first: bool) -> tuple[list[str], bool]:
         options, operands = scan(name, args)

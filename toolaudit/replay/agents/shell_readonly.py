@@ -26,7 +26,7 @@ from pathlib import Path
 from ..base import Sandbox
 from ..builtin.ripgrep import rg_path
 from ..sandbox import OutsideWorkspace, resolve, run, scrubbed_env
-from .shell_argv import PREPARE, PROGRAMS
+from .shell_argv import PREPARE, PROGRAMS, long_listing
 from .shell_options import scan
 from .shell_words import Command, NotReplayable, Result, Word, parse
 
@@ -149,6 +149,9 @@ class _Runner:
             return builtin(self, words[1:], line)
         argv, strip = PREPARE[name](self.ws, words[1:], first)
         result = self.execute(name, argv, stdin)
+        if name == "ls" and result.stdout.strip() and long_listing(words[1:]):
+            # what it listed, it listed with the recording machine's owners and groups, and times no commit keeps
+            raise NotReplayable("ls -l: the recording machine's owners, groups and times")
         out = re.sub(rb"(?m)^\./", b"", result.stdout) if strip else result.stdout
         out = walk_order(name, words[1:], out)
         err = result.stderr
