@@ -78,8 +78,19 @@ def test_windows_paths_map_onto_the_workspace(root: Path) -> None:
         out = run("Read", root, {"file_path": path}, "2.1.210", cwd=WIN, model="claude-opus-4-7")
         assert out.output == "1\ta = 1\n2\tb = 2\n3\t", path
     os.utime(root / "src" / "x.py", (T0, T0))
-    assert run("Glob", root, {"pattern": "**/*.py"}, "2.1.210", cwd=WIN).output == f"{WIN}\\src\\x.py"
+    assert run("Glob", root, {"pattern": "**/*.py"}, "2.1.210", cwd=WIN).output == "src\\x.py"  # relative: 2.1.84
     assert run("Grep", root, {"pattern": "b = "}, "2.1.210", cwd=WIN).output == "Found 1 file\nsrc\\x.py"
+
+
+def test_glob_prints_paths_relative_to_the_working_folder_from_2_1_84(root: Path) -> None:
+    # 2.1.84's cli.js maps Glob's files through the function Grep's paths go through (relative unless `..`);
+    # recorded: entireio/git-sync 2.1.91 `cmd/git-sync/*.go` -> `cmd/git-sync/main.go`
+    (root / "lib").mkdir()
+    (root / "lib" / "y.py").write_text("", encoding="utf-8")
+    os.utime(root / "src" / "x.py", (T0, T0))
+    assert run("Glob", root, {"pattern": "**/*.py"}, "2.1.83").output == f"{CWD}/src/x.py\n{CWD}/lib/y.py"
+    assert run("Glob", root, {"pattern": "**/*.py"}, "2.1.84").output == "src/x.py\nlib/y.py"
+    assert run("Glob", root, {"pattern": "*.py", "path": f"{CWD}/lib"}, "2.1.91").output == "lib/y.py"
 
 
 def test_grep_default_head_limit_and_pagination_only_when_cut_from_2_1_84(root: Path) -> None:

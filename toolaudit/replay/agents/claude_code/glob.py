@@ -1,4 +1,5 @@
-"""Claude Code's Glob: rg --files oldest first, absolute paths, 100 of them at most."""
+"""Claude Code's Glob: rg --files oldest first, absolute paths (relative to the working folder from 2.1.84), 100 of
+them at most."""
 
 from __future__ import annotations
 
@@ -21,11 +22,12 @@ from .common import (
     int_param,
     invalid_answer,
     place_of,
+    relativized,
     run_ripgrep,
     shown_path,
 )
 from .js import node_basename, node_dirname, node_join
-from .versions import GLOB_SHOWING
+from .versions import GLOB_RELATIVE, GLOB_SHOWING
 
 # --- Glob --------------------------------------------------------------------------------------
 
@@ -60,6 +62,8 @@ class Glob(Persisting):
         flags = ["--files", "--glob", pattern, "--sort=modified", "--no-ignore", "--hidden"]
         lines, note = run_ripgrep(ctx, flags, place.lexical)
         files = [shown_path(ctx, line) if line.startswith("/") else node_join(place.shown, line) for line in lines]
+        if ctx.at_least(GLOB_RELATIVE):  # 2.1.84's `filenames.map(…)`: the shortening Grep's paths have
+            files = [relativized(ctx, f) for f in files]
         limit = int_param(ctx, "max_results", GLOB_LIMIT)
         if not files:
             return Outcome(output="No files found", reason=note)

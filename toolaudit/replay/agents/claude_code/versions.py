@@ -25,6 +25,7 @@ NO_REMINDER = (2, 1, 126)  # no malware reminder at all
 BLANK_WINDOW = (2, 1, 210)  # a blank window of a longer file prints `N\t`, not the shorter-than-offset warning
 PARTIAL_VIEW = (2, 1, 162)  # a file over the token cap may be cut to a "[Truncated: PARTIAL view" page (not emulated)
 # Glob
+GLOB_RELATIVE = (2, 1, 84)  # paths shortened as Grep's: relative to the working folder unless that starts with `..`
 GLOB_SHOWING = (2, 1, 191)  # a cut list ends "(Showing N of T matching files; R more are not listed. …)"
 # Grep
 GREP_DEFAULT_HEAD = (2, 1, 84)  # head_limit 250 when unspecified (0: unlimited); pagination noted only when it cut
