@@ -11,7 +11,7 @@ checkout, a stash, a rebase) is of another state and is not used, nor is a cut o
 persisted preview, or the part after a truncation marker). A file a recorded `git status` lists as changed or
 untracked (and no diff shows) is not as the commit holds it either: it is uncertain from the start, so the
 calls that read it are not compared with a state replay does not have. The agents' own folders (.codex/,
-.claude/, .gemini/, and Entire's .entire/: their logs change as the session runs) are left out.
+.claude/, .gemini/, and Entire's .entire/logs/, tmp/ and metadata/: they change as the session runs) are left out.
 
 The same outputs say what a program replay cannot read (replay.shell_effects' unknown programs: a project's
 own CLI, a script) changed: a file a later `git status` or `git diff` shows that no earlier one showed (or a
@@ -170,9 +170,9 @@ def _later(events: list[_Shown], unknown: list[tuple[int, tuple]]) -> dict[tuple
     return {key: tuple(paths) for key, paths in out.items()}
 
 
-# the agents' own folders, and Entire's (its recorder's log, .entire/logs/entire.log): they change as the session
-# runs, whatever it works on
-AGENT_HOMES = (".codex/", ".claude/", ".gemini/", ".entire/")
+# the agents' own folders, and Entire's runtime ones (its recorder's log .entire/logs/entire.log, its temporary files
+# and session metadata): they change as the session runs, whatever it works on; .entire/settings.json is the user's
+AGENT_HOMES = (".codex/", ".claude/", ".gemini/", ".entire/logs/", ".entire/tmp/", ".entire/metadata/")
 _STATUS_OPTIONS = {"-s", "--short", "-b", "--branch", "-sb", "--porcelain", "--porcelain=v1", "-u", "-uall",
                    "--untracked-files=all", "--untracked-files", "--no-pager", "--no-color"}
 _SHORT = re.compile(r"^([ MADRCUT?]{2}) (.+)$")
