@@ -125,6 +125,9 @@ class ClaudeCodeCollector(Collector):
         session = file_stem(path)
         pairing: Pairing | None = None
         contexts: dict[str, _Context] = {}
+        # results written before their call's line (Claude Code appends the two lines asynchronously: entireio/
+        # git-sync's 2.1.101 session wrote 26 Edit/Write results first), held until the call comes
+        self._early: dict[str, tuple] = {}
         own_agent = MAIN_AGENT
         cwd = None  # the first recorded working folder: where the session started, for replay
         version = None  # Claude Code's version (replay's emulations reproduce that version's tools)
@@ -170,6 +173,9 @@ class ClaudeCodeCollector(Collector):
             self.checkpoint = (at[0], at[1], {**state, **_saved(pairing, contexts)})
         if pairing is None:
             return
+        for call_id, (content, line, more) in self._early.items():  # no call came: orphans, as before
+            yield from guarded((pairing.result(call_id, content, line, **more) for _ in (1,)), source, line)
+        self._early.clear()
         yield from pairing.unpaired()
         if cwd is not None:
             yield SessionInfo(source, session, cwd, agent=own_agent, version=version, branch=branch,
@@ -247,6 +253,9 @@ class ClaudeCodeCollector(Collector):
                         continue
                     pairing.call(call_id, str_or_none(block.get("name")) or UNKNOWN_TOOL, block.get("input"),
                                  number, agent=agent, ts=ts, model=model, cwd=str_or_none(obj.get("cwd")))
+                    if call_id in self._early:
+                        content, line, more = self._early.pop(call_id)
+                        yield pairing.result(call_id, content, line, **more)
             return
         if _spoke(obj, content):
             ctx.spoke = True
@@ -258,10 +267,12 @@ class ClaudeCodeCollector(Collector):
                 if not isinstance(call_id, str):
                     yield Skipped(source, number, "tool_result block without a tool_use_id")
                     continue
-                yield pairing.result(
-                    call_id, block.get("content"), number, is_error=block.get("is_error") is True,
-                    request_index=ctx.requests, segment=len(ctx.segments), ts=ts, agent=agent,
-                )
+                result = (block.get("content"), number, {"is_error": block.get("is_error") is True, "ts": ts,
+                          "request_index": ctx.requests, "segment": len(ctx.segments), "agent": agent})
+                if call_id in pairing.pending:
+                    yield pairing.result(call_id, result[0], result[1], **result[2])
+                else:
+                    self._early[call_id] = result
 
 
 def _spoke(obj: dict, content: Any) -> bool:
