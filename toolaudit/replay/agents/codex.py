@@ -74,6 +74,8 @@ PARAMS = {
     "truncation_policy": "the recording's turn_context truncation_policy (bytes:N, tokens:N or its JSON)",
     "model": "the session's model: with no recorded policy, its policy in Codex's catalog (codex models and "
              "gpt-5.4+ tokens:10000, gpt-5 - gpt-5.2 bytes:10000; others bytes, and exec_command by its own cap)",
+    "glob": "zsh: a glob matching nothing stops the script with zsh's `no matches found` (the recording shows it; "
+            "default: bash's, which passes the word on)",
     "abbrev": "git's abbreviated commit id length (the recorded one; default: git's, which grows with the objects)",
     "warning": "1 or 0: print the `Warning: truncated output` line (default: version >= 0.141)",
     "preamble": "lines the recording machine's login shell printed before every output (the recorded ones, e.g. "
@@ -124,6 +126,7 @@ def _workspace(call: Call, workdir: str | None) -> Workspace:
     """The workspace with the current folder at the recorded workdir (inside the replay folder)."""
     ws = Workspace(call.root, call.cwd)
     ws.abbrev = int(call.params["abbrev"]) if call.params.get("abbrev", "").isdigit() else None
+    ws.nomatch = call.params.get("glob") == "zsh"
     if workdir:
         ws.enter(workdir, "workdir")
     return ws
@@ -239,6 +242,10 @@ def _header(output: str) -> tuple[str, str]:
 _PROFILE = re.compile(r"(?:(?:/[^\s:]+: line \d+: |mise (?:WARN|ERROR) )[^\n]*\n)+")
 
 
+# zsh (the user's login shell, Codex's on macOS and here) refusing a glob that matched nothing: bash would pass it on
+_ZSH_NOMATCH = re.compile(r"^zsh:\d+: no matches found: ", re.MULTILINE)
+
+
 # a partial clone's git, offline, failing to fetch an object it lacks (entireio/git-sync's 0.120 sessions)
 _OFFLINE = re.compile(r"^fatal: could not fetch [0-9a-f]+ from promisor remote$", re.MULTILINE)
 
@@ -301,6 +308,7 @@ class _CodexShell(Emulation):
         text = script if isinstance(script, str) else " ".join(script)
         length = abbrev(_body(recorded)) if re.search(r"\bgit\b", text) else None
         noise.update({"abbrev": str(length)} if length else {})
+        noise.update({"glob": "zsh"} if _ZSH_NOMATCH.search(_body(recorded)) else {})
         redacted = recorded_lines(recorded)
         noise.update({"redacted": redacted} if redacted else {})
         offline = _OFFLINE.search(_body(recorded))

@@ -45,6 +45,7 @@ class Workspace:
         self.shown = (shown or str(self.root)).rstrip("/") or "/"
         self.cwd = cwd or self.root
         self.abbrev: int | None = None  # git's abbreviated ids' length on the recording machine (shell_argv.abbrev)
+        self.nomatch = False  # zsh's NOMATCH: a glob matching nothing stops the script (the recording shows zsh's)
 
     def enter(self, folder: str, what: str) -> None:
         """Make the recorded `folder` (the agent's `what`: workdir, the shell's folder) the current one."""
@@ -88,7 +89,13 @@ class Workspace:
         pattern = self.root_path(word.pattern)
         matches = sorted(globlib.glob(pattern, root_dir=self.cwd))
         root = str(self.root)
+        if not matches and self.nomatch:
+            raise NoMatch(f"zsh:{word.line}: no matches found: {word.text}\n")
         return [self.shown + m[len(root):] if m.startswith(root) else m for m in matches] or [word.text]
+
+
+class NoMatch(Exception):
+    """zsh's error for a glob that matched nothing: it runs nothing more of the script, and exits 1."""
 
 # a fixed locale and no user or system git config: the same output on every machine
 ENV = {"LC_ALL": "C.UTF-8", "LANG": "C.UTF-8", "PAGER": "cat", "GIT_PAGER": "cat", "GIT_CONFIG_NOSYSTEM": "1",
@@ -118,7 +125,11 @@ class _Runner:
         for connector, pipeline in lists:
             if (connector == "&&" and self.res.code) or (connector == "||" and not self.res.code):
                 continue  # bash skips it, and the status stays
-            self.pipeline(pipeline)
+            try:
+                self.pipeline(pipeline)
+            except NoMatch as error:
+                self.res.err, self.res.code = self.res.err + str(error).encode(), 1
+                break
         return self.res
 
     def pipeline(self, cmds: list[Command]) -> None:
