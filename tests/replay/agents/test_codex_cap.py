@@ -58,3 +58,12 @@ def test_a_cut_walk_is_not_replayable_and_a_sorted_or_whole_one_is(tree: Path) -
     assert _run(tree, "rg --sort path -n prepare src", "gpt-5.5").status == "replayed"  # the recording sorted
     assert _run(tree, "rg -n 'prepare\\(1\\)' src", "gpt-5.5").status == "replayed"  # not cut
     assert _run(tree, "rg -n prepare src", "gpt-5.5", cap=200_000).status == "refused"  # the policy still cuts
+
+
+def test_before_the_rollouts_stopped_recording_the_policy_none_recorded_means_the_models_own_cap(tree: Path) -> None:
+    args = {"cmd": "cat src/m0/trace.ts src/m1/trace.ts src/m2/trace.ts src/m3/trace.ts src/m4/trace.ts",
+            "workdir": CWD, "max_output_tokens": 70000}
+    got = ExecCommand().run(Call(tool="exec_command", args=args, root=tree, cwd=CWD, version="0.120.0",
+                                 sandbox=Sandbox(tree), params={"duration": "0"}, session="s", call_id="c1",
+                                 model="gpt-5.5"))
+    assert not _kept(got.output).startswith("Total output lines")  # no evidence of the catalog's clamp there

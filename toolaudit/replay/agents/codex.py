@@ -53,14 +53,15 @@ from typing import Any, ClassVar
 
 from ...simulate.policies.codex import rust_lines
 from ..base import FAILED, REFUSED, Outcome
-from .base import Call, Emulation, register
+from .base import Call, Emulation, register, version_tuple
 from .codex_command import command_line, recorded_shell
 from .codex_local import local_state
 from .entire_redaction import as_recorded, recorded_lines
 from .git_branch import recorded_branch, with_branch
 from .codex_cuts import (  # noqa: F401  (the cut's names, used by tests and benchmarks through this module)
-    BYTES_MARKER_SINCE, DEFAULT_LIMIT, HINT_SINCE, LEGACY_BYTES, LEGACY_LINES, POLICY_SINCE, WARNING_SINCE, _legacy,
-    _policy, _structured_cut, _warning, cut_kind, formatted_cut, legacy_cut, model_policy, plain_cut, token_count)
+    BYTES_MARKER_SINCE, DEFAULT_LIMIT, HINT_SINCE, LEGACY_BYTES, LEGACY_LINES, POLICY_SINCE, UNRECORDED_POLICY_SINCE,
+    WARNING_SINCE, _legacy, _policy, _structured_cut, _warning, cut_kind, formatted_cut, legacy_cut, model_policy,
+    plain_cut, token_count)
 from .shell_argv import abbrev
 from .shell_readonly import CannotRun, Workspace, run_argv, run_script
 from .shell_words import NotReplayable, Result
@@ -193,7 +194,9 @@ def _unified_tokens(call: Call) -> int:
     cap = call.params.get("max_output_tokens")
     if str(cap or "").isdigit():  # a ceiling: never above the model's own argument (or the default)
         tokens = min(tokens, int(cap))
-    policy = _policy(call) or model_policy(call.params.get("model", ""))
+    version = version_tuple(call.version)
+    policy = _policy(call) or (model_policy(call.params.get("model", ""))
+                               if not version or version >= UNRECORDED_POLICY_SINCE else None)
     if policy is not None:
         unit, limit = policy
         tokens = min(tokens, limit if unit == "tokens" else math.ceil(limit / 4))

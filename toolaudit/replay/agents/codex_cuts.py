@@ -16,6 +16,9 @@ HINT_SINCE = (0, 45)
 BYTES_MARKER_SINCE = (0, 48)
 POLICY_SINCE = (0, 59)
 WARNING_SINCE = (0, 141)
+# the rollouts record turn_context.truncation_policy as null from here (entireio/entire-graph's 0.133 - 0.136,
+# EntityProcess/agentv's 0.140 - 0.142), and cut exec_command within the model's catalog policy all the same
+UNRECORDED_POLICY_SINCE = (0, 133)
 LEGACY_BYTES, LEGACY_LINES = 10 * 1024, 256  # MODEL_FORMAT_MAX_BYTES, MODEL_FORMAT_MAX_LINES
 DEFAULT_LIMIT = 10_000  # TruncationPolicy Bytes(10_000) / Tokens(10_000); unified exec's DEFAULT_MAX_OUTPUT_TOKENS
 
