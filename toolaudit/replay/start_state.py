@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import whatthepatch
 
 from ..model import ToolCall
-from . import edits, shell_effects
+from . import edits, shell_effects, subagents
 from .agents.entire_redaction import MARK, pattern as redacted_pattern
 from .never_ran import never_ran
 from .start_base import listing
@@ -71,8 +71,12 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
     complete: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
     listed: dict[str, None] = {}  # in the order first listed
     events: list[_Shown] = []  # each status and diff, in order: what it showed
-    unknown: list[tuple[int, tuple]] = []  # (where, call_key) of each call that ran a program replay cannot read
+    unknown: list[tuple[int, tuple, bool]] = []  # (where, call_key, a subagent) of each actor replay cannot follow
+    agents = {call.agent for call in calls}  # a subagent whose calls are not here did unknown work (replay.subagents)
     for at, call in enumerate(calls):
+        if subagents.unrecorded(call, agents):
+            unknown.append((at, call_key(call), True))
+            continue
         if edits.is_mutating(call) or edits.is_patch_call(call):
             changed = edits.changes_of(call)
             if isinstance(changed, list):
@@ -116,9 +120,11 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
             # file the session did not touch that a later diff still shows was not in it)
             break
         if effect.unknown:
-            unknown.append((at, call_key(call)))
+            unknown.append((at, call_key(call), False))
         touched.update(p for p in effect.paths if p != shell_effects.CHANGED)
-    return Start(found, tuple(path for path in listed if path not in found), _later(events, unknown), bases, complete)
+    # a subagent is named even when nothing later showed it changed anything (replay.state tells it by this key)
+    later = {key: () for _, key, sub in unknown if sub} | _later(events, [(at, key) for at, key, _ in unknown])
+    return Start(found, tuple(path for path in listed if path not in found), later, bases, complete)
 
 
 def printed(output: str) -> str:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..model import MAIN_AGENT, ToolCall
 from ..secrets.redact import redact
-from . import edits, shell_effects
+from . import edits, shell_effects, subagents
 from .never_ran import never_ran
 from .head import moves_head, reads_head
 from .start_state import call_key
@@ -77,6 +77,10 @@ class SessionState:
             self.main_model = call.model
         if edits.is_mutating(call) or edits.is_patch_call(call):
             return self._edit(call)
+        if call.tool in ("Agent", "Task") and call_key(call) in self.later:  # a subagent whose calls are elsewhere
+            self._did(f"a subagent ({redact(subagents.kind(call))})", self.later[call_key(call)],
+                      "its calls are not in the transcript")
+            return None
         if call.tool in SHELL_TOOLS and never_ran(call) is None:  # a command refused or rejected changed nothing
             command = shell_text(call)
             if command is not None:
@@ -130,16 +134,19 @@ class SessionState:
             self.everything = self.everything or f"after `{_short(command)}` ({redact(found.why)})"
             return
         for program in found.unknown:
-            seen = self.unknown_programs.setdefault(program, [])
-            seen += [path for path in shown if path not in seen]
-        if found.unknown:
-            self._doubt_paths(list(shown), f"`{_short(command)}` ran {', '.join(found.unknown)}, and the session's "
-                                           "own later `git status`/`git diff` showed it changed")
+            self._did(program, shown, f"`{_short(command)}` ran {', '.join(found.unknown)}")
         if shell_effects.CHANGED in found.paths:  # a formatter: what the session changed may be reformatted
             for key in sorted(self.changed):
                 self.uncertain.setdefault(key, f"`{_short(command)}`: {redact(found.why)}")
         named = [path for path in found.paths if path != shell_effects.CHANGED]
         self._doubt_paths(named, f"`{_short(command)}` may have written it")
+
+    def _did(self, actor: str, shown: tuple[str, ...], how: str) -> None:
+        """An actor replay cannot follow (a program, a subagent) ran: the files the session later showed changed
+        are uncertain as its doing, the rest stays certain."""
+        seen = self.unknown_programs.setdefault(actor, [])
+        seen += [path for path in shown if path not in seen]
+        self._doubt_paths(list(shown), f"{how}, and the session's own later `git status`/`git diff` showed it changed")
 
     def unknown_note(self) -> str | None:
         """One line on the programs replay does not know that the session ran (None: it ran none): their names
