@@ -546,3 +546,38 @@ def test_samples_and_corpus_record_their_commit(corpus):
     assert kinds(CodexCollector().collect(path), SessionInfo) == [SessionInfo(
         str(path), "019a93b9-f380-7600-98ff-940e6b99603c", "/home/user/projects/temp/chatbot-ui",
         "0f022a043b3f8ca67224e1c56d5b85e28a81b910", version="0.58.0")]
+
+
+def test_a_forked_rollout_bills_its_parents_requests_once(tmp_path):
+    """A fork (`forked_from_id`) starts with its parent's whole rollout, the parent's session_meta included
+    (entireio/git-sync's review subagents: up to 165 of a fork's requests were its parent's): scanned with
+    the parent, those requests count once; the fork's own, and a sibling fork's, count apart."""
+    from toolaudit.scan.job import ScanOptions, collect
+
+    def meta(sid, parent=None):
+        return env("session_meta", {"id": sid, "cwd": "/w", "cli_version": "0.118.0", "source": "cli",
+                                    **({"forked_from_id": parent} if parent else {})})
+
+    totals = [(100, 10), (300, 20)]
+    # cumulative totals as Codex writes them: each request adds its own to the parent's
+    parent = [meta("p")] + [env("event_msg", {"type": "token_count", "info": {
+        "last_token_usage": {"input_tokens": i, "cached_input_tokens": 0, "output_tokens": o},
+        "total_token_usage": {"input_tokens": sum(t[0] for t in totals[:n + 1]), "cached_input_tokens": 0,
+                              "output_tokens": sum(t[1] for t in totals[:n + 1])}}}) for n, (i, o) in enumerate(totals)]
+
+    def own(inp, out):  # a fork's own request, its totals continuing the parent's
+        return env("event_msg", {"type": "token_count", "info": {
+            "last_token_usage": {"input_tokens": inp, "cached_input_tokens": 0, "output_tokens": out},
+            "total_token_usage": {"input_tokens": 400 + inp, "cached_input_tokens": 0, "output_tokens": 30 + out}}})
+
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    (folder / "parent.jsonl").write_text("".join(json.dumps(x) + "\n" for x in parent))
+    (folder / "fork-a.jsonl").write_text("".join(json.dumps(x) + "\n" for x in [meta("a", "p"), *parent, own(500, 5)]))
+    (folder / "fork-b.jsonl").write_text("".join(json.dumps(x) + "\n" for x in [meta("b", "p"), *parent, own(600, 6)]))
+    got, _ = collect([folder], ScanOptions.of(calls=True, cache=False))
+    assert len(got.usage) == 4  # the parent's two, once; each fork's own
+    assert sum(u.input_uncached for u in got.usage) == 100 + 300 + 500 + 600
+    alone, _ = collect([folder / "fork-a.jsonl"], ScanOptions.of(calls=True, cache=False))
+    assert len(alone.usage) == 3  # alone, the fork is the only copy of its parent's requests
+    assert {u.session for u in alone.usage} == {"a"}

@@ -121,6 +121,8 @@ class _Session:
     pairing: Pairing | None = None
     requests: _Requests = field(default_factory=_Requests)
     cap: tuple[str, int] | None = None  # the last recorded truncation_policy
+    lineage: str | None = None  # whose rollout this file's first requests are (a fork's: its parent's; see _lineage)
+    wanted: str | None = None  # the parent whose copied session_meta comes next in a fork
     spoke: bool = True  # a user message since the last request: the next one starts a turn (the first does)
 
     def name(self, session_id: Any, agent: str = MAIN_AGENT) -> None:
@@ -130,6 +132,15 @@ class _Session:
         self.named = True
         if isinstance(session_id, str) and session_id and self.pairing is None:
             self.session, self.agent = session_id, agent
+
+    def lineage_of(self, payload: dict) -> None:
+        """Follow a fork to the rollout it copies: a fork (`forked_from_id`) begins with its parent's whole rollout,
+        the parent's session_meta first, so a request's position from the file's start and its cumulative totals
+        are those it has in the parent's file (and in the grandparent's, for a fork of a fork)."""
+        sid, parent = payload.get("id"), payload.get("forked_from_id")
+        if self.requests.by_usage or not isinstance(sid, str) or (self.lineage is not None and sid != self.wanted):
+            return  # a resume's session_meta, or one after the copied header
+        self.lineage, self.wanted = sid, parent if isinstance(parent, str) and parent else None
 
     def pairs(self) -> Pairing:
         """The pairing of this session, created once its id is known."""
@@ -163,7 +174,11 @@ def _usage(state: _Session, info: dict, number: int, ts: Any) -> Iterator[Usage]
     uncached, write, read, output = openai_parts(last)
     index = state.requests.by_usage - 1
     started, state.spoke = state.spoke, False
-    yield Usage(state.source, number, CodexCollector.key, state.session, f"{state.session}#{index}", state.model,
+    # known by the rollout it was made in, its position and its cumulative totals: a forked rollout repeats its
+    # parent's requests (git-sync's 8 review forks, up to 165 each), which the parent's file bills already
+    total = info.get("total_token_usage") or {}
+    made = f"{state.lineage or state.session}#{index}:" + ",".join(f"{k}={total[k]}" for k in sorted(total))
+    yield Usage(state.source, number, CodexCollector.key, state.session, made, state.model,
                 uncached, write, read, output, agent=state.agent, ts=ts if isinstance(ts, str) else None,
                 request_index=index, reasoning=count(last.get("reasoning_output_tokens")), global_id=True,
                 turn_start=started, context_window=_window(info.get("model_context_window")))
@@ -284,6 +299,7 @@ class CodexCollector(Collector):
         elif kind == "session_meta":
             first = not state.named  # later session_meta lines come from resume or fork
             state.name(payload.get("id"), _agent(payload.get("source")))
+            state.lineage_of(payload)
             if first:
                 yield from _session_info(state, payload)
         elif kind == "compacted":

@@ -9,7 +9,8 @@ from functools import lru_cache
 from hashlib import sha256
 from pathlib import Path
 
-LAYOUT = 7  # bump when the tables or the entry encoding change (7: Usage.turn_start, context_window)
+LAYOUT = 8  # bump when the tables or the entry encoding change (7: Usage.turn_start, context_window; 8: Codex
+# request ids name the rollout a fork copied them from)
 
 
 @lru_cache(maxsize=1)
