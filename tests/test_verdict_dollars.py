@@ -105,6 +105,16 @@ def test_compare_says_why_a_side_has_no_dollars(run, tmp_path):
     assert doc["cost"]["a_usd"] is None and "records file" in doc["cost"]["why_not"]
 
 
+def test_compare_prices_transcripts_without_a_model_with_model(run):
+    from conftest import ROOT
+
+    runs = ROOT / "docs" / "examples" / "runs"
+    unpriced = json_of(run, "compare", runs / "baseline", runs / "capped")["cost"]
+    assert unpriced["a_usd"] is None and "--model NAME" in unpriced["why_not"]
+    cost = json_of(run, "compare", runs / "baseline", runs / "capped", "--model", "claude-sonnet-4-5")["cost"]
+    assert cost["why_not"] is None and cost["a_usd"] > cost["b_usd"] > 0  # the capped runs' outputs cost less
+
+
 def test_ci_prices_the_gated_run_and_reads_the_baselines_dollars_as_data(run, tmp_path):
     scan = json_of(run, "scan", KANBAN, "--cost")
     total = sum(x["total_usd"] for x in scan["cost"]["tools"])

@@ -20,10 +20,11 @@ from . import cli, hooks_for, input_options, output_options
                    "searched in that path (its first group, else the match). Runs are found before tasks, so "
                    "this never splits or merges one. Default: 1 when a run's main file sits in a subfolder of A or "
                    "B, else 0.")
+@click.option("--model", metavar="NAME", help="Price the tool outputs of calls whose transcript names no model as NAME.")
 @input_options
 @output_options
 @wide_option
-def compare(a, b, group_by, read, quiet, fmt, output, wide):
+def compare(a, b, group_by, model, read, quiet, fmt, output, wide):
     """Compare condition A (baseline) with B (variant): tool output per run, by task and tool.
 
     A and B are folders of transcripts (or one transcript file each), or per-call
@@ -56,5 +57,5 @@ def compare(a, b, group_by, read, quiet, fmt, output, wide):
     """
     from ..compare.job import CompareOptions, compare as run_compare
 
-    result = run_compare(a, b, CompareOptions(read, group_by), hooks=hooks_for(quiet))
+    result = run_compare(a, b, CompareOptions(read, group_by, model), hooks=hooks_for(quiet))
     render_report(result, fmt, output, **layout_of(fmt, wide, None, ()))

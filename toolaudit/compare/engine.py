@@ -303,7 +303,7 @@ def _cost(a: Side, b: Side, runs_a: pd.DataFrame, runs_b: pd.DataFrame) -> Compa
         elif total(side) is None and why is None:
             named = [m for m in side.unknown_models if not m.startswith("(")]
             why = (f"{tag}'s calls have no price: {', '.join(named)} (not in the offline price table)" if named
-                   else f"{tag}'s transcripts name no model to price them with" if side.unknown_models
+                   else f"{tag}'s transcripts name no model to price them with (--model NAME prices them)" if side.unknown_models
                    else f"{tag} has no tool output to price")
     unknown = tuple(sorted(set(a.unknown_models) | set(b.unknown_models)))
     return CompareCost(prices_version(), total(a), total(b), Delta(USD, stat(runs_a[USD]), stat(runs_b[USD])),

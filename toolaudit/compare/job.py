@@ -18,6 +18,7 @@ class CompareOptions:
 
     read: InputOptions = field(default_factory=InputOptions)
     group_by: str | None = None  # LEVEL or re:REGEX: each run's task from its main file's path
+    model: str | None = None  # prices the tool outputs of calls whose transcript names no model
 
     @classmethod
     def of(cls, **given: Any) -> "CompareOptions":
@@ -26,7 +27,7 @@ class CompareOptions:
         return build(cls, {**rest, "read": InputOptions(**read)}, "compare")
 
 
-def side(path: Path, read: InputOptions, hooks: Hooks = SILENT) -> Side:
+def side(path: Path, read: InputOptions, hooks: Hooks = SILENT, model: str | None = None) -> Side:
     """One condition: a `scan --records` file as it is, else the transcripts under `path`, through the scan."""
     from ..scan.job import ScanOptions, collect
     from .sides import records_side, side_from_scan
@@ -35,7 +36,7 @@ def side(path: Path, read: InputOptions, hooks: Hooks = SILENT) -> Side:
     if found is not None:
         return found
     collected, _ = collect([path], ScanOptions(read, calls=True, call_previews=False), hooks)  # numbers: the cache serves
-    return side_from_scan(path, collected)
+    return side_from_scan(path, collected, model)
 
 
 def compare(a: Path | str, b: Path | str, options: CompareOptions | None = None, *, hooks: Hooks = SILENT,
@@ -50,5 +51,5 @@ def compare(a: Path | str, b: Path | str, options: CompareOptions | None = None,
     grouping = parse_group_by(options.group_by)
     check_format(options.read)
     tok = tokenizer_of(options.read)  # fail fast, before any worker starts
-    sides = [side(p, options.read, hooks) for p in (a, b)]
+    sides = [side(p, options.read, hooks, options.model) for p in (a, b)]
     return compare_sides(*sides, grouping, meta_for(options.read, (a, b), tok=tok))

@@ -48,19 +48,20 @@ class Side:
         return sorted(set(self.calls["source"]) | set(self.usage["source"]))
 
 
-def side_from_scan(path: Path, collected) -> Side:
-    """A side scanned from transcripts: an scan.summary.Collected of the files under `path`."""
+def side_from_scan(path: Path, collected, model: str | None = None) -> Side:
+    """A side scanned from transcripts: an scan.summary.Collected of the files under `path` (`model` prices the
+    calls whose transcript names none)."""
     rows = collected.all_rows()
     calls = (pd.DataFrame([[getattr(r, c) for c in CALL_COLUMNS] for r in rows], columns=list(CALL_COLUMNS))
              if rows else _empty_calls())
-    costs, unknown = output_costs(rows)
+    costs, unknown = output_costs(rows, model)
     return Side(str(path), str(path if path.is_dir() else path.parent), calls, usage_frame(collected.usage),
                 files=collected.files, skipped=collected.skipped_count, costs=costs, unknown_models=unknown)
 
 
-def output_costs(rows) -> tuple[pd.DataFrame, tuple[str, ...]]:
+def output_costs(rows, model: str | None = None) -> tuple[pd.DataFrame, tuple[str, ...]]:
     """What each (source, session)'s tool outputs cost, estimated as scan prices them (usd NaN where none had a
-    price), and the models without a price."""
+    price; `model` for a call that names none), and the models without a price."""
     from ..scan.billing import add_output, price_outputs
 
     sums: dict[tuple, list[int]] = {}
@@ -68,7 +69,7 @@ def output_costs(rows) -> tuple[pd.DataFrame, tuple[str, ...]]:
         if r.status != UNPAIRED:
             add_output(sums, (r.model, (r.source, r.session)), r.tokens, r.residency)
     unknown: set[str] = set()
-    priced = price_outputs(sums, None, unknown)
+    priced = price_outputs(sums, model, unknown)
     table = [(source, session, float(c.first + c.resent) if c.priced_calls else float("nan"), c.priced_calls,
               c.unpriced_calls) for (source, session), c in priced.items()]
     return pd.DataFrame(table, columns=list(COST_COLUMNS)), tuple(sorted(unknown))
