@@ -69,3 +69,7 @@ def test_replay_compare_and_ci_lead_with_the_dollars_their_jobs_computed():
 def test_dollars_read_as_a_reader_reads_them():
     assert [dollars(v) for v in (None, 0, 0.004, 0.005, 1234.567)] == ["n/a", "$0.00", "under $0.01", "$0.01",
                                                                         "$1,234.57"]
+    from toolaudit.reports.html_verdict import signed
+
+    assert [signed(v) for v in (None, 0, 0.003, -0.003, -0.4, 1.2)] == [
+        "n/a", "±$0.00", "less than a cent more", "less than a cent less", "−$0.40", "+$1.20"]

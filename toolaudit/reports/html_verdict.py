@@ -23,9 +23,12 @@ def dollars(value: float | None) -> str:
 
 
 def signed(change: float | None) -> str:
-    """A change in dollars with its sign: +$1.20, −$0.40, ±$0.00; n/a for none."""
+    """A change in dollars with its sign: +$1.20, −$0.40, ±$0.00, and under a cent `less than a cent more|less`
+    (a sign before `under $0.01` read as a negative word); n/a for none."""
     if change is None:
         return "n/a"
+    if 0 < abs(change) < 0.005:
+        return f"less than a cent {'more' if change > 0 else 'less'}"
     return f"{'+' if change > 0 else '−' if change < 0 else '±'}{dollars(abs(change))}"
 
 
