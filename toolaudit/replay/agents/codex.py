@@ -306,9 +306,9 @@ class _CodexShell(Emulation):
             script = command_of(call.tool, call.args)[0]
         except NotReplayable:
             return noise
-        if re.search(r"\bgit\b[^|;&]*\bstatus\b", script if isinstance(script, str) else " ".join(script)):
-            noise.update(recorded_branch(_body(recorded)))
         text = script if isinstance(script, str) else " ".join(script)
+        if re.search(r"\bgit\b[^|;&]*\bstatus\b", text):
+            noise.update(recorded_branch(_body(recorded)))
         length = abbrev(_body(recorded)) if re.search(r"\bgit\b", text) else None
         noise.update({"abbrev": str(length)} if length else {})
         noise.update({"glob": "zsh"} if _ZSH_NOMATCH.search(_body(recorded)) else {})
