@@ -55,6 +55,7 @@ from ...simulate.policies.codex import rust_lines
 from ..base import FAILED, REFUSED, Outcome
 from .base import Call, Emulation, register, version_tuple
 from .codex_command import command_line, recorded_shell
+from .codex_homes import recorded_homes, with_homes
 from .codex_local import local_state
 from .entire_redaction import as_recorded, recorded_lines
 from .git_branch import recorded_branch, with_branch
@@ -84,6 +85,8 @@ PARAMS = {
     "status_branch": "`git status -sb`'s branch line (`## main...origin/main`, the recorded one) in place of the "
                      "detached worktree's `## HEAD (no branch)`",
     "status_head": "`git status`'s `On branch …` header (the recorded one) in place of `HEAD detached at …`",
+    "status_homes": "`git status --short`'s `?? .codex/` lines of the agents' own folders, which replay leaves out "
+                    "of the start state (the recorded ones, JSON [[line before, line, line after], …])",
     "redacted": "the recorded lines Entire redacted (`REDACTED` for a value its secret scan flagged): a replayed "
                 "line they match is printed as recorded",
     "offline": "the recorded line saying git failed to fetch from its promisor remote (a partial clone offline): "
@@ -308,7 +311,7 @@ class _CodexShell(Emulation):
             return noise
         text = script if isinstance(script, str) else " ".join(script)
         if re.search(r"\bgit\b[^|;&]*\bstatus\b", text):
-            noise.update(recorded_branch(_body(recorded)))
+            noise.update({**recorded_branch(_body(recorded)), **recorded_homes(_body(recorded))})
         length = abbrev(_body(recorded)) if re.search(r"\bgit\b", text) else None
         noise.update({"abbrev": str(length)} if length else {})
         noise.update({"glob": "zsh"} if _ZSH_NOMATCH.search(_body(recorded)) else {})
@@ -338,8 +341,8 @@ class _CodexShell(Emulation):
             return Outcome("", status=REFUSED, reason=f"not replayable: {why}")
         except CannotRun as why:
             return Outcome("", status=FAILED, reason=str(why))
-        body = call.params.get("preamble", "") + with_branch((result.out + result.err).decode("utf-8", "replace"),
-                                                             call.params)
+        body = call.params.get("preamble", "") + with_homes(with_branch(
+            (result.out + result.err).decode("utf-8", "replace"), call.params), call.params)
         if result.walked and cut(call, body) != body:
             # which lines Codex's cap kept (head and tail) depends on the order the recording machine's walk gave them
             return Outcome("", status=REFUSED, reason=f"not replayable: Codex's output cap cut {result.walked}'s "

@@ -1,8 +1,9 @@
 """What a Codex shell command reads that no commit holds: the local repository's own files (`.git/`: its hooks, its
 config, Entire's session state) and a path git ignores that the checkout lacks (`.workmux.yaml`, `.beads/README.md`,
-`.entire/logs/entire.log`: a tool's local settings, logs and exports). Their text was the recording machine's, and no
-start state can give it back: such a call is not replayable, with the path named. A path the replay folder holds
-(the session's own edit made it) is read as any other."""
+`.entire/logs/entire.log`: a tool's local settings, logs and exports), or a path under the agents' own folders
+(`.codex/skills/…`, `.codex/hooks.json`: replay.start_state's AGENT_HOMES) that the checkout lacks. Their text was
+the recording machine's, and no start state can give it back: such a call is not replayable, with the path named.
+A path the replay folder holds (the session's own edit made it) is read as any other."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from ..sandbox import run
 from .base import Call
+from .codex_homes import agent_homes
 from .codex_reads import shell_reads
 
 _ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"}
@@ -29,6 +31,9 @@ def local_state(call: Call) -> str | None:
         if ".git" in rel.split("/"):
             return f"reads {rel}: the recording machine's repository files (.git/), which no commit holds"
     missing = [rel for rel in inside if rel != "." and not (Path(call.root) / rel).exists()]
+    homes = [rel for rel in missing if (rel + "/").startswith(agent_homes())]
+    if homes:
+        return f"reads {homes[0]}: the agents' own folder on the recording machine, which no commit holds"
     ignored = _ignored(Path(call.root), missing) if missing else []
     return f"reads {ignored[0]}, which git ignores: a local file no commit holds" if ignored else None
 

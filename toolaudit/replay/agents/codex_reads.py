@@ -58,8 +58,11 @@ def _program(name: str, args: list[str], first: bool) -> list[str] | None:
         return []
     if name == "git":
         return _git(args)
-    if name not in SPECS or name in ("find",):
-        return ["."] if name == "find" and not any(a.startswith("/") or a.startswith("..") for a in args) else None
+    if name == "find":  # its start folders: the operands before its first expression word (`-name`, `(`, `!`)
+        starts = next((args[:i] for i, a in enumerate(args) if a.startswith(("-", "(", "!"))), args)
+        return None if any(a.startswith(("/", "..")) for a in starts) else (starts or ["."])
+    if name not in SPECS:
+        return None
     try:
         options, operands = scan(name, args)
     except NotReplayable:
