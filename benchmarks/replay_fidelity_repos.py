@@ -207,7 +207,7 @@ def main() -> int:
             # the sessions of one version and start are replayed together, so that those count once
             units: dict[tuple, list] = defaultdict(list)
             for one in chosen:
-                commit = None if one.on_branch else one.made
+                commit = None if one.on_branch else one.made or None  # imported: the default branch then
                 units[(one.agent, bucket(one.agent, one.version) if one.agent == "codex" else one.name,
                        commit)].append(one)
             for (_, _, commit), together in units.items():
@@ -220,7 +220,8 @@ def main() -> int:
                         # Codex's included): those that ran before it in its folder left their work there
                         # (replay.chain), read for that alone
                         earlier = [str(s.file) for s in by_made.get(together[0].made, ())
-                                   if s not in together] if together[0].agent == "claude-code" else []
+                                   if s not in together] if together[0].agent == "claude-code" \
+                            and together[0].made else []  # imported sessions share no commit
                         result = toolaudit.replay([str(s.file) for s in together], workspace=str(clone),
                                                   identity=True, commit=commit, at_session_start=True,
                                                   earlier=earlier if args.chain else [])

@@ -3,7 +3,8 @@
 Three layouts, read from a clone (bare or not; nothing is fetched here):
 - Entire's checkpoint branch `entire/checkpoints/v1` (`<id[:2]>/<id[2:]>/<n>/full.jsonl`, its `metadata.json`
   naming the session); a commit of the code's history carrying `Entire-Checkpoint: <id>` is one the session made;
-- Entire's checkpoint refs `refs/entire/checkpoints/<shard>/<id>` (one ref per checkpoint, `<n>/full.jsonl`);
+- Entire's checkpoint refs `refs/entire/checkpoints/<shard>/<id>` (one ref per checkpoint, `<n>/full.jsonl`), also
+  those of sessions `entire import` brought in after they ran (strategy `import`: no commit of the code names them);
 - a session file committed in the code's own tree (`claude-session.jsonl`, `codex-session.jsonl`, as hackathons ask
   for): its longest version, and the commit that holds it as the one it made.
 Each session keeps its agent (toolaudit's collector key), the agent's version (Claude Code's `version`, the Codex
@@ -87,6 +88,21 @@ REPOSITORIES = (
          leave_out=("claude-session.jsonl",)),  # its Claude Code session worked in peridotvault-contracts
     Repo("ahmadou5/token-app", "Codex 0.125 (committed file)",
          leave_out=("claude-session.jsonl",)),  # its Claude Code session (2.0.31) ran in the home folder
+    # The held-out set since 85c9929 (issue 28): measured at 85c9929 before any rule change of that round, and at
+    # its end. Chosen by structure alone (read-only calls, commits before the sessions began, the session's folder
+    # the repository's): Entire's imported checkpoints, and committed session files.
+    Repo("Esdeveniments/esdeveniments-frontend", "Claude Code 2.1.220 - 2.1.221 (imported checkpoints)",
+         held_out=True),
+    Repo("chikachow/cyspbot", "Codex 0.142 - 0.144 (imported checkpoints)", held_out=True),
+    Repo("computermode/test-repo", "Claude Code 2.1.146", held_out=True),
+    Repo("lrafasouza/cloak-squads", "Claude Code 2.1.123 (committed file)", held_out=True),
+    Repo("bastion-agentique/bastion", "Claude Code 2.1.17 (committed file)", held_out=True),
+    Repo("CryptoSodi/Battle-Cities", "Codex 0.142 (committed file)", held_out=True),
+    Repo("inspi-writer001/gildore-arena", "Codex 0.130 (committed file)", held_out=True),
+    Repo("sachinacharyaa/Rivo", "Codex 0.128 (committed file)", held_out=True),  # its folder was named Ripple
+    Repo("nikhilxhub/x402-agent", "Codex 0.120 (committed file)", held_out=True),  # its folder: x402-umbra
+    Repo("kunalcode12/openclaw_agent", "Codex 0.118 (committed file)", held_out=True,
+         leave_out=("claude-session.jsonl",)),  # its Claude Code session ran in the Desktop folder
 )
 HELD_OUT = tuple(r.name for r in REPOSITORIES if r.held_out)
 
@@ -100,7 +116,7 @@ class Session:
     name: str        # where it was read from, for the report
     agent: str       # toolaudit's collector key
     version: str     # the agent's version ("?" when the transcript names none)
-    made: str        # a commit it made (or the commit holding it), for --at-session-start --commit
+    made: str        # a commit it made (or the commit holding it), for --at-session-start --commit; "" (imported)
     calls: int       # its read-only calls (to pick the sessions with the most)
     on_branch: bool  # Claude Code: the clone has the branch it recorded; Codex: the clone has the commit it recorded
 
@@ -200,19 +216,27 @@ def sessions(clone: Path, repo: str, into: Path) -> list[Session]:
     found: list[Session] = []
     trailers = _trailers(clone)
     longest: dict[str, tuple[int, str, list[tuple[int, str]]]] = {}  # session id -> (size, rev:path, commits)
+    imported: set[str] = set()
     for cid, full, meta in _checkpoint_files(clone):
         try:
-            sid = json.loads(git(clone, "show", meta) or b"{}").get("session_id") or full
+            about = json.loads(git(clone, "show", meta) or b"{}")
         except ValueError:
-            sid = full
+            about = {}
+        about = about if isinstance(about, dict) else {}
+        sid = about.get("session_id") or full
+        if about.get("strategy") == "import":
+            imported.add(sid)
         size = git(clone, "cat-file", "-s", full).strip()
         size = int(size) if size.isdigit() else 0
         size_was, path_was, made = longest.get(sid, (-1, "", []))
         made = made + trailers.get(cid, [])
         longest[sid] = (size, full, made) if size > size_was else (size_was, path_was, made)
-    for size, full, made in longest.values():
-        if made:  # a checkpoint no commit names has no start state to read
-            session = _session(clone, repo, full, git(clone, "show", full), min(made)[1], into)
+    for sid, (size, full, made) in longest.items():
+        # a checkpoint no commit names has no start state to read, unless Entire imported the session after it
+        # ran (`entire import`: no commit of the code carries its id): its start state is then read from the
+        # branch (Claude Code) or commit (Codex) it recorded, else the default branch, as it was when it began
+        if made or sid in imported:
+            session = _session(clone, repo, full, git(clone, "show", full), min(made)[1] if made else "", into)
             if session is not None:
                 found.append(session)
     out = git(clone, "log", "--all", "--exclude=refs/entire/*", f"--exclude=*{BRANCH}*", "--format=%x1e%H",
