@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..errors import UsageError
-from ..model import ORPHAN, PAIRED, SessionInfo, ToolCall
+from ..model import ORPHAN, PAIRED, UNPAIRED, SessionInfo, ToolCall
 from .base import FAILED, KEPT, NEVER_RAN, NOT_TRANSLATED, REFUSED, Mapping, Outcome
 from .never_ran import never_ran
 from .replayed import RECORDED_DEFAULTS, Replayed
@@ -39,6 +39,11 @@ class CallRunner:
         if call.status == ORPHAN:
             return Replayed(call, None, KEPT, "no recorded call (a result without its call)")
         emulated = self.options.before != "recorded" and emulation_for(call.collector, call.tool) is not None
+        if call.status == UNPAIRED and call.collector != "toolaudit-jsonl":  # a calls file's unrecorded line is asked for
+            # an agent's transcript that ends before the call's result (a skill copied the rollout while it ran):
+            # there is nothing to compare a replay with, nor a size the model saw
+            return Replayed(call, None, KEPT, "its result was never recorded (the transcript ends first)",
+                            emulated=emulated)
         tool, args = call.tool, None
         if self.translations is not None and call.tool in self.translations.SHELL_TOOLS:
             done = self.translations.translate(call)

@@ -30,6 +30,9 @@ _PATTERNS: dict[str, list[tuple[re.Pattern, str]]] = {
         (re.compile(r"(?:exec command rejected by user|patch rejected by user|command was rejected)", re.I),
          "never ran: the user rejected it"),
         (re.compile(r"^aborted(?: by user)?\b", re.I), "never ran: cancelled by the user"),
+        # Codex's Linux sandbox (bubblewrap) failing to start, before the shell runs: the whole output is bwrap's
+        # error (`bwrap: loopback: Failed RTM_NEWADDR: Operation not permitted`, openai/codex#19235, #15982)
+        (re.compile(r"^(?:[^\n]*\n){0,6}Output:\nbwrap: [^\n]*\s*$"), "never ran: Codex's sandbox could not start"),
     ],
     "gemini-cli": [
         (re.compile(r"(?:Tool execution (?:for .*? )?(?:denied|was cancelled)|\[Operation Cancelled\]|"

@@ -22,7 +22,8 @@ import shlex
 
 from . import shell_rules as rules
 from .inline_code import judge_js, judge_python
-from .shell_programs import CHANGED, CLOSERS, EVERYTHING, KEYWORDS, NONE, PROGRAMS, Effect, judge
+from .shell_programs import (CHANGED, CLOSERS, EVERYTHING, KEYWORDS, NONE, PROGRAMS, Effect, judge,
+                             powershell_reads)
 from .shell_syntax import (HEREDOC, SYNTAX, cd, moved, not_found, shell_refused, split, substituted,
                            without_heredocs)
 
@@ -69,6 +70,7 @@ def effect(command: str, cwd: str | None = None, printed: str = "") -> Effect:
         for path in named + list(one.paths if one is not None else ()):
             path = path if path == CHANGED or path.startswith(("/", "~")) or not here else \
                 posixpath.normpath(posixpath.join(here, path))
+            path = _at_home(path, cwd)
             if path not in targets:
                 targets.append(path)
     for each in found:
@@ -82,6 +84,17 @@ def effect(command: str, cwd: str | None = None, printed: str = "") -> Effect:
     # a formatter's reason says more than another's, and a program's own more than "names"
     whys = [e.why for e in found if CHANGED in e.paths] + [e.why for e in found if e.why]
     return Effect(tuple(targets), whys[0] if whys else "names the files it writes", tuple(unknowns))
+
+
+# the home folder a recorded working folder lies in (`/home/jhay/Desktop/Soul`: `/home/jhay`)
+_HOME = re.compile(r"^(/home/[^/]+|/Users/[^/]+|/root)(?=/|$)")
+
+
+def _at_home(path: str, cwd: str | None) -> str:
+    """`~/x` as the absolute path it names, when the working folder says whose home it is (a skill's
+    `>> ~/.superstack/telemetry.jsonl` writes outside the workspace, not into a folder named `~`)."""
+    home = _HOME.match(cwd or "") if path == "~" or path.startswith("~/") else None
+    return home.group(1) + path[1:] if home else path
 
 
 # git's own words when a stash saved nothing or its pop did not apply (not a program's "error:" in between)
@@ -115,6 +128,8 @@ def _stash_undone(parts: list[tuple[str, list[str]]], printed: str) -> set[int]:
 
 def part(text: str, printed: str = "") -> Effect | None:
     """One simple command's effect (None: nothing); `printed`: the whole command's recorded output."""
+    if _CMDLET.search(text):  # PowerShell: a backslash separates a path's folders, it escapes nothing
+        text = text.replace("\\", "/")
     try:
         words = shlex.split(text, comments=True)
     except ValueError:
@@ -130,6 +145,8 @@ def part(text: str, printed: str = "") -> Effect | None:
     while words and ("=" in words[0] and not words[0].startswith("=") or words[0] in KEYWORDS):
         # VAR=value prefixes (a plain assignment alone runs nothing), wrappers and compound commands' keywords
         words = _drop_duration(words[1:]) if words[0] == "timeout" else words[1:]
+    if words and words[0].startswith("(") and words[0] != "(":
+        words = [words[0][1:], *words[1:]]  # after a keyword: PowerShell's `if (Test-Path x) {…}`
     if not words or words[0] in CLOSERS or words[0] == "for" or words[0].startswith("-"):
         return None  # `for x in …` reads nothing; `command -v X` (its wrapper dropped) asks where X is
     program = words[0].rsplit("/", 1)[-1]
@@ -161,11 +178,17 @@ def part(text: str, printed: str = "") -> Effect | None:
     entry = PROGRAMS.get(program)
     if entry is not None:
         return judge(program, entry, args)
+    if powershell_reads(program):
+        return None
     if not_found(program, printed):
         return None  # the recording shows there was no such program to run
     if runs_script:
         return rules.unknown(args[0], args[1:], printed)
     return rules.unknown(words[0], args, printed)
+
+
+# a PowerShell cmdlet (Verb-Noun) first in a simple command, or first after `(` or a keyword
+_CMDLET = re.compile(r"^\s*(?:(?:if|elseif|while|foreach)\s*)?\(?\s*[A-Z][a-z]+-[A-Z][A-Za-z]+\b")
 
 
 def _judge(printed: str):

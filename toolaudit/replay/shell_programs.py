@@ -123,6 +123,22 @@ READ_ONLY_SUBCOMMANDS = {"show", "list", "ls", "status", "log", "help", "version
 _PATHLIKE = re.compile(r"^(?:\.{1,2}|[^\s=:@]*/[^\s]*|[^\s/=:@]+\.[A-Za-z0-9]{1,8})$")
 
 
+# PowerShell's cmdlets are named Verb-Noun, and the verb says what the cmdlet does (Microsoft's "Approved Verbs for
+# PowerShell Commands": Get "retrieves a resource", Test "verifies the operation or consistency of a resource",
+# Select/Sort/Group/Measure/Compare/Where shape what the pipeline carries, Format/ConvertTo/ConvertFrom/Out-String
+# render it, Resolve-Path/Join-Path/Split-Path compute paths). Codex on Windows runs its shell commands in
+# PowerShell (Real-s/mini-simclr-assignment 0.142: `Get-Content -Encoding UTF8 weekly-plan.md`). Set, New, Remove,
+# Copy, Move, Add, Clear, Out-File, Export… write: they stay programs replay does not know.
+_POWERSHELL_READS = re.compile(r"^(?:Get|Test|Select|Sort|Group|Measure|Compare|Where|Format|ConvertTo|ConvertFrom|"
+                               r"Resolve|Join|Split)-[A-Za-z]+$|^(?:Out-String|Out-Host|Write-Output|Write-Host)$",
+                               re.IGNORECASE)
+
+
+def powershell_reads(program: str) -> bool:
+    """A PowerShell cmdlet whose verb only reads (`Get-Content`, `Test-Path`, `Select-String`)."""
+    return bool(_POWERSHELL_READS.match(program))
+
+
 def read_only_form(args: list[str]) -> bool:
     """An unknown program's arguments in a form that only reads (`--version`, `-h` alone, `show ID`, `list`)."""
     if any(a in READ_ONLY_FLAGS for a in args) or len(args) == 1 and args[0] in READ_ONLY_ALONE:
