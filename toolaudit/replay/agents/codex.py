@@ -54,7 +54,9 @@ from typing import Any, ClassVar
 from ...simulate.policies.codex import rust_lines
 from ..base import FAILED, REFUSED, Outcome
 from .base import Call, Emulation, register, version_tuple
-from .codex_command import command_line, recorded_shell
+from .codex_command import command_line
+from .codex_noise import (  # noqa: F401  (recorded_noise, without_noise: the noise's names, used by tests)
+    _OFFLINE, _UNKNOWN_REV, _ZSH_NOMATCH, _body, recorded_noise, without_noise)
 from .codex_homes import recorded_homes, with_homes
 from .codex_local import local_state
 from .entire_redaction import as_recorded, recorded_lines
@@ -89,6 +91,8 @@ PARAMS = {
                     "of the start state (the recorded ones, JSON [[line before, line, line after], …])",
     "redacted": "the recorded lines Entire redacted (`REDACTED` for a value its secret scan flagged): a replayed "
                 "line they match is printed as recorded",
+    "unknown_revision": "1: the recording shows git refusing a revision it did not know, as a replay may (default: "
+                        "such a refusal in the replay alone makes the call not replayable)",
     "offline": "the recorded line saying git failed to fetch from its promisor remote (a partial clone offline): "
                "the call is not replayable",
 }
@@ -230,68 +234,7 @@ def envelope(call: Call, body: str, exit_code: int, seconds: float) -> str:
     return json_wrapper(kept, exit_code, _tenths(call, seconds))
 
 
-# ------------------------------------------------------------------ noise
-
-_DURATION = re.compile(r'("duration_seconds":)(-?[\d.eE+-]+)(\}\}\s*)$')
-_WALL = re.compile(r"^(Wall time: )([\d.]+)( seconds)$", re.MULTILINE)
-_CHUNK = re.compile(r"^(Chunk ID: )(\S*)$", re.MULTILINE)
-
-
-def _header(output: str) -> tuple[str, str]:
-    """(the text header, the rest from its `Output:` line) of a freeform or unified exec output."""
-    head, sep, body = output.partition("\nOutput:\n")
-    return head, sep + body
-
-
-# what a login shell's profile printed before the command's own output: a script complaining (`/path: line N: …`),
-# or mise's activation hook warning of a missing tool (`mise WARN  missing: go@1.24.13`, once per hook it ran)
-_PROFILE = re.compile(r"(?:(?:/[^\s:]+: line \d+: |mise (?:WARN|ERROR) )[^\n]*\n)+")
-
-
-# zsh (the user's login shell, Codex's on macOS and here) refusing a glob that matched nothing: bash would pass it on
-_ZSH_NOMATCH = re.compile(r"^zsh:\d+: no matches found: ", re.MULTILINE)
-
-
-# a partial clone's git, offline, failing to fetch an object it lacks (entireio/git-sync's 0.120 sessions)
-_OFFLINE = re.compile(r"^fatal: could not fetch [0-9a-f]+ from promisor remote$", re.MULTILINE)
-
-
-def _body(output: str) -> str:
-    """The command's output inside a recorded envelope (the JSON wrapper's `output`, or what follows `Output:`)."""
-    if output.startswith('{"output":'):
-        try:
-            body = json.loads(output).get("output", "")
-        except (ValueError, AttributeError):
-            body = ""
-        return body if isinstance(body, str) else ""
-    return _header(output)[1].removeprefix("\nOutput:\n")
-
-
-def recorded_noise(output: str) -> dict[str, str]:
-    """The `duration`, `chunk_id`, `preamble` and `command_shell` parameters that reproduce a recorded output's
-    noise (the shell is the recording machine's login shell)."""
-    if output.startswith('{"output":'):
-        found = _DURATION.search(output[-200:])
-        noise = {"duration": found.group(2)} if found else {}
-    else:
-        head = _header(output)[0]
-        wall, chunk = _WALL.search(head), _CHUNK.search(head)
-        noise = {**({"duration": wall.group(2)} if wall else {}), **({"chunk_id": chunk.group(2)} if chunk else {})}
-        shell = recorded_shell(head)
-        noise.update({"command_shell": shell} if shell else {})
-    profile = _PROFILE.match(_body(output))
-    return {**noise, "preamble": profile.group(0)} if profile else noise
-
-
-def without_noise(output: str) -> str:
-    """`output` with its duration, wall time and chunk id replaced by `_` (identity treats them as noise)."""
-    if output.startswith('{"output":'):
-        return _DURATION.sub(r"\1_\3", output)
-    head, rest = _header(output)
-    return _CHUNK.sub(r"\1_", _WALL.sub(r"\1_\3", head)) + rest
-
-
-# ------------------------------------------------------------------ the emulations
+# ------------------------------------------------------------------ the emulations (noise: agents.codex_noise)
 
 class _CodexShell(Emulation):
     """A Codex shell tool: run the recorded command read-only, then cut and wrap as that version did."""
@@ -317,6 +260,7 @@ class _CodexShell(Emulation):
         noise.update({"glob": "zsh"} if _ZSH_NOMATCH.search(_body(recorded)) else {})
         redacted = recorded_lines(recorded)
         noise.update({"redacted": redacted} if redacted else {})
+        noise.update({"unknown_revision": "1"} if _UNKNOWN_REV.search(_body(recorded)) else {})
         offline = _OFFLINE.search(_body(recorded))
         return {**noise, "offline": offline.group(0)} if offline else noise
 
@@ -343,6 +287,11 @@ class _CodexShell(Emulation):
             return Outcome("", status=FAILED, reason=str(why))
         body = call.params.get("preamble", "") + with_homes(with_branch(
             (result.out + result.err).decode("utf-8", "replace"), call.params), call.params)
+        missing = _UNKNOWN_REV.search(body) if not call.params.get("unknown_revision") else None
+        if missing:  # the recording shows git answering: the commit was the recording machine's alone
+            rev = next(g for g in missing.groups() if g)
+            return Outcome("", status=REFUSED, reason=f"not replayable: git names {rev}, which the replay's "
+                                                      "repository lacks (a commit never pushed)")
         if result.walked and cut(call, body) != body:
             # which lines Codex's cap kept (head and tail) depends on the order the recording machine's walk gave them
             return Outcome("", status=REFUSED, reason=f"not replayable: Codex's output cap cut {result.walked}'s "
