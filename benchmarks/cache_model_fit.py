@@ -6,6 +6,8 @@ reads, writes and uncached input of real sessions, with no policy: per context, 
     python benchmarks/cache_model_fit.py --sets 'NAME=PATH:PATH' ...  # Codex sets: no turns, guessed, recorded
     python benchmarks/cache_model_fit.py --ttl 600 --sets ...          # ... with another idle expiry (seconds)
     python benchmarks/cache_model_fit.py --fit-ttl 'NAME=PATH:PATH' ...  # misclassified requests per expiry
+    python benchmarks/cache_model_fit.py --kinds 'NAME=PATH:PATH' ...    # Codex sets by session kind: where misses are
+    python benchmarks/cache_model_fit.py --turn-starts 'NAME=PATH:PATH' ... # a rule tried and left out (docs/simulate.md)
 
 Each context's model is the one its provider's cache follows (prompt_cache.provider_of): Anthropic's explicit
 writes with their lifetimes, OpenAI's and Gemini's automatic prefix reads. An error is null (n/a) only where
@@ -15,6 +17,8 @@ the recording has nothing to compare: Codex reports no writes, so its misses sho
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import json
 import statistics
 import sys
 from pathlib import Path
@@ -102,6 +106,108 @@ def fit_ttl(sets: list[str], least_gap: float = 120.0) -> None:
         prompt_cache.AUTOMATIC_TTL_S = kept
 
 
+MISS = 1_500  # a request that read this much less than the model did: a miss the model did not foresee
+
+
+def kind_of(path: str) -> str:
+    """What started a Codex session, from its rollout's `session_meta.source`: "main" (the CLI, an IDE, `codex
+    exec`), "review subagent" (`{"subagent": "review"}`), or another subagent by its name ("thread_spawn")."""
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for line in itertools.islice(fh, 20):  # the session_meta line comes first; a few lines of slack
+            try:
+                item = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(item, dict) and item.get("type") == "session_meta":
+                source = (item.get("payload") or {}).get("source")
+                sub = source.get("subagent") if isinstance(source, dict) else None
+                if sub is None:
+                    return "main"
+                return f"{sub if isinstance(sub, str) else next(iter(sub), 'other')} subagent"
+    return "main"
+
+
+def _decomposed(requests: list, starts: list[bool] | None) -> tuple[list[int], list[float | None]]:
+    """One context's counts (in-turn requests, of them misses, turn starts, of them misses; the first request
+    left out) and its uncached-input error: as modelled, with the in-turn misses' recorded reads given to the
+    model, and with the turn starts' given."""
+    turns = prompt_cache.recorded_turns(requests, starts) or [False] * len(requests)
+    modelled = splits(requests, starts=starts)
+    counts = [0, 0, 0, 0]
+    uncached = [0, 0, 0]
+    for i, (u, s) in enumerate(zip(requests, modelled)):
+        missed = i > 0 and u.cache_read < s.read - MISS
+        if i:
+            counts[2 if turns[i] else 0] += 1
+            counts[3 if turns[i] else 1] += missed
+        told = (s.read, u.cache_read if missed and not turns[i] else s.read, u.cache_read if missed and turns[i] else s.read)
+        uncached = [a + u.input_total - r for a, r in zip(uncached, told)]
+    recorded = sum(u.input_uncached for u in requests)
+    return counts, [(m - recorded) / recorded if recorded else None for m in uncached]
+
+
+def kinds(sets: list[str]) -> None:
+    """Per named set of Codex sessions and per session kind (kind_of), the median uncached-input error, how many
+    in-turn requests and turn starts read MISS tokens or more under the model, and the median error were the
+    model told the recorded reads of those in-turn requests, or of those turn starts (where the error comes from)."""
+    print("| Codex set | session kind | sessions | uncached input error (median) | in-turn requests that missed | "
+          "turn starts that missed | error, in-turn misses told | error, turn-start misses told |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for spec in sets:
+        name, _, paths = spec.partition("=")
+        by: dict[str, list] = {}
+        for _name, requests, starts in _contexts([Path(p) for p in paths.split(":")]):
+            if requests[0].collector != "codex" or len(requests) < 3:
+                continue
+            found = _decomposed(requests, starts)
+            for key in (kind_of(requests[0].source), "all"):
+                by.setdefault(key, []).append(found)
+        for key, found in sorted(by.items(), key=lambda kv: (kv[0] == "all", kv[0])):
+            c = [sum(f[0][k] for f in found) for k in range(4)]
+            err = [_pct(statistics.median(e)) if (e := [f[1][k] for f in found if f[1][k] is not None]) else "n/a"
+                   for k in range(3)]
+            print(f"| {name} | {key} | {len(found)} | {err[0]} | {c[1]:,} of {c[0]:,} ({c[1] / max(1, c[0]):.0%}) | "
+                  f"{c[3]:,} of {c[2]:,} ({c[3] / max(1, c[2]):.0%}) | {err[1]} | {err[2]} |")
+
+
+TURN_GAPS = (0.0, 120.0, 300.0)
+
+
+def turn_starts(sets: list[str]) -> None:
+    """Per named set, the median reads and uncached-input errors of the model as it is and of a rule tried and
+    left out: a turn start (Codex routes each turn afresh: its sticky-routing token is per turn) after a gap of
+    T or more reads only the context's first read, as after an expiry; T in TURN_GAPS (0: every turn start)."""
+    print("| Codex set | as modelled | " + " | ".join(
+        "every turn start reads only the first read" if t == 0 else f"turn starts after {t / 60:g}+ idle minutes"
+        for t in TURN_GAPS) + " |")
+    print("|---|---:|" + "---:|" * len(TURN_GAPS))
+    for spec in sets:
+        name, _, paths = spec.partition("=")
+        fits: list[list] = [[] for _ in range(len(TURN_GAPS) + 1)]
+        for _name, requests, starts in _contexts([Path(p) for p in paths.split(":")]):
+            if requests[0].collector != "codex" or len(requests) < 3:
+                continue
+            turns = prompt_cache.recorded_turns(requests, starts) or [False] * len(requests)
+            modelled = splits(requests, starts=starts)
+            for k, least in enumerate((None, *TURN_GAPS)):
+                first: dict = {}
+                reads = []
+                for i, (u, s) in enumerate(zip(requests, modelled)):
+                    first.setdefault(u.model, s.read)  # a model's first request: what the model takes as recorded
+                    gap = (when_of(u.ts) - when_of(requests[i - 1].ts)).total_seconds() if i and u.ts and \
+                        requests[i - 1].ts else 0.0
+                    cut = least is not None and i > 0 and turns[i] and gap >= least
+                    reads.append(min(s.read, first[u.model]) if cut else s.read)
+                fits[k].append(prompt_cache.Fit(
+                    1, len(requests), sum(u.cache_read for u in requests), sum(reads), 0, 0,
+                    sum(u.input_uncached for u in requests), sum(u.input_total for u in requests) - sum(reads)))
+        cells = []
+        for found in fits:
+            m = medians([("", "codex", 3, f) for f in found]).get("codex", {})
+            cells.append(f"{_pct(m.get('reads'))} / {_pct(m.get('uncached'))}")
+        print(f"| {name} | " + " | ".join(cells) + " |")
+
+
 def medians(found: list[tuple[str, str, int, object]], least: int = 3) -> dict[str, dict[str, float | None]]:
     """Per collector, the median of each error over its contexts of `least` requests or more (the first request
     of a context is taken as recorded, so shorter ones match by construction)."""
@@ -124,11 +230,9 @@ def main(argv: list[str]) -> None:
     if argv[:1] == ["--ttl"]:  # the idle expiry the rest runs with (the figures before it was fitted: 600)
         prompt_cache.AUTOMATIC_TTL_S = float(argv[1])
         argv = argv[2:]
-    if argv[:1] == ["--sets"]:
-        compare(argv[1:])
-        return
-    if argv[:1] == ["--fit-ttl"]:
-        fit_ttl(argv[1:])
+    modes = {"--sets": compare, "--fit-ttl": fit_ttl, "--turn-starts": turn_starts, "--kinds": kinds}
+    if argv[:1] and argv[0] in modes:  # each takes named Codex sets, NAME=PATH:PATH
+        modes[argv[0]](argv[1:])
         return
     markdown = "--markdown" in argv
     paths = [Path(p) for p in argv if p != "--markdown"] or DEFAULT

@@ -194,3 +194,28 @@ def test_a_real_cache_outlives_ten_idle_minutes(monkeypatch):
     assert abs(splits(requests, starts=starts)[-1].read - 63_360) <= 256
     monkeypatch.setattr(prompt_cache, "AUTOMATIC_TTL_S", 600.0)
     assert splits(requests, starts=starts)[-1].read == 6_528
+
+
+def _fit_benchmark():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("cache_model_fit", FIXTURES.parents[2] / "benchmarks" / "cache_model_fit.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_review_subagents_misses_are_told_apart_by_session_kind():
+    """Codex 0.139 `codex exec` review subagent / gpt-5.5, cut from a public rollout (tests/fixtures/prompt_cache/
+    README.md): in one turn, four of its five later requests read far less than the prompt before them (0, 0,
+    10,240 and 0 tokens where the model reads 6,784 to 20,480), the kind of in-turn miss behind the fitted-on
+    set's error; the benchmark names the session kind from `session_meta.source` and counts them."""
+    bench = _fit_benchmark()
+    requests = _fixture("codex-0.139.0-review-misses.jsonl")
+    assert bench.kind_of(requests[0].source) == "review subagent"
+    assert bench.kind_of(str(FIXTURES / "codex-0.126.0-idle-hit.jsonl")) == "main"
+    assert [u.cache_read for u in requests] == [0, 0, 0, 10_240, 0, 32_256]
+    counts, errors = bench._decomposed(requests, [True] + [False] * 5)
+    assert counts == [5, 4, 0, 0]  # in-turn requests, their misses, turn starts, theirs (the first left out)
+    as_modelled, in_turn_told, _ = errors
+    assert as_modelled < -0.5 and abs(in_turn_told) < 0.02  # the misses are the whole error
