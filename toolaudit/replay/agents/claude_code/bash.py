@@ -136,8 +136,9 @@ class Bash(Persisting):
         except Answer:  # an unknown version or a bad parameter: nothing to cut by
             return output
 
-    def run(self, call: Call) -> Outcome:
-        """The `tool_result` content Claude Code showed for this Bash call, or why it cannot be replayed."""
+    def _run(self, call: Call) -> Outcome:
+        """The `tool_result` content Claude Code showed for this Bash call, or why it cannot be replayed (Entire's
+        redaction put back by Persisting.run)."""
         try:
             ctx = self._context(call)
             if is_windows(call.cwd):  # Git Bash's drive paths, Windows programs: not what a POSIX re-run prints

@@ -15,6 +15,7 @@ from ...base import FAILED, REFUSED, REPLAYED, Outcome
 from ...builtin.ripgrep import rg_path
 from ...sandbox import OutsideWorkspace, RunResult, resolve, run_in
 from ..base import Call, Emulation, version_tuple
+from ..entire_redaction import as_recorded, recorded_lines
 from .js import (
     MISSING,
     js_len,
@@ -81,6 +82,8 @@ COMMON_PARAMS = {
     "model": "the session's model (Read's reminder depends on it from 2.1.39; the other tools ignore it)",
     "saved_path": "the path a <persisted-output> preview names (identity takes the recorded one: the recordings "
                   "redact it, and it names the recording machine)",
+    "redacted": "the recorded lines Entire redacted (`REDACTED` for a value its secret scan flagged): a replayed line "
+                "that such a line matches is printed as recorded (identity takes them from the recording)",
 }
 SAVED = re.compile(r"^<persisted-output>\nOutput too large \([^)\n]*\)\. Full output saved to: ([^\n]*)\n")
 
@@ -91,9 +94,12 @@ class Persisting(Emulation):
     own: ClassVar[tuple[str, ...]] = ()  # the parameters of its own beside the input schema's and COMMON_PARAMS
 
     def from_recording(self, recorded: str, call: Call) -> dict[str, str]:
-        """The path a persisted output names, as recorded (no re-run can know it)."""
+        """The path a persisted output names, as recorded (no re-run can know it), and the lines Entire redacted
+        in the stored transcript (the recorder's doing, not Claude Code's: agents.entire_redaction)."""
         found = SAVED.match(recorded)
-        return {"saved_path": found.group(1)} if found else {}
+        # the saved path (redacted in the recordings) is the saved_path parameter's: only the output's own lines
+        redacted = recorded_lines(recorded[found.end():] if found else recorded)
+        return {**({"saved_path": found.group(1)} if found else {}), **({"redacted": redacted} if redacted else {})}
 
     def run(self, call: Call) -> Outcome:
         """The text Claude Code showed for this call (an error text or a refusal when it could not answer).
@@ -101,6 +107,15 @@ class Persisting(Emulation):
         A cap parameter (CEILINGS: Read's `limit`, Grep's `head_limit`) is a ceiling: the call is answered with
         the model's own arguments, then with the cap where it is lower; the capped answer is kept only when it is
         shorter, so a cap never raises the model's own limit nor adds a note to an output it did not cut."""
+        done = self._run(call)
+        redacted = call.params.get("redacted", "")
+        if redacted and done.status == REPLAYED:  # Entire redacted the stored text after Claude Code had printed it
+            head = SAVED.match(done.output)
+            cut = head.end() if head else 0
+            return replace(done, output=done.output[:cut] + as_recorded(done.output[cut:], redacted))
+        return done
+
+    def _run(self, call: Call) -> Outcome:
         try:
             ctx = context_of(call, self.tool, self.own)
             plain = self._answer(ctx)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any, ClassVar
 
 from ...base import Outcome
@@ -202,8 +203,18 @@ class Grep(Persisting):
     def _shorten(self, ctx: Context, line: str, cut: int) -> str:
         """`line` with its text before `cut` passed through the path shortening (none when cut <= 0)."""
         if cut <= 0:
-            return line
+            return self._unshortened(ctx, line)
         return self._printed(ctx, relativized(ctx, line[:cut])) + line[cut:]
+
+    def _unshortened(self, ctx: Context, line: str) -> str:
+        """A line with no `:` past its path (a context line `path-N-text` with no colon in its text), which
+        Claude Code's shortening leaves whole: on Windows ripgrep printed its path as `D:\\repo\\src\\x.go`, so
+        the path (the longest start of the line before a `-` that is a file) is printed so (JanDeDobbeleer/oh-my-posh
+        2.1.209: `D:\\oh-my-posh\\src\\regex\\regex.go-97-\tif err != nil {`)."""
+        if not ctx.windows or not _DRIVE.match(line):
+            return line
+        ends = [at for at in range(len(line)) if line[at] == "-" and Path(self._real(ctx, line[:at])).is_file()]
+        return ctx.show(line[:ends[-1]]) + line[ends[-1]:] if ends else line
 
     @staticmethod
     def _printed(ctx: Context, path: str) -> str:

@@ -237,9 +237,9 @@ class Read(Persisting):
         offset = _whole_number(_start_line(ctx), "offset")
         streamed = ctx.at_least(STREAM_READ)
         if _not_a_folder(place):
-            raise Answer(error_answer(f"ENOTDIR: not a directory, {'stat' if streamed else 'open'} '{place.shown}'"))
+            raise Answer(error_answer(f"ENOTDIR: not a directory, {'stat' if streamed else 'open'} '{ctx.show(place.shown)}'"))
         if place.real.is_dir():
-            where = f" '{place.shown}'" if streamed else ""  # the 2.1.41 reader names the folder
+            where = f" '{ctx.show(place.shown)}'" if streamed else ""  # the 2.1.41 reader names the folder (Windows: D:\\…)
             raise Answer(error_answer(f"EISDIR: illegal operation on a directory, read{where}"))
         if streamed and limit is None and place.real.stat().st_size > _max_bytes(ctx):
             # only without a limit; a file read as a stream fails at its first 512 KiB chunk, reporting that
