@@ -128,6 +128,11 @@ def misses(files: list, agent: str) -> list[dict]:
     return found
 
 
+def _no_start(result) -> bool:
+    """Whether replay refused the session's calls for want of a commit written before it began."""
+    return any(reason.startswith("no commit before the session started") for _, reason, _ in result.reasons)
+
+
 def _verdict(result) -> str:
     """The report's verdict line, as a user replaying the session sees it (a session that replays none must say why
     and what to do)."""
@@ -225,6 +230,14 @@ def main() -> int:
                         result = toolaudit.replay([str(s.file) for s in together], workspace=str(clone),
                                                   identity=True, commit=commit, at_session_start=True,
                                                   earlier=earlier if args.chain else [])
+                        if commit is None and together[0].made and _no_start(result):
+                            # the recorded branch holds no commit written before the session: its history was
+                            # rewritten (paretoimproved's `main` is a new root of 2026-04-04, its sessions ran in
+                            # February and March); the commit the session made is on the history it worked on
+                            files.clear()
+                            result = toolaudit.replay([str(s.file) for s in together], workspace=str(clone),
+                                                      identity=True, commit=together[0].made, at_session_start=True,
+                                                      earlier=earlier if args.chain else [])
                     except Exception as exc:  # a refusal is a figure too: the session replays nothing
                         print(f"{repo.name} {session.name}: {type(exc).__name__}: {exc}", file=sys.stderr)
                         rows.append({"repo": repo.name, "session": session.name, "agent": session.agent,
