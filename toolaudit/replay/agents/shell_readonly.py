@@ -26,6 +26,7 @@ from pathlib import Path
 from ..base import Sandbox
 from ..builtin.ripgrep import rg_path
 from ..sandbox import OutsideWorkspace, resolve, run, scrubbed_env
+from ..winpath import is_windows, posix_form
 from .shell_argv import PREPARE, PROGRAMS, long_listing
 from .shell_options import scan
 from .shell_words import Command, NotReplayable, Result, Word, parse
@@ -67,7 +68,14 @@ class Workspace:
         return mapped
 
     def root_path(self, text: str) -> str:
-        """`text` with the recorded working folder replaced by the replay folder."""
+        """`text` with the recorded working folder replaced by the replay folder (a Windows one compared in one
+        form, its drive letter's case aside: Codex in VS Code records `c:\\Users\\…` as its cwd and `C:\\Users\\…` as
+        the workdir)."""
+        if is_windows(self.shown) and is_windows(text):
+            shown, text = posix_form(self.shown).rstrip("/"), posix_form(text)
+            if text.lower() == shown.lower() or text.lower().startswith(shown.lower() + "/"):
+                return str(self.root) + text[len(shown):]
+            return text
         if text == self.shown or text.startswith(self.shown + "/"):
             return str(self.root) + text[len(self.shown):]
         return text
