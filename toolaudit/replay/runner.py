@@ -208,6 +208,7 @@ class Runner(CallRunner):
                                 for p in planned)
                     continue
                 state = SessionState(root, info.cwd if info else None, self.options.path_map, writable)
+                state.recorded_base = bool(info is not None and info.commit and _same_commit(checked_out, info.commit))
                 chain.apply(state, earlier)  # their edits, commands and whole-file Reads, in order
                 if info is not None and info.commit and checked_out and not _same_commit(checked_out, info.commit):
                     state.head = state.head or (f"HEAD: the session began on commit {info.commit[:12]}, the replay "

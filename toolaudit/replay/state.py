@@ -52,6 +52,9 @@ class SessionState:
         # (empty: nothing showed a change, so the workspace stayed certain)
         self.unknown_programs: dict[str, list[str]] = {}
         self.head: str | None = None  # why HEAD is not where the session's was (replay.head)
+        # the replay runs on the commit the session recorded (Codex's session_meta): a `git status` it ran then listed
+        # every tracked file that differed from it, so a tracked file uncertain says nothing of the others
+        self.recorded_base = False
         self._tracked: set[str] | None = None  # the checkout's tracked paths, read once (only_new_uncertain)
         self._tracked_ok = False
 
@@ -259,12 +262,13 @@ class SessionState:
 
     def only_new_uncertain(self) -> bool:
         """Whether every uncertain path is one the checkout does not track (untracked work: a new folder, a build),
-        which says nothing of the files it holds; a tracked file uncertain says the tree held other work. Then a
-        shell call is doubted by the paths it reads (agents.codex_reads), else by the whole folder."""
+        which says nothing of the files it holds; a tracked file uncertain says the tree held other work, unless the
+        replay runs on the commit the session recorded (`recorded_base`). Then a shell call is doubted by the paths it
+        reads (agents.codex_reads), else by the whole folder."""
         if self.everything:
             return False
         existing = [key for key in self.uncertain if (self.root / key).exists()]
-        if not existing:
+        if not existing or self.recorded_base:
             return True
         if self._tracked is None:
             from .sandbox import run
