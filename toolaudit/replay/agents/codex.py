@@ -58,6 +58,7 @@ from .codex_command import command_line
 from .codex_noise import (  # noqa: F401  (recorded_noise, without_noise: the noise's names, used by tests)
     _OFFLINE, _UNKNOWN_REV, _ZSH_NOMATCH, _body, recorded_noise, without_noise)
 from .codex_homes import recorded_homes, with_homes
+from .codex_powershell import get_content, run_get_content
 from .codex_local import local_state
 from .entire_redaction import as_recorded, recorded_lines
 from .git_branch import recorded_branch, with_branch
@@ -68,6 +69,7 @@ from .codex_cuts import (  # noqa: F401  (the cut's names, used by tests and ben
 from .shell_argv import abbrev
 from .shell_readonly import CannotRun, Workspace, run_argv, run_script
 from .shell_words import NotReplayable, Result
+from ..winpath import is_windows
 
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash"})
 
@@ -145,7 +147,10 @@ def execute(call: Call) -> tuple[Result, float]:
     command, workdir = command_of(call.tool, call.args)
     ws = _workspace(call, workdir)
     start = time.monotonic()
-    if isinstance(command, list):
+    read = get_content(command) if isinstance(command, str) and is_windows(call.cwd) else None
+    if read is not None:  # PowerShell's Get-Content, on Windows (agents.codex_powershell)
+        result = run_get_content(ws, *read)
+    elif isinstance(command, list):
         result = run_argv(ws, call.sandbox, command)
     else:
         result = run_script(ws, call.sandbox, command)
