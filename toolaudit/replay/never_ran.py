@@ -13,7 +13,9 @@ from ..model import ToolCall
 # (collector, pattern on the start of the recorded output) -> reason
 _PATTERNS: dict[str, list[tuple[re.Pattern, str]]] = {
     "claude-code": [
-        (re.compile(r"<tool_use_error>Sibling tool call errored"), "never ran: a sibling call's error"),
+        # 2.1.69 renamed it (cli.js): `Cancelled: parallel tool call Bash(grep …) errored`
+        (re.compile(r"<tool_use_error>(?:Sibling tool call errored|Cancelled: parallel tool call .*?errored)", re.S),
+         "never ran: a sibling call's error"),
         (re.compile(r"The user doesn't want to (?:proceed with|take) this"), "never ran: the user rejected it"),
         (re.compile(r"\[Request interrupted by user"), "never ran: cancelled by the user"),
         (re.compile(r"(?:Permission to use \S+ (?:has been|was) denied|Claude requested permissions? to .*? but you "

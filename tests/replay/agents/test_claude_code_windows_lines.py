@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from toolaudit.replay.agents import claude_code  # noqa: F401  (registers the emulations)
 from toolaudit.replay.agents.base import EMULATIONS, Call
 from toolaudit.replay.base import Sandbox
 
@@ -68,3 +69,24 @@ def test_a_line_entire_redacted_in_a_read_listing_is_printed_as_recorded(tmp_pat
     assert run("Read", tmp_path, args, "2.1.196", cwd, **params).output == recorded
     # without the recorded lines the real text shows: the recorder's redaction is what differed
     assert "compaction_excluded_tools=CODING_TOOL_NAMES" in run("Read", tmp_path, args, "2.1.196", cwd).output
+
+
+def test_a_read_over_50000_characters_is_persisted_from_2_1_51_to_2_1_78(tmp_path: Path) -> None:
+    # cli.js: 2.1.51 persists at min(maxResultSizeChars, 50000) (2.1.50: 1e5); 2.1.79 declares Read's Infinity.
+    # Recorded: paretoimproved/ZeroToShip 2.1.62 and 2.1.71, a whole-file Read of tests/delivery/email.test.ts
+    # answered `<persisted-output>\nOutput too large (54KB). …`
+    (tmp_path / "email.test.ts").write_text(("// " + "the quick brown fox " * 3 + "\n") * 1000, encoding="utf-8")
+    args = {"file_path": "/Users/dev/zts/email.test.ts"}
+    for at, persisted in (("2.1.50", False), ("2.1.51", True), ("2.1.71", True), ("2.1.78", True), ("2.1.79", False)):
+        out = run("Read", tmp_path, args, at, "/Users/dev/zts").output
+        assert out.startswith("<persisted-output>\nOutput too large (") is persisted, at
+
+
+def test_a_call_cancelled_for_a_parallel_calls_error_never_ran() -> None:
+    # 2.1.69 renamed "Sibling tool call errored" (cli.js); recorded in paretoimproved/ZeroToShip 2.1.71, a Grep
+    from toolaudit.model import ToolCall
+    from toolaudit.replay.never_ran import never_ran
+
+    text = "<tool_use_error>Cancelled: parallel tool call Bash(grep '\"next\"' web/package.json) errored</tool_use_error>"
+    call = ToolCall("s.jsonl", 9, "claude-code", "s", "Grep", text, "toolu_1", is_error=True)
+    assert never_ran(call) == "never ran: a sibling call's error"

@@ -26,7 +26,8 @@ from .js import (
     size_text,
 )
 
-from .versions import MORE_VCS, NEWEST, OLDEST, VERSIONS, is_windows, posix_form, windows_form  # noqa: F401
+from .versions import (MORE_VCS, NEWEST, OLDEST, PERSIST_CAP, PERSIST_CAP_CHARS, READ_UNBOUNDED, VERSIONS,  # noqa: F401
+                       is_windows, posix_form, windows_form)
 
 AGENT = "claude-code"
 
@@ -315,7 +316,9 @@ def _persist_limit(ctx: Context, tool: str) -> int | None:
     if "max_result_chars" in ctx.call.params:
         return int_param(ctx, "max_result_chars", 0)
     if ctx.at_least(PERSIST_PER_TOOL):
-        return RESULT_CHARS[tool]
+        if tool == "Read" and ctx.at_least(READ_UNBOUNDED):
+            return None
+        return min(RESULT_CHARS[tool], PERSIST_CAP_CHARS) if ctx.at_least(PERSIST_CAP) else RESULT_CHARS[tool]
     if ctx.at_least(PERSIST_ALWAYS):
         return RESULT_CHARS["Grep"] if tool == "Grep" else OLD_PERSIST
     return OLD_PERSIST if persistence_flag(ctx) else None

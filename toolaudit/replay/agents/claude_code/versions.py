@@ -15,6 +15,10 @@ VERSIONS = "2.0.64 - 2.1.332"
 
 # every tool
 SEMANTIC_INPUTS = (2, 1, 79)  # a number or boolean argument written as a string is read as one (zod preprocess)
+# persistence of a large output (a <persisted-output> preview)
+PERSIST_CAP = (2, 1, 51)  # the size is min(the tool's maxResultSizeChars, 50,000): Read and Glob 50,000 (2.1.50: 1e5)
+PERSIST_CAP_CHARS = 50000
+READ_UNBOUNDED = (2, 1, 79)  # Read's maxResultSizeChars is Infinity: a Read is never persisted (2.1.78: 1e5)
 # Read
 NEW_HINT = (2, 1, 72)  # the size and token errors end "Use offset and limit parameters … the whole file."
 CWD_NOTE = (2, 1, 48)  # a missing file: "File does not exist. Note: your current working directory is X."
