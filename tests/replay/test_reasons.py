@@ -17,17 +17,22 @@ from toolaudit.replay.agents import parse_spec
 KEY = "AIza" + "SyD4kR7b2" + "x" * 26  # a Google API key's shape: redaction must hide it
 
 
-def _session(path: Path, cwd: str, reads: list[tuple[str, str, bool]], version: str = "2.1.42") -> Path:
+def claude_session(path: Path, cwd: str, calls: list[tuple[str, dict, str, bool]], version: str = "2.1.42") -> Path:
+    """A Claude Code transcript of `calls` (tool, arguments, recorded output, is_error), one second apart."""
     rows, base = [], {"cwd": cwd, "sessionId": "s1", "version": version, "gitBranch": "main"}
-    for i, (file_path, output, error) in enumerate(reads):
+    for i, (name, args, output, error) in enumerate(calls):
         ts = f"2026-01-01T00:00:0{i}Z"
         rows.append({**base, "type": "assistant", "uuid": f"a{i}", "timestamp": ts, "message": {
             "role": "assistant", "model": "claude-opus-4-6",
-            "content": [{"type": "tool_use", "id": f"t{i}", "name": "Read", "input": {"file_path": file_path}}]}})
+            "content": [{"type": "tool_use", "id": f"t{i}", "name": name, "input": args}]}})
         rows.append({**base, "type": "user", "uuid": f"u{i}", "timestamp": ts, "message": {"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": f"t{i}", "content": output, "is_error": error}]}})
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path
+
+
+def _session(path: Path, cwd: str, reads: list[tuple[str, str, bool]], version: str = "2.1.42") -> Path:
+    return claude_session(path, cwd, [("Read", {"file_path": p}, out, err) for p, out, err in reads], version)
 
 
 @pytest.fixture
@@ -109,19 +114,9 @@ def test_a_session_replaying_none_names_the_reason_of_its_read_only_calls_too(re
     """Safecast/safecast-map-MCP, 2.1.42: its shell commands are not replayable and its Reads were set aside after
     a command that may have moved the tree; the verdict named only the first ("replay the read-only tools", which
     it had tried). It names both, each with what to do."""
-    base = {"cwd": str(repo), "sessionId": "s1", "version": "2.1.42", "gitBranch": "main"}
-    calls = [("Bash", {"command": "git checkout main"}, "Switched to branch 'main'"),
-             ("Read", {"file_path": f"{repo}/a.txt"}, "     1→hi\n     2→")]
-    rows = []
-    for i, (name, args, output) in enumerate(calls):
-        ts = f"2026-01-01T00:00:0{i}Z"
-        rows.append({**base, "type": "assistant", "uuid": f"a{i}", "timestamp": ts, "message": {
-            "role": "assistant", "model": "claude-opus-4-6",
-            "content": [{"type": "tool_use", "id": f"t{i}", "name": name, "input": args}]}})
-        rows.append({**base, "type": "user", "uuid": f"u{i}", "timestamp": ts, "message": {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": f"t{i}", "content": output}]}})
-    session = tmp_path / "s.jsonl"
-    session.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    session = claude_session(tmp_path / "s.jsonl", str(repo), [
+        ("Bash", {"command": "git checkout main"}, "Switched to branch 'main'", False),
+        ("Read", {"file_path": f"{repo}/a.txt"}, "     1→hi\n     2→", False)])
     result = CliRunner().invoke(cli, ["replay", str(session), "--workspace", str(repo), "--identity",
                                       "--no-checkout"], catch_exceptions=False)
     assert result.exit_code == 0, result.output

@@ -76,7 +76,8 @@ def test_every_call_is_accounted_for_with_exact_numbers(calls, tmp_path):
     assert say["bytes_before"] == sum(len(t.encode()) for t in befores)
     assert say["bytes_after"] == sum(len(t.encode()) for t in afters)
     assert (say["errors_before"], say["errors_after"]) == (0, 1)
-    assert doc["new_errors"] == 2 and doc["fixed_errors"] == 0
+    # new errors are the replayed calls that became one (errors 0 → 1); a failed call is counted as failed
+    assert doc["new_errors"] == 1 and doc["fixed_errors"] == 0
     reasons = {(r["status"], r["reason"]): r["calls"] for r in doc["reasons"]}
     assert reasons[("failed", "recorded arguments are not a JSON object")] == 1
     assert reasons[("failed", "RuntimeError: boom")] == 1

@@ -192,6 +192,7 @@ class ReplayCollected:
         self.diffs = Diffs(self.diff)
         self.drift_reasons: Counter = Counter()
         self.not_replayed: Counter = Counter()  # why each call was not replayed, by kind (why_not)
+        self.uncertain_reproduced: Counter = Counter()  # tool -> replayed, doubted, yet matched (said apart)
         self.newer: set[tuple[str, str, str]] = set()  # (agent, version, newest read): replayed as the newest
         self.dollars = OutputTally()  # the sized calls' outputs before → after, priced with each call's model
 
@@ -274,6 +275,8 @@ class ReplayCollected:
             self.fidelity.add(item.before.tool, None if item.doubt else kind, item.doubt or reason)
         if item.after is None:  # kept (an identity probe at most): its recording stands, it drifts from nothing
             return recorded, False
+        self.uncertain_reproduced[item.before.tool] += bool(item.doubt and kind and matches(kind)
+                                                            and item.status == "replayed")
         # a call the variant refused or failed is not drifted: it is counted under its own reason
         drifted = item.status == "replayed" and ((kind is not None and not matches(kind)) or
                                                  (kind is None and bool(item.doubt)))
@@ -288,8 +291,8 @@ class ReplayCollected:
     def _note_errors(self, item, b: Measurement, a: Measurement) -> None:
         if b.is_error == a.is_error or item.after is None:
             return
-        if not a.is_error and item.status != "replayed":
-            return  # a refused or failed call removed no error: it answered nothing
+        if item.status != "replayed":
+            return  # a refused or failed call answered nothing: it neither removed nor made an error
         if a.is_error:
             self.new_errors += 1
         else:
@@ -339,6 +342,7 @@ class ReplayResult(Exportable):
     from_calls_file: int = 0  # of totals.unrecorded: calls of a calls file (the rest: a transcript lacked the result)
     not_replayed: tuple[tuple[str, int], ...] = ()  # (why_not kind, calls), most calls first
     newer: tuple[tuple[str, str, str], ...] = ()  # (agent, recorded version, newest read) replayed as the newest
+    uncertain_reproduced: tuple[tuple[str, int], ...] = ()  # (tool, calls) replayed in an uncertain state, matched
     dollars: OutputDollars | None = None  # the sized calls' tool-output dollars before → after (estimated)
     kind: str = "replay"
 
@@ -369,6 +373,8 @@ def result(collected: ReplayCollected, meta: ScanMeta, menus: tuple[Menu, ...] =
         diffs=collected.diffs.entries(), from_calls_file=collected.from_calls_file,
         not_replayed=tuple(sorted(collected.not_replayed.items(), key=lambda kv: (-kv[1], kv[0]))),
         newer=tuple(sorted(collected.newer)), dollars=collected.dollars.finish(),
+        uncertain_reproduced=tuple(sorted(((t, n) for t, n in collected.uncertain_reproduced.items() if n),
+                                          key=lambda kv: (-kv[1], kv[0]))),
     )
 
 

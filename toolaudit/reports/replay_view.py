@@ -62,7 +62,8 @@ def replay_dict(result: ReplayResult) -> dict[str, Any]:
         "errors": list(result.errors),
         "notes": list(result.notes),
         "before": result.before,
-        **({"identity": identity_dict(result.identity)} if result.identity is not None else {}),
+        **({"identity": identity_dict(result.identity, dict(result.uncertain_reproduced))}
+           if result.identity is not None else {}),
         "drifted": [{"reason": r, "calls": n} for r, n in result.drift_reasons],
         **({"explain": [e.__dict__ for e in result.explained]} if result.explained else {}),
         **({"diffs": [d.__dict__ for d in result.diffs]} if result.diffs else {}),
@@ -72,14 +73,19 @@ def replay_dict(result: ReplayResult) -> dict[str, Any]:
     }
 
 
-def _identity_row(row) -> dict[str, Any]:
+def _identity_row(row, uncertain: int) -> dict[str, Any]:
     return {"calls": row.calls, "replayed": row.replayed, "identical": row.identical, "order_only": row.order_only,
-            "within_1pct": row.within_1pct, "reasons": [{"reason": r, "calls": n} for r, n in row.reasons]}
+            "within_1pct": row.within_1pct, "uncertain_reproduced": uncertain,
+            "reasons": [{"reason": r, "calls": n} for r, n in row.reasons]}
 
 
-def identity_dict(report) -> dict[str, Any]:
-    """Fidelity: calls, replayed, identical, within_1pct (and order_only) in all and per tool, with reasons."""
-    return {**_identity_row(report.totals), "tools": [{"tool": r.tool, **_identity_row(r)} for r in report.tools]}
+def identity_dict(report, uncertain: dict[str, int] | None = None) -> dict[str, Any]:
+    """Fidelity: calls, replayed (in a known state), identical, within_1pct (and order_only) in all and per tool,
+    with reasons; uncertain_reproduced: calls replayed in an uncertain state whose identity replay still matched the
+    recording (the table counts them as replayed, the rate does not)."""
+    uncertain = uncertain or {}
+    return {**_identity_row(report.totals, sum(uncertain.values())),
+            "tools": [{"tool": r.tool, **_identity_row(r, uncertain.get(r.tool, 0))} for r in report.tools]}
 
 
 def _cells(r: ReplayRow) -> list[str]:
@@ -153,6 +159,11 @@ def _identity_lines(result: ReplayResult) -> list[str]:
         lines.append(f"identity (the agents' own tools re-run now{against}): {t.replayed:,} of {t.calls:,} replayed in a known state, "
                      f"{t.identical:,} byte-identical, {t.order_only:,} reordered, {t.within_1pct:,} within ±1% "
                      f"tokens ({rate})" + (f" — {per_tool}" if per_tool else ""))
+        if result.uncertain_reproduced:  # the table's replayed count holds them: said here, so the two agree
+            n = sum(k for _, k in result.uncertain_reproduced)
+            each = ", ".join(f"{tool} {k:,}" for tool, k in result.uncertain_reproduced)
+            lines.append(f"  also replayed: {n:,} in an uncertain state whose identity replay still matched the "
+                         f"recording (measured, outside the rate) — {each}")
         # said once: reordered calls are counted on the line above, drifted ones on their own line below
         shown = {ORDER_REASON} | ({r for r, _ in result.drift_reasons} if result.totals.drifted else set())
         rest = [(reason, n) for reason, n in t.reasons if reason not in shown]
@@ -216,12 +227,16 @@ def _verdict(t: ReplayRow, new_errors: int, result: ReplayResult) -> str:
     if spec.get("identity") and not spec.get("tools") and not spec.get("translate") and result.identity is not None:
         # --identity alone: no new tool, the question is whether the set-up reproduces the recording
         f = result.identity.totals
+        also = sum(k for _, k in result.uncertain_reproduced)
         if not f.replayed:
-            if result.not_replayed or f.reasons:
-                return f"verdict: no call of a known agent tool could be re-run: {_why_none(result)}"
-            return "verdict: no call of a known agent tool could be re-run: see the reasons above"
-        return (f"verdict: the agents' own tools, re-run now, reproduce {f.within_1pct:,} of {f.replayed:,} replayed "
-                f"calls within ±1% tokens ({f.rate:.1%}; {f.identical:,} byte for byte): "
+            why = _why_none(result) if result.not_replayed or f.reasons else "see the reasons above"
+            if also:  # re-run, but in a state a command before them may have changed: no rate stands on them
+                return (f"verdict: no call of a known agent tool could be re-run in a known state: {why}; {also:,} "
+                        "re-run in an uncertain state still matched the recording")
+            return f"verdict: no call of a known agent tool could be re-run: {why}"
+        return (f"verdict: the agents' own tools, re-run now, reproduce {f.within_1pct:,} of {f.replayed:,} calls "
+                f"replayed in a known state within ±1% tokens ({f.rate:.1%}; {f.identical:,} byte for byte"
+                + (f"; {also:,} more in an uncertain state matched" if also else "") + "): "
                 + ("a sound base for a variant" if f.rate >= 0.95 else "check the reasons above before a variant"))
     if not t.replayed:
         if result.not_replayed:

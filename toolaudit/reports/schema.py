@@ -290,7 +290,7 @@ def replay_schema() -> dict:
     tool = obj({"name": STR, "tokens": INT})
     reasons = obj({"reason": STR, "calls": INT})
     fidelity = {"calls": INT, "replayed": INT, "identical": INT, "order_only": INT, "within_1pct": INT,
-                "reasons": array(reasons)}
+                "uncertain_reproduced": INT, "reasons": array(reasons)}
     menu = obj({"mapping": STR, "tools": array(tool), "tokens_per_request": INT, "requests": INT,
                 "carried_tokens": INT, "before_tokens_per_request": nullable(INT), "before_tools": array(tool)})
     return _document("replay", "toolaudit replay -f json", {

@@ -1,0 +1,57 @@
+"""The table, the identity line and the error counts tell one story (issue 28, point 4): a call replayed in an
+uncertain state whose identity replay still matched its recording is counted in the table and said beside the
+identity line; a call replay refused (a path outside the working folder) is no new error of the variant.
+Shapes cut from a PackmindHub/context-evaluator session (Claude Code 2.1.45: `bun run lint:fix`, then Reads of
+files it did not touch, and a Read of ~/.claude/plans outside the working folder), rewritten small."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from test_reasons import claude_session
+
+from toolaudit.cli import cli
+
+
+def _session(path: Path, repo: Path) -> Path:
+    return claude_session(path, str(repo), [
+        ("Read", {"file_path": f"{repo}/a.txt"}, "     1→hi\n     2→", False),
+        ("Bash", {"command": "bun run lint:fix"}, "ok", False),
+        ("Read", {"file_path": f"{repo}/a.txt"}, "     1→hi\n     2→", False),
+        ("Read", {"file_path": "/elsewhere/plans/notes.md"}, "     1→x\n     2→", False)])
+
+
+def _run(tmp_path: Path, *extra: str) -> tuple[str, dict]:
+    repo = tmp_path / "repo"
+    repo.mkdir(exist_ok=True)
+    (repo / "a.txt").write_text("hi\n", encoding="utf-8")
+    session = _session(tmp_path / "s.jsonl", repo)
+    args = ["replay", str(session), "--workspace", str(repo), "--no-checkout", "--identity", *extra]
+    table = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert table.exit_code == 0, table.output
+    doc = CliRunner().invoke(cli, [*args, "-f", "json"], catch_exceptions=False)
+    assert doc.exit_code == 0, doc.output
+    return table.output, json.loads(doc.output)
+
+
+def test_the_table_and_the_identity_line_count_the_same_replayed_calls(tmp_path: Path) -> None:
+    out, doc = _run(tmp_path, "--tool", "Read=agent:claude-code/Read?limit=1")
+    read = next(t for t in doc["tools"] if t["tool"] == "Read")
+    ident = next(t for t in doc["identity"]["tools"] if t["tool"] == "Read")
+    assert read["replayed"] == 2  # the Read before `bun run lint:fix`, and the one after it that still matched
+    assert (ident["replayed"], ident["uncertain_reproduced"]) == (1, 1)
+    assert read["replayed"] == ident["replayed"] + ident["uncertain_reproduced"]
+    assert doc["identity"]["uncertain_reproduced"] == 1
+    assert "also replayed: 1 in an uncertain state" in out
+
+
+def test_a_call_replay_refused_is_no_new_error(tmp_path: Path) -> None:
+    for extra in ((), ("--tool", "Read=agent:claude-code/Read?limit=1")):
+        out, doc = _run(tmp_path, *extra)
+        assert (doc["new_errors"], doc["fixed_errors"]) == (0, 0)
+        assert doc["totals"]["errors_before"] == doc["totals"]["errors_after"]
+        assert {"reason": "refused", "calls": 1} in doc["not_replayed"]  # counted under its own reason instead
+        assert "became errors" not in out and "new error:" not in out
