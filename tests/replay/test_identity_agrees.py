@@ -55,3 +55,26 @@ def test_a_call_replay_refused_is_no_new_error(tmp_path: Path) -> None:
         assert doc["totals"]["errors_before"] == doc["totals"]["errors_after"]
         assert {"reason": "refused", "calls": 1} in doc["not_replayed"]  # counted under its own reason instead
         assert "became errors" not in out and "new error:" not in out
+
+
+def test_a_verdict_beside_more_drifted_calls_than_replayed_ones_still_states_its_saving(tmp_path: Path) -> None:
+    """entireio/git-sync 2.1.91 with Grep?head_limit=50: 76 calls replayed and measured (Grep 9.2% smaller), 83 set
+    aside as drifted; the verdict said "nothing to compare: all 83 replayed calls drifted"."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "a.txt").write_text("hi\nthere\n", encoding="utf-8")
+    (repo / "b.txt").write_text("now\n", encoding="utf-8")
+    session = claude_session(tmp_path / "s.jsonl", str(repo), [
+        ("Read", {"file_path": f"{repo}/a.txt"}, "     1→hi\n     2→there\n     3→", False),
+        ("Read", {"file_path": f"{repo}/b.txt"}, "     1→then, a longer line the file held\n     2→", False),
+        ("Read", {"file_path": f"{repo}/b.txt", "offset": 1}, "     1→then, a longer line the file held\n     2→",
+         False)])
+    result = CliRunner().invoke(cli, ["replay", str(session), "--workspace", str(repo), "--no-checkout", "--identity",
+                                      "--tool", "Read=agent:claude-code/Read?limit=1", "-f", "json"],
+                                catch_exceptions=False)
+    doc = json.loads(result.output)
+    assert (doc["totals"]["replayed"], doc["totals"]["drifted"]) == (1, 2)
+    out = CliRunner().invoke(cli, ["replay", str(session), "--workspace", str(repo), "--no-checkout", "--identity",
+                                   "--tool", "Read=agent:claude-code/Read?limit=1"], catch_exceptions=False).output
+    verdict = next(line for line in out.splitlines() if line.startswith("verdict:"))
+    assert "smaller" in verdict and "over 1 replayed calls" in verdict and "all 2 replayed calls drifted" not in verdict

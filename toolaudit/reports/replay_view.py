@@ -245,9 +245,6 @@ def _verdict(t: ReplayRow, new_errors: int, result: ReplayResult) -> str:
     if t.unrecorded >= t.replayed:
         return (f"verdict: nothing recorded to compare with: the {t.replayed:,} replayed calls had no recorded output; "
                 f"the new tools answered with {t.tokens_after:,} tokens in all")
-    if t.drifted >= t.replayed:
-        return (f"verdict: nothing to compare: all {t.drifted:,} replayed calls drifted (the agent's own tool, re-run "
-                "now, does not reproduce the recording): check --workspace and --commit, or see `drifted` above")
     change = "smaller" if t.tokens_saved > 0 else "larger" if t.tokens_saved < 0 else "the same size"
     versus = ""
     if result.before == "identity" and result.identity is not None and result.identity.totals.replayed:
