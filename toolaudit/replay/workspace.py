@@ -104,7 +104,10 @@ def subfolder(root: Path, cwd: str | None) -> str:
 def _before(workspace: Path, first_ts: str | None, tip: str, timeout: float) -> tuple[str | None, str]:
     """The last commit written before `first_ts` on the first-parent history of `tip` (the branch as it was
     then, not the commits merged into it later), and a note when there is none. Written = its author date: a
-    rebase gives every commit a new committer date, often days after the session that worked on it."""
+    rebase gives every commit a new committer date, often days after the session that worked on it. A commit
+    that descends from one written after the session began came later, whatever its own author date (a
+    contributor's commit of July 9 rebased onto main on July 18, above a commit of July 17: JanDeDobbeleer/oh-my-posh);
+    an author date after its committer date is a clock's error and decides nothing."""
     if not first_ts:
         return None, "--at-session-start: the session has no timestamp"
     if tip.startswith("-"):
@@ -113,15 +116,20 @@ def _before(workspace: Path, first_ts: str | None, tip: str, timeout: float) -> 
     if when is None:
         return None, f"--at-session-start: {first_ts!r} is not a time"
     try:
-        done = run(["git", "log", "--first-parent", f"--max-count={HISTORY}", "--format=%H %at", tip, "--"],
+        done = run(["git", "log", "--first-parent", f"--max-count={HISTORY}", "--format=%H %at %ct", tip, "--"],
                    cwd=workspace, timeout=timeout, env=_GIT_ENV)
     except OSError:
         return None, "--at-session-start: git not found"
-    for line in done.stdout.decode("ascii", "replace").splitlines():
-        commit, _, authored = line.partition(" ")
-        if authored.isdigit() and int(authored) < when:
-            return commit, ""
-    return None, f"--at-session-start: no commit of {tip} before {first_ts}"
+    found = None
+    for line in done.stdout.decode("ascii", "replace").splitlines():  # newest first
+        commit, authored, committed = (line.split() + ["", ""])[:3]
+        if not (authored.isdigit() and committed.isdigit()):
+            continue
+        if int(authored) < when:
+            found = found or commit
+        elif int(authored) <= int(committed):  # written after the session began: the start is below it
+            found = None
+    return (found, "") if found else (None, f"--at-session-start: no commit of {tip} before {first_ts}")
 
 
 def authored(workspace: Path, commit: str, timeout: float = GIT_TIMEOUT) -> float | None:
