@@ -16,25 +16,29 @@ from toolaudit.replay.base import Base
 from toolaudit.replay.workspace import session_base
 
 
-def _commit(repo: Path, text: str, authored: str, committed: str) -> None:
-    (repo / "a.txt").write_text(text)
-    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", text],
-                   cwd=repo, check=True,
-                   env={**os.environ, "GIT_AUTHOR_DATE": authored, "GIT_COMMITTER_DATE": committed})
+def _history(tmp_path: Path, commits: list[tuple[str, str, str]]) -> Path:
+    """A repository whose main holds `commits` in order: (a.txt's text, author date, commit date)."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=repo, check=True)
+    for text, authored, committed in commits:
+        (repo / "a.txt").write_text(text)
+        subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", text],
+                       cwd=repo, check=True,
+                       env={**os.environ, "GIT_AUTHOR_DATE": authored, "GIT_COMMITTER_DATE": committed})
+    return repo
 
 
 @pytest.fixture
 def landed_late(tmp_path: Path) -> Path:
-    if shutil.which("git") is None:
-        pytest.skip("git is not installed")
-    repo = tmp_path / "omp"
-    repo.mkdir()
-    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=repo, check=True)
-    _commit(repo, "before the refactor", "2026-07-16T10:00:00Z", "2026-07-16T10:00:00Z")
-    _commit(repo, "the refactor", "2026-07-17T07:23:32Z", "2026-07-17T11:47:33Z")  # the session's own work
-    _commit(repo, "vimode, rebased", "2026-07-09T05:45:02Z", "2026-07-18T18:56:38Z")  # authored before it all
-    return repo
+    return _history(tmp_path, [
+        ("before the refactor", "2026-07-16T10:00:00Z", "2026-07-16T10:00:00Z"),
+        ("the refactor", "2026-07-17T07:23:32Z", "2026-07-17T11:47:33Z"),  # the session's own work
+        ("vimode, rebased", "2026-07-09T05:45:02Z", "2026-07-18T18:56:38Z"),  # authored before it all
+    ])
 
 
 def test_a_commit_above_one_written_after_the_session_began_came_later(landed_late: Path) -> None:
@@ -46,13 +50,8 @@ def test_a_commit_above_one_written_after_the_session_began_came_later(landed_la
 
 
 def test_an_author_date_after_its_commit_date_is_a_clocks_error(tmp_path: Path) -> None:
-    if shutil.which("git") is None:
-        pytest.skip("git is not installed")
-    repo = tmp_path / "skewed"
-    repo.mkdir()
-    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=repo, check=True)
-    _commit(repo, "old", "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z")
-    _commit(repo, "clock ahead", "2027-06-01T00:00:00Z", "2026-01-02T00:00:00Z")
-    _commit(repo, "newest", "2026-01-03T00:00:00Z", "2026-01-03T00:00:00Z")
+    repo = _history(tmp_path, [("old", "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z"),
+                               ("clock ahead", "2027-06-01T00:00:00Z", "2026-01-02T00:00:00Z"),
+                               ("newest", "2026-01-03T00:00:00Z", "2026-01-03T00:00:00Z")])
     with session_base(repo, Base(at_session_start=True), None, "2026-01-04T00:00:00Z", False) as found:
         assert (found.folder / "a.txt").read_text() == "newest"
