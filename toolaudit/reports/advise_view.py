@@ -27,6 +27,10 @@ def _worth(r: Recommendation) -> str:
     return f"saves {dollars(r.saved_usd)}{bill}"
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
 def _risk(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
 
@@ -101,11 +105,11 @@ class AdviseView(View):
         lines = []
         for i, r in enumerate(result.recommendations, 1):
             lines.append(f"#{i} {r.why}")
-            lines.append(f"   evidence: {r.evidence[0]:,} sessions, {r.evidence[1]:,} events"
-                         + (f"; worth ${r.saved_usd:,.2f}" if r.saved_usd is not None else "")
+            lines.append(f"   evidence: {_count(r.evidence[0], 'session')}, {_count(r.evidence[1], 'event')}"
+                         + (f"; worth {dollars(r.saved_usd)}" if r.saved_usd is not None else "")
                          + ("; risk unknown: nothing measured behind it" if r.risk is None and r.kind != "mcp" else ""))
             if r.cost_before_usd is not None and r.cost_after_usd is not None:
-                lines.append(f"   cost ${r.cost_before_usd:,.2f} → ${r.cost_after_usd:,.2f}")
+                lines.append(f"   cost {dollars(r.cost_before_usd)} → {dollars(r.cost_after_usd)}")
             if r.setting is not None:
                 lines.append(f"   set {r.setting.name} = {r.setting.value} ({r.setting.where})"
                              + (f"; {r.setting.note}" if r.setting.note else "") + f" [source: {r.setting.source}]")
@@ -115,7 +119,8 @@ class AdviseView(View):
         lo, rf = result.budget
         notes = [f"budget: a cap may put {lo:.1%} of a tool's calls at risk (later_used + errors_cut); a context "
                  f"policy may refetch {rf:.1%} of all calls, and must not raise the bill; a recommendation saves at "
-                 f"least {result.floor:,} tokens net and names a setting the agent has (ranked by dollars, then tokens)",
+                 f"least {result.floor:,} tokens net and names a setting the agent has (a policy file where toolaudit "
+                 "knows no settings of the agent); ranked by dollars where priced, then tokens",
                  f"calls: {result.calls:,} in {result.files} files; agents: "
                  + ", ".join(f"{a} {n:,}" for a, n in result.agents),
                  f"tokenizer: {tokenizer_text(result.meta)}"]

@@ -1,0 +1,16 @@
+"""advise's text says what each recommendation is worth as a reader reads dollars: a saving under a cent is
+`under $0.01`, not `$0.00` (the corpus's Bash cap saves $0.000668, its OpenHands cap $0.0047), and its evidence
+counts read as counts (1 session, 1 event)."""
+
+from __future__ import annotations
+
+from conftest import CORPUS
+
+
+def test_a_saving_under_a_cent_reads_under_a_cent(run):
+    result = run("advise", str(CORPUS / "claude-code"), "-q", "-j", "1")
+    assert result.exit_code == 0, result.output
+    evidence = [line.strip() for line in result.output.splitlines() if line.strip().startswith("evidence:")]
+    assert evidence and not any("$0.00" in line for line in evidence)
+    assert any(line.endswith("worth under $0.01") for line in evidence)  # BASH_MAX_OUTPUT_LENGTH = 2000
+    assert not any("1 sessions" in line or "1 events" in line for line in evidence)
