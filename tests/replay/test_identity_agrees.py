@@ -78,3 +78,17 @@ def test_a_verdict_beside_more_drifted_calls_than_replayed_ones_still_states_its
                                    "--tool", "Read=agent:claude-code/Read?limit=1"], catch_exceptions=False).output
     verdict = next(line for line in out.splitlines() if line.startswith("verdict:"))
     assert "smaller" in verdict and "over 1 replayed calls" in verdict and "all 2 replayed calls drifted" not in verdict
+
+
+def test_a_parameter_the_tool_does_not_use_is_an_error_before_any_call(tmp_path: Path) -> None:
+    """A session without a shell_command call (entireio/git-sync's Codex 0.130 runs exec_command) asked for
+    `shell_command?max_output_tokens=100` replayed silently with exit 0; the parameter means nothing there."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    session = claude_session(tmp_path / "s.jsonl", str(repo), [("Bash", {"command": "ls"}, "a.txt", False)])
+    for spec, takes in (("codex/shell_command?max_output_tokens=100", "it takes:"),
+                        ("claude-code/Read?limt=100", "did you mean 'limit'")):
+        result = CliRunner().invoke(cli, ["replay", str(session), "--workspace", str(repo), "--no-checkout",
+                                          "--tool", f"X=agent:{spec}"], catch_exceptions=False)
+        assert result.exit_code == 2, result.output
+        assert "takes no parameter" in result.output and takes in result.output

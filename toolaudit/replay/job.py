@@ -29,6 +29,11 @@ def replay_options(spec: dict[str, Any], *, read: InputOptions | None = None, ex
 
         raise UsageError(f"replay takes no option {unknown[0]!r}{did_you_mean(unknown[0], SPEC_KEYS)}", slug="option")
     mappings = tuple(parse_mapping(text) for text in _texts(spec.get("tools")))
+    for mapping in mappings:  # a parameter the tool does not use is an error before any call, not at the first
+        if mapping.kind == "agent":
+            from .agents import parse_spec
+
+            parse_spec(mapping.spec)
     identity = spec.get("identity") is True
     if not mappings and not identity:
         raise UsageError("nothing to replay: give at least one --tool GLOB=IMPL (e.g. --tool 'Grep=builtin:grep'), "
