@@ -14,3 +14,18 @@ def test_a_saving_under_a_cent_reads_under_a_cent(run):
     assert evidence and not any("$0.00" in line for line in evidence)
     assert any(line.endswith("worth under $0.01") for line in evidence)  # BASH_MAX_OUTPUT_LENGTH = 2000
     assert not any("1 sessions" in line or "1 events" in line for line in evidence)
+
+
+def test_the_setting_a_user_sets_is_whole_on_an_80_column_terminal(monkeypatch, run):
+    """The corpus at 80 columns showed `claude-code: C…T_OVERRIDE = 56` and `codex: tool_ou…en_limit = 1250`: the
+    names a user types, cut in the middle. The table gives NAME = VALUE (the agent is named in the lines below)."""
+    from toolaudit.reports import base
+
+    monkeypatch.setattr(base, "_terminal", lambda stream: True)
+    result = run("advise", str(CORPUS / "claude-code"), str(CORPUS / "codex"), "-q", "-j", "1",
+                 env={"COLUMNS": "80", "NO_COLOR": "1"})
+    assert result.exit_code == 0, result.output
+    table = result.output.split("#1 ")[0]
+    assert max(len(line) for line in table.splitlines()) <= 80
+    assert "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE = 56" in table and "tool_output_token_limit = " in table
+    assert "set CLAUDE_AUTOCOMPACT_PCT_OVERRIDE = 56 (environment variable)" in result.output

@@ -17,6 +17,12 @@ def _setting(r: Recommendation) -> str:
     return f"{r.setting.agent}: {r.setting.name} = {r.setting.value}"
 
 
+def _setting_cell(r: Recommendation) -> str:
+    """The table's setting: its name and value, which a terminal must not cut (the agent is named in the lines
+    below, `#N TOOL (AGENT)` and `set NAME = VALUE`)."""
+    return _setting(r) if r.setting is None else f"{r.setting.name} = {r.setting.value}"
+
+
 def _worth(r: Recommendation) -> str:
     """A recommendation's dollars: saved, and the bill before and after when known; or why there are none."""
     if r.saved_usd is None:
@@ -95,12 +101,12 @@ class AdviseView(View):
 
     def blocks(self, result: AdviceResult) -> list:
         rows = [[str(i), ", ".join(r.tools) or "(context)", num(r.net_tokens_saved), _risk_text(r.risk), r.policy,
-                 _setting(r), r.kind] for i, r in enumerate(result.recommendations, 1)]
+                 _setting_cell(r), r.kind] for i, r in enumerate(result.recommendations, 1)]
         # on a narrow terminal the kind and the policy go first: the setting is what a user acts on, and the
         # lines below restate the policy
         table = Section(["#", "tools", "net saved", "risk", "policy", "setting", "kind"], rows,
                         title="Recommendations", columns=list(COLUMNS), compact=COLUMNS,
-                        shorten={1: 20, 4: 26, 5: 30}, keep=("tools", "net", "risk", "setting"),
+                        shorten={1: 18, 4: 26, 5: 36}, keep=("tools", "net", "risk", "setting"),
                         left=("tools", "policy", "setting", "kind"))
         lines = []
         for i, r in enumerate(result.recommendations, 1):
