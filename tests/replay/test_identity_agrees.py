@@ -92,3 +92,18 @@ def test_a_parameter_the_tool_does_not_use_is_an_error_before_any_call(tmp_path:
                                           "--tool", f"X=agent:{spec}"], catch_exceptions=False)
         assert result.exit_code == 2, result.output
         assert "takes no parameter" in result.output and takes in result.output
+
+
+def test_calls_in_an_unknown_state_keep_their_action_and_say_they_matched(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "a.txt").write_text("hi\n", encoding="utf-8")
+    session = claude_session(tmp_path / "s.jsonl", str(repo), [
+        ("Bash", {"command": "bun run lint:fix"}, "ok", False),
+        ("Read", {"file_path": f"{repo}/a.txt"}, "     1→hi\n     2→", False)])
+    out = CliRunner().invoke(cli, ["replay", str(session), "--workspace", str(repo), "--no-checkout", "--identity"],
+                             catch_exceptions=False).output
+    verdict = next(line for line in out.splitlines() if line.startswith("verdict:"))
+    # the action for the call in an unknown state stays, with what its re-run showed
+    assert "1 × not replayable" in verdict and "1 × unknown state" in verdict and "--commit REV" in verdict
+    assert "(1 of those in an unknown state, re-run anyway, matched the recording)" in verdict

@@ -231,8 +231,8 @@ def _verdict(t: ReplayRow, new_errors: int, result: ReplayResult) -> str:
         if not f.replayed:
             why = _why_none(result) if result.not_replayed or f.reasons else "see the reasons above"
             if also:  # re-run, but in a state a command before them may have changed: no rate stands on them
-                return (f"verdict: no call of a known agent tool could be re-run in a known state: {why}; {also:,} "
-                        "re-run in an uncertain state still matched the recording")
+                return (f"verdict: no call of a known agent tool could be re-run in a known state: {why} ({also:,} "
+                        "of those in an unknown state, re-run anyway, matched the recording)")
             return f"verdict: no call of a known agent tool could be re-run: {why}"
         return (f"verdict: the agents' own tools, re-run now, reproduce {f.within_1pct:,} of {f.replayed:,} calls "
                 f"replayed in a known state within ±1% tokens ({f.rate:.1%}; {f.identical:,} byte for byte"
