@@ -107,3 +107,20 @@ def test_calls_in_an_unknown_state_keep_their_action_and_say_they_matched(tmp_pa
     # the action for the call in an unknown state stays, with what its re-run showed
     assert "1 × not replayable" in verdict and "1 × unknown state" in verdict and "--commit REV" in verdict
     assert "(1 of those in an unknown state, re-run anyway, matched the recording)" in verdict
+
+
+def test_keep_drifted_counts_the_drifted_calls_but_never_as_checked(tmp_path: Path) -> None:
+    """PackmindHub/context-evaluator 2.1.45 with Read?limit=200 --keep-drifted: '98 replayed calls, 98 of them
+    checked against the identity replay' while 9 of them were drifted (their identity replay did not match)."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "a.txt").write_text("hi\nthere\n", encoding="utf-8")
+    (repo / "b.txt").write_text("now\n", encoding="utf-8")
+    session = claude_session(tmp_path / "s.jsonl", str(repo), [
+        ("Read", {"file_path": f"{repo}/a.txt"}, "     1→hi\n     2→there\n     3→", False),
+        ("Read", {"file_path": f"{repo}/b.txt"}, "     1→then, a longer line the file held\n     2→", False)])
+    result = CliRunner().invoke(cli, ["replay", str(session), "--workspace", str(repo), "--no-checkout", "--identity",
+                                      "--tool", "Read=agent:claude-code/Read?limit=1", "--keep-drifted", "-f", "json"],
+                                catch_exceptions=False)
+    totals = json.loads(result.output)["totals"]
+    assert (totals["replayed"], totals["checked"]) == (2, 1)  # b.txt drifted: counted, not checked

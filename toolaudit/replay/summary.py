@@ -223,10 +223,10 @@ class ReplayCollected:
             a = b if item.after is None else measure(after_call, tok, previews=False)  # nothing re-run: after = before
             if item.after is not None and item.identity is not None and item.after.output == item.identity.output:
                 a = b  # the variant is the identity replay itself (--identity)
-            unrecorded = item.before.status == "unpaired"
+            unrecorded, used_at = item.before.status == "unpaired", used.get(id(item.before))
             self.from_calls_file += unrecorded and item.before.collector == "toolaudit-jsonl"
-            used_at = used.get(id(item.before))
-            checked = item.identity is not None and item.after is not None
+            checked = item.identity is not None and item.after is not None and matches(  # --keep-drifted: not these
+                classify(item.before.output, item.identity.output, 0, 0))
             if not drifted:  # the calls the token saving stands on; a refused or failed one keeps its recording
                 self.dollars.add(recorded.model, b.tokens, b.tokens if item.status in ("refused", "failed")
                                  else a.tokens, b.residency)
