@@ -57,18 +57,23 @@ def test_a_call_replay_refused_is_no_new_error(tmp_path: Path) -> None:
         assert "became errors" not in out and "new error:" not in out
 
 
-def test_a_verdict_beside_more_drifted_calls_than_replayed_ones_still_states_its_saving(tmp_path: Path) -> None:
-    """entireio/git-sync 2.1.91 with Grep?head_limit=50: 76 calls replayed and measured (Grep 9.2% smaller), 83 set
-    aside as drifted; the verdict said "nothing to compare: all 83 replayed calls drifted"."""
+def _one_reproduced_two_drifted(tmp_path: Path) -> tuple[Path, Path]:
+    """A Read the identity replay reproduces (a.txt) and two of a file changed since (b.txt): drifted."""
     repo = tmp_path / "repo"
     repo.mkdir()
     (repo / "a.txt").write_text("hi\nthere\n", encoding="utf-8")
     (repo / "b.txt").write_text("now\n", encoding="utf-8")
-    session = claude_session(tmp_path / "s.jsonl", str(repo), [
+    return repo, claude_session(tmp_path / "s.jsonl", str(repo), [
         ("Read", {"file_path": f"{repo}/a.txt"}, "     1→hi\n     2→there\n     3→", False),
         ("Read", {"file_path": f"{repo}/b.txt"}, "     1→then, a longer line the file held\n     2→", False),
         ("Read", {"file_path": f"{repo}/b.txt", "offset": 1}, "     1→then, a longer line the file held\n     2→",
          False)])
+
+
+def test_a_verdict_beside_more_drifted_calls_than_replayed_ones_still_states_its_saving(tmp_path: Path) -> None:
+    """entireio/git-sync 2.1.91 with Grep?head_limit=50: 76 calls replayed and measured (Grep 9.2% smaller), 83 set
+    aside as drifted; the verdict said "nothing to compare: all 83 replayed calls drifted"."""
+    repo, session = _one_reproduced_two_drifted(tmp_path)
     result = CliRunner().invoke(cli, ["replay", str(session), "--workspace", str(repo), "--no-checkout", "--identity",
                                       "--tool", "Read=agent:claude-code/Read?limit=1", "-f", "json"],
                                 catch_exceptions=False)
@@ -112,15 +117,9 @@ def test_calls_in_an_unknown_state_keep_their_action_and_say_they_matched(tmp_pa
 def test_keep_drifted_counts_the_drifted_calls_but_never_as_checked(tmp_path: Path) -> None:
     """PackmindHub/context-evaluator 2.1.45 with Read?limit=200 --keep-drifted: '98 replayed calls, 98 of them
     checked against the identity replay' while 9 of them were drifted (their identity replay did not match)."""
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    (repo / "a.txt").write_text("hi\nthere\n", encoding="utf-8")
-    (repo / "b.txt").write_text("now\n", encoding="utf-8")
-    session = claude_session(tmp_path / "s.jsonl", str(repo), [
-        ("Read", {"file_path": f"{repo}/a.txt"}, "     1→hi\n     2→there\n     3→", False),
-        ("Read", {"file_path": f"{repo}/b.txt"}, "     1→then, a longer line the file held\n     2→", False)])
+    repo, session = _one_reproduced_two_drifted(tmp_path)
     result = CliRunner().invoke(cli, ["replay", str(session), "--workspace", str(repo), "--no-checkout", "--identity",
                                       "--tool", "Read=agent:claude-code/Read?limit=1", "--keep-drifted", "-f", "json"],
                                 catch_exceptions=False)
     totals = json.loads(result.output)["totals"]
-    assert (totals["replayed"], totals["checked"]) == (2, 1)  # b.txt drifted: counted, not checked
+    assert (totals["replayed"], totals["checked"]) == (3, 1)  # b.txt's two drifted: counted, not checked
