@@ -27,3 +27,27 @@ def test_its_calls_in_the_transcript_or_a_read_only_type_change_nothing_unknown(
     assert unrecorded(_agent("general-purpose"), {"main", "acf375c565b60e0d1"}) is None  # its calls are here
     assert unrecorded(_agent("Explore"), {"main"}) is None  # no Edit or Write among its tools
     assert unrecorded(_agent("general-purpose", "done"), {"main"}) is None  # an answer naming no agent: as before
+
+
+# JanDeDobbeleer/oh-my-posh's checkpoint 0d/cae3896550 (Claude Code 2.1.209, MIT): a general-purpose subagent added
+# `Executed` to src/cache/template.go; the session's `git diff` after it showed the file changed
+DIFF = ("diff --git a/src/cache/template.go b/src/cache/template.go\nindex 28fd2835..4e1f81be 100644\n"
+        "--- a/src/cache/template.go\n+++ b/src/cache/template.go\n@@ -29,6 +29,7 @@ type SimpleTemplate struct {\n"
+        " \tWSL           bool\n \tRoot          bool\n \tInterrupted   bool\n+\tExecuted      bool\n }\n \n"
+        " func (t *Template) AddSegmentData(key string, value any) {\n")
+
+
+def _diff(line: int) -> ToolCall:
+    return ToolCall("s.jsonl", line, "claude-code", "s", "Bash", DIFF, call_id=f"toolu_{line}",
+                    args=json.dumps({"command": "git diff -- src/cache/template.go"}))
+
+
+def test_a_file_a_diff_shows_first_after_such_a_subagent_is_its_doing_not_the_start():
+    from toolaudit.replay.start_state import call_key, read
+
+    after = read([_agent("general-purpose"), _diff(2)], "D:\\oh-my-posh")
+    assert "src/cache/template.go" not in after.diffs  # not work the session began on
+    assert after.later[call_key(_agent("general-purpose"))] == ("src/cache/template.go",)  # the subagent's
+    # no subagent before it, or a diff before the subagent: the work the session started on, as before
+    assert "src/cache/template.go" in read([_diff(2)], "D:\\oh-my-posh").diffs
+    assert "src/cache/template.go" in read([_diff(1), _agent("general-purpose"), _diff(3)], "D:\\oh-my-posh").diffs

@@ -16,7 +16,9 @@ calls that read it are not compared with a state replay does not have. The agent
 The same outputs say what a program replay cannot read (replay.shell_effects' unknown programs: a project's
 own CLI, a script) changed: a file a later `git status` or `git diff` shows that no earlier one showed (or a
 diff now other than before), and that the session did not change itself, is taken as its doing, and as the
-doing of every unknown program run since the last whole `git status` before it (which did not list it).
+doing of every unknown program run since the last whole `git status` before it (which did not list it). After
+a subagent whose calls are elsewhere ran (replay.subagents), a file a diff shows first is its doing only, never
+work the session started on (JanDeDobbeleer/oh-my-posh 2.1.209: a subagent's .Executed, shown by the diff after).
 """
 
 from __future__ import annotations
@@ -101,7 +103,10 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
             if all(_under(path, named) for path in shown):
                 kept = {path: section for path, section in shown.items()
                         if not path.startswith(AGENT_HOMES) and not any(_same(path, t, cwd) for t in touched)}
+                helped = any(sub for _, _, sub in unknown)  # a subagent whose calls are elsewhere ran before it
                 for path, section in kept.items():
+                    if helped and not rev and not any(path in event.paths for event in events):
+                        continue  # first shown after that subagent's work: its doing (`later`), not the start's
                     if path not in found and rev:
                         bases[path] = rev
                     found.setdefault(path, section)
