@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from test_reasons import claude_session
@@ -123,3 +124,16 @@ def test_keep_drifted_counts_the_drifted_calls_but_never_as_checked(tmp_path: Pa
                                 catch_exceptions=False)
     totals = json.loads(result.output)["totals"]
     assert (totals["replayed"], totals["checked"]) == (3, 1)  # b.txt's two drifted: counted, not checked
+
+
+def test_a_parameter_error_names_apart_what_identity_copies_from_the_recording() -> None:
+    """Read's `saved_path`, `redacted`… are identity's plumbing: listed with what a user may set, they read as
+    knobs (helper review: 'it takes: …, start_cwd, unchanged, prefix, home, saved_path, redacted')."""
+    from toolaudit.errors import UsageError
+    from toolaudit.replay.agents import parse_spec
+
+    with pytest.raises(UsageError) as caught:
+        parse_spec("claude-code/Read?limt=3")
+    settable, _, copied = str(caught.value).partition("(identity copies")
+    assert "limit" in settable and "max_tokens" in settable
+    assert "saved_path" not in settable and "saved_path" in copied and "redacted" in copied

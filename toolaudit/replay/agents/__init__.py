@@ -16,7 +16,7 @@ from urllib.parse import parse_qsl
 from ...errors import UsageError
 from ...registry import did_you_mean
 from ..base import FAILED, Implementation, Outcome, Sandbox, implementations
-from .base import EMULATIONS, Call, Emulation
+from .base import EMULATIONS, FROM_RECORDING, Call, Emulation
 
 # one module per agent; each registers its emulations on import
 AGENT_MODULES = {"claude-code": "claude_code", "codex": "codex", "gemini-cli": "gemini_cli", "openhands": "openhands"}
@@ -74,9 +74,16 @@ def parse_spec(spec: str) -> tuple[type[Emulation], dict[str, str]]:
     unknown = sorted(set(params) - set(cls.params))
     if unknown:
         raise UsageError(f"agent:{spec}: {agent}/{tool} takes no parameter {unknown[0]!r}"
-                         f"{did_you_mean(unknown[0], cls.params)}; it takes: {', '.join(cls.params) or 'none'}",
-                         slug="agent-param")
+                         f"{did_you_mean(unknown[0], cls.params)}; {takes(cls)}", slug="agent-param")
     return cls, params
+
+
+def takes(cls: type[Emulation]) -> str:
+    """`it takes: …` for a usage error: what a variant may set, then what identity copies from the recording."""
+    mine = [p for p in cls.params if p not in FROM_RECORDING]
+    copied = [p for p in cls.params if p in FROM_RECORDING]
+    return (f"it takes: {', '.join(mine) or 'none'}"
+            + (f" (identity copies {', '.join(copied)} from the recording)" if copied else ""))
 
 
 @implementations.register

@@ -65,6 +65,11 @@ class Emulation:
         return output
 
 
+# what identity copies from the recording (machine paths, redactions, the recorded git header…): a variant has no use
+# for them, so a usage error lists them apart from the parameters a user sets
+FROM_RECORDING = frozenset({"start_cwd", "unchanged", "home", "saved_path", "redacted", "duration", "preamble",
+                            "status_branch", "status_head", "status_homes", "unknown_revision", "offline", "abbrev"})
+
 EMULATIONS: dict[tuple[str, str], type[Emulation]] = {}
 
 
