@@ -202,6 +202,15 @@ def test_at_session_start_takes_the_last_commit_before_the_session_on_the_branch
         assert folder == branched.resolve() and note == "--at-session-start: the session has no timestamp"
 
 
+def test_no_start_commit_copies_nothing_and_says_only_why(branched):
+    """With edits to apply (`scratch`), a session that will be refused was copied whole and told "replayed in a
+    scratch copy of the workspace as it is" beside a verdict refusing every call (helper review)."""
+    with session_base(branched, Base(at_session_start=True), None, "2025-12-01T00:00:00Z", True) as (folder, note,
+                                                                                                     writable, _):
+        assert folder == branched.resolve() and not writable
+        assert note.startswith("--at-session-start: no commit of HEAD") and "scratch copy" not in note
+
+
 def test_no_checkout_takes_no_commit():
     with pytest.raises(UsageError, match="--no-checkout starts from the folder as it is"):
         replay_options({"tools": ["Read=builtin:read_file"], "no_checkout": True, "commit": "HEAD"})

@@ -77,6 +77,9 @@ def session_base(workspace: Path, base: Base, recorded: str | None, first_ts: st
     elif base.at_session_start:
         tip = base.commit or _branch_ref(workspace, branch, timeout) or "HEAD"
         commit, note = _before(workspace, first_ts, tip, timeout)
+        if commit is None:  # refused: nothing runs, so no copy of the workspace and no note saying it ran there
+            yield Checkout(workspace, note)
+            return
     elif base.commit:
         commit = base.commit
     with session_workspace(workspace, commit, timeout, scratch=scratch) as found:
