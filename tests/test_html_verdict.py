@@ -73,3 +73,13 @@ def test_dollars_read_as_a_reader_reads_them():
 
     assert [signed(v) for v in (None, 0, 0.003, -0.003, -0.4, 1.2)] == [
         "n/a", "±$0.00", "less than a cent more", "less than a cent less", "−$0.40", "+$1.20"]
+
+
+def test_a_change_that_saves_nothing_says_so_in_words():
+    """`the new tools save $0.00` read as a rounded saving; a replay whose variant changed nothing says `nothing`."""
+    from toolaudit.reports.html_verdict import output_change
+
+    cost = {"saved_usd": 0.0, "before_usd": 0.004, "after_usd": 0.004, "prices": "p", "priced_calls": 4,
+            "unpriced_calls": 0}
+    assert ": the new tools save nothing (" in output_change(cost, "the new tools")
+    assert "save under $0.01" in output_change({**cost, "saved_usd": 0.001}, "the new tools")

@@ -106,7 +106,7 @@ def no_price(cost: dict) -> str:
 def output_change(cost: dict, what: str) -> str:
     """Tool outputs' dollars before → after a change (estimated), and the calls without a price."""
     saved = cost["saved_usd"]
-    says = f"cost {dollars(-saved)} more" if saved < 0 else f"save {dollars(saved)}"
+    says = f"cost {dollars(-saved)} more" if saved < 0 else f"save {dollars(saved)}" if saved else "save nothing"
     line = (f"tool outputs cost ≈ {dollars(cost['before_usd'])} → {dollars(cost['after_usd'])}: {what} {says} "
             f"(estimated, {cost['prices']}, over {cost['priced_calls']:,} priced calls")
     unpriced = cost["unpriced_calls"]
