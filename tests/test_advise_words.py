@@ -29,3 +29,14 @@ def test_the_setting_a_user_sets_is_whole_on_an_80_column_terminal(monkeypatch, 
     assert max(len(line) for line in table.splitlines()) <= 80
     assert "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE = 56" in table and "tool_output_token_limit = " in table
     assert "set CLAUDE_AUTOCOMPACT_PCT_OVERRIDE = 56 (environment variable)" in result.output
+
+
+def test_a_setting_over_many_tools_names_them_by_count_in_the_table():
+    """Codex's one limit over nine tools made a cell a terminal cut in the middle (`[REDACTE…ite_stdin`); the line
+    below the table names every tool."""
+    from toolaudit.reports.advise_view import _tools_cell
+
+    assert _tools_cell(1, ()) == "(context)"
+    assert _tools_cell(2, ("execute_bash", "run", "run_ipython", "str_replace_editor")) == \
+        "execute_bash, run, run_ipython, str_replace_editor"
+    assert _tools_cell(1, tuple(f"t{i}" for i in range(9))) == "9 tools (#1 below)"

@@ -76,6 +76,14 @@ def advise_dict(result: AdviceResult) -> dict[str, Any]:
     }
 
 
+def _tools_cell(rank: int, tools: tuple[str, ...]) -> str:
+    """The tools a recommendation covers as a cell: past four (Codex's one limit over every tool) by count, as its
+    line below names them all (cut in the middle on a terminal, nine names read `[REDACTE…ite_stdin`)."""
+    if not tools:
+        return "(context)"
+    return ", ".join(tools) if len(tools) <= 4 else f"{len(tools)} tools (#{rank} below)"
+
+
 @register
 class AdviseView(View):
     """`advise`: a ranked table, then each recommendation's evidence, setting source and policy file."""
@@ -100,7 +108,7 @@ class AdviseView(View):
                          for i, r in enumerate(result.recommendations, 1)])
 
     def blocks(self, result: AdviceResult) -> list:
-        rows = [[str(i), ", ".join(r.tools) or "(context)", num(r.net_tokens_saved), _risk_text(r.risk), r.policy,
+        rows = [[str(i), _tools_cell(i, r.tools), num(r.net_tokens_saved), _risk_text(r.risk), r.policy,
                  _setting_cell(r), r.kind] for i, r in enumerate(result.recommendations, 1)]
         # on a narrow terminal the kind and the policy go first: the setting is what a user acts on, and the
         # lines below restate the policy
