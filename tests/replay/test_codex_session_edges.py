@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import toolaudit
@@ -75,3 +76,37 @@ def test_a_command_codex_sandbox_never_started_and_one_with_no_result_are_not_co
     (log, pending), _ = _replayed(tmp_path, [("git log --oneline -20", BWRAP), ("git remote -v", None)])
     assert log["replay_status"] == "never_ran" and "sandbox could not start" in log["replay_reason"]
     assert pending["replay_status"] == "kept" and "never recorded" in pending["replay_reason"]
+
+
+def test_a_first_look_that_differs_puts_the_whole_folder_in_doubt_again(tmp_path: Path) -> None:
+    """entireio/git-sync's 0.118 session 019d7d4c… recorded a commit, listed one tracked file changed, then read
+    others that differed from that commit too: the tree held work no listing showed (192 calls outside ±1% when
+    each was doubted by its own path only)."""
+    (status, first, later), reasons = _replayed(tmp_path, [
+        ("git status --short", HEAD.format(0, 2) + " M README.md\n"),
+        ("sed -n '1,5p' src/a.js", HEAD.format(0, 6) + "export const a = 2; // not the commit's\n"),
+        ("sed -n '1,5p' index.html", HEAD.format(0, 4) + "<html></html>\n")])
+    assert first["replay_status"] == "replayed"
+    doubted = {r: n for r, n in reasons.items() if r.startswith("uncertain:")}
+    assert sum(doubted.values()) == 2, reasons  # the status (README.md) and, from the differing look on, index.html
+
+
+def test_a_status_listing_a_file_the_commit_lacks_as_modified_keeps_the_whole_folder_doubted(tmp_path: Path) -> None:
+    """entireio/git-sync's 0.118 session 019d7d4c… recorded c86a9b07, a commit of 7 files, and its `git status --short`
+    listed `M  internal/syncer/syncer.go`: HEAD was elsewhere when it ran, so its listing does not say the other
+    tracked files were as committed."""
+    from toolaudit.model import ToolCall
+    from toolaudit.replay.recorded_base import holds, listed_as_changed
+
+    repo, _ = _repo(tmp_path)
+    status = [ToolCall("r.jsonl", 1, "codex", "s", "exec_command",
+                       HEAD.format(0, 9) + "A  internal/auth/auth.go\nM  internal/syncer/syncer.go\n M README.md\n",
+                       "c1", args=json.dumps({"cmd": "git status --short"}))]
+    assert listed_as_changed(status) == {"internal/syncer/syncer.go", "README.md"}  # an added file: HEAD lacked it
+    assert not holds(status, repo)
+    assert holds([], repo) and holds([replace(status[0], output=HEAD.format(0, 2) + " M README.md\n")], repo)
+    (tmp_path / "again").mkdir()
+    (_, read), reasons = _replayed(tmp_path / "again", [
+        ("git status --short", HEAD.format(0, 6) + " M README.md\nM  src/gone.js\n"),
+        ("sed -n '1,5p' src/a.js", HEAD.format(0, 5) + "export const a = 1;\n")])
+    assert sum(n for r, n in reasons.items() if r.startswith("uncertain:")) == 2, reasons  # the read too

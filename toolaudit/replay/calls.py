@@ -120,6 +120,7 @@ class CallRunner:
         seen = ident if ident is not None else \
             after if item.mapping.kind == "agent" and item.mapping == identity_mapping(item.before) else None
         if seen is not None and outcome.status == "replayed" and seen.output != item.before.output:
+            _first_look(state, fresh and not doubt, seen.output, item.before.output)
             state.learn(item.before, recorded)
         state.record(item.before)
         return done
@@ -146,6 +147,7 @@ class CallRunner:
             if identity.output == item.before.output:
                 state.confirm(_paths(recorded, item.before.tool, state))
             else:
+                _first_look(state, fresh and not doubt, identity.output, item.before.output)
                 state.learn(item.before, recorded)
         state.record(item.before)
         return replace(item, identity=ident, doubt=doubt, identity_reason=safe_reason(why), fresh=fresh)
@@ -186,6 +188,12 @@ class CallRunner:
         return replace(before, tool=tool, output=outcome.output, is_error=outcome.is_error, images=outcome.images,
                        image_bytes=outcome.image_bytes, status=PAIRED,
                        args=json.dumps(args, ensure_ascii=False, separators=(",", ":")))
+
+
+def _first_look(state, first: bool, got: str, recorded: str) -> None:
+    """A first, undoubted look that showed other lines than the recording (their order aside) tells the state."""
+    if first and state.recorded_base and sorted(got.splitlines()) != sorted(recorded.splitlines()):
+        state.first_look_differs()
 
 
 def safe_reason(text: str) -> str:

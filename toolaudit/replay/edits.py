@@ -292,6 +292,7 @@ def _update(hunks: list[tuple[list[str], list[str]]]) -> Transform:
             lines[at:at + len(old)] = new
             pos = at + len(new)
         return "\n".join(lines)
+    apply.partial = True  # type: ignore[attr-defined]  # its hunks say nothing of the file's other lines
     return apply
 
 

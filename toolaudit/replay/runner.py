@@ -162,7 +162,7 @@ class Runner(CallRunner):
 
     def _replay_sessions(self, calls: list[ToolCall], infos: dict[str, SessionInfo],
                          notes: list[str]) -> Iterator[Replayed]:
-        from . import branch_moves, chain, start_state
+        from . import branch_moves, chain, recorded_base, start_state
         from . import workspace as ws
         from .state import SessionState
 
@@ -208,7 +208,8 @@ class Runner(CallRunner):
                                 for p in planned)
                     continue
                 state = SessionState(root, info.cwd if info else None, self.options.path_map, writable)
-                state.recorded_base = bool(info is not None and info.commit and _same_commit(checked_out, info.commit))
+                state.recorded_base = bool(info is not None and info.commit and _same_commit(checked_out, info.commit)) \
+                    and recorded_base.holds(group, root)
                 chain.apply(state, earlier)  # their edits, commands and whole-file Reads, in order
                 if info is not None and info.commit and checked_out and not _same_commit(checked_out, info.commit):
                     state.head = state.head or (f"HEAD: the session began on commit {info.commit[:12]}, the replay "

@@ -123,7 +123,8 @@ class SessionState:
                 self.failed += 1
                 self.uncertain[self._key(target)] = f"a recorded edit could not be written here ({exc.strerror})"
                 continue
-            self.uncertain.pop(self._key(target), None)
+            if not getattr(change.transform, "partial", False):  # a patch's hunks leave the other lines in doubt
+                self.uncertain.pop(self._key(target), None)
             self.known.add(self._key(target))
             self.changed.add(self._key(target))
             self.applied += 1
@@ -259,6 +260,12 @@ class SessionState:
             target = self.local(path)
             if target is not None and target.is_file():
                 self.known.add(self._key(target))
+
+    def first_look_differs(self) -> None:
+        """A call's first look at what it read, doubted by nothing, showed other lines than the recording: the tree
+        held work no listing showed (a rollout resumed days later, on another tree), so from here a tracked file
+        uncertain doubts the whole folder again (only_new_uncertain), as on another commit."""
+        self.recorded_base = False
 
     def only_new_uncertain(self) -> bool:
         """Whether every uncertain path is one the checkout does not track (untracked work: a new folder, a build),

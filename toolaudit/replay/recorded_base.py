@@ -1,0 +1,52 @@
+"""Whether a Codex session's replay runs on the tree its `git status` described: the commit its rollout recorded
+(session_meta's `git.commit_hash`, taken when the session began) checked out, and every file a recorded plain
+`git status` listed as modified or deleted tracked there (git lists ` M f` or `D  f` only for a file HEAD holds).
+
+When both hold, that status listed every tracked file that differed, and a tracked file it listed says nothing of
+the others (replay.state's `recorded_base`: uncertainty by path). A listed file the checkout does not track says
+HEAD was elsewhere when the status ran (entireio/git-sync's 0.118 session 019d7d4c… recorded c86a9b07, a commit of 7
+files, and its status listed `M  internal/syncer/syncer.go`): the whole folder stays doubted, as on another commit.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..model import ToolCall
+from .sandbox import run
+from .start_state import printed
+from .state import SHELL_TOOLS, shell_text
+
+_STATUS = re.compile(r"^\s*git\s+status(?:\s+(?:-s|--short|-b|--branch|-sb|--porcelain(?:=v1)?|-u|-uall|"
+                     r"--untracked-files(?:=\w+)?))*\s*$")
+_HELD = re.compile(r"^(?:[MDRCU][ MD]|[ CMRU][MD]) \"?(.+?)\"?$")  # the index or the tree says HEAD had it
+
+
+def listed_as_changed(calls: list[ToolCall]) -> set[str]:
+    """The paths the session's plain `git status --short` outputs listed as modified or deleted (not added)."""
+    found: set[str] = set()
+    for call in calls:
+        command = shell_text(call) if call.tool in SHELL_TOOLS else None
+        if command is None or not _STATUS.match(command) or call.is_error:
+            continue
+        for line in printed(call.output).splitlines():
+            held = _HELD.match(line)
+            if held and not line.startswith("## "):
+                found.add(held.group(1).split(" -> ")[0])
+    return found
+
+
+def holds(calls: list[ToolCall], root: Path) -> bool:
+    """Whether the checkout at `root` tracks every file the session's `git status` listed as modified or deleted."""
+    listed = listed_as_changed(calls)
+    if not listed:
+        return True
+    try:
+        done = run(["git", "ls-files", "-z", "--", *sorted(listed)], cwd=root, timeout=60.0,
+                   max_output_bytes=16 << 20, env={"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"})
+    except OSError:
+        return False
+    if done.exit_code != 0 or done.timed_out or done.capped:
+        return False
+    return listed <= set(bytes(done.stdout).decode("utf-8", "surrogateescape").split("\0"))
