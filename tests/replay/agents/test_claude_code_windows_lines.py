@@ -90,3 +90,17 @@ def test_a_call_cancelled_for_a_parallel_calls_error_never_ran() -> None:
     text = "<tool_use_error>Cancelled: parallel tool call Bash(grep '\"next\"' web/package.json) errored</tool_use_error>"
     call = ToolCall("s.jsonl", 9, "claude-code", "s", "Grep", text, "toolu_1", is_error=True)
     assert never_ran(call) == "never ran: a sibling call's error"
+
+
+def test_from_2_1_208_a_pattern_ripgrep_rejects_is_the_error_thrown(tmp_path: Path) -> None:
+    # the binary's JavaScript (2.1.208 on; 2.1.207 answers as if nothing matched): a RipgrepUsageError's message;
+    # recorded in JanDeDobbeleer/oh-my-posh's checkpoint 59/7e5a60d968 (2.1.217), a look-behind ripgrep rejects
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "x_test.go").write_text("template.Render(x)\n", encoding="utf-8")
+    args = {"pattern": "(?<!\\.)\\bRender\\(tc\\.", "path": f"{WIN}\\src", "output_mode": "files_with_matches"}
+    out = run("Grep", tmp_path, args, "2.1.217", WIN)
+    assert out.is_error and out.output.startswith(
+        "Search failed \u2014 ripgrep rejected the pattern, glob, or file type without searching:\n"
+        "rg: regex parse error:\n")
+    assert "look-around, including look-ahead and look-behind, is not supported" in out.output
+    assert run("Grep", tmp_path, args, "2.1.207", WIN).output == "No files found"

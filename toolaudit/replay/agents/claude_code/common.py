@@ -26,8 +26,8 @@ from .js import (
     size_text,
 )
 
-from .versions import (MORE_VCS, NEWEST, OLDEST, PERSIST_CAP, PERSIST_CAP_CHARS, READ_UNBOUNDED, VERSIONS,  # noqa: F401
-                       is_windows, posix_form, windows_form)
+from .versions import (MORE_VCS, NEWEST, OLDEST, PERSIST_CAP, PERSIST_CAP_CHARS, READ_UNBOUNDED, RG_USAGE,  # noqa: F401
+                       RG_USAGE_ERROR, RG_USAGE_TEXT, VERSIONS, is_windows, posix_form, windows_form)
 
 AGENT = "claude-code"
 
@@ -378,6 +378,9 @@ def run_ripgrep(ctx: Context, flags: list[str], operand: Path, ours: tuple[str, 
     if result.timed_out:
         raise Answer(failed_answer(f"rg timed out after {ctx.call.sandbox.timeout:g} s"))
     lines = [line for line in js_trim(result.stdout.decode("utf-8", "replace")).split("\n") if line]
+    stderr = js_trim(result.stderr.decode("utf-8", "replace"))  # before RG_USAGE_ERROR an empty answer, as rg's
+    if result.exit_code == 2 and not lines and ctx.at_least(RG_USAGE_ERROR) and re.search(RG_USAGE, stderr, re.M):
+        raise Answer(error_answer(RG_USAGE_TEXT + js_slice(stderr, 0, 2000)))
     note = ""
     if result.capped:  # as when Claude Code's 20 MB buffer overflowed: the last, partial line is dropped
         lines = lines[:-1]

@@ -31,6 +31,11 @@ PARTIAL_VIEW = (2, 1, 162)  # a file over the token cap may be cut to a "[Trunca
 # Glob
 GLOB_RELATIVE = (2, 1, 84)  # paths shortened as Grep's: relative to the working folder unless that starts with `..`
 GLOB_SHOWING = (2, 1, 191)  # a cut list ends "(Showing N of T matching files; R more are not listed. …)"
+# Grep and Glob
+RG_USAGE_ERROR = (2, 1, 208)  # ripgrep's exit 2 on a bad pattern, glob or type, with no result: the error thrown
+RG_USAGE = (r"^rg: (?:regex parse error|error parsing glob|unrecognized file type|error parsing flag|"
+            r"compiled regex exceeds size limit)")
+RG_USAGE_TEXT = "Search failed \u2014 ripgrep rejected the pattern, glob, or file type without searching:\n"
 # Grep
 GREP_DEFAULT_HEAD = (2, 1, 84)  # head_limit 250 when unspecified (0: unlimited); pagination noted only when it cut
 MORE_VCS = (2, 1, 86)  # .jj and .sl excluded beside .git, .svn, .hg, .bzr
