@@ -104,3 +104,17 @@ def test_from_2_1_208_a_pattern_ripgrep_rejects_is_the_error_thrown(tmp_path: Pa
         "rg: regex parse error:\n")
     assert "look-around, including look-ahead and look-behind, is not supported" in out.output
     assert run("Grep", tmp_path, args, "2.1.207", WIN).output == "No files found"
+
+
+def test_a_content_cut_of_several_files_ripgrep_walked_unsorted_is_not_replayable(tmp_path: Path) -> None:
+    # Claude Code runs rg without --sort in content and count modes and keeps its (parallel) walk's order, so
+    # which lines head_limit kept was the recording machine's: recorded in JanDeDobbeleer/oh-my-posh 2.1.209
+    # (`FTCSMarks|ShellIntegration`, head_limit 25) and paretoimproved/ZeroToShip 2.1.62 (`userTier`, head_limit 15)
+    for name in ("a.go", "b.go"):
+        (tmp_path / name).write_text("x := 1\nx := 2\n", encoding="utf-8")
+    args = {"pattern": "x :=", "output_mode": "content", "head_limit": 3}
+    out = run("Grep", tmp_path, args, "2.1.209", "/Users/dev/omp")
+    assert out.status == "refused" and "recording machine's walk" in out.reason
+    assert run("Grep", tmp_path, {**args, "head_limit": 4}, "2.1.209", "/Users/dev/omp").status == "replayed"  # no cut
+    one = {**args, "path": "/Users/dev/omp/a.go", "head_limit": 1}  # one file: its own order
+    assert run("Grep", tmp_path, one, "2.1.209", "/Users/dev/omp").output.startswith("1:x := 1")

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ...base import Outcome
+from ...base import REFUSED, Outcome
 from ..base import register
 from .common import (
     AGENT,
@@ -76,6 +76,10 @@ class Grep(Persisting):
             text = self._count(ctx, lines)
         else:
             text = self._files(ctx, lines)
+        if mode in ("content", "count") and self._cut and self._order(ctx) and _files_in(lines, mode) > 1:
+            # Claude Code kept ripgrep's order (a parallel walk): which lines a cut kept was the recording machine's
+            return Outcome("", status=REFUSED, reason="not replayable: head_limit cut ripgrep's output, whose order "
+                                                      "is the recording machine's walk")
         outcome = finish(ctx, "Grep", text)
         return Outcome(output=outcome.output, reason=note) if note else outcome
 
@@ -233,6 +237,13 @@ class Grep(Persisting):
 
 DEFAULT_HEAD = 250
 _DRIVE = re.compile(r"^/[A-Z]:/")  # a Windows path in posix_form: its drive's colon is not the line's separator
+
+
+def _files_in(lines: list[str], mode: str) -> int:
+    """How many files ripgrep's lines came from (content: `path:N:` or `path-N-`; count: `path:N`); a line with no
+    path (one file searched) counts none, so a single file's lines give 0 or 1."""
+    pattern = re.compile(r"^(.+?)[:-]\d+[:-]" if mode == "content" else r"^(.+):\d+$")
+    return len({found.group(1) for found in map(pattern.match, lines) if found})
 
 
 def default_head(ctx: Context) -> int | None:
