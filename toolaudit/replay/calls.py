@@ -39,7 +39,7 @@ class CallRunner:
         if call.status == ORPHAN:
             return Replayed(call, None, KEPT, "no recorded call (a result without its call)")
         emulated = self.options.before != "recorded" and emulation_for(call.collector, call.tool) is not None
-        if call.status == UNPAIRED and call.collector != "toolaudit-jsonl":  # a calls file's unrecorded line is asked for
+        if call.status == UNPAIRED and call.collector != "toolaudit-jsonl":  # a calls file's line asks for its output
             # an agent's transcript that ends before the call's result (a skill copied the rollout while it ran):
             # there is nothing to compare a replay with, nor a size the model saw
             return Replayed(call, None, KEPT, "its result was never recorded (the transcript ends first)",

@@ -33,3 +33,26 @@ def test_a_commit_the_replay_repository_lacks_is_not_replayable(tmp_path: Path) 
     # the recording shows git refusing it too: replayed and compared
     got = _replay(tmp_path, REFUSED)
     assert got.status == "replayed" and got.output == REFUSED
+
+
+def test_rev_parse_of_head_or_an_id_is_replayed_and_of_a_ref_is_not(tmp_path: Path) -> None:
+    """`git rev-parse --short HEAD` and `git rev-parse HEAD` (entireio/git-sync's and agentv's Codex sessions): HEAD's
+    id, the abbreviation at the recorded length; `git rev-parse --verify main` names the recording machine's ref."""
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
+           "GIT_AUTHOR_DATE": "2026-06-16T17:00:00Z", "GIT_COMMITTER_DATE": "2026-06-16T17:00:00Z", "PATH": "/usr/bin:/bin"}
+    for args in (["init", "-q", "-b", "main"], ["commit", "-q", "--allow-empty", "-m", "c"]):
+        subprocess.run(["git", *args], cwd=tmp_path, env=env, check=True)
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=tmp_path, capture_output=True, text=True).stdout.strip()
+
+    def replay(command: str, printed: str):
+        recorded = f"Exit code: 0\nWall time: 0 seconds\nOutput:\n{printed}"
+        c = Call(tool="shell_command", args={"command": command}, root=tmp_path, cwd=str(tmp_path),
+                 version="0.142.4", sandbox=Sandbox(tmp_path), session="s", call_id="c1")
+        return ShellCommand().run(Call(**{**c.__dict__, "params": {**ShellCommand().from_recording(recorded, c),
+                                                                   "duration": "0"}})), recorded
+
+    for command, printed in (("git rev-parse HEAD", head + "\n"), ("git rev-parse --short HEAD", head[:9] + "\n")):
+        got, recorded = replay(command, printed)
+        assert got.status == "replayed" and got.output == recorded, got.output
+    got, _ = replay("git rev-parse --verify main", head + "\n")
+    assert got.status == "refused" and "only commit ids of HEAD" in got.reason

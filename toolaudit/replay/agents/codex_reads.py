@@ -5,10 +5,10 @@ it, not every shell call of the session.
 The command is cut into programs as replay's shell interpreter cuts it (agents.shell_words); each allow-listed
 program names what it reads: cat, head, tail, nl, wc and sed their file operands (stdin in a pipeline: nothing);
 ls its operands (else its folder); rg and grep the paths after their pattern (else the folder they search); find
-its start folders; `git status` and a `git diff` of the working tree the whole tree; `git show`, `git log` and a
-diff of two commits read commits, no file; pwd, echo, true, false nothing; `cd` moves where the next relative
-path is. A glob reads its folder. Anything else (an unknown program, a redirection, a substitution) gives None:
-the whole folder, as before."""
+its start folders; `git status` and a `git diff` of the working tree the whole tree; `git show`, `git log`,
+`git rev-parse` and a diff of two commits read commits, no file; pwd, echo, true, false nothing; `cd` moves where
+the next relative path is. A glob reads its folder. Anything else (an unknown program, a redirection, a
+substitution) gives None: the whole folder, as before."""
 
 from __future__ import annotations
 
@@ -89,7 +89,7 @@ def _git(args: list[str]) -> list[str] | None:
     sub = args[0] if args else ""
     words = [a for a in args[1:] if not a.startswith("-")]
     words = words[:words.index("--")] if "--" in words else words
-    if sub in ("show", "log"):
+    if sub in ("show", "log", "rev-parse"):
         return []
     if sub == "diff":
         revs = [w for w in words if _COMMIT.match(w)]

@@ -141,6 +141,8 @@ def _git(ws: Workspace, args: list[str], first: bool) -> tuple[list[str], bool]:
     i = 0
     while i < len(args) and args[i] in ("--no-pager", "-P", "--no-optional-locks"):
         i += 1
+    if i < len(args) and args[i] == "rev-parse":
+        return _rev_parse(ws, args[i + 1:])
     if i == len(args) or args[i] not in _GIT_READ:
         raise NotReplayable(f"git {args[i] if i < len(args) else ''}".strip() + ": only show, diff, log, status")
     # the recording machine's abbreviation length: git's default grows with the repository's object count
@@ -160,8 +162,22 @@ def _git(ws: Workspace, args: list[str], first: bool) -> tuple[list[str], bool]:
     return argv, False
 
 
-# an abbreviated commit id git printed: `--oneline`, `%h`, `--left-right`'s `< 1a2b3c4d`, a diff's `index a..b`
-_ABBREVIATED = re.compile(r"^(?:[<>] |index )?([0-9a-f]{7,16})(?= |\.\.)", re.MULTILINE)
+_REV_PARSE_FLAGS = {"--short", "--verify", "-q", "--quiet"}
+
+
+def _rev_parse(ws: Workspace, args: list[str]) -> tuple[list[str], bool]:
+    """`git rev-parse [--short] [--verify] HEAD|ID…`: the commit ids of HEAD or of ids, which any clone answers alike
+    (a ref's would be the recording machine's; a path option prints the replay folder's layout)."""
+    words = [w for w in args if w not in _REV_PARSE_FLAGS and not w.startswith("--short=")]
+    if not words or any(w.startswith("-") or "@{" in w or _names_ref(ws, w) for w in words):
+        raise NotReplayable(f"git rev-parse {' '.join(args)}: only commit ids of HEAD or of ids")
+    abbrev = ["-c", f"core.abbrev={ws.abbrev}"] if ws.abbrev else []
+    return [*abbrev, "--no-optional-locks", "rev-parse", *args], False
+
+
+# an abbreviated commit id git printed: `--oneline`, `%h`, `--left-right`'s `< 1a2b3c4d`, a diff's `index a..b`, or a
+# line of its own (`git rev-parse --short HEAD`)
+_ABBREVIATED = re.compile(r"^(?:[<>] |index )?([0-9a-f]{7,16})(?= |\.\.|$)", re.MULTILINE)
 
 
 def abbrev(printed: str) -> int | None:

@@ -69,8 +69,8 @@ class Workspace:
 
     def root_path(self, text: str) -> str:
         """`text` with the recorded working folder replaced by the replay folder (a Windows one compared in one
-        form, its drive letter's case aside: Codex in VS Code records `c:\\Users\\…` as its cwd and `C:\\Users\\…` as
-        the workdir)."""
+        form, its drive letter's case aside: Codex in VS Code records `c:\\Users\\…` as its cwd and
+        `C:\\Users\\…` as the workdir)."""
         if is_windows(self.shown) and is_windows(text):
             shown, text = posix_form(self.shown).rstrip("/"), posix_form(text)
             if text.lower() == shown.lower() or text.lower().startswith(shown.lower() + "/"):
