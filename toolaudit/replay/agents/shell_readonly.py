@@ -3,7 +3,8 @@
 A script is cut into words by POSIX quoting rules (shlex's, done by hand so that quoted `|`, `*` or `>`
 stay data) and into `&&` / `||` / `;` lists of `|` pipelines. Each command must be an allow-listed
 program with options it knows; each path it names must resolve inside the replay folder. Real
-programs run through `sandbox.run` from an argument list (`pwd`, `echo`, `cd`, `true`, `false` are done here).
+programs run through `sandbox.run` from an argument list (`pwd`, `echo`, `printf`, `cd`, `true`, `false` are
+done here, `printf` by agents.shell_printf).
 Unquoted globs are expanded in the workspace as bash would (no dotfiles, sorted, the word kept when
 nothing matches). Anything else raises `NotReplayable` with a short, stable reason.
 
@@ -28,6 +29,7 @@ from ..builtin.ripgrep import rg_path
 from ..sandbox import OutsideWorkspace, resolve, run, scrubbed_env
 from ..winpath import is_windows, posix_form
 from .shell_argv import PREPARE, PROGRAMS, long_listing
+from .shell_printf import printf
 from .shell_options import scan
 from .shell_words import Command, NotReplayable, Result, Word, parse
 
@@ -289,4 +291,8 @@ def _false(runner: _Runner, args: list[str], line: int) -> tuple[bytes, bytes, i
     return b"", b"", 1
 
 
-_BUILTINS = {"echo": _echo, "pwd": _pwd, "cd": _cd, "true": _true, "false": _false}
+def _printf(runner: _Runner, args: list[str], line: int) -> tuple[bytes, bytes, int]:
+    return printf(args), b"", 0
+
+
+_BUILTINS = {"echo": _echo, "pwd": _pwd, "cd": _cd, "true": _true, "false": _false, "printf": _printf}
