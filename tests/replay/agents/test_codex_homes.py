@@ -82,3 +82,14 @@ def test_a_read_under_the_agents_folder_is_not_replayable(repo: Path) -> None:
 def test_find_reads_its_start_folders(command: str, read) -> None:
     got = reads(command, "/w")
     assert got == (None if read is None else [f"/w/{p}" if p != "." else "/w" for p in read])
+
+
+def test_a_walk_of_a_folder_holding_the_agents_runtime_folders_is_not_replayable(repo: Path) -> None:
+    """EntityProcess/agentv 0.140 (its session 019ed836…): `find .entire -maxdepth 3 -type f
+    -print` listed `.entire/logs/entire.log` and `.entire/tmp/pre-prompt-….json`, the recorder's runtime files."""
+    (repo / ".entire").mkdir()
+    (repo / ".entire/settings.json").write_text("{}\n")  # the user's, committed
+    got = _replay(repo, "find .entire -maxdepth 3 -type f -print", HEAD.format(20) + ".entire/settings.json\n"
+                  ".entire/logs/entire.log\n")
+    assert got.status == "refused" and got.reason.startswith("not replayable: reads .entire/logs/"), got.reason
+    assert _replay(repo, "find src -type f", HEAD.format(3) + "src/main.js\n").status == "replayed"

@@ -34,6 +34,11 @@ def local_state(call: Call) -> str | None:
     homes = [rel for rel in missing if (rel + "/").startswith(agent_homes())]
     if homes:
         return f"reads {homes[0]}: the agents' own folder on the recording machine, which no commit holds"
+    # a walk of a folder that holds one (`find .entire`: Entire's logs/, tmp/ and metadata/ beside its settings)
+    holding = [home for rel in inside if rel != "." for home in agent_homes()
+               if home.startswith(rel.rstrip("/") + "/") and not (Path(call.root) / home).exists()]
+    if holding:
+        return f"reads {holding[0]}: the agents' own folder on the recording machine, which no commit holds"
     ignored = _ignored(Path(call.root), missing) if missing else []
     return f"reads {ignored[0]}, which git ignores: a local file no commit holds" if ignored else None
 
