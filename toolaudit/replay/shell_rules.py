@@ -4,6 +4,7 @@ programs replay does not know (see replay.shell_programs for the table of the ot
 
 from __future__ import annotations
 
+import itertools
 import shlex
 from typing import Callable
 
@@ -96,8 +97,13 @@ def sed(args: list[str]) -> Effect | None:
 
 
 def find(args: list[str], judge: Judge) -> Effect | None:
-    """find reads, unless it deletes or writes a list, or `-exec`s a program that writes."""
+    """find reads, unless it deletes or writes a list, or `-exec`s a program that writes. A `-delete` whose start
+    folders are all absolute or under ~ deletes only under them (gstack's preamble: `find ~/.gstack/sessions -mmin
+    +120 -type f -delete`, outside the workspace)."""
     if any(a in FIND_WRITES for a in args):
+        starts = list(itertools.takewhile(lambda a: not a.startswith(("-", "(", "!")), args))
+        if starts and all(a.startswith(("/", "~")) for a in starts) and not set(args) & (FIND_WRITES - {"-delete"}):
+            return Effect(tuple(starts), "find deletes files")
         return Effect((EVERYTHING,), "find deletes or writes files")
     for i, arg in enumerate(args):
         if arg in FIND_EXEC:
