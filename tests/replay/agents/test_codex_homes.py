@@ -93,3 +93,11 @@ def test_a_walk_of_a_folder_holding_the_agents_runtime_folders_is_not_replayable
                   ".entire/logs/entire.log\n")
     assert got.status == "refused" and got.reason.startswith("not replayable: reads .entire/logs/"), got.reason
     assert _replay(repo, "find src -type f", HEAD.format(3) + "src/main.js\n").status == "replayed"
+
+
+def test_an_agents_folder_the_recording_also_lacked_is_read_as_any_path(repo: Path) -> None:
+    """entireio/external-agents 0.123 (agents/entire-agent-kiro): `rg --files .claude/skills DIR` printed rg's own
+    `No such file or directory` for the folder the recording machine lacked too."""
+    recorded = HEAD.format(20) + "rg: .claude/skills: No such file or directory (os error 2)\nindex.html\nsrc/main.js\n"
+    got = _replay(repo, "rg --files .claude/skills", recorded)
+    assert got.status == "replayed", got.reason

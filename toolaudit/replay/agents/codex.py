@@ -93,6 +93,7 @@ PARAMS = {
                     "of the start state (the recorded ones, JSON [[line before, line, line after], …])",
     "redacted": "the recorded lines Entire redacted (`REDACTED` for a value its secret scan flagged): a replayed "
                 "line they match is printed as recorded",
+    "absent": "1: the recording says a path it named was missing (an agent's own folder is then read as any path)",
     "unknown_revision": "1: the recording shows git refusing a revision it did not know, as a replay may (default: "
                         "such a refusal in the replay alone makes the call not replayable)",
     "offline": "the recorded line saying git failed to fetch from its promisor remote (a partial clone offline): "
@@ -266,6 +267,7 @@ class _CodexShell(Emulation):
         redacted = recorded_lines(recorded)
         noise.update({"redacted": redacted} if redacted else {})
         noise.update({"unknown_revision": "1"} if _UNKNOWN_REV.search(_body(recorded)) else {})
+        noise.update({"absent": "1"} if "No such file or directory" in _body(recorded) else {})
         offline = _OFFLINE.search(_body(recorded))
         return {**noise, "offline": offline.group(0)} if offline else noise
 

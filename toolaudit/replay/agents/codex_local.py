@@ -31,12 +31,14 @@ def local_state(call: Call) -> str | None:
         if ".git" in rel.split("/"):
             return f"reads {rel}: the recording machine's repository files (.git/), which no commit holds"
     missing = [rel for rel in inside if rel != "." and not (Path(call.root) / rel).exists()]
-    homes = [rel for rel in missing if (rel + "/").startswith(agent_homes())]
+    # unless the recording says a path was missing there too (`rg: .claude/skills: No such file or directory`)
+    absent = bool(call.params.get("absent"))
+    homes = [rel for rel in missing if (rel + "/").startswith(agent_homes()) and not absent]
     if homes:
         return f"reads {homes[0]}: the agents' own folder on the recording machine, which no commit holds"
     # a walk of a folder that holds one (`find .entire`: Entire's logs/, tmp/ and metadata/ beside its settings)
     holding = [home for rel in inside if rel != "." for home in agent_homes()
-               if home.startswith(rel.rstrip("/") + "/") and not (Path(call.root) / home).exists()]
+               if home.startswith(rel.rstrip("/") + "/") and not (Path(call.root) / home).exists() and not absent]
     if holding:
         return f"reads {holding[0]}: the agents' own folder on the recording machine, which no commit holds"
     ignored = _ignored(Path(call.root), missing) if missing else []
