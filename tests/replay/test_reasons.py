@@ -122,3 +122,16 @@ def test_a_session_replaying_none_names_the_reason_of_its_read_only_calls_too(re
     assert result.exit_code == 0, result.output
     verdict = next(line for line in result.output.splitlines() if line.startswith("verdict:"))
     assert "1 × not replayable" in verdict and "1 × unknown state" in verdict and "--commit REV" in verdict
+
+
+def test_a_call_refused_for_want_of_a_version_is_not_also_counted_uncertain(repo: Path, tmp_path: Path) -> None:
+    """A session with no version whose unknown program names the file it later reads: every Read is refused for the
+    version, and the verdict said '4 × version; 2 × unknown state' of 4 calls (a review on a real session)."""
+    read = ("Read", {"file_path": f"{repo}/a.txt"}, "     1→hi\n     2→", False)
+    session = claude_session(tmp_path / "s.jsonl", str(repo), [read, ("Bash", {"command": "mytool a.txt"}, "ok", False),
+                                                               read, read], version="")
+    result = CliRunner().invoke(cli, ["replay", str(session), "--workspace", str(repo), "--no-checkout",
+                                      "--identity"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    verdict = next(line for line in result.output.splitlines() if line.startswith("verdict:"))
+    assert "4 × version" in verdict and "unknown state" not in verdict

@@ -8,9 +8,8 @@ tool re-run now, in the same state) where the recorded tool has an emulation, el
 (`--before recorded`: always the recording). A call whose identity replay does not reproduce its
 recording is drifted, as is a call without one read after an unreplayable command: counted in
 `drifted`, left out of the sizes and the saving unless --keep-drifted.
-`weighted_tokens_saved` is tokens saved × residency (the requests that re-sent the output),
-as in `simulate`; a call of unknown residency is weighted once.
-"""
+`weighted_tokens_saved` is tokens saved × residency (the requests that re-sent the output), as in
+`simulate`; a call of unknown residency is weighted once."""
 
 from __future__ import annotations
 
@@ -271,8 +270,10 @@ class ReplayCollected:
         # translation says nothing about the emulation
         counted = item.after is not None or item.probe or item.status == "never_ran"
         if item.emulated and item.status != "duplicate" and counted:
-            # a call in an uncertain state tests the state, not the emulation: counted apart, with the command
-            self.fidelity.add(item.before.tool, None if item.doubt else kind, item.doubt or reason)
+            # a call in an uncertain state tests the state, not the emulation: counted apart, with the command (a
+            # refused one, no version, under its refusal alone: never under both)
+            doubt = item.doubt if item.status not in ("refused", "failed") else ""
+            self.fidelity.add(item.before.tool, None if doubt else kind, doubt or reason)
         if item.after is None:  # kept (an identity probe at most): its recording stands, it drifts from nothing
             return recorded, False
         self.uncertain_reproduced[item.before.tool] += bool(item.doubt and kind and matches(kind)
