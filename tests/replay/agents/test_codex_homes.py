@@ -5,10 +5,11 @@ recordings are blackgirlbytes/planetfall-seed-signalkit's (Codex 0.140, entire/c
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
+
+from conftest import committed_repo, run_git
 
 from toolaudit.replay.agents.base import Call
 from toolaudit.replay.agents.codex import ExecCommand
@@ -23,14 +24,9 @@ HEAD = "Chunk ID: 1c3f0e\nWall time: 0.0000 seconds\nProcess exited with code 0\
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     root = tmp_path / "planetfall"
-    (root / "src").mkdir(parents=True)
-    (root / "index.html").write_text("<html></html>\n")
-    (root / "src/main.js").write_text("main();\n")
-    run = lambda *a: subprocess.run(["git", *a], cwd=root, check=True, capture_output=True)  # noqa: E731
-    run("init", "-q", "-b", "main")
-    run("add", ".")
-    run("-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "c")
-    run("checkout", "-q", "--detach")
+    root.mkdir()
+    committed_repo(root, {"index.html": "<html></html>\n", "src/main.js": "main();\n"})
+    run_git(root, "checkout", "-q", "--detach")
     return root
 
 
