@@ -37,6 +37,6 @@ def test_a_setting_over_many_tools_names_them_by_count_in_the_table():
     from toolaudit.reports.advise_view import _tools_cell
 
     assert _tools_cell(1, ()) == "(context)"
-    assert _tools_cell(2, ("execute_bash", "run", "run_ipython", "str_replace_editor")) == \
-        "execute_bash, run, run_ipython, str_replace_editor"
+    assert _tools_cell(2, ("execute_bash", "run", "run_ipython", "str_replace_editor")) == "4 tools (#2 below)"
+    assert _tools_cell(3, ("Bash", "Read")) == "Bash, Read"
     assert _tools_cell(1, tuple(f"t{i}" for i in range(9))) == "9 tools (#1 below)"

@@ -76,12 +76,16 @@ def advise_dict(result: AdviceResult) -> dict[str, Any]:
     }
 
 
+TOOLS_WIDTH = 18  # the tools cell on a terminal
+
+
 def _tools_cell(rank: int, tools: tuple[str, ...]) -> str:
-    """The tools a recommendation covers as a cell: past four (Codex's one limit over every tool) by count, as its
-    line below names them all (cut in the middle on a terminal, nine names read `[REDACTE…ite_stdin`)."""
+    """The tools a recommendation covers as a cell: by count where their names pass the cell's width, as its line
+    below names them all (a terminal cut them in the middle: nine read `[REDACTE…ite_stdin`, four `execute_…ce_editor`)."""
+    names = ", ".join(tools)
     if not tools:
         return "(context)"
-    return ", ".join(tools) if len(tools) <= 4 else f"{len(tools)} tools (#{rank} below)"
+    return names if len(tools) == 1 or len(names) <= TOOLS_WIDTH else f"{len(tools)} tools (#{rank} below)"
 
 
 @register
@@ -114,7 +118,7 @@ class AdviseView(View):
         # lines below restate the policy
         table = Section(["#", "tools", "net saved", "risk", "policy", "setting", "kind"], rows,
                         title="Recommendations", columns=list(COLUMNS), compact=COLUMNS,
-                        shorten={1: 18, 4: 26, 5: 36}, keep=("tools", "net", "risk", "setting"),
+                        shorten={1: TOOLS_WIDTH, 4: 26, 5: 36}, keep=("tools", "net", "risk", "setting"),
                         left=("tools", "policy", "setting", "kind"))
         lines = []
         for i, r in enumerate(result.recommendations, 1):
