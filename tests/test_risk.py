@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from toolaudit.simulate import risk
+from toolaudit.simulate import risk, signals
 from toolaudit.simulate.policies import Chain, CodexLegacy, HeadTail
 from toolaudit.simulate.policymap import PolicyMap
 from toolaudit.simulate.presets import get_preset
@@ -40,7 +40,7 @@ PAD = "\n".join(f"line {i} of ordinary output" for i in range(40))
 ])
 def test_a_failure_signal_in_the_removed_part_is_cut(signal):
     before = PAD + "\n" + signal + "\n" + PAD
-    assert risk.failure_lines(before) == {signal.strip()}
+    assert signals.failure_lines(before) == {signal.strip()}
     assert risk.errors_cut(risk.Full(before), cut(before))
     assert not risk.errors_cut(risk.Full(before), before + "\n")  # all of it kept
 
@@ -66,7 +66,7 @@ def test_a_failure_signal_in_the_removed_part_is_cut(signal):
 ])
 def test_source_code_and_success_are_no_failure_signal(code):
     before = PAD + "\n" + code + "\n" + PAD
-    assert risk.failure_lines(before) == set()
+    assert signals.failure_lines(before) == set()
     assert not risk.errors_cut(risk.Full(before), cut(before))
 
 
@@ -107,16 +107,16 @@ def test_errors_cut_and_json_broken_look_inside_the_wrapper():
 def test_failure_scan_is_bounded_by_the_number_of_lines_it_looks_at(monkeypatch):
     # one huge line full of "error" words: each line is confirmed once, never once per hit
     checked = []
-    real = risk._confirm
+    real = signals._confirm
 
     def counting(*args):
         checked.append(1)
         return real(*args)
 
-    monkeypatch.setattr(risk, "_confirm", counting)
+    monkeypatch.setattr(signals, "_confirm", counting)
     text = "x error y " * 200_000 + "\n" + "ok\n" * 10
-    risk.failure_lines(text)
-    assert len(checked) <= 4 * len(text) // risk.WINDOW + 20
+    signals.failure_lines(text)
+    assert len(checked) <= 4 * len(text) // signals.WINDOW + 20
 
 
 def test_an_item_is_looked_up_where_its_text_occurs():

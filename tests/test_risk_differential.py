@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, SAMPLES
-from toolaudit.simulate import engine as simulate, risk
+from toolaudit.simulate import engine as simulate, items as evidence, risk, signals
 from toolaudit.simulate.policymap import maps_from_spec
-from toolaudit.simulate.risk import _GUTTER, _SPLIT, WINDOW, _confirm, _occurs_as_item
+from toolaudit.simulate.items import _GUTTER, _SPLIT, occurs_as_item
+from toolaudit.simulate.signals import WINDOW, _confirm
 from toolaudit.collectors import discover
 from toolaudit.model import UNPAIRED, ModelText, ToolCall
 from toolaudit.tokenizers import get_tokenizer
@@ -34,15 +35,15 @@ def plain_items(text: str) -> set[str]:
     """risk.items before the per-token memo: every token classified where it stands, none remembered."""
     found: set[str] = set()
     for token in _SPLIT.split(_GUTTER.sub("", text)):
-        found.update(risk._token_items(token))
+        found.update(evidence._token_items(token))
     return found
 
 
 def plain_failure_lines(text: str, memo: dict | None = None) -> set[str]:
-    """risk.failure_lines before it skipped a line looked at already (`memo` is not used)."""
+    """signals.failure_lines before it skipped a line looked at already (`memo` is not used)."""
     found: set[str] = set()
     size = len(text)
-    for literal in risk._LITERALS:
+    for literal in signals._LITERALS:
         pos = text.find(literal)
         while pos != -1:
             low = max(pos - WINDOW, 0)
@@ -66,7 +67,7 @@ NEAR = ["error handling", "errors", "Errors in", "ERRORS", "fatalism", "FATALITY
 
 def plain_has_item(full: risk.Full, item: str) -> bool:
     """Full.has_item before the runs prefilter: the item's text looked for in the whole output."""
-    return _occurs_as_item(full.text, item)
+    return occurs_as_item(full.text, item)
 
 
 PARTS = ["src/app/main.py", "main.py:42", "main.py:42:7", "/etc/hosts", "package.json", "parse_args", "getUser",
@@ -103,19 +104,19 @@ def test_items_are_the_plain_items():
 
 
 def test_items_stay_exact_when_the_token_memo_is_cleared(monkeypatch):
-    monkeypatch.setattr(risk, "TOKEN_CACHE", 5)
-    risk._TOKEN_ITEMS.clear()
+    monkeypatch.setattr(evidence, "TOKEN_CACHE", 5)
+    evidence._TOKEN_ITEMS.clear()
     sample = texts(300, 2)
     assert [risk.items(t) for t in sample] == [plain_items(t) for t in sample]
-    assert len(risk._TOKEN_ITEMS) <= 5
+    assert len(evidence._TOKEN_ITEMS) <= 5
 
 
 def test_failure_lines_are_the_plain_ones():
     sample = texts(3000, 3)
-    found = [risk.failure_lines(t) for t in sample]
+    found = [signals.failure_lines(t) for t in sample]
     assert found == [plain_failure_lines(t) for t in sample]
     memo: dict = {}  # one memo for every text, as a full output shares its own with its cuts
-    assert [risk.failure_lines(t, memo) for t in sample] == found
+    assert [signals.failure_lines(t, memo) for t in sample] == found
     assert sum(1 for f in found if f) > 1000
 
 
@@ -128,7 +129,7 @@ def test_failure_lines_skip_no_line_that_carries_a_signal():
     # lines about a window long, a signal at either end: one piece, or windows of it
     sample += [head + "y" * (size - len(head) - len(tail)) + tail + end for size in range(WINDOW - 3, WINDOW + 4)
                for head, tail in (("FAIL: x", ""), ("", "E   x"), ("ok", " ... FAILED")) for end in ("", "\nz")]
-    found = [risk.failure_lines(t) for t in sample]
+    found = [signals.failure_lines(t) for t in sample]
     assert found == [plain_failure_lines(t) for t in sample]
     assert sum(1 for f in found if f) > 1000 and sum(1 for f in found if not f) > 200
 
@@ -141,7 +142,7 @@ def test_failure_lines_where_needles_overlap_or_follow_wide_characters():
              "🙂" * 300 + " Exit code: 2 " + "ü" * 300, ("error: a " * 100 + "\n") * 3, "fatal fatal: x\r\nE   y"]
     rng = random.Random(11)
     cases += ["".join(rng.choice(NEAR + ["é", "日本", "🙂", " "]) for _ in range(rng.randint(1, 60))) for _ in range(2000)]
-    found = [risk.failure_lines(t) for t in cases]
+    found = [signals.failure_lines(t) for t in cases]
     assert found == [plain_failure_lines(t) for t in cases]
     assert found[:2] == [set(), {"error 3 failed"}] and found[3] == {"error TS2304: nope"}
     assert found[6:8] == [{"Caused by: error: boom"}, set()] and sum(1 for f in found if f) > 300
