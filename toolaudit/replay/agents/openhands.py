@@ -32,7 +32,7 @@ from pathlib import Path, PurePosixPath
 from typing import ClassVar
 
 from ...collectors.base import flatten
-from ...collectors.openhands_v1 import MAX_CMD_OUTPUT_SIZE, clip, observation_seen
+from ...collectors.openhands_v1_seen import MAX_CMD_OUTPUT_SIZE, clip, observation_seen
 from ..base import FAILED, REFUSED, Outcome
 from ..sandbox import OutsideWorkspace, resolve
 from .base import Call, Emulation, register, version_tuple
