@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 from ..model import ToolCall
+from .elsewhere import elsewhere
 from .sandbox import run
 from .start_state import printed
 from .state import SHELL_TOOLS, shell_text
@@ -23,11 +24,12 @@ _STATUS = re.compile(r"^\s*git\s+status(?:\s+(?:-s|--short|-b|--branch|-sb|--por
 _HELD = re.compile(r"^(?:[MDRCU][ MD]|[ CMRU][MD]) \"?(.+?)\"?$")  # the index or the tree says HEAD had it
 
 
-def listed_as_changed(calls: list[ToolCall]) -> set[str]:
-    """The paths the session's plain `git status --short` outputs listed as modified or deleted (not added)."""
+def listed_as_changed(calls: list[ToolCall], cwd: str | None = None) -> set[str]:
+    """The paths the session's plain `git status --short` outputs listed as modified or deleted (not added); not
+    those run in another folder than `cwd` (replay.elsewhere)."""
     found: set[str] = set()
     for call in calls:
-        command = shell_text(call) if call.tool in SHELL_TOOLS else None
+        command = shell_text(call) if call.tool in SHELL_TOOLS and not elsewhere(call, cwd) else None
         if command is None or not _STATUS.match(command) or call.is_error:
             continue
         for line in printed(call.output).splitlines():
@@ -37,9 +39,10 @@ def listed_as_changed(calls: list[ToolCall]) -> set[str]:
     return found
 
 
-def holds(calls: list[ToolCall], root: Path) -> bool:
-    """Whether the checkout at `root` tracks every file the session's `git status` listed as modified or deleted."""
-    listed = listed_as_changed(calls)
+def holds(calls: list[ToolCall], root: Path, cwd: str | None = None) -> bool:
+    """Whether the checkout at `root` tracks every file the session's `git status` (in its folder `cwd`) listed as
+    modified or deleted."""
+    listed = listed_as_changed(calls, cwd)
     if not listed:
         return True
     try:

@@ -209,7 +209,7 @@ class Runner(CallRunner):
                     continue
                 state = SessionState(root, info.cwd if info else None, self.options.path_map, writable)
                 state.recorded_base = bool(info is not None and info.commit and _same_commit(checked_out, info.commit)) \
-                    and recorded_base.holds(group, root)
+                    and recorded_base.holds(group, root, info.cwd)
                 chain.apply(state, earlier)  # their edits, commands and whole-file Reads, in order
                 if info is not None and info.commit and checked_out and not _same_commit(checked_out, info.commit):
                     state.head = state.head or (f"HEAD: the session began on commit {info.commit[:12]}, the replay "

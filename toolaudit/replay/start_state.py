@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from ..model import ToolCall
 from . import edits, shell_effects, subagents
 from .diff_sections import TRUNCATED, apply, sections, unquote  # noqa: F401  (state, tests import them here)
+from .elsewhere import elsewhere as run_elsewhere
 from .never_ran import never_ran
 from .start_base import listing
 
@@ -70,6 +71,8 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
     unknown: list[tuple[int, tuple, bool]] = []  # (where, call_key, a subagent) of each actor replay cannot follow
     agents = {call.agent for call in calls}  # a subagent whose calls are not here did unknown work (replay.subagents)
     for at, call in enumerate(calls):
+        if run_elsewhere(call, cwd):  # another repository's status, diff or command (replay.elsewhere)
+            continue
         if subagents.unrecorded(call, agents):
             unknown.append((at, call_key(call), True))
             continue

@@ -21,9 +21,11 @@ from pathlib import Path
 from ..model import MAIN_AGENT, ToolCall
 from ..secrets.redact import redact
 from . import edits, shell_effects, subagents
+from .elsewhere import elsewhere
 from .never_ran import never_ran
 from .head import moves_head, reads_head
-from .start_state import call_key
+from .fast_forward import merged
+from .start_state import call_key, printed as start_printed
 from .sandbox import OutsideWorkspace, resolve
 from .workspace import map_path, mappings
 
@@ -84,7 +86,8 @@ class SessionState:
             self._did(f"a subagent ({redact(subagents.kind(call))})", self.later[call_key(call)],
                       "its calls are not in the transcript")
             return None
-        if call.tool in SHELL_TOOLS and never_ran(call) is None:  # a command refused or rejected changed nothing
+        if call.tool in SHELL_TOOLS and never_ran(call) is None and not elsewhere(call, self.cwd):
+            # a command refused or rejected changed nothing; one run in another repository changed that one
             command = shell_text(call)
             if command is not None:
                 self._shell(command, call.output, self.later.get(call_key(call), ()))
@@ -135,6 +138,8 @@ class SessionState:
         if found.none:
             return
         if shell_effects.EVERYTHING in found.paths:
+            if merged(command, printed, start_printed(printed), self.root if self.writable else None):
+                return  # a fast-forward done here too, or a merge that changed nothing (replay.fast_forward)
             self.everything = self.everything or f"after `{_short(command)}` ({redact(found.why)})"
             return
         for program in found.unknown:
