@@ -8,6 +8,7 @@ reads, writes and uncached input of real sessions, with no policy: per context, 
     python benchmarks/cache_model_fit.py --fit-ttl 'NAME=PATH:PATH' ...  # misclassified requests per expiry
     python benchmarks/cache_model_fit.py --kinds 'NAME=PATH:PATH' ...    # Codex sets by session kind: where misses are
     python benchmarks/cache_model_fit.py --turn-starts 'NAME=PATH:PATH' ... # a rule tried and left out (docs/simulate.md)
+    python benchmarks/cache_model_fit.py --hours 2026-06-1 'NAME=PATH:PATH' ... # in-turn misses by UTC hour: when
 
 Each context's model is the one its provider's cache follows (prompt_cache.provider_of): Anthropic's explicit
 writes with their lifetimes, OpenAI's and Gemini's automatic prefix reads. An error is null (n/a) only where
@@ -21,6 +22,7 @@ import itertools
 import json
 import statistics
 import sys
+from datetime import timezone
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -127,23 +129,65 @@ def kind_of(path: str) -> str:
     return "main"
 
 
+def _missed(requests: list, starts: list[bool] | None) -> list[tuple[bool, bool, object]]:
+    """Per request of one context: (starts a turn, read MISS tokens or more under the model, the model's split);
+    the first request never counts as a miss (the model takes its read as recorded)."""
+    turns = prompt_cache.recorded_turns(requests, starts) or [False] * len(requests)
+    modelled = splits(requests, starts=starts)
+    return [(turns[i], i > 0 and u.cache_read < s.read - MISS, s) for i, (u, s) in enumerate(zip(requests, modelled))]
+
+
 def _decomposed(requests: list, starts: list[bool] | None) -> tuple[list[int], list[float | None]]:
     """One context's counts (in-turn requests, of them misses, turn starts, of them misses; the first request
     left out) and its uncached-input error: as modelled, with the in-turn misses' recorded reads given to the
     model, and with the turn starts' given."""
-    turns = prompt_cache.recorded_turns(requests, starts) or [False] * len(requests)
-    modelled = splits(requests, starts=starts)
     counts = [0, 0, 0, 0]
     uncached = [0, 0, 0]
-    for i, (u, s) in enumerate(zip(requests, modelled)):
-        missed = i > 0 and u.cache_read < s.read - MISS
+    for i, (u, (turn, missed, s)) in enumerate(zip(requests, _missed(requests, starts))):
         if i:
-            counts[2 if turns[i] else 0] += 1
-            counts[3 if turns[i] else 1] += missed
-        told = (s.read, u.cache_read if missed and not turns[i] else s.read, u.cache_read if missed and turns[i] else s.read)
+            counts[2 if turn else 0] += 1
+            counts[3 if turn else 1] += missed
+        told = (s.read, u.cache_read if missed and not turn else s.read, u.cache_read if missed and turn else s.read)
         uncached = [a + u.input_total - r for a, r in zip(uncached, told)]
     recorded = sum(u.input_uncached for u in requests)
     return counts, [(m - recorded) / recorded if recorded else None for m in uncached]
+
+
+def _by_hour(requests: list, starts: list[bool] | None, prefix: str) -> dict[str, list[int]]:
+    """One context's in-turn requests (the first left out) by the UTC hour they were made in ("2026-06-17 07h"),
+    those hours only that start with `prefix`: [requests, of them misses, of them misses that read nothing]."""
+    found: dict[str, list[int]] = {}
+    for i, (u, (turn, missed, _s)) in enumerate(zip(requests, _missed(requests, starts))):
+        when = when_of(u.ts)
+        hour = when.astimezone(timezone.utc).strftime("%Y-%m-%d %Hh") if when else "no time"
+        if i and not turn and hour.startswith(prefix):
+            row = found.setdefault(hour, [0, 0, 0])
+            row[0] += 1
+            row[1] += missed
+            row[2] += missed and u.cache_read == 0
+    return found
+
+
+def hours(argv: list[str]) -> None:
+    """Per named set of Codex sessions, session kind and UTC hour starting with the prefix (argv[0], e.g.
+    "2026-06-1"): how many sessions made in-turn requests then, how many of those requests missed (read MISS
+    tokens or more under the model) and how many of the misses read nothing; when the misses came."""
+    prefix, sets = argv[0], argv[1:]
+    print("| Codex set | session kind | UTC hour | sessions | in-turn requests that missed | of them read nothing |")
+    print("|---|---|---|---:|---:|---:|")
+    for spec in sets:
+        name, _, paths = spec.partition("=")
+        rows: dict[tuple[str, str], list[int]] = {}
+        for _name, requests, starts in _contexts([Path(p) for p in paths.split(":")]):
+            if requests[0].collector != "codex" or len(requests) < 3:
+                continue
+            kind = kind_of(requests[0].source)
+            for hour, (n, missed, nothing) in _by_hour(requests, starts, prefix).items():
+                row = rows.setdefault((hour, kind), [0, 0, 0, 0])
+                for k, v in enumerate((1, n, missed, nothing)):
+                    row[k] += v
+        for (hour, kind), (sessions, n, missed, nothing) in sorted(rows.items()):
+            print(f"| {name} | {kind} | {hour} | {sessions} | {missed:,} of {n:,} ({missed / n:.0%}) | {nothing:,} |")
 
 
 def kinds(sets: list[str]) -> None:
@@ -230,8 +274,8 @@ def main(argv: list[str]) -> None:
     if argv[:1] == ["--ttl"]:  # the idle expiry the rest runs with (the figures before it was fitted: 600)
         prompt_cache.AUTOMATIC_TTL_S = float(argv[1])
         argv = argv[2:]
-    modes = {"--sets": compare, "--fit-ttl": fit_ttl, "--turn-starts": turn_starts, "--kinds": kinds}
-    if argv[:1] and argv[0] in modes:  # each takes named Codex sets, NAME=PATH:PATH
+    modes = {"--sets": compare, "--fit-ttl": fit_ttl, "--turn-starts": turn_starts, "--kinds": kinds, "--hours": hours}
+    if argv[:1] and argv[0] in modes:  # each takes named Codex sets, NAME=PATH:PATH (--hours a prefix first)
         modes[argv[0]](argv[1:])
         return
     markdown = "--markdown" in argv

@@ -219,3 +219,19 @@ def test_a_review_subagents_misses_are_told_apart_by_session_kind():
     assert counts == [5, 4, 0, 0]  # in-turn requests, their misses, turn starts, theirs (the first left out)
     as_modelled, in_turn_told, _ = errors
     assert as_modelled < -0.5 and abs(in_turn_told) < 0.02  # the misses are the whole error
+
+
+def test_a_review_subagents_misses_came_in_one_morning_not_with_every_review():
+    """Two Codex 0.139 review subagents of the same `codex exec` run, same commit series, same gpt-5.5 / xhigh,
+    cut from public rollouts (tests/fixtures/prompt_cache/README.md): the one made at 07:35 UTC missed at four of
+    its five in-turn requests, three of them reading nothing; the one made at 16:54 UTC read the prompt before
+    at all five. The benchmark counts them by the UTC hour they were made in (`--hours`)."""
+    bench = _fit_benchmark()
+    starts = [True] + [False] * 5
+    morning = _fixture("codex-0.139.0-review-misses.jsonl")
+    afternoon = _fixture("codex-0.139.0-review-hits.jsonl")
+    assert bench.kind_of(afternoon[0].source) == "review subagent"
+    assert [u.cache_read for u in afternoon] == [1_536, 6_656, 8_192, 13_312, 13_824, 27_136]
+    assert bench._by_hour(morning, starts, "2026-06-17") == {"2026-06-17 07h": [5, 4, 3]}
+    assert bench._by_hour(afternoon, starts, "2026-06-17") == {"2026-06-17 16h": [5, 0, 0]}
+    assert bench._by_hour(afternoon, starts, "2026-06-18") == {}
