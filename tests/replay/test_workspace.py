@@ -13,6 +13,7 @@ import pytest
 from toolaudit.errors import UsageError
 from toolaudit.replay.base import Base
 from toolaudit.replay.job import replay_options
+from toolaudit.replay.branch_tip import merged_tip
 from toolaudit.replay.workspace import map_path, map_paths, mappings, session_base, session_workspace
 
 CWD = "/home/u/proj"
@@ -277,3 +278,22 @@ def test_a_session_recorded_in_a_subfolder_of_its_repository(branched):
         assert (folder / "agents").is_dir() and "working folder" not in note
     with session_base(branched, Base(), head, None, False, cwd="/home/me/branched") as (folder, _, _, _):
         assert (folder / "agents").is_dir()
+
+
+def test_at_session_start_reads_a_gone_branch_from_the_ref_a_merge_message_names(branched):
+    """Esdeveniments/esdeveniments-frontend (MIT), Claude Code 2.1.220 review session 22ff03b8 (imported checkpoint
+    03/8c56d4834303): its recorded branch fix/ppr-metadata-resume-mismatch was squash-merged and deleted; only
+    `refs/pull/441/head` keeps its commits, and `Merge branch 'main' into fix/ppr-metadata-resume-mismatch` names it."""
+    git(branched, "checkout", "-q", "feature")
+    git(branched, "commit", "-q", "--amend", "-m",
+        "Merge branch 'main' into feature")  # git's own message (the author date stays Jan 12)
+    git(branched, "update-ref", "refs/pull/7/head", "HEAD")
+    git(branched, "checkout", "-q", "main")
+    git(branched, "branch", "-q", "-D", "feature")
+    assert merged_tip(branched, "feature", 30.0)[0] == "refs/pull/7/head"
+    assert merged_tip(branched, "eature", 30.0) is None and merged_tip(branched, "other", 30.0) is None
+    ts = "2026-01-11T09:30:00.000Z"  # after c2 and f1, before the merge: feature's own line holds f1
+    with session_base(branched, Base(at_session_start=True), None, ts, False, branch="feature") as found:
+        assert (found.folder / "a.txt").read_text() == "f1" and "refs/pull/7/head" in found.note
+    with session_base(branched, Base(at_session_start=True), None, ts, False, branch="other") as found:
+        assert (found.folder / "a.txt").read_text() == "c2"  # no merge names it: HEAD, as before

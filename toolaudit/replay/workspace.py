@@ -36,6 +36,7 @@ from typing import Any, Iterator, NamedTuple, Sequence
 
 from .builtin.common import PATH_NAMES
 from .base import Base
+from .branch_tip import merged_tip
 from .sandbox import run
 from .winpath import is_windows, posix_form
 
@@ -75,8 +76,14 @@ def session_base(workspace: Path, base: Base, recorded: str | None, first_ts: st
             and _locate(workspace, recorded, timeout)[0] is None:
         pass  # the commit the session recorded (Codex's HEAD when it began) beats one guessed from the clock
     elif base.at_session_start:
-        tip = base.commit or _branch_ref(workspace, branch, timeout) or "HEAD"
-        commit, note = _before(workspace, first_ts, tip, timeout)
+        tip = base.commit or _branch_ref(workspace, branch, timeout)
+        merged = None if tip else merged_tip(workspace, branch, timeout)  # a branch gone: where its commits are
+        commit, note = _before(workspace, first_ts, tip or (merged[0] if merged else "HEAD"), timeout)
+        if merged and commit is None:
+            commit, note = _before(workspace, first_ts, "HEAD", timeout)
+        elif merged:
+            note = (f"the recorded branch {branch} is not here: its history read from {merged[0]} (the merge "
+                    f"{merged[1][:12]} says it was made on {branch})")
         if commit is None:  # refused: nothing runs, so no copy of the workspace and no note saying it ran there
             yield Checkout(workspace, note)
             return

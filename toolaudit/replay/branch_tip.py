@@ -1,0 +1,70 @@
+"""Where a recorded branch the workspace no longer has went: the ref that holds its commits, found by git's own merge
+message.
+
+A session records the branch it worked on (Claude Code's `gitBranch`); --at-session-start reads that branch's history.
+A branch deleted after its pull request was merged (a squash merge keeps none of its commits on the main line) is gone
+from a clone, but its commits often survive under another ref: the pull request's head (`refs/pull/N/head`), or a
+branch made from it. git names the branch a merge was made on in the message it writes by default, `Merge branch
+'develop' into feat/x` (`Merge remote-tracking branch 'origin/develop' into feat/x`, `Merge branch 'main' of URL into
+feat/x`; GitHub's "Update branch" button writes the same): that merge commit was made on feat/x, so feat/x is the
+ref whose first-parent history holds it. Esdeveniments/esdeveniments-frontend's review sessions on
+fix/ppr-metadata-resume-mismatch (Claude Code 2.1.220, imported checkpoints 03/8c56d4834303 and 44/633e2fcc3944)
+began seconds after a commit of that branch, which only `refs/pull/441/head` holds; `09a17c9d Merge branch 'main'
+into fix/ppr-metadata-resume-mismatch` names it. Without such a message nothing in git names a deleted branch, and
+the replay reads the workspace's HEAD as before."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from .sandbox import run
+
+_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"}
+_NOT_CODE = ("refs/entire/", "refs/replace/", "refs/notes/", "refs/stash")  # refs that hold no branch's commits
+_DEPTH = 2000  # first-parent commits looked through from a ref for the merge
+
+
+def merged_tip(workspace: Path, branch: str | None, timeout: float) -> tuple[str, str] | None:
+    """(ref, merge commit) of the ref that holds `branch`'s commits, by a merge git wrote on it: the ref whose
+    first-parent history reaches such a merge in the fewest commits (its own tip before a branch made from it;
+    ties by name); None when no merge message names the branch or no ref holds one on its first-parent line."""
+    if not branch or branch.startswith("-") or branch == "HEAD":
+        return None
+    merges = _merges_on(workspace, branch, timeout)
+    best: tuple[int, str, str] | None = None
+    for merge in merges:
+        for ref in _refs_containing(workspace, merge, timeout):
+            depth = _first_parent_depth(workspace, ref, merge, timeout)
+            if depth is not None and (best is None or (depth, ref) < best[:2]):
+                best = (depth, ref, merge)
+    return (best[1], best[2]) if best else None
+
+
+def _git(workspace: Path, args: list[str], timeout: float) -> list[str] | None:
+    try:
+        done = run(["git", *args], cwd=workspace, timeout=timeout, env=_ENV)
+    except OSError:
+        return None
+    if done.exit_code != 0 or done.timed_out:
+        return None
+    return done.stdout.decode("utf-8", "replace").splitlines()
+
+
+def _merges_on(workspace: Path, branch: str, timeout: float) -> list[str]:
+    """The merge commits whose message says they were made on `branch`, newest first."""
+    found = _git(workspace, ["log", "--all", "--merges", "-F", f"--grep= into {branch}", "--format=%H %s", "--"],
+                 timeout) or []
+    said = re.compile(r"Merge (?:remote-tracking )?branch '[^']+'(?: of \S+)? into " + re.escape(branch))
+    return [line.split(" ", 1)[0] for line in found if " " in line and said.fullmatch(line.split(" ", 1)[1])]
+
+
+def _refs_containing(workspace: Path, commit: str, timeout: float) -> list[str]:
+    refs = _git(workspace, ["for-each-ref", "--format=%(refname)", f"--contains={commit}"], timeout) or []
+    return [ref for ref in refs if ref and not ref.startswith(_NOT_CODE)]
+
+
+def _first_parent_depth(workspace: Path, ref: str, commit: str, timeout: float) -> int | None:
+    """How many first-parent steps from `ref` reach `commit`, or None when its first-parent line misses it."""
+    line = _git(workspace, ["rev-list", "--first-parent", f"--max-count={_DEPTH}", ref, "--"], timeout) or []
+    return line.index(commit) if commit in line else None
