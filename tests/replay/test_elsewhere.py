@@ -19,7 +19,8 @@ from toolaudit.replay.state import SessionState
 
 CWD = "/Users/cysp/src/cyspbot"
 OTHER = "/Users/cysp/src/cyspbot-app-token-action"
-ENVELOPE = "Chunk ID: 5ce8c5\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 23\nOutput:\n"
+ENVELOPE = ("Chunk ID: 5ce8c5\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 23\n"
+            "Output:\n")
 
 
 def _exec(cmd: str, workdir: str | None, output: str = "", line: int = 1) -> ToolCall:

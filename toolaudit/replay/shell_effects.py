@@ -153,6 +153,8 @@ def part(text: str, printed: str = "") -> Effect | None:
     args = words[1:]
     runs_script = program in ("bash", "sh", "zsh", "pwsh") and bool(args) and not args[0].startswith("-")
     script = rules.spec_kit(args[0] if runs_script else words[0], args[1:] if runs_script else args)
+    if script is False:
+        script = rules.export_session(args[0] if runs_script else words[0], args[1:] if runs_script else args)
     if script is not False:
         return script
     if program == "xargs":

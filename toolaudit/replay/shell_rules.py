@@ -221,6 +221,24 @@ def spec_kit(path: str, args: list[str]) -> Effect | None | bool:
     return Effect(folders, f"spec-kit's {name} writes under specs/") if folders else None
 
 
+# The apply-grant skill's export script (the grant skill sessions read it from ~/.codex/skills/apply-grant/ or
+# ~/.claude/skills/…; its SKILL.md, as recorded in kunalcode12/openclaw_agent's Codex 0.118 session: "Finds the latest
+# Claude Code session `.jsonl` … → copies as `./claude-session.jsonl`; Finds the latest Codex session from
+# `~/.codex/sessions/` → copies as `./codex-session.jsonl`", and its output `Exported Claude Code session:
+# ./claude-session.jsonl`): those two files in the folder it is given, nothing else there
+_EXPORTED = ("claude-session.jsonl", "codex-session.jsonl")
+
+
+def export_session(path: str, args: list[str]) -> Effect | bool:
+    """The apply-grant skill's `export-session.sh [DIR]`: the two session files it copies into DIR; False when
+    `path` is not that script."""
+    if not path.replace("\\", "/").endswith("/apply-grant/export-session.sh"):
+        return False
+    folder = next((a for a in args if not a.startswith("-")), ".").replace("\\", "/").rstrip("/") or "/"
+    named = tuple(name if folder == "." else f"{folder}/{name}" for name in _EXPORTED)
+    return Effect(named, "the apply-grant skill's export-session.sh copies the session files there")
+
+
 def unknown(name: str, args: list[str], printed: str) -> Effect | None:
     """A program replay does not know: nothing in a read-only form (`--version`, `show`, `list`…); else the paths
     it names, and its name, so that what the session later shows changed is taken as its doing."""

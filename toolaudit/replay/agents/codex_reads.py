@@ -6,15 +6,17 @@ The command is cut into programs as replay's shell interpreter cuts it (agents.s
 program names what it reads: cat, head, tail, nl, wc and sed their file operands (stdin in a pipeline: nothing);
 ls its operands (else its folder); rg and grep the paths after their pattern (else the folder they search); find
 its start folders; `git status` and a `git diff` of the working tree the whole tree; `git show`, `git log`,
-`git rev-parse` and a diff of two commits read commits, no file; pwd, echo, printf, true, false nothing; `cd` moves where
-the next relative path is. A glob reads its folder. Anything else (an unknown program, a redirection, a
-substitution) gives None: the whole folder, as before."""
+`git rev-parse` and a diff of two commits read commits, no file; pwd, echo, printf, true, false nothing; `cd` moves
+where the next relative path is; PowerShell's `Get-Content FILE` (Codex on Windows) its file. A glob reads its
+folder. Anything else (an unknown program, a redirection, a substitution) gives None: the whole folder, as before."""
 
 from __future__ import annotations
 
 import posixpath
 import re
 
+from ..winpath import is_windows, posix_form
+from .codex_powershell import get_content
 from .shell_options import SPECS, scan
 from .shell_words import NotReplayable, parse
 
@@ -108,6 +110,10 @@ def shell_reads(tool: str, args: dict, cwd: str | None) -> list[str] | None:
         command, workdir = command_of(tool, args)
     except Refused:
         return None
+    read = get_content(command) if isinstance(command, str) and is_windows(workdir or cwd) else None
+    if read is not None:  # PowerShell's Get-Content FILE (agents.codex_powershell): that file, Windows' path made POSIX
+        base = posix_form(workdir or cwd or "")
+        return [posixpath.normpath(posixpath.join(base, posix_form(read[0]).replace("\\", "/")))]
     if not (workdir or "").startswith("/") and not (cwd or "").startswith("/"):
         return None  # relative paths with nothing to anchor them: the whole folder
     where = workdir if workdir and workdir.startswith("/") else posixpath.join(cwd, workdir or ".")
