@@ -4,14 +4,15 @@ branch named (replay.branch_moves), and the calls before it are compared."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from conftest import committed_repo
 
 import toolaudit
 from toolaudit.collectors import discover
-from toolaudit.model import SessionInfo
-from toolaudit.replay.branch_moves import moved
+from toolaudit.model import SessionInfo, ToolCall
+from toolaudit.replay.branch_moves import moved, own
 
 # entireio/git-sync (MIT): four lines of one session; see the folder's README
 SESSION = Path(__file__).resolve().parents[1] / "fixtures" / "agents" / "claude-code-branch-moved" / "session.jsonl"
@@ -52,3 +53,34 @@ def test_replay_sets_the_read_after_the_change_aside_and_compares_the_glob(tmp_p
     assert rows["Read"].replayed == 0
     assert any("recorded git branch changed from soph/plan-optimization to main" in reason
                for reason, _ in rows["Read"].reasons)
+
+
+def _bash(command: str, ts: str) -> ToolCall:
+    return ToolCall("s.jsonl", 1, "claude-code", "s", "Bash", "", args=json.dumps({"command": command}), ts=ts)
+
+
+# The shape of Esdeveniments/esdeveniments-frontend's checkpoint 16/5ffd8c340f16 (Claude Code 2.1.221, written here
+# from what its lines show, not copied): the text line of the response that holds `git checkout -b` is stamped with
+# the new branch at 08:07:49.270Z, half a second before the call itself (08:07:49.767Z) ran it.
+OWN = SessionInfo("s.jsonl", "s", "/w", branch="develop",
+                  branches=(("2026-08-04T08:07:49.270Z", "feat/mobile-nav-profile-header"),))
+
+
+def test_a_branch_change_the_sessions_own_checkout_made_is_no_move():
+    calls = [_bash("git status --short && git branch --show-current", "2026-08-04T08:07:41.121Z"),
+             _bash("git checkout -b feat/mobile-nav-profile-header", "2026-08-04T08:07:49.767Z")]
+    own_moves = own(OWN, calls)
+    assert own_moves == {"2026-08-04T08:07:49.270Z"}
+    assert moved(OWN, "2026-08-04T08:10:00.000Z", own_moves) is None
+    assert "to feat/mobile-nav-profile-header" in moved(OWN, "2026-08-04T08:10:00.000Z")  # without: a move
+
+
+def test_a_checkout_of_another_branch_or_of_paths_makes_no_change_its_own():
+    for command in ("git checkout -b other", "git checkout -- feat/mobile-nav-profile-header",
+                    "git stash && git status"):
+        assert own(OWN, [_bash(command, "2026-08-04T08:07:49.767Z")]) == frozenset()
+    far = [_bash("git status", "2026-08-04T08:07:49.767Z"),  # the call next to the change is not the checkout
+           _bash("git switch -c feat/mobile-nav-profile-header", "2026-08-04T08:09:00.000Z")]
+    assert own(OWN, far) == frozenset()
+    assert own(OWN, [_bash("git switch -c feat/mobile-nav-profile-header", "2026-08-04T08:07:49.100Z")]) == \
+        {"2026-08-04T08:07:49.270Z"}  # the usual order: the command, then lines stamped with its branch

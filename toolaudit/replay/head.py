@@ -50,3 +50,16 @@ def reads_head(command: str) -> bool:
         if not any(_ID.fullmatch(w) for w in named) or any(re.search(r"\bHEAD\b|^@", w) for w in named):
             return True
     return False
+
+
+def switched_to(command: str) -> set[str]:
+    """The branches a command line's `git checkout`/`git switch` moves to (`checkout -b NEW`, `switch -c NEW`,
+    `checkout NAME`); a path checkout (`checkout -- f`, `checkout REV -- f`) moves to none."""
+    found: set[str] = set()
+    for sub, args in _git_commands(command):
+        if sub not in ("checkout", "switch") or "--" in args:
+            continue
+        created = [args[i + 1] for i, word in enumerate(args[:-1]) if word in ("-b", "-B", "-c", "-C", "--create")]
+        named = [w for w in args if not w.startswith("-")]
+        found.update(created or named[:1])
+    return found

@@ -227,11 +227,12 @@ class Runner(CallRunner):
                 if taken:
                     notes.append(f"session {session}: {taken} file(s) started with the uncommitted work its own "
                                  "recorded `git diff` showed")
+                own_moves = branch_moves.own(info, group)  # the branch changes its own checkout made
                 for item in planned:
                     at = item.before.ts
                     while during and at and during[0].ts < at:  # what the sessions beside it did before this call
                         chain.apply(state, [during.pop(0)])
-                    state.everything = state.everything or branch_moves.moved(info, at)
+                    state.everything = state.everything or branch_moves.moved(info, at, own_moves)
                     if item.status == "":
                         yield self._run(item, state, info)
                     elif item.probe:
