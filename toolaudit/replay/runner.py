@@ -163,6 +163,7 @@ class Runner(CallRunner):
     def _replay_sessions(self, calls: list[ToolCall], infos: dict[str, SessionInfo],
                          notes: list[str]) -> Iterator[Replayed]:
         from . import branch_moves, chain, recorded_base, start_state
+        from .later_commits import LaterCommits, follow
         from . import workspace as ws
         from .state import SessionState
 
@@ -228,10 +229,14 @@ class Runner(CallRunner):
                     notes.append(f"session {session}: {taken} file(s) started with the uncommitted work its own "
                                  "recorded `git diff` showed")
                 own_moves = branch_moves.own(info, group)  # the branch changes its own checkout made
+                # the commits its user wrote while it waited (a Codex rollout records HEAD once, at its start)
+                later = LaterCommits(root, checked_out) if writable and info is not None and info.commit \
+                    and _same_commit(checked_out, info.commit) else None
                 for item in planned:
                     at = item.before.ts
                     while during and at and during[0].ts < at:  # what the sessions beside it did before this call
                         chain.apply(state, [during.pop(0)])
+                    follow(later, state, at)
                     state.everything = state.everything or branch_moves.moved(info, at, own_moves)
                     if item.status == "":
                         yield self._run(item, state, info)
@@ -240,6 +245,9 @@ class Runner(CallRunner):
                     else:
                         state.record(item.before)
                         yield item
+                if later is not None and later.moved:
+                    notes.append(f"session {session}: commits written while it waited moved it to "
+                                 f"{', '.join(c[:12] for c in later.moved)} (replay.later_commits)")
                 if state.unknown_note():
                     notes.append(f"session {session}: {state.unknown_note()}")
                 if state.learned:
