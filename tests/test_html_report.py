@@ -171,7 +171,7 @@ def test_console_check_sees_errors_and_blocked_loads(tmp_path):
 
 @browser
 def test_scan_report_in_the_browser(run, tmp_path):
-    from toolaudit.reports import charts
+    from toolaudit.reports import charts, charts_scan
 
     page, doc = report(run, tmp_path, "scan", "scan", SAMPLES)
     dom = Page(open_in_browser(page, tmp_path))
@@ -190,7 +190,7 @@ def test_scan_report_in_the_browser(run, tmp_path):
     assert spread["marks"]["point"] == 3 * min(len(tools), 12)
     assert [r[4] for r in spread["rows"][1:]] == [f"{t['tokens_max']:,}" for t in tools[:12]]
 
-    unit, bucket = charts._bucket([d["day"] for d in doc["days"]])  # sample_logs' dates span a year and more
+    unit, bucket = charts_scan._bucket([d["day"] for d in doc["days"]])  # sample_logs' dates span a year and more
     per_day = dom.chart(f"Tokens per {unit}")
     ranked: Counter = Counter()
     for d in doc["days"]:
