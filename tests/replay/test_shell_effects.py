@@ -252,6 +252,9 @@ def test_commands_that_write_source_files_are_never_taken_for_readers(command):
     ("X=$(mix run priv/x.exs) && echo $X", ("priv/x.exs",), ("mix",)),  # a substitution judged by what it holds
     ("RPC='{\"jsonrpc\": \"2.0\", \"method\": \"eth_blockNumber\"}' && echo $RPC", (), ()),
     ("node --version && npm --version", (), ()),
+    # Esdeveniments/esdeveniments-frontend, 2.1.221: `export` with no substitution sets a variable, nothing more
+    ("export GH_PAGER=cat\ngh pr view 449 --json number; export A=1 B='two words'", (), ()),
+    ("export OUT=$(mix run priv/x.exs)", ("priv/x.exs",), ("mix",)),  # a substitution is judged by what it runs
     ("bd show bd-12 && bd list --status open", (), ()),
     ("mix --version; mix help compile; entire plugin list; gh -h", (), ()),
     ("python3 - <<'PY'\nfrom pathlib import Path\np = Path('docs/a.md')\np.write_text('x')\nPY", ("docs/a.md",), ()),
