@@ -6,7 +6,8 @@ Three layouts, read from a clone (bare or not; nothing is fetched here):
 - Entire's checkpoint refs `refs/entire/checkpoints/<shard>/<id>` (one ref per checkpoint, `<n>/full.jsonl`), also
   those of sessions `entire import` brought in after they ran (strategy `import`: no commit of the code names them);
 - a session file committed in the code's own tree (`claude-session.jsonl`, `codex-session.jsonl`, as hackathons ask
-  for): its longest version, and the commit that holds it as the one it made.
+  for; or where a repository's `files` says: test fixtures, Entire's older `.entire/metadata/<session>/full.jsonl`):
+  its longest version, and the commit that holds it as the one it made.
 Each session keeps its agent (toolaudit's collector key), the agent's version (Claude Code's `version`, the Codex
 rollout's `cli_version`) and the commit it made, from which replay's `--at-session-start` finds the last commit
 written before it began.
@@ -36,6 +37,7 @@ class Repo:
     covers: str    # the agent versions it holds (said in the docs)
     held_out: bool = False  # never tuned on: its figures are the held-out check
     leave_out: tuple[str, ...] = ()  # sessions (a part of their name) that worked in another project
+    files: str = ""  # where else it commits session files in its tree (a regular expression of their paths)
 
 
 # Not used by the benchmark before (entireio/cli and the Codex repositories of replay_fidelity_codex.py are):
@@ -102,8 +104,33 @@ REPOSITORIES = (
     Repo("nikhilxhub/x402-agent", "Codex 0.120 (committed file)"),  # its folder: x402-umbra
     Repo("kunalcode12/openclaw_agent", "Codex 0.118 (committed file)",
          leave_out=("claude-session.jsonl",)),  # its Claude Code session ran in the Desktop folder
+    # The held-out set since 116dc05 (issue 28): measured at 116dc05 before any rule change of this round, and at
+    # its end. Chosen by structure alone, before any was measured (read-only calls, commits before the sessions
+    # began, the session's folder the repository's or a worktree of it): Entire's checkpoint refs (imported ones
+    # too), test fixtures cut from the sessions that built the repository, and Entire's older `.entire/metadata`.
+    Repo("1curafu/Fitcheck", "Claude Code 2.1.201 - 2.1.227 (imported checkpoints)", held_out=True),
+    Repo("ebridges/wakil", "Claude Code 2.1.204 - 2.1.233", held_out=True),
+    Repo("teslamint/entirecontext", "Claude Code 2.1.231 - 2.1.237, Codex 0.147", held_out=True),
+    Repo("darthzen/neuvector-mcp", "Claude Code 2.1.220", held_out=True),
+    Repo("darthzen/zoia-canvas", "Claude Code 2.1.220 - 2.1.237", held_out=True),
+    Repo("gmeligio/flutter-docker-image", "Claude Code 2.1.223 - 2.1.232", held_out=True),
+    Repo("keparlak/NumWordify", "Claude Code 2.1.227 - 2.1.228 (Windows)", held_out=True),
+    Repo("flop-labs/technocore-chat", "Claude Code 2.1.227", held_out=True),
+    Repo("ta93abe/me", "Claude Code 2.1.42 - 2.1.207, Codex 0.140 - 0.144", held_out=True),
+    Repo("jdx/mise", "Codex 0.142 - 0.144", held_out=True),
+    Repo("jdx/hk", "Codex 0.142 - 0.144", held_out=True),
+    Repo("jdx/communique", "Codex 0.142", held_out=True),
+    Repo("jdx/fnox", "Codex 0.142", held_out=True),
+    Repo("marot/spotter", "Claude Code 2.1.38 - 2.1.39 (test fixtures)", held_out=True,
+         files=r"^test/fixtures/transcripts/[^/]+\.jsonl$",
+         leave_out=("short.jsonl",)),  # it began before the repository's first commit
+    Repo("vidluther/linkblog", "Claude Code 2.1.39 (.entire/metadata)", held_out=True,
+         files=r"^\.entire/metadata/[^/]+/full\.jsonl$"),
+    Repo("TheAbyssSage/sage-stockmans-portfolio", "Claude Code 2.1.5 (.entire/metadata)", held_out=True,
+         files=r"^\.entire/metadata/[^/]+/full\.jsonl$"),
 )
 HELD_OUT = tuple(r.name for r in REPOSITORIES if r.held_out)
+FILES = {r.name: re.compile(r.files) for r in REPOSITORIES if r.files}
 
 
 @dataclass(frozen=True)
@@ -241,10 +268,11 @@ def sessions(clone: Path, repo: str, into: Path) -> list[Session]:
     out = git(clone, "log", "--all", "--exclude=refs/entire/*", f"--exclude=*{BRANCH}*", "--format=%x1e%H",
               "--name-only", "--diff-filter=AM", "--", "*.jsonl").decode("utf-8", "replace")
     files: dict[str, tuple[int, str]] = {}
+    elsewhere = FILES.get(repo)
     for record in out.split("\x1e"):
         commit, *paths = record.strip().split("\n")
         for path in paths:
-            if COMMITTED.search(path):
+            if COMMITTED.search(path) or (elsewhere is not None and elsewhere.search(path)):
                 size = git(clone, "cat-file", "-s", f"{commit}:{path}").strip()
                 if size.isdigit() and int(size) > files.get(path, (-1, ""))[0]:
                     files[path] = (int(size), commit)
