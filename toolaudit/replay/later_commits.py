@@ -11,9 +11,11 @@ some twenty commits later, on 5adb191.
 So before each call replay looks for commits that descend from the one its worktree holds (any ref of the
 repository: branches, remotes, pull requests) and were written (author date) after the session's previous call and
 before this one. When there are some, the tree is that of the newest commit written before the call, provided every
-such commit is an ancestor of it (one line of work: the branch the user was on); replay checks it out keeping the
-session's own work, as git does. When they are not one line (work on two branches from that commit) the tree is one
-replay cannot tell, and the calls from there are set aside with the reason.
+such commit is an ancestor of it (one line of work: the branch the user was on); replay moves there keeping the
+session's own work. When they are not one line (other branches, other worktrees, pull requests from that commit:
+chikachow/cyspbot's 0.142 sessions ran beside two to forty-nine such commits), nothing says which one the session's
+checkout followed, if any, and the tree stays as it was (setting every later call aside took cyspbot's 0.142 calls
+compared from 162 to 52, at 154 and 51 within ±1%).
 """
 
 from __future__ import annotations
@@ -57,9 +59,9 @@ class LaterCommits:
         target = written[-1]
         line = _git(self.root, ["rev-list", "--ancestry-path", target, f"^{self.start}"])
         if line is None or not set(written) <= set(line.split()):
-            self.commits = []  # unknown from here: nothing later tells it
-            return None, (f"commits written while the session waited ({len(written)} since {self.start[:12]}, not "
-                          "one line of work) moved its HEAD where replay cannot tell")
+            # work on several lines from there (other branches, other worktrees, pull requests): which one the
+            # session's checkout followed, if any, nothing says; its tree stays as it was (as before this rule)
+            return None, None
         if not _move(self.root, self.head, target):
             self.commits = []
             return None, f"commits written while the session waited moved its HEAD to {target[:12]}, not made here"
@@ -122,8 +124,8 @@ def _git(root: Path, args: list[str], stdin: bytes = b"") -> str | None:
 
 
 def follow(later: LaterCommits | None, state, ts: str | None) -> None:
-    """Before a call at `ts`: the worktree moved to the commits written while the session waited, or, when those leave
-    the tree unknown, every later call set aside (`state.everything`) with the reason."""
+    """Before a call at `ts`: the worktree moved to the commits written while the session waited, or, when it moved
+    to one line of them that does not check out here, every later call set aside (`state.everything`) with why."""
     if later is None or state.everything:
         return
     _, why = later.before(ts)
