@@ -75,7 +75,7 @@ PROGRAMS: dict[str, Program] = {
         "export source printenv set unset wait clear exit tput pytest mypy tsc eslint docker kubectl "
         "golangci-lint rev base64 uuidgen pgrep pidof md5 tac paste join comm fold expand unexpand iconv bc expr "
         "nproc lsof continue break return local declare typeset shift trap alias history staticcheck shellcheck "
-        "actionlint pyright flake8 pylint hadolint sw_vers sysctl getconf locale dig nslookup ping").split()},
+        "actionlint pyright flake8 pylint hadolint sw_vers sysctl getconf locale dig nslookup ping ssh ssh-add").split()},
     **{name: _p(NAMES) for name in "rm rmdir touch tee truncate chmod chown unlink".split()},  # mkdir: no file
     **{name: _p(TARGET) for name in "cp ln install rsync".split()},
     "mv": _p(MOVES),

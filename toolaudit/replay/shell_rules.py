@@ -127,8 +127,23 @@ def xargs(args: list[str], judge: Judge) -> Effect | None:
     return Effect((EVERYTHING,), f"xargs {rest[0]} writes the files it is given")
 
 
+# Node's corepack runs the package manager it is named (`corepack pnpm exec vitest run`, nodejs/corepack's README:
+# "corepack <binary name>[@<version>] [... args]"); its own commands write outside the workspace (enable, disable:
+# shims in Node's bin folder; install, prepare, pack: its cache), but `use` and `up` set package.json's
+# `packageManager` and install
+_MANAGERS = {"npm", "pnpm", "yarn", "npx", "pnpx", "yarnpkg"}
+_COREPACK_SETS = ("package.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock", "node_modules")
+
+
 def runner(program: str, args: list[str], judge: Judge) -> Effect | None | bool:
-    """`uv run`, `poetry run`, `pnpm exec`, `npx`: what they run decides; False when `program` runs nothing."""
+    """`uv run`, `poetry run`, `pnpm exec`, `npx`, `corepack pnpm`: what they run decides; False when `program` runs
+    nothing."""
+    if program == "corepack":
+        rest = after_options(args, set())
+        if rest and rest[0].split("@")[0] in _MANAGERS:
+            return judge(shlex.join([rest[0].split("@")[0], *rest[1:]]))
+        return Effect(_COREPACK_SETS, f"corepack {rest[0]} sets package.json's packageManager") \
+            if rest[:1] in (["use"], ["up"]) else None
     if not (program in ("uv", "poetry", "pipenv") and args[:1] == ["run"] or program == "pnpm" and args[:1] == ["exec"]
             or program in ("npx", "bunx", "pnpx")):
         return False
@@ -159,6 +174,15 @@ def option_writer(program: str, args: list[str]) -> Effect | None | bool:
         return Effect((EVERYTHING,), f"{program} edits files in place")
     if program in ("yq", "awk", "gawk"):
         return None
+    if program in ("tar", "bsdtar", "gtar") and args and (args[0].startswith("-") and not args[0].startswith("--")
+                                                           or not args[0].startswith("-")):
+        # its mode first (`tar -tzf a.tgz`, `tar tf a.tar`): -t lists, the others create or extract
+        return None if "t" in args[0].lstrip("-") else False
+    if program == "ssh-keygen":  # -l fingerprints, -y prints a public key, -F finds a host: it reads; else -f's file
+        if any(a.startswith("-") and not a.startswith("--") and set(a[1:2]) & set("lyFB") for a in args):
+            return None
+        named = next((args[i + 1] for i, a in enumerate(args[:-1]) if a == "-f"), None)
+        return Effect((named, f"{named}.pub"), "ssh-keygen writes its key files") if named else None
     if program == "sort":
         if any(a == "-o" or a.startswith("--output") for a in args):
             return Effect((EVERYTHING,), "sort -o writes its output file")
