@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 from toolaudit.replay.agents.base import Call
-from toolaudit.replay.agents.codex import ShellCommand
+from toolaudit.replay.agents.codex import ExecCommand, ShellCommand
 from toolaudit.replay.base import Sandbox
 
 CWD = "D:\\Desktop\\MedAI\\mini-simclr-assignment"
@@ -33,6 +33,19 @@ def test_a_commit_the_replay_repository_lacks_is_not_replayable(tmp_path: Path) 
     # the recording shows git refusing it too: replayed and compared
     got = _replay(tmp_path, REFUSED)
     assert got.status == "replayed" and got.output == REFUSED
+
+
+def test_a_path_in_a_commit_the_replay_repository_lacks_is_not_replayable(tmp_path: Path) -> None:
+    """chikachow/cyspbot's Codex 0.142 `git show c3f1dae^:.github/workflows/deploy.yml` (a commit its public history
+    lacks), which git answers `fatal: invalid object name 'c3f1dae^'.`"""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    c = Call(tool="exec_command", args={"cmd": "git show c3f1dae^:.github/workflows/deploy.yml"}, root=tmp_path,
+             cwd="/Users/cysp/src/cyspbot", version="0.142.4", sandbox=Sandbox(tmp_path), session="s", call_id="c1")
+    recorded = ("Chunk ID: 5f6619\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 262\n"
+                "Output:\nname: deploy\n\non:\n  workflow_run:\n")
+    params = ExecCommand().from_recording(recorded, c)
+    got = ExecCommand().run(Call(**{**c.__dict__, "params": params}))
+    assert got.status == "refused" and got.reason.startswith("not replayable: git names c3f1dae^"), got.reason
 
 
 def test_rev_parse_of_head_or_an_id_is_replayed_and_of_a_ref_is_not(tmp_path: Path) -> None:

@@ -34,9 +34,10 @@ _OFFLINE = re.compile(r"^fatal: could not fetch [0-9a-f]+ from promisor remote$"
 
 
 # git naming a commit the repository lacks: a commit of the recording machine's that was never pushed (amended,
-# rebased away), where the recording shows git answering (Real-s/mini-simclr-assignment 0.142: `git show 3ab9bbc`)
+# rebased away), where the recording shows git answering (Real-s/mini-simclr-assignment 0.142: `git show 3ab9bbc`;
+# chikachow/cyspbot 0.142: `git show c3f1dae^:PATH`, which git answers `fatal: invalid object name 'c3f1dae^'.`)
 _UNKNOWN_REV = re.compile(r"^fatal: (?:ambiguous argument '([^']+)': unknown revision|bad object (\S+)|"
-                          r"bad revision '([^']+)')", re.MULTILINE)
+                          r"bad revision '([^']+)'|invalid object name '([^']+)')", re.MULTILINE)
 
 
 def _body(output: str) -> str:
