@@ -527,7 +527,7 @@ def test_session_meta_gives_the_cwd_and_commit_once(tmp_path):
     first = env("session_meta", {"id": "s-1", "cwd": "/home/u/proj", "git": {"commit_hash": "ab12cd34", "branch": "x"}})
     resumed = env("session_meta", {"id": "s-0", "cwd": "/elsewhere", "git": {"commit_hash": "ffff0000"}})
     infos = kinds(CodexCollector().collect(write(tmp_path, [first, resumed])), SessionInfo)
-    assert infos == [SessionInfo(str(tmp_path / "rollout.jsonl"), "s-1", "/home/u/proj", "ab12cd34")]
+    assert infos == [SessionInfo(str(tmp_path / "rollout.jsonl"), "s-1", "/home/u/proj", "ab12cd34", branch="x")]
 
 
 def test_session_info_without_git_and_without_anything(tmp_path):
@@ -541,11 +541,11 @@ def test_session_info_without_git_and_without_anything(tmp_path):
 def test_samples_and_corpus_record_their_commit(corpus):
     assert kinds(CodexCollector().collect(OLD), SessionInfo) == [SessionInfo(
         str(OLD), "019a06f2-3c41-7d2e-9b8a-4f1e6c2d7a90", "/home/dev/src/invoicer",
-        "5be07c3e41d2a9f0c8b16e7d2a94c05f3e8b71d6", version="0.50.0")]
+        "5be07c3e41d2a9f0c8b16e7d2a94c05f3e8b71d6", version="0.50.0", branch="main")]
     path = corpus / "codex" / VIEW
     assert kinds(CodexCollector().collect(path), SessionInfo) == [SessionInfo(
         str(path), "019a93b9-f380-7600-98ff-940e6b99603c", "/home/user/projects/temp/chatbot-ui",
-        "0f022a043b3f8ca67224e1c56d5b85e28a81b910", version="0.58.0")]
+        "0f022a043b3f8ca67224e1c56d5b85e28a81b910", version="0.58.0", branch="main")]
 
 
 def test_a_forked_rollout_bills_its_parents_requests_once(tmp_path):

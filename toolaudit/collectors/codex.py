@@ -199,15 +199,18 @@ def _cap(policy: Any) -> tuple[str, int] | None:
 
 
 def _session_info(state: _Session, payload: dict) -> Iterator[SessionInfo]:
-    """Where the session worked (`cwd`, `git.commit_hash`), for replay; nothing when neither is recorded."""
+    """Where the session worked (`cwd`, `git.commit_hash` and `git.branch`), for replay; nothing when neither the
+    folder nor the commit is recorded."""
     git = payload.get("git")
     cwd = payload.get("cwd")
     commit = git.get("commit_hash") if isinstance(git, dict) else None
+    branch = git.get("branch") if isinstance(git, dict) else None
     cwd = cwd if isinstance(cwd, str) and cwd else None
     commit = commit if isinstance(commit, str) and commit else None
     version = payload.get("cli_version") if isinstance(payload.get("cli_version"), str) else None
     if cwd or commit:
-        yield SessionInfo(state.source, state.session, cwd, commit, agent=state.agent, version=version)
+        yield SessionInfo(state.source, state.session, cwd, commit, agent=state.agent, version=version,
+                          branch=branch if isinstance(branch, str) and branch else None)
 
 
 def _kind(obj: dict) -> str | None:

@@ -5,21 +5,24 @@ The session then waits for its user between turns, hours or weeks (`codex resume
 and committing leaves the files as the user had them, so the next turn reads the tree of the newest of those
 commits (plus whatever the user left uncommitted). sachinacharyaa/Rivo's Codex 0.128 rollout began on 3cb08b9 at
 09:17 and ran its first command at 12:36, after the user's commits ac184b8 (11:38) and 2406dea (12:25);
-inspi-writer001/gildore-arena's 0.130 rollout began on 90f7f1d on May 11 and was resumed on June 22, five weeks and
-some twenty commits later, on 5adb191.
+inspi-writer001/gildore-arena's 0.130 rollout began on 90f7f1d of its branch codex-approach on May 11 and was resumed
+on June 22, after nine more commits on that branch.
 
-So before each call replay looks for commits that descend from the one its worktree holds (any ref of the
-repository: branches, remotes, pull requests) and were written (author date) after the session's previous call and
-before this one. When there are some, the tree is that of the newest commit written before the call, provided every
-such commit is an ancestor of it (one line of work: the branch the user was on); replay moves there keeping the
-session's own work. When they are not one line (other branches, other worktrees, pull requests from that commit:
-chikachow/cyspbot's 0.142 sessions ran beside two to forty-nine such commits), nothing says which one the session's
-checkout followed, if any, and the tree stays as it was (setting every later call aside took cyspbot's 0.142 calls
-compared from 162 to 52, at 154 and 51 within ±1%).
+So before each call replay looks at the branch the rollout recorded (`git.branch`, as the clone has it): the commits
+on its first-parent line above the session's commit that were written (author date) after the previous call and
+before this one. When there are some, the tree is that of the newest commit on the line written before the call
+(one above a commit written after the call came later too, whatever its own date); replay moves there, the files
+those commits changed taking its text and the session's own work kept. Only that line is followed: commits on other
+branches from the same commit (other worktrees, pull requests; chikachow/cyspbot's 0.142 sessions ran beside two to
+forty-nine) say nothing of the session's checkout (following any line of them, as a first version did, moved
+entireio/skills' 0.125 session onto another branch: 71/72 -> 13/70 within ±1%), and a branch the clone lacks moves
+nothing. Once the session moved HEAD itself (its own `git commit`), the commits above are its own work, which
+replay.head already tells apart: nothing more is followed.
 """
 
 from __future__ import annotations
 
+import os
 from datetime import datetime
 from pathlib import Path
 
@@ -27,56 +30,63 @@ from .sandbox import run
 from .workspace import _SAFE, _filters_off
 
 _ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_LFS_SKIP_SMUDGE": "1"}
-_REFS = ("refs/heads", "refs/remotes", "refs/tags", "refs/pull")  # not refs/replace, Entire's or notes
+HISTORY = 20000  # first-parent commits looked through for the session's commit
 
 
 class LaterCommits:
-    """The commits that descend from the replay's commit, by when they were written, and the worktree it moves."""
+    """The commits written above the replay's commit on the branch the session recorded, by when they were written,
+    and the worktree it moves."""
 
-    def __init__(self, root: Path, commit: str):
+    def __init__(self, root: Path, commit: str, branch: str | None):
         top = _git(root, ["rev-parse", "--show-toplevel"])  # the worktree's top: git's paths are relative to it
-        self.root, self.start, self.head = Path(top.strip()) if top else root, commit, commit
+        self.root, self.head = Path(top.strip()) if top else root, commit
         self.last: float | None = None  # the previous call's time (epoch): the start of the next wait
-        self.commits: list[tuple[float, str]] = []  # (author time, id), oldest first
+        self.line: list[tuple[float, str]] = []  # (when written, id) above the commit, oldest first
         self.moved: list[str] = []  # the commits it moved to, in order
-        tips = _git(root, ["for-each-ref", "--format=%(objectname) %(objecttype)", *_REFS])
-        tips = [line.split()[0] for line in (tips or "").splitlines() if line.endswith(" commit")]
-        if tips and commit:
-            listed = _git(root, ["rev-list", "--ancestry-path", "--format=%at %ct", *tips, f"^{commit}"])
-            self.commits = sorted(_dated(listed or ""))
+        self.changed: list[Path] = []  # the files the last move wrote (absolute)
+        refs = _git(root, ["for-each-ref", "--format=%(objectname)", f"refs/heads/{branch}",
+                           f"refs/remotes/*/{branch}"]) if branch and not branch.startswith("-") else None
+        tip = (refs or "").split()[:1]
+        listed = _git(root, ["rev-list", "--first-parent", f"--max-count={HISTORY}", "--format=%at %ct", *tip]) \
+            if tip and commit else None
+        above = []
+        for when, found in _dated(listed or ""):  # newest first
+            if found.startswith(commit) or commit.startswith(found):
+                self.line = above[::-1]
+                break
+            above.append((when, found))
 
     def before(self, ts: str | None) -> tuple[str | None, str | None]:
-        """Before the call recorded at `ts`: (the commit the worktree moved to, None) when commits were written since
-        the previous call, (None, why) when those leave the tree unknown, else (None, None)."""
+        """Before the call recorded at `ts`: (the commit the worktree moved to, None) when commits were written on the
+        session's branch since the previous call, (None, why) when the move cannot be made here, else (None, None)."""
         when = _epoch(ts)
-        if when is None or not self.commits:
+        if when is None or not self.line:
             return None, None
         since, self.last = self.last, max(when, self.last or when)
-        written = [c for at, c in self.commits if at <= when]
-        if not written or written[-1] == self.head \
-                or not any(since is None or at > since for at, _ in self.commits if at <= when):
+        written = []
+        for at, found in self.line:  # a commit above one written after the call came later too, whatever its date
+            if at > when:
+                break
+            written.append((at, found))
+        if not written or written[-1][1] == self.head or not any(since is None or at > since for at, _ in written):
             return None, None
-        target = written[-1]
-        line = _git(self.root, ["rev-list", "--ancestry-path", target, f"^{self.start}"])
-        if line is None or not set(written) <= set(line.split()):
-            # work on several lines from there (other branches, other worktrees, pull requests): which one the
-            # session's checkout followed, if any, nothing says; its tree stays as it was (as before this rule)
-            return None, None
-        if not _move(self.root, self.head, target):
-            self.commits = []
+        target = written[-1][1]
+        changed = _move(self.root, self.head, target)
+        if changed is None:
+            self.line = []
             return None, f"commits written while the session waited moved its HEAD to {target[:12]}, not made here"
-        self.head = target
+        self.head, self.changed = target, changed
         self.moved.append(target)
         return target, None
 
 
-def _move(root: Path, head: str, target: str) -> bool:
+def _move(root: Path, head: str, target: str) -> list[Path] | None:
     """The worktree at `root` moved from `head` to `target` as committing leaves it: each file the commits changed
     takes `target`'s text (what the user's tree held when committing), every other file stays as the session left it,
-    HEAD and the index become `target`'s."""
+    HEAD and the index become `target`'s. The files changed (absolute), or None when it could not be done."""
     changed = _git(root, ["diff", "--name-status", "--no-renames", "-z", head, target, "--"])
     if changed is None:
-        return False
+        return None
     fields = changed.split("\0")
     kept: list[str] = []
     for status, path in zip(fields[0::2], fields[1::2]):
@@ -87,13 +97,15 @@ def _move(root: Path, head: str, target: str) -> bool:
     options = ["--literal-pathspecs", *_SAFE, *_filters_off(root, 120.0)]
     if kept and _git(root, [*options, "checkout", target, "--pathspec-from-file=-", "--pathspec-file-nul"],
                      "\0".join(kept).encode("utf-8", "surrogateescape")) is None:
-        return False
-    return _git(root, [*options, "reset", "--quiet", "--mixed", target]) is not None
+        return None
+    if _git(root, [*options, "reset", "--quiet", "--mixed", target]) is None:
+        return None
+    return [root / path for path in fields[1::2] if path]
 
 
 def _dated(listed: str) -> list[tuple[float, str]]:
-    """(author time, id) of each commit `git rev-list --format='%at %ct'` listed; a commit whose author date is after
-    its committer date (a clock's error, or a rebase's) dated by its committer date."""
+    """(author time, id) of each commit `git rev-list --format='%at %ct'` listed, in its order; a commit whose author
+    date is after its committer date (a clock's error) dated by its committer date."""
     out, commit = [], None
     for line in listed.splitlines():
         if line.startswith("commit "):
@@ -126,8 +138,15 @@ def _git(root: Path, args: list[str], stdin: bytes = b"") -> str | None:
 def follow(later: LaterCommits | None, state, ts: str | None) -> None:
     """Before a call at `ts`: the worktree moved to the commits written while the session waited, or, when it moved
     to one line of them that does not check out here, every later call set aside (`state.everything`) with why."""
-    if later is None or state.everything:
-        return
-    _, why = later.before(ts)
+    if later is None or state.everything or state.head:
+        return  # once the session moved HEAD itself (its own `git commit`), the commits above are its own: not followed
+    moved, why = later.before(ts)
     if why:
         state.everything = why
+    elif moved:
+        # a file the commits wrote is as certain as the start commit's files; so is an untracked folder a status
+        # listed (`?? skills/what-happened/`) that they committed: the commit shows what it held
+        written = {os.path.relpath(path, state.root) for path in later.changed}
+        for key in [k for k in state.uncertain if k in written or any(w.startswith(k.rstrip("/") + "/")
+                                                                      for w in written)]:
+            del state.uncertain[key]

@@ -193,7 +193,8 @@ class Runner(CallRunner):
             with ExitStack() as stack:
                 root, note, writable, checked_out = stack.enter_context(ws.session_base(
                     self.options.sandbox.workspace, self.options.base, info.commit if info else None, first_ts,
-                    scratch, branch=info.branch if info else None, cwd=info.cwd if info else None))
+                    # a Codex rollout's recorded commit decides its start, its branch only what was written on it later
+                    scratch, branch=info.branch if info and not info.commit else None, cwd=info.cwd if info else None))
                 if info is not None and not info.commit and (earlier or during) and checked_out:
                     # no commit recorded: the earlier sessions that began after the one it is replayed on was written
                     since = ws.authored(self.options.sandbox.workspace, checked_out) or float("inf")
@@ -209,8 +210,8 @@ class Runner(CallRunner):
                                 for p in planned)
                     continue
                 state = SessionState(root, info.cwd if info else None, self.options.path_map, writable)
-                state.recorded_base = bool(info is not None and info.commit and _same_commit(checked_out, info.commit)) \
-                    and recorded_base.holds(group, root, info.cwd)
+                on_recorded = bool(info is not None and info.commit and _same_commit(checked_out, info.commit))
+                state.recorded_base = on_recorded and recorded_base.holds(group, root, info.cwd)
                 chain.apply(state, earlier)  # their edits, commands and whole-file Reads, in order
                 if info is not None and info.commit and checked_out and not _same_commit(checked_out, info.commit):
                     state.head = state.head or (f"HEAD: the session began on commit {info.commit[:12]}, the replay "
@@ -230,8 +231,7 @@ class Runner(CallRunner):
                                  "recorded `git diff` showed")
                 own_moves = branch_moves.own(info, group)  # the branch changes its own checkout made
                 # the commits its user wrote while it waited (a Codex rollout records HEAD once, at its start)
-                later = LaterCommits(root, checked_out) if writable and info is not None and info.commit \
-                    and _same_commit(checked_out, info.commit) else None
+                later = LaterCommits(root, checked_out, info.branch) if writable and on_recorded else None
                 for item in planned:
                     at = item.before.ts
                     while during and at and during[0].ts < at:  # what the sessions beside it did before this call
