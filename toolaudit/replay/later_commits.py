@@ -4,25 +4,29 @@ A Codex rollout records the commit HEAD was on when the session began (session_m
 The session then waits for its user between turns, hours or weeks (`codex resume`): the user commits meanwhile,
 and committing leaves the files as the user had them, so the next turn reads the tree of the newest of those
 commits (plus whatever the user left uncommitted). sachinacharyaa/Rivo's Codex 0.128 rollout began on 3cb08b9 at
-09:17 and ran its first command at 12:36, after the user's commits ac184b8 (11:38) and 2406dea (12:25);
-inspi-writer001/gildore-arena's 0.130 rollout began on 90f7f1d of its branch codex-approach on May 11 and was resumed
-on June 22, after nine more commits on that branch.
+09:17 and ran its first command at 12:36, after the user's commits ac184b8 (11:38) and 2406dea (12:25), which its
+`git log --oneline -20` printed first; entireio/skills' 0.125 rollout listed `?? plugins/entire/skills/what-happened/`,
+and its user committed that folder (9a3cc84) before the next turn.
 
 So before each call replay looks at the branch the rollout recorded (`git.branch`, as the clone has it): the commits
 on its first-parent line above the session's commit that were written (author date) after the previous call and
-before this one. When there are some, the tree is that of the newest commit on the line written before the call
-(one above a commit written after the call came later too, whatever its own date); replay moves there, the files
-those commits changed taking its text and the session's own work kept. Only that line is followed: commits on other
-branches from the same commit (other worktrees, pull requests; chikachow/cyspbot's 0.142 sessions ran beside two to
-forty-nine) say nothing of the session's checkout (following any line of them, as a first version did, moved
-entireio/skills' 0.125 session onto another branch: 71/72 -> 13/70 within ±1%), and a branch the clone lacks moves
-nothing. Once the session moved HEAD itself (its own `git commit`), the commits above are its own work, which
-replay.head already tells apart: nothing more is followed.
+before this one, up to the highest a HEAD the session's own output shows (the first commit of a plain `git log`, or
+`git rev-parse HEAD`): commits on the branch may have been made elsewhere (another clone, the server's merge button)
+and reach this checkout only when it pulls. When there are some, the tree is that of the newest commit on the line
+written before the call (one above a commit written after the call came later too, whatever its own date); replay
+moves there, the files those commits changed taking its text and the session's own work kept, and a file or an
+untracked folder they committed is certain again. Commits on other branches from the same commit say nothing of the
+session's checkout (following any line of the clone's refs, as a first version did, moved entireio/skills' 0.125
+session onto another branch: 71/72 -> 13/70 within ±1%); following the recorded branch without a HEAD the session
+showed moved chikachow/cyspbot's 0.142 sessions onto commits pulled later (158/164 -> 102/114). Once the session
+moved HEAD itself (its own `git commit`), the commits above are its own work, which replay.head tells apart: nothing
+more is followed.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from datetime import datetime
 from pathlib import Path
 
@@ -37,7 +41,7 @@ class LaterCommits:
     """The commits written above the replay's commit on the branch the session recorded, by when they were written,
     and the worktree it moves."""
 
-    def __init__(self, root: Path, commit: str, branch: str | None):
+    def __init__(self, root: Path, commit: str, branch: str | None, calls=()):
         top = _git(root, ["rev-parse", "--show-toplevel"])  # the worktree's top: git's paths are relative to it
         self.root, self.head = Path(top.strip()) if top else root, commit
         self.last: float | None = None  # the previous call's time (epoch): the start of the next wait
@@ -55,6 +59,11 @@ class LaterCommits:
                 self.line = above[::-1]
                 break
             above.append((when, found))
+        # followed only as high as a HEAD the session's own git output shows: commits on the branch may have been
+        # made elsewhere (another clone, the server's merge button) and reach this checkout only when pulled
+        shown = heads_shown(calls)
+        top = max((i for i, (_, found) in enumerate(self.line) if any(found.startswith(h) for h in shown)), default=-1)
+        self.line = self.line[:top + 1]
 
     def before(self, ts: str | None) -> tuple[str | None, str | None]:
         """Before the call recorded at `ts`: (the commit the worktree moved to, None) when commits were written on the
@@ -135,11 +144,56 @@ def _git(root: Path, args: list[str], stdin: bytes = b"") -> str | None:
     return done.stdout.decode("utf-8", "surrogateescape")
 
 
-def follow(later: LaterCommits | None, state, ts: str | None) -> None:
-    """Before a call at `ts`: the worktree moved to the commits written while the session waited, or, when it moved
-    to one line of them that does not check out here, every later call set aside (`state.everything`) with why."""
+def heads_shown(calls) -> set[str]:
+    """The commit ids (7 hex digits or more) the session's own outputs show as HEAD: the first commit a plain
+    `git log` printed (`--oneline`, `-N`, `--format`: no revision, no path), or `git rev-parse [--short] HEAD`."""
+    from .start_state import printed
+    from .state import SHELL_TOOLS, shell_text
+
+    found: set[str] = set()
+    for call in calls:
+        command = shell_text(call) if call.tool in SHELL_TOOLS and not call.is_error else None
+        if command is None:
+            continue
+        if moves_itself(command, commits=False):
+            # from here a HEAD it shows may be its own doing (a merge, a pull, a checkout), not a wait's; its own
+            # commit builds on the HEAD it had, so a HEAD shown after one still confirms the line below it (and
+            # nothing is followed past the session's own commit: follow)
+            break
+        if _LOG.match(command) or _REV_PARSE.match(command):
+            first = _ID.match(printed(call.output).lstrip())
+            if first:
+                found.add(first.group(1))
+    return found
+
+
+def moves_itself(command: str, commits: bool = True) -> bool:
+    """Whether a command line runs a git command that moves HEAD or the tree itself (merge, pull, checkout, reset,
+    rebase, stash…; and `commit`, unless `commits` is False)."""
+    from .head import _git_commands
+    from .shell_rules import GIT_MOVERS
+
+    return any(sub in GIT_MOVERS or commits and sub == "commit" for sub, _ in _git_commands(command))
+
+
+_LOG = re.compile(r"^git\s+(?:--no-pager\s+)?log(?:\s+(?:-\d+|-n\s*\d+|--max-count=\d+|--oneline|--decorate(?:=\w+)?"
+                  r"|--no-decorate|--format=\S+|--pretty=\S+|--abbrev-commit|--no-color))*\s*$")
+_REV_PARSE = re.compile(r"^git\s+rev-parse\s+(?:--short(?:=\d+)?\s+|--verify\s+)*HEAD\s*$")
+_ID = re.compile(r"^(?:commit\s+)?([0-9a-f]{7,40})\b")
+
+
+def follow(later: LaterCommits | None, state, call) -> None:
+    """Before `call`: the worktree moved to the commits written while the session waited, or, when it moved to one
+    line of them that does not check out here, every later call set aside (`state.everything`) with why."""
+    from .state import SHELL_TOOLS, shell_text
+
     if later is None or state.everything or state.head:
         return  # once the session moved HEAD itself (its own `git commit`), the commits above are its own: not followed
+    command = shell_text(call) if call.tool in SHELL_TOOLS else None
+    if command is not None and moves_itself(command):
+        later.line = []  # from its own merge, pull or commit on, HEAD is the session's doing: replay.head, fast_forward
+        return
+    ts = call.ts
     moved, why = later.before(ts)
     if why:
         state.everything = why

@@ -231,12 +231,12 @@ class Runner(CallRunner):
                                  "recorded `git diff` showed")
                 own_moves = branch_moves.own(info, group)  # the branch changes its own checkout made
                 # the commits its user wrote while it waited (a Codex rollout records HEAD once, at its start)
-                later = LaterCommits(root, checked_out, info.branch) if writable and on_recorded else None
+                later = LaterCommits(root, checked_out, info.branch, group) if writable and on_recorded else None
                 for item in planned:
                     at = item.before.ts
                     while during and at and during[0].ts < at:  # what the sessions beside it did before this call
                         chain.apply(state, [during.pop(0)])
-                    follow(later, state, at)
+                    follow(later, state, item.before)
                     state.everything = state.everything or branch_moves.moved(info, at, own_moves)
                     if item.status == "":
                         yield self._run(item, state, info)
