@@ -19,7 +19,7 @@ import shlex
 from pathlib import Path
 
 from .sandbox import run
-from .workspace import _SAFE, _filters_off
+from .workspace import SAFE_GIT, filters_off
 
 MOVED, UNCHANGED = "moved", "unchanged"
 _UPDATING = re.compile(r"^Updating ([0-9a-f]{7,40})\.\.([0-9a-f]{7,40})\nFast-forward$", re.MULTILINE)
@@ -56,7 +56,7 @@ def merged(command: str, output: str, printed: str, root: Path | None) -> str | 
     if head is None or target is None or not head.startswith(forward.group(1)):
         return None  # the replay's tree is not the one the merge began from, or the clone lacks where it went
     # no hooks, no filter of the repository's own: nothing of it runs (as when the worktree was made)
-    options = [*_SAFE, *_filters_off(root, 120.0)]
+    options = [*SAFE_GIT, *filters_off(root, 120.0)]
     return MOVED if _git(root, [*options, "checkout", "--detach", "--quiet", target]) is not None else None
 
 

@@ -17,7 +17,7 @@ _READERS = {"status", "log", "show", "diff", "shortlog", "describe", "rev-parse"
 _ID = re.compile(r"[0-9a-f]{7,40}(?:[:~^].*)?")  # a commit by its id (`1a2b3c4`, `1a2b3c4^`, `1a2b3c4:path`)
 
 
-def _git_commands(command: str):
+def git_commands(command: str):
     """(subcommand, the words after it) of each simple `git` command of a command line."""
     for text, _ in split(command):
         try:
@@ -32,15 +32,18 @@ def _git_commands(command: str):
                 yield rest[0], rest[1:]
 
 
+_git_commands = git_commands  # the name replay.later_commits still imports
+
+
 def moves_head(command: str) -> bool:
     """Whether a command line (as recorded; it succeeded) made a commit: `git commit`, unless it only tried."""
-    return any(sub == "commit" and "--dry-run" not in args for sub, args in _git_commands(command))
+    return any(sub == "commit" and "--dry-run" not in args for sub, args in git_commands(command))
 
 
 def reads_head(command: str) -> bool:
     """Whether a command line runs a git command whose answer depends on HEAD: `status`, or a reader that names
     no commit by id (its revisions default to HEAD, or name it: `HEAD~1`, `@`, a branch)."""
-    for sub, args in _git_commands(command):
+    for sub, args in git_commands(command):
         if sub == "status":
             return True
         if sub not in _READERS:
@@ -56,7 +59,7 @@ def switched_to(command: str) -> set[str]:
     """The branches a command line's `git checkout`/`git switch` moves to (`checkout -b NEW`, `switch -c NEW`,
     `checkout NAME`); a path checkout (`checkout -- f`, `checkout REV -- f`) moves to none."""
     found: set[str] = set()
-    for sub, args in _git_commands(command):
+    for sub, args in git_commands(command):
         if sub not in ("checkout", "switch") or "--" in args:
             continue
         created = [args[i + 1] for i, word in enumerate(args[:-1]) if word in ("-b", "-B", "-c", "-C", "--create")]

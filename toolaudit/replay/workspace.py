@@ -262,8 +262,8 @@ def session_workspace(workspace: Path, commit: str | None, timeout: float = GIT_
     tmp = Path(tempfile.mkdtemp(prefix="toolaudit-replay-"))
     tree = tmp / "worktree"
     try:
-        why = _git(workspace, [*_SAFE, "worktree", "add", "--detach", "--quiet", str(tree), commit], timeout,
-                   _filters_off(workspace, timeout))
+        why = _git(workspace, [*SAFE_GIT, "worktree", "add", "--detach", "--quiet", str(tree), commit], timeout,
+                   filters_off(workspace, timeout))
         folder = tree / prefix
         if why is None and not folder.is_dir():
             why = f" ({prefix.rstrip('/')} did not exist then)"
@@ -296,11 +296,12 @@ def _as_is(workspace: Path, scratch: bool) -> Iterator[Checkout]:
 
 
 # git options that keep the repository's own programs from running in a checkout: no hooks, LFS left as pointers
-_SAFE = ["-c", "core.hooksPath=/dev/null", "-c", "filter.lfs.smudge=", "-c", "filter.lfs.process=",
-         "-c", "filter.lfs.required=false"]
+SAFE_GIT = ("-c", "core.hooksPath=/dev/null", "-c", "filter.lfs.smudge=", "-c", "filter.lfs.process=",
+            "-c", "filter.lfs.required=false")
+_SAFE = SAFE_GIT  # the name replay.later_commits still imports
 
 
-def _filters_off(workspace: Path, timeout: float) -> list[str]:
+def filters_off(workspace: Path, timeout: float) -> list[str]:
     """`-c` options that turn off every filter the repository configures (its smudge/clean commands never run)."""
     try:
         done = run(["git", "config", "--get-regexp", r"^filter\."], cwd=workspace, timeout=timeout, env=_GIT_ENV)
@@ -313,6 +314,9 @@ def _filters_off(workspace: Path, timeout: float) -> list[str]:
         out += ["-c", f"filter.{name}.smudge=", "-c", f"filter.{name}.clean=", "-c", f"filter.{name}.process=",
                 "-c", f"filter.{name}.required=false"]
     return out
+
+
+_filters_off = filters_off  # the name replay.later_commits still imports
 
 
 def restore_times(workspace: Path, commit: str, tree: Path, timeout: float) -> int:
