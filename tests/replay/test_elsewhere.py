@@ -1,6 +1,6 @@
 """A Codex shell call run in another repository than the session's folder says nothing of that folder.
 
-Cut from chikachow/cyspbot's Codex 0.142 rollout 019f21d1… (Entire's imported checkpoint 01/0a8005d4ec01): the
+Cut from chikachow/cyspbot's (MIT License, Copyright (c) 2026 cysp) Codex 0.142 rollout 019f21d1… (Entire's imported checkpoint 01/0a8005d4ec01): the
 session worked in /Users/cysp/src/cyspbot and ran `git status --short` in both repositories, one call each; the second
 listed the other repository's changes (` M README.md`, ` M action.yml`), which replay read as the session's own.
 """

@@ -4,7 +4,8 @@ Codex-on-Windows `Get-Content FILE` reads that file alone.
 Cut from the committed `codex-session.jsonl` of kunalcode12/openclaw_agent (Codex 0.118: `bash
 ~/.claude/skills/apply-grant/export-session.sh .`, then `sed -n '1,220p' README.md`), nikhilxhub/x402-agent (0.120
 on Windows: `bash $HOME/.claude/…`, then `Get-Content package.json` in `D:\\web3projects\\test\\x402-umbra`) and
-CryptoSodi/Battle-Cities (0.142: the script under `C:\\Users\\tassa\\.agents\\skills`).
+CryptoSodi/Battle-Cities (0.142: the script under `C:\\Users\\tassa\\.agents\\skills`). Only command lines and
+paths are quoted: the first two repositories state no licence, Battle-Cities is MIT (its LICENSE.md); the rest is ours.
 """
 
 from __future__ import annotations

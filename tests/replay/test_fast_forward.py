@@ -1,6 +1,6 @@
 """A recorded `git merge`/`git pull` fast-forward is done in the replay's worktree; one that failed changed nothing.
 
-The outputs are cut from chikachow/cyspbot's Codex 0.142 rollout 019f1b24… (`git merge --ff-only origin/main`, first
+The outputs are cut from chikachow/cyspbot's (MIT License, Copyright (c) 2026 cysp) Codex 0.142 rollout 019f1b24… (`git merge --ff-only origin/main`, first
 refused by Codex's sandbox, then a fast-forward), with the commit ids replaced by this test repository's.
 """
 

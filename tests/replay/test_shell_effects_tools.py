@@ -1,6 +1,6 @@
 """corepack runs the package manager it names; `tar -t` lists; ssh-keygen reads with -l/-y and writes its -f key.
 
-The commands are cut from chikachow/cyspbot's Codex 0.142 rollouts (`corepack pnpm exec vitest run
+The commands are cut from chikachow/cyspbot's (MIT License, Copyright (c) 2026 cysp) Codex 0.142 rollouts (`corepack pnpm exec vitest run
 test/token-exchange-worker.test.ts`, `tar -tzf`, `ssh-add -l`, `ssh-keygen -lf`), where each was a program replay did
 not know, so the files they named were set aside."""
 

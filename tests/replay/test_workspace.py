@@ -281,8 +281,9 @@ def test_a_session_recorded_in_a_subfolder_of_its_repository(branched):
 
 
 def test_at_session_start_reads_a_gone_branch_from_the_ref_a_merge_message_names(branched):
-    """Esdeveniments/esdeveniments-frontend (MIT), Claude Code 2.1.220 review session 22ff03b8 (imported checkpoint
-    03/8c56d4834303): its recorded branch fix/ppr-metadata-resume-mismatch was squash-merged and deleted; only
+    """The shape of Esdeveniments/esdeveniments-frontend (it states no licence: nothing of it is copied, the
+    repository is ours), Claude Code 2.1.220 review session 22ff03b8 (imported checkpoint 03/8c56d4834303): its
+    recorded branch fix/ppr-metadata-resume-mismatch was squash-merged and deleted; only
     `refs/pull/441/head` keeps its commits, and `Merge branch 'main' into fix/ppr-metadata-resume-mismatch` names it."""
     git(branched, "checkout", "-q", "feature")
     git(branched, "commit", "-q", "--amend", "-m",

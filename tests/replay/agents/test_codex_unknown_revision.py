@@ -36,7 +36,7 @@ def test_a_commit_the_replay_repository_lacks_is_not_replayable(tmp_path: Path) 
 
 
 def test_a_path_in_a_commit_the_replay_repository_lacks_is_not_replayable(tmp_path: Path) -> None:
-    """chikachow/cyspbot's Codex 0.142 `git show c3f1dae^:.github/workflows/deploy.yml` (a commit its public history
+    """chikachow/cyspbot's (MIT) Codex 0.142 `git show c3f1dae^:.github/workflows/deploy.yml` (a commit its public history
     lacks), which git answers `fatal: invalid object name 'c3f1dae^'.`"""
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     c = Call(tool="exec_command", args={"cmd": "git show c3f1dae^:.github/workflows/deploy.yml"}, root=tmp_path,
