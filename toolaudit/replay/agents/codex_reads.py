@@ -3,9 +3,9 @@ untracked folder its `git status` listed, a file a command may have written) set
 it, not every shell call of the session.
 
 The command is cut into programs as replay's shell interpreter cuts it (agents.shell_words); each allow-listed
-program names what it reads: cat, head, tail, nl, wc and sed their file operands (stdin in a pipeline: nothing);
-ls its operands (else its folder); rg and grep the paths after their pattern (else the folder they search); find
-its start folders; `git status` and a `git diff` of the working tree the whole tree; `git show`, `git log`,
+program names what it reads: cat, head, tail, nl, wc, sort and sed their file operands (stdin in a pipeline:
+nothing); ls its operands (else its folder); rg and grep the paths after their pattern (else the folder they search);
+find its start folders; `git status` and a `git diff` of the working tree the whole tree; `git show`, `git log`,
 `git rev-parse` and a diff of two commits read commits, no file; pwd, echo, printf, true, false nothing; `cd` moves
 where the next relative path is; PowerShell's `Get-Content FILE` (Codex on Windows) its file. A glob reads its
 folder. Anything else (an unknown program, a redirection, a substitution) gives None: the whole folder, as before."""
@@ -20,7 +20,7 @@ from .codex_powershell import get_content
 from .shell_options import SPECS, scan
 from .shell_words import NotReplayable, parse
 
-_FILES = {"cat", "head", "tail", "nl", "wc"}
+_FILES = {"cat", "head", "tail", "nl", "wc", "sort"}
 _NOTHING = {"pwd", "echo", "printf", "true", "false"}
 _COMMIT = re.compile(r"[0-9a-f]{7,40}|HEAD|@")  # a revision no working file answers for (`HEAD~1`, `1a2b3c4^`…)
 

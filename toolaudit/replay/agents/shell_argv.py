@@ -187,6 +187,6 @@ def abbrev(printed: str) -> int | None:
 
 
 PREPARE = {"cat": _files("cat"), "head": _files("head"), "tail": _files("tail"), "nl": _files("nl"),
-           "wc": _files("wc"), "ls": _files("ls"), "grep": _search("grep"), "rg": _search("rg"), "sed": _sed,
+           "wc": _files("wc"), "sort": _files("sort"), "ls": _files("ls"), "grep": _search("grep"), "rg": _search("rg"), "sed": _sed,
            "find": _find, "git": _git}
 PROGRAMS = frozenset(PREPARE) | {"cd", "pwd", "echo", "printf", "true", "false"}

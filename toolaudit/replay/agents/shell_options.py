@@ -34,6 +34,8 @@ SPECS: dict[str, Spec] = {
                 "footer-numbering header-numbering line-increment join-blank-lines number-format "
                 "number-separator starting-line-number number-width"),
     "wc": _spec("clmwL", long="bytes chars lines words max-line-length"),
+    # plain, reversed or unique lines: no keys, no numbers (their fields and decimal point are the locale's), no -o
+    "sort": _spec("ru", long="reverse unique"),
     "ls": _spec("1aAbBcCdfFgGhHiklmnNopqQrRsStuUvxXZ", "IwT",
                 long="all almost-all escape ignore-backups directory classify file-type full-time human-readable "
                 "si inode kibibytes literal numeric-uid-gid hide-control-chars show-control-chars quote-name "

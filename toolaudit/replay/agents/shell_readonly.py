@@ -201,7 +201,11 @@ _CUTTERS = {"head", "tail", "sed"}
 
 def _walks(ws: Workspace, name: str, args: list[str]) -> bool:
     """Whether a program prints its lines in the order it walked folders (rg in parallel, `grep -r`, find), an order
-    the recording does not keep: replay sorts them (walk_order, rg --sort), which a later cut cannot undo."""
+    the recording does not keep: replay sorts them (walk_order, rg --sort), which a later cut cannot undo. So does
+    sort: its order is the recording machine's locale's collation (replay sorts bytes, `LC_ALL=C.UTF-8`), the same
+    lines in another order where the locale collates otherwise."""
+    if name == "sort":
+        return True
     if name == "rg":
         return _parallel_walk(ws, args)
     flags = [a for a in (args[:args.index("--")] if "--" in args else args) if a.startswith("-")]
