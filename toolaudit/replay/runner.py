@@ -246,8 +246,8 @@ class Runner(CallRunner):
                         state.record(item.before)
                         yield item
                 if later is not None and later.moved:
-                    notes.append(f"session {session}: commits written while it waited moved it to "
-                                 f"{', '.join(c[:12] for c in later.moved)} (replay.later_commits)")
+                    notes.append(f"session {session}: replayed on the commits written on {info.branch} while it "
+                                 f"waited, as its own git output showed them: {', '.join(c[:12] for c in later.moved)}")
                 if state.unknown_note():
                     notes.append(f"session {session}: {state.unknown_note()}")
                 if state.learned:
