@@ -307,8 +307,9 @@ def filters_off(workspace: Path, timeout: float) -> list[str]:
         done = run(["git", "config", "--get-regexp", r"^filter\."], cwd=workspace, timeout=timeout, env=_GIT_ENV)
     except OSError:
         return []
-    names = {line.split(" ", 1)[0].split(".")[1] for line in done.stdout.decode("utf-8", "replace").splitlines()
-             if line.count(".") >= 2}
+    keys = [line.split(" ", 1)[0] for line in done.stdout.decode("utf-8", "replace").splitlines()]
+    # the name is all between `filter.` and the last dot: `filter.team.tool.smudge` is filter `team.tool`'s
+    names = {key[len("filter."):key.rindex(".")] for key in keys if key.count(".") >= 2}
     out: list[str] = []
     for name in sorted(names):
         out += ["-c", f"filter.{name}.smudge=", "-c", f"filter.{name}.clean=", "-c", f"filter.{name}.process=",
