@@ -32,9 +32,6 @@ def git_commands(command: str):
                 yield rest[0], rest[1:]
 
 
-_git_commands = git_commands  # the name replay.later_commits still imports
-
-
 def moves_head(command: str) -> bool:
     """Whether a command line (as recorded; it succeeded) made a commit: `git commit`, unless it only tried."""
     return any(sub == "commit" and "--dry-run" not in args for sub, args in git_commands(command))

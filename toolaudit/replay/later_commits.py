@@ -26,12 +26,13 @@ more is followed.
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 from datetime import datetime
 from pathlib import Path
 
-from .sandbox import run
-from .workspace import _SAFE, _filters_off
+from .sandbox import OutsideWorkspace, resolve, run
+from .workspace import SAFE_GIT, filters_off
 
 _ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_LFS_SKIP_SMUDGE": "1"}
 HISTORY = 20000  # first-parent commits looked through for the session's commit
@@ -100,16 +101,28 @@ def _move(root: Path, head: str, target: str) -> list[Path] | None:
     kept: list[str] = []
     for status, path in zip(fields[0::2], fields[1::2]):
         if status == "D":
-            (root / path).unlink(missing_ok=True)
+            _remove(root, path)
         elif path:
             kept.append(path)
-    options = ["--literal-pathspecs", *_SAFE, *_filters_off(root, 120.0)]
+    options = ["--literal-pathspecs", *SAFE_GIT, *filters_off(root, 120.0)]
     if kept and _git(root, [*options, "checkout", target, "--pathspec-from-file=-", "--pathspec-file-nul"],
                      "\0".join(kept).encode("utf-8", "surrogateescape")) is None:
         return None
     if _git(root, [*options, "reset", "--quiet", "--mixed", target]) is None:
         return None
     return [root / path for path in fields[1::2] if path]
+
+
+def _remove(root: Path, path: str) -> None:
+    """A file the commits deleted removed from the worktree at `root`: never through a symlink out of it, and a
+    folder left (a submodule's, which git leaves too)."""
+    try:
+        folder = resolve(root, posixpath.dirname(path) or ".")
+    except OutsideWorkspace:
+        return
+    target = folder / posixpath.basename(path)
+    if target.is_symlink() or target.is_file():
+        target.unlink()
 
 
 def _dated(listed: str) -> list[tuple[float, str]]:
@@ -170,10 +183,10 @@ def heads_shown(calls) -> set[str]:
 def moves_itself(command: str, commits: bool = True) -> bool:
     """Whether a command line runs a git command that moves HEAD or the tree itself (merge, pull, checkout, reset,
     rebase, stash…; and `commit`, unless `commits` is False)."""
-    from .head import _git_commands
+    from .head import git_commands
     from .shell_rules import GIT_MOVERS
 
-    return any(sub in GIT_MOVERS or commits and sub == "commit" for sub, _ in _git_commands(command))
+    return any(sub in GIT_MOVERS or commits and sub == "commit" for sub, _ in git_commands(command))
 
 
 _LOG = re.compile(r"^git\s+(?:--no-pager\s+)?log(?:\s+(?:-\d+|-n\s*\d+|--max-count=\d+|--oneline|--decorate(?:=\w+)?"

@@ -298,7 +298,6 @@ def _as_is(workspace: Path, scratch: bool) -> Iterator[Checkout]:
 # git options that keep the repository's own programs from running in a checkout: no hooks, LFS left as pointers
 SAFE_GIT = ("-c", "core.hooksPath=/dev/null", "-c", "filter.lfs.smudge=", "-c", "filter.lfs.process=",
             "-c", "filter.lfs.required=false")
-_SAFE = SAFE_GIT  # the name replay.later_commits still imports
 
 
 def filters_off(workspace: Path, timeout: float) -> list[str]:
@@ -315,9 +314,6 @@ def filters_off(workspace: Path, timeout: float) -> list[str]:
         out += ["-c", f"filter.{name}.smudge=", "-c", f"filter.{name}.clean=", "-c", f"filter.{name}.process=",
                 "-c", f"filter.{name}.required=false"]
     return out
-
-
-_filters_off = filters_off  # the name replay.later_commits still imports
 
 
 def restore_times(workspace: Path, commit: str, tree: Path, timeout: float) -> int:
