@@ -1,4 +1,5 @@
-"""The apply-grant skill's `export-session.sh DIR` writes the two session files into DIR, nothing else there; and a
+"""The apply-grant skill's `export-session.sh .` writes the two session files there, nothing else (its SKILL.md
+documents `./` only; another folder is judged as any unknown program); and a
 Codex-on-Windows `Get-Content FILE` reads that file alone.
 
 Cut from the committed `codex-session.jsonl` of kunalcode12/openclaw_agent (Codex 0.118: `bash
@@ -28,8 +29,9 @@ WIN = "D:\\web3projects\\test\\x402-umbra"
     ("bash $HOME/.claude/skills/apply-grant/export-session.sh .", ("claude-session.jsonl", "codex-session.jsonl")),
     ('bash "C:\\Users\\tassa\\.agents\\skills\\apply-grant\\export-session.sh" .',
      ("claude-session.jsonl", "codex-session.jsonl")),
-    ("bash ~/.codex/skills/apply-grant/export-session.sh out/",
-     ("out/claude-session.jsonl", "out/codex-session.jsonl")),
+    ("bash ~/.codex/skills/apply-grant/export-session.sh", ("claude-session.jsonl", "codex-session.jsonl")),
+    # another folder is not what its SKILL.md documents: judged as any unknown program, by the path it names
+    ("bash ~/.codex/skills/apply-grant/export-session.sh out/", ("out/",)),
     ("bash scripts/export-session.sh .", (".",)),  # another script of that name: a program replay does not know
 ])
 def test_the_export_script_writes_the_session_files(command, paths):

@@ -254,13 +254,14 @@ _EXPORTED = ("claude-session.jsonl", "codex-session.jsonl")
 
 
 def export_session(path: str, args: list[str]) -> Effect | bool:
-    """The apply-grant skill's `export-session.sh [DIR]`: the two session files it copies into DIR; False when
-    `path` is not that script."""
+    """The apply-grant skill's `export-session.sh [.]`: the two session files it copies into the folder; False when
+    `path` is not that script, or names a folder its SKILL.md does not document."""
     if not path.replace("\\", "/").endswith("/apply-grant/export-session.sh"):
         return False
-    folder = next((a for a in args if not a.startswith("-")), ".").replace("\\", "/").rstrip("/") or "/"
-    named = tuple(name if folder == "." else f"{folder}/{name}" for name in _EXPORTED)
-    return Effect(named, "the apply-grant skill's export-session.sh copies the session files there")
+    folder = next((a for a in args if not a.startswith("-")), ".").replace("\\", "/").rstrip("/")
+    if folder not in ("", "."):  # its SKILL.md documents `./` only: another folder is judged as any unknown program
+        return False
+    return Effect(_EXPORTED, "the apply-grant skill's export-session.sh copies the session files there")
 
 
 def unknown(name: str, args: list[str], printed: str) -> Effect | None:
