@@ -342,8 +342,9 @@ def test_report_is_offline_and_small(run, tmp_path):
 
 def test_missing_extra_is_one_usage_line(run, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "vl_convert", None)  # import fails as if not installed
-    monkeypatch.delitem(sys.modules, "toolaudit.reports.charts", raising=False)
-    monkeypatch.delattr(reports, "charts", raising=False)  # so the import runs again
+    for name in ("charts", "charts_scan", "chart_parts"):  # chart_parts imports vl_convert: all three run again
+        monkeypatch.delitem(sys.modules, f"toolaudit.reports.{name}", raising=False)
+        monkeypatch.delattr(reports, name, raising=False)
     result = run("scan", SAMPLES / "toolaudit-jsonl", "-f", "html", "-o", tmp_path / "r.html", "-q", "-j", "1")
     assert result.exit_code == 2
     assert result.output.strip().splitlines() == ["error: -f html needs the html extra: pip install -e '.[html]' "
