@@ -43,6 +43,9 @@ class Repo:
 # Not used by the benchmark before (entireio/cli and the Codex repositories of replay_fidelity_codex.py are):
 # found by their `.entire/settings.json` or a committed session file. HELD_OUT ones are measured, never
 # looked into while rules are changed.
+# Entire's older layout, committed in the code's own tree: one full transcript per session
+ENTIRE_METADATA = r"^\.entire/metadata/[^/]+/full\.jsonl$"
+
 REPOSITORIES = (
     Repo("PackmindHub/context-evaluator", "Claude Code 2.1.39 - 2.1.63"),
     Repo("FSM1/cipher-box", "Claude Code 2.1.38 - 2.1.49"),
@@ -125,9 +128,9 @@ REPOSITORIES = (
          files=r"^test/fixtures/transcripts/[^/]+\.jsonl$",
          leave_out=("short.jsonl",)),  # it began before the repository's first commit
     Repo("vidluther/linkblog", "Claude Code 2.1.39 (.entire/metadata)", held_out=True,
-         files=r"^\.entire/metadata/[^/]+/full\.jsonl$"),
+         files=ENTIRE_METADATA),
     Repo("TheAbyssSage/sage-stockmans-portfolio", "Claude Code 2.1.5 (.entire/metadata)", held_out=True,
-         files=r"^\.entire/metadata/[^/]+/full\.jsonl$"),
+         files=ENTIRE_METADATA),
     Repo("ClusterCockpit/cc-backend", "Claude Code 2.1.63 - 2.1.168", held_out=True),
     Repo("dougnukem/orpheus", "Claude Code 2.1.112", held_out=True),
     Repo("punt-labs/langlearn-tts", "Claude Code 2.1.50 - 2.1.63", held_out=True),
@@ -137,9 +140,9 @@ REPOSITORIES = (
     Repo("aunshx/checkpoint-scout", "Claude Code 2.1.139", held_out=True),
     Repo("Kite814/blip2-main", "Claude Code 2.1.143", held_out=True),
     Repo("duyet/clickhouse-monitoring", "Claude Code 2.1.34 - 2.1.66 (.entire/metadata)", held_out=True,
-         files=r"^\.entire/metadata/[^/]+/full\.jsonl$"),
+         files=ENTIRE_METADATA),
     Repo("tomochang/aidev", "Claude Code 2.1.58 (.entire/metadata)", held_out=True,
-         files=r"^\.entire/metadata/[^/]+/full\.jsonl$",
+         files=ENTIRE_METADATA,
          leave_out=("c5f4a9cc",)),  # that session worked in another folder (clawd)
 )
 HELD_OUT = tuple(r.name for r in REPOSITORIES if r.held_out)
