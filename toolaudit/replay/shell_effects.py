@@ -157,26 +157,10 @@ def part(text: str, printed: str = "") -> Effect | None:
         script = rules.export_session(args[0] if runs_script else words[0], args[1:] if runs_script else args)
     if script is not False:
         return script
-    if program == "xargs":
-        return rules.xargs(args, _judge(printed))
-    if program == "git":
-        return rules.git(args)
-    if program == "sed":
-        return rules.sed(args)
-    if program == "find":
-        return rules.find(args, _judge(printed))
-    if program in rules.INTERPRETERS and not (program == "bun" and args[:1] and args[0] in rules.BUN_COMMANDS):
-        return None if not_found(program, printed) else rules.interpreter(program, args, _judge(printed), printed)
-    if program == "go" and args[:1] == ["run"]:
-        return rules.unknown(f"go run {args[1] if len(args) > 1 else ''}".strip(), args[2:], printed)
-    ran = rules.runner(program, args, _judge(printed))
+    rule = rules.RULES.get(program)
+    ran = rule(program, args, _judge(printed), printed) if rule is not None else False
     if ran is not False:
         return ran
-    other = rules.option_writer(program, args)
-    if other is not False:
-        return other
-    if program in ("npm", "pnpm", "yarn") and (any(a in ("-g", "--global") for a in args) or args[:1] == ["global"]):
-        return None  # a global install writes outside the workspace
     entry = PROGRAMS.get(program)
     if entry is not None:
         return judge(program, entry, args)

@@ -1,6 +1,7 @@
 """The programs whose effect on the workspace needs their arguments read: git, sed, find, xargs, the runners of
 other programs (`uv run`, `npx`), downloads, in-place editors, the interpreters, spec-kit's scripts, and the
-programs replay does not know (see replay.shell_programs for the table of the others)."""
+programs replay does not know. RULES is their table, one entry a program (replay.shell_programs holds the table of
+the programs whose effect their name and flags say)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Callable
 
 from .inline_code import NOT_PYTHON, Verdict, judge_js, judge_python
 from .shell_programs import AGENT_FILES, EVERYTHING, SPEC_KIT, Effect, named_paths, read_only_form
-from .shell_syntax import after_options
+from .shell_syntax import after_options, not_found
 
 Judge = Callable[[str], "Effect | None"]  # one simple command's effect (replay.shell_effects.part)
 
@@ -152,40 +153,66 @@ def runner(program: str, args: list[str], judge: Judge) -> Effect | None | bool:
     return judge(shlex.join([rest[0].split("@")[0] or rest[0], *rest[1:]])) if rest else None
 
 
-def option_writer(program: str, args: list[str]) -> Effect | None | bool:
-    """A program that writes through an option (`curl -o`, `yq -i`, `sort -o`, `gh pr checkout`); False when
-    `program` is none of them."""
-    if program in ("curl", "wget"):
-        for i, a in enumerate(args):
-            if a in ("-o", "--output", "-O", "--output-document") and i + 1 < len(args) \
-                    and not (program == "curl" and a == "-O"):
-                return Effect((args[i + 1],), f"{program} writes its output file")
-            if a in ("-O", "--remote-name", "-J", "-P") or program == "wget" and not a.startswith("-") \
-                    and not any(x in ("-O", "--output-document", "-qO-", "-O-") for x in args):
-                return Effect((EVERYTHING,), f"{program} saves a file named by the download")
-        return None
-    if program == "gh":
-        if args[:2] in (["pr", "checkout"], ["repo", "clone"]):
-            return Effect((EVERYTHING,), f"gh {' '.join(args[:2])} changes the working tree")
-        return None
-    if program in ("yq", "awk", "gawk") and any(a == "inplace" or a.startswith("-i") for a in args) \
-            or program in ("perl", "ruby") and any(a.startswith("-") and not a.startswith("--") and "i" in a[1:]
-                                                   for a in args):
-        return Effect((EVERYTHING,), f"{program} edits files in place")
+def download(program: str, args: list[str]) -> Effect | None:
+    """curl/wget write the file `-o`/`-O FILE` names, or one named by the download; else they print."""
+    for i, a in enumerate(args):
+        if a in ("-o", "--output", "-O", "--output-document") and i + 1 < len(args) \
+                and not (program == "curl" and a == "-O"):
+            return Effect((args[i + 1],), f"{program} writes its output file")
+        if a in ("-O", "--remote-name", "-J", "-P") or program == "wget" and not a.startswith("-") \
+                and not any(x in ("-O", "--output-document", "-qO-", "-O-") for x in args):
+            return Effect((EVERYTHING,), f"{program} saves a file named by the download")
+    return None
+
+
+def gh(args: list[str]) -> Effect | None:
+    """gh reads (its API, issues, runs) but for `gh pr checkout` and `gh repo clone`."""
+    if args[:2] in (["pr", "checkout"], ["repo", "clone"]):
+        return Effect((EVERYTHING,), f"gh {' '.join(args[:2])} changes the working tree")
+    return None
+
+
+def in_place(program: str, args: list[str]) -> Effect | None | bool:
+    """yq/awk (`-i`, `-i inplace`) and perl/ruby (`-i`, `-pi`) edit files in place; else yq/awk print, and a
+    perl/ruby script is the table's (False)."""
     if program in ("yq", "awk", "gawk"):
-        return None
-    if program in ("tar", "bsdtar", "gtar") and args and (args[0].startswith("-") and not args[0].startswith("--")
-                                                           or not args[0].startswith("-")):
-        # its mode first (`tar -tzf a.tgz`, `tar tf a.tar`): -t lists, the others create or extract
+        edits = any(a == "inplace" or a.startswith("-i") for a in args)
+    else:
+        edits = any(a.startswith("-") and not a.startswith("--") and "i" in a[1:] for a in args)
+    if edits:
+        return Effect((EVERYTHING,), f"{program} edits files in place")
+    return None if program in ("yq", "awk", "gawk") else False
+
+
+def tar(args: list[str]) -> Effect | None | bool:
+    """tar's mode first (`tar -tzf a.tgz`, `tar tf a.tar`): -t lists; the others create or extract (False: the
+    table's entry for tar decides)."""
+    if args and (args[0].startswith("-") and not args[0].startswith("--") or not args[0].startswith("-")):
         return None if "t" in args[0].lstrip("-") else False
-    if program == "ssh-keygen":  # -l fingerprints, -y prints a public key, -F finds a host: it reads; else -f's file
-        if any(a.startswith("-") and not a.startswith("--") and set(a[1:2]) & set("lyFB") for a in args):
-            return None
-        named = next((args[i + 1] for i, a in enumerate(args[:-1]) if a == "-f"), None)
-        return Effect((named, f"{named}.pub"), "ssh-keygen writes its key files") if named else None
-    if program == "sort":
-        if any(a == "-o" or a.startswith("--output") for a in args):
-            return Effect((EVERYTHING,), "sort -o writes its output file")
+    return False
+
+
+def ssh_keygen(args: list[str]) -> Effect | None:
+    """ssh-keygen -l fingerprints, -y prints a public key, -F finds a host: it reads; else it writes -f's files."""
+    if any(a.startswith("-") and not a.startswith("--") and set(a[1:2]) & set("lyFB") for a in args):
+        return None
+    named = next((args[i + 1] for i, a in enumerate(args[:-1]) if a == "-f"), None)
+    return Effect((named, f"{named}.pub"), "ssh-keygen writes its key files") if named else None
+
+
+def sort(args: list[str]) -> Effect | None:
+    """sort prints, but for `-o FILE`."""
+    if any(a == "-o" or a.startswith("--output") for a in args):
+        return Effect((EVERYTHING,), "sort -o writes its output file")
+    return None
+
+
+def manager(program: str, args: list[str], judge: Judge) -> Effect | None | bool:
+    """npm/pnpm/yarn: `pnpm exec X` as X; a global install writes outside the workspace; else the table's entry."""
+    ran = runner(program, args, judge) if program == "pnpm" else False
+    if ran is not False:
+        return ran
+    if any(a in ("-g", "--global") for a in args) or args[:1] == ["global"]:
         return None
     return False
 
@@ -270,3 +297,42 @@ def unknown(name: str, args: list[str], printed: str) -> Effect | None:
     if read_only_form(args):
         return None
     return Effect(tuple(named_paths(args)), f"{name}: not known to leave files as they were", (name,))
+
+
+def _interpreter(program: str, args: list[str], judge: Judge, printed: str) -> Effect | None | bool:
+    """python/node/deno/bun; bun's own commands (`bun install`) are the table's entry for bun, not a script."""
+    if program == "bun" and args[:1] and args[0] in BUN_COMMANDS:
+        return False
+    return None if not_found(program, printed) else interpreter(program, args, judge, printed)
+
+
+def _go(program: str, args: list[str], judge: Judge, printed: str) -> Effect | None | bool:
+    """`go run X` runs a program replay does not know; go's other commands are the table's entry for go."""
+    if args[:1] != ["run"]:
+        return False
+    return unknown(f"go run {args[1] if len(args) > 1 else ''}".strip(), args[2:], printed)
+
+
+# A rule: (program, its arguments, the judge of a command it runs, the recorded output) -> its effect; None: it
+# changes nothing; False: the rule has nothing to say, and replay.shell_programs' table decides
+Rule = Callable[[str, list[str], Judge, str], "Effect | None | bool"]
+
+# The programs whose effect needs their arguments read, and the rule that reads them: one entry a program
+RULES: dict[str, Rule] = {
+    "git": lambda program, args, judge, printed: git(args),
+    "sed": lambda program, args, judge, printed: sed(args),
+    "find": lambda program, args, judge, printed: find(args, judge),
+    "xargs": lambda program, args, judge, printed: xargs(args, judge),
+    **dict.fromkeys(INTERPRETERS, _interpreter),
+    "go": _go,
+    **dict.fromkeys(("corepack", "uv", "poetry", "pipenv", "npx", "bunx", "pnpx"),
+                    lambda program, args, judge, printed: runner(program, args, judge)),
+    **dict.fromkeys(("npm", "pnpm", "yarn"), lambda program, args, judge, printed: manager(program, args, judge)),
+    **dict.fromkeys(("curl", "wget"), lambda program, args, judge, printed: download(program, args)),
+    "gh": lambda program, args, judge, printed: gh(args),
+    **dict.fromkeys(("yq", "awk", "gawk", "perl", "ruby"),
+                    lambda program, args, judge, printed: in_place(program, args)),
+    **dict.fromkeys(("tar", "bsdtar", "gtar"), lambda program, args, judge, printed: tar(args)),
+    "ssh-keygen": lambda program, args, judge, printed: ssh_keygen(args),
+    "sort": lambda program, args, judge, printed: sort(args),
+}
