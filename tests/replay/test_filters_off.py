@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from conftest import committed_repo, run_git
 
-from toolaudit.replay.workspace import SAFE_GIT, filters_off
+from toolaudit.replay.git import SAFE_GIT, filters_off
 
 
 def test_a_filter_named_with_a_dot_is_turned_off(tmp_path):

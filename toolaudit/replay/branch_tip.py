@@ -18,9 +18,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .sandbox import run
+from .git import output
 
-_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"}
 _NOT_CODE = ("refs/entire/", "refs/replace/", "refs/notes/", "refs/stash")  # refs that hold no branch's commits
 _DEPTH = 2000  # first-parent commits looked through from a ref for the merge
 
@@ -41,30 +40,21 @@ def merged_tip(workspace: Path, branch: str | None, timeout: float) -> tuple[str
     return (best[1], best[2]) if best else None
 
 
-def _git(workspace: Path, args: list[str], timeout: float) -> list[str] | None:
-    try:
-        done = run(["git", *args], cwd=workspace, timeout=timeout, env=_ENV)
-    except OSError:
-        return None
-    if done.exit_code != 0 or done.timed_out:
-        return None
-    return done.stdout.decode("utf-8", "replace").splitlines()
-
-
 def _merges_on(workspace: Path, branch: str, timeout: float) -> list[str]:
     """The merge commits whose message says they were made on `branch`, newest first."""
-    found = _git(workspace, ["log", "--all", "--merges", "-F", f"--grep= into {branch}", "--format=%H %s", "--"],
-                 timeout) or []
+    found = (output(workspace, ["log", "--all", "--merges", "-F", f"--grep= into {branch}", "--format=%H %s",
+                             "--"], timeout) or "").splitlines()
     said = re.compile(r"Merge (?:remote-tracking )?branch '[^']+'(?: of \S+)? into " + re.escape(branch))
     return [line.split(" ", 1)[0] for line in found if " " in line and said.fullmatch(line.split(" ", 1)[1])]
 
 
 def _refs_containing(workspace: Path, commit: str, timeout: float) -> list[str]:
-    refs = _git(workspace, ["for-each-ref", "--format=%(refname)", f"--contains={commit}"], timeout) or []
+    refs = (output(workspace, ["for-each-ref", "--format=%(refname)", f"--contains={commit}"], timeout) or "").split()
     return [ref for ref in refs if ref and not ref.startswith(_NOT_CODE)]
 
 
 def _first_parent_depth(workspace: Path, ref: str, commit: str, timeout: float) -> int | None:
     """How many first-parent steps from `ref` reach `commit`, or None when its first-parent line misses it."""
-    line = _git(workspace, ["rev-list", "--first-parent", f"--max-count={_DEPTH}", ref, "--"], timeout) or []
+    line = (output(workspace, ["rev-list", "--first-parent", f"--max-count={_DEPTH}", ref, "--"], timeout)
+            or "").split()
     return line.index(commit) if commit in line else None

@@ -18,21 +18,20 @@ import re
 import shlex
 from pathlib import Path
 
-from .sandbox import run
-from .workspace import SAFE_GIT, filters_off
+from .git import GIT_TIMEOUT, output
 
 MOVED, UNCHANGED = "moved", "unchanged"
 _UPDATING = re.compile(r"^Updating ([0-9a-f]{7,40})\.\.([0-9a-f]{7,40})\nFast-forward$", re.MULTILINE)
 _EXIT = re.compile(r"^(?:Process exited with code|Exit code:) (\d+)$", re.MULTILINE)
 _UP_TO_DATE = re.compile(r"^Already up[ -]to[ -]date\.?$", re.MULTILINE)
-_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_LFS_SKIP_SMUDGE": "1"}
 
 
-def merged(command: str, output: str, printed: str, root: Path | None) -> str | None:
+def merged(command: str, recorded: str, printed: str, root: Path | None, timeout: float = GIT_TIMEOUT) -> str | None:
     """What a recorded `git merge`/`git pull` (the whole command line) did, made so in the worktree at `root`:
     MOVED (a fast-forward, replayed by a checkout of its commit), UNCHANGED (it failed before changing anything, or
     had nothing to do), or None (another command, another merge, or a fast-forward replay cannot make here).
-    `output`: the recorded output with its envelope (the exit code); `printed`: what the command printed."""
+    `recorded`: the output with its envelope (the exit code); `printed`: what the command printed; `timeout`: each
+    git run's (replay.git)."""
     try:
         words = shlex.split(command)
     except ValueError:
@@ -40,7 +39,7 @@ def merged(command: str, output: str, printed: str, root: Path | None) -> str | 
     if len(words) < 2 or words[0] != "git" or words[1] not in ("merge", "pull") \
             or any(ch in command for ch in ";&|`$<>\n"):
         return None
-    code = _EXIT.search(output)
+    code = _EXIT.search(recorded)
     forward = _UPDATING.search(printed)
     if forward is None:
         first = printed.lstrip().split("\n", 1)[0]
@@ -51,21 +50,12 @@ def merged(command: str, output: str, printed: str, root: Path | None) -> str | 
         return None
     if root is None or code is not None and code.group(1) != "0":
         return None
-    head = _git(root, ["rev-parse", "--verify", "HEAD"])
-    target = _git(root, ["rev-parse", "--verify", "--quiet", f"{forward.group(2)}^{{commit}}"])
-    if head is None or target is None or not head.startswith(forward.group(1)):
+    head = (output(root, ["rev-parse", "--verify", "HEAD"], timeout) or "").strip()
+    target = (output(root, ["rev-parse", "--verify", "--quiet", f"{forward.group(2)}^{{commit}}"], timeout)
+              or "").strip()
+    if not head or not target or not head.startswith(forward.group(1)):
         return None  # the replay's tree is not the one the merge began from, or the clone lacks where it went
     # no hooks, no filter of the repository's own: nothing of it runs (as when the worktree was made)
-    options = [*SAFE_GIT, *filters_off(root, 120.0)]
-    return MOVED if _git(root, [*options, "checkout", "--detach", "--quiet", target]) is not None else None
+    moved = output(root, ["checkout", "--detach", "--quiet", target], timeout, safe=True)
+    return MOVED if moved is not None else None
 
-
-def _git(root: Path, args: list[str]) -> str | None:
-    """What `git ARGS` printed in `root` (stripped), or None when it failed."""
-    try:
-        done = run(["git", *args], cwd=root, timeout=120.0, env=_ENV)
-    except OSError:
-        return None
-    if done.exit_code != 0 or done.timed_out:
-        return None
-    return done.stdout.decode("utf-8", "replace").strip()

@@ -31,29 +31,30 @@ import re
 from datetime import datetime
 from pathlib import Path
 
-from .sandbox import OutsideWorkspace, resolve, run
-from .workspace import SAFE_GIT, filters_off
+from .git import GIT_TIMEOUT, output
+from .sandbox import OutsideWorkspace, resolve
 
-_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_LFS_SKIP_SMUDGE": "1"}
 HISTORY = 20000  # first-parent commits looked through for the session's commit
 
 
 class LaterCommits:
     """The commits written above the replay's commit on the branch the session recorded, by when they were written,
-    and the worktree it moves."""
+    and the worktree it moves (each git run given `timeout`: replay.git)."""
 
-    def __init__(self, root: Path, commit: str, branch: str | None, calls=()):
-        top = _git(root, ["rev-parse", "--show-toplevel"])  # the worktree's top: git's paths are relative to it
+    def __init__(self, root: Path, commit: str, branch: str | None, calls=(), timeout: float = GIT_TIMEOUT):
+        self.timeout = timeout
+        # the worktree's top: git's paths are relative to it
+        top = output(root, ["rev-parse", "--show-toplevel"], timeout)
         self.root, self.head = Path(top.strip()) if top else root, commit
         self.last: float | None = None  # the previous call's time (epoch): the start of the next wait
         self.line: list[tuple[float, str]] = []  # (when written, id) above the commit, oldest first
         self.moved: list[str] = []  # the commits it moved to, in order
         self.changed: list[Path] = []  # the files the last move wrote (absolute)
-        refs = _git(root, ["for-each-ref", "--format=%(objectname)", f"refs/heads/{branch}",
-                           f"refs/remotes/*/{branch}"]) if branch and not branch.startswith("-") else None
+        refs = output(root, ["for-each-ref", "--format=%(objectname)", f"refs/heads/{branch}",
+                             f"refs/remotes/*/{branch}"], timeout) if branch and not branch.startswith("-") else None
         tip = (refs or "").split()[:1]
-        listed = _git(root, ["rev-list", "--first-parent", f"--max-count={HISTORY}", "--format=%at %ct", *tip]) \
-            if tip and commit else None
+        listed = output(root, ["rev-list", "--first-parent", f"--max-count={HISTORY}", "--format=%at %ct", *tip],
+                        timeout) if tip and commit else None
         above = []
         for when, found in _dated(listed or ""):  # newest first
             if found.startswith(commit) or commit.startswith(found):
@@ -81,7 +82,7 @@ class LaterCommits:
         if not written or written[-1][1] == self.head or not any(since is None or at > since for at, _ in written):
             return None, None
         target = written[-1][1]
-        changed = _move(self.root, self.head, target)
+        changed = self._move(target)
         if changed is None:
             self.line = []
             return None, f"commits written while the session waited moved its HEAD to {target[:12]}, not made here"
@@ -89,28 +90,31 @@ class LaterCommits:
         self.moved.append(target)
         return target, None
 
-
-def _move(root: Path, head: str, target: str) -> list[Path] | None:
-    """The worktree at `root` moved from `head` to `target` as committing leaves it: each file the commits changed
-    takes `target`'s text (what the user's tree held when committing), every other file stays as the session left it,
-    HEAD and the index become `target`'s. The files changed (absolute), or None when it could not be done."""
-    changed = _git(root, ["diff", "--name-status", "--no-renames", "-z", head, target, "--"])
-    if changed is None:
-        return None
-    fields = changed.split("\0")
-    kept: list[str] = []
-    for status, path in zip(fields[0::2], fields[1::2]):
-        if status == "D":
-            _remove(root, path)
-        elif path:
-            kept.append(path)
-    options = ["--literal-pathspecs", *SAFE_GIT, *filters_off(root, 120.0)]
-    if kept and _git(root, [*options, "checkout", target, "--pathspec-from-file=-", "--pathspec-file-nul"],
-                     "\0".join(kept).encode("utf-8", "surrogateescape")) is None:
-        return None
-    if _git(root, [*options, "reset", "--quiet", "--mixed", target]) is None:
-        return None
-    return [root / path for path in fields[1::2] if path]
+    def _move(self, target: str) -> list[Path] | None:
+        """The worktree moved from its HEAD to `target` as committing leaves it: each file the commits changed
+        takes `target`'s text (what the user's tree held when committing), every other file stays as the session
+        left it, HEAD and the index become `target`'s. The files changed (absolute), or None when it could not be
+        done."""
+        root = self.root
+        changed = output(root, ["diff", "--name-status", "--no-renames", "-z", self.head, target, "--"], self.timeout)
+        if changed is None:
+            return None
+        fields = changed.split("\0")
+        kept: list[str] = []
+        for status, path in zip(fields[0::2], fields[1::2]):
+            if status == "D":
+                _remove(root, path)
+            elif path:
+                kept.append(path)
+        # no hooks, no filter of the repository's own (safe): nothing of it runs
+        paths = "\0".join(kept).encode("utf-8", "surrogateescape")
+        if kept and output(root, ["--literal-pathspecs", "checkout", target, "--pathspec-from-file=-",
+                                  "--pathspec-file-nul"], self.timeout, stdin=paths, safe=True) is None:
+            return None
+        if output(root, ["--literal-pathspecs", "reset", "--quiet", "--mixed", target], self.timeout,
+                  safe=True) is None:
+            return None
+        return [root / path for path in fields[1::2] if path]
 
 
 def _remove(root: Path, path: str) -> None:
@@ -144,17 +148,6 @@ def _epoch(ts: str | None) -> float | None:
         return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp() if ts else None
     except ValueError:
         return None
-
-
-def _git(root: Path, args: list[str], stdin: bytes = b"") -> str | None:
-    """What `git ARGS` printed in `root` (fed `stdin`), or None when it failed."""
-    try:
-        done = run(["git", *args], cwd=root, stdin=stdin, timeout=120.0, env=_ENV, max_output_bytes=64 << 20)
-    except OSError:
-        return None
-    if done.exit_code != 0 or done.timed_out or done.capped:
-        return None
-    return done.stdout.decode("utf-8", "surrogateescape")
 
 
 def heads_shown(calls) -> set[str]:

@@ -165,7 +165,10 @@ class Runner(CallRunner):
         from . import branch_moves, chain, recorded_base, start_state
         from .later_commits import LaterCommits, follow
         from . import workspace as ws
+        from .git import wait
         from .state import SessionState
+
+        git_wait = wait(self.options.sandbox.timeout)  # replay's own git runs: --timeout, and no less than 120 s
 
         by_session: dict[str, list[ToolCall]] = {}
         for call in calls:
@@ -194,10 +197,11 @@ class Runner(CallRunner):
                 root, note, writable, checked_out = stack.enter_context(ws.session_base(
                     self.options.sandbox.workspace, self.options.base, info.commit if info else None, first_ts,
                     # a Codex rollout's recorded commit decides its start, its branch only what was written on it later
-                    scratch, branch=info.branch if info and not info.commit else None, cwd=info.cwd if info else None))
+                    scratch, git_wait, branch=info.branch if info and not info.commit else None,
+                    cwd=info.cwd if info else None))
                 if info is not None and not info.commit and (earlier or during) and checked_out:
                     # no commit recorded: the earlier sessions that began after the one it is replayed on was written
-                    since = ws.authored(self.options.sandbox.workspace, checked_out) or float("inf")
+                    since = ws.authored(self.options.sandbox.workspace, checked_out, git_wait) or float("inf")
                     earlier = self.earlier.before(info, first_ts, since, checked_out)
                     during = self.earlier.during(info, first_ts, since, checked_out)
                 elif not _same_commit(checked_out, info.commit if info else None):
@@ -209,7 +213,7 @@ class Runner(CallRunner):
                     yield from (replace(p, status=REFUSED, reason=NO_START, probe=False) if p.runs else p
                                 for p in planned)
                     continue
-                state = SessionState(root, info.cwd if info else None, self.options.path_map, writable)
+                state = SessionState(root, info.cwd if info else None, self.options.path_map, writable, git_wait)
                 on_recorded = bool(info is not None and info.commit and _same_commit(checked_out, info.commit))
                 state.recorded_base = on_recorded and recorded_base.holds(group, root, info.cwd)
                 chain.apply(state, earlier)  # their edits, commands and whole-file Reads, in order
@@ -231,7 +235,8 @@ class Runner(CallRunner):
                                  "recorded `git diff` showed")
                 own_moves = branch_moves.own(info, group)  # the branch changes its own checkout made
                 # the commits its user wrote while it waited (a Codex rollout records HEAD once, at its start)
-                later = LaterCommits(root, checked_out, info.branch, group) if writable and on_recorded else None
+                later = LaterCommits(root, checked_out, info.branch, group, git_wait) \
+                    if writable and on_recorded else None
                 for item in planned:
                     at = item.before.ts
                     while during and at and during[0].ts < at:  # what the sessions beside it did before this call

@@ -25,6 +25,7 @@ from .elsewhere import elsewhere
 from .never_ran import never_ran
 from .head import moves_head, reads_head
 from .fast_forward import merged
+from .git import GIT_TIMEOUT
 from .start_state import call_key, printed as start_printed
 from .sandbox import OutsideWorkspace, resolve
 from .workspace import map_path, mappings
@@ -36,11 +37,13 @@ SHELL_TOOLS = {"Bash", "bash", "shell", "exec_command", "shell_command", "local_
 class SessionState:
     """One session's files in a scratch folder (`root`), changed by its recorded edits as they come."""
 
-    def __init__(self, root: Path, cwd: str | None, path_map=(), writable: bool = True):
+    def __init__(self, root: Path, cwd: str | None, path_map=(), writable: bool = True,
+                 git_timeout: float = GIT_TIMEOUT):
         self.root = root
         self.cwd = cwd
         self.pairs = mappings(cwd, path_map)
         self.writable = writable  # False: the user's own folder, read as it is (nothing to apply)
+        self.git_timeout = git_timeout  # a fast-forward replayed here (replay.git)
         self.uncertain: dict[str, str] = {}  # path relative to root -> why
         self.everything: str | None = None  # why the whole workspace is uncertain
         self.applied = 0
@@ -138,7 +141,7 @@ class SessionState:
         if found.none:
             return
         if shell_effects.EVERYTHING in found.paths:
-            if merged(command, printed, start_printed(printed), self.root if self.writable else None):
+            if merged(command, printed, start_printed(printed), self.root if self.writable else None, self.git_timeout):
                 return  # a fast-forward done here too, or a merge that changed nothing (replay.fast_forward)
             self.everything = self.everything or f"after `{_short(command)}` ({redact(found.why)})"
             return

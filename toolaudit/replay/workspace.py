@@ -19,8 +19,7 @@ repository runs), its files' times set to their last commit's, removed afterward
 --force`, then `prune`); else the workspace as it is, with a note saying why, or a scratch copy of it
 when the session's edits must be applied (`scratch`). `session_base` picks the commit a `Base` asks for:
 the recorded one, `--commit REV`, the last before the session's first timestamp, or none
-(`--no-checkout`). Git runs from an argument list through the sandbox's runner: no shell, a timeout,
-a scrubbed environment.
+(`--no-checkout`). Git runs through replay.git: no shell, a timeout, an output cap, a scrubbed environment.
 """
 
 from __future__ import annotations
@@ -37,16 +36,14 @@ from typing import Any, Iterator, NamedTuple, Sequence
 from .builtin.common import PATH_NAMES
 from .base import Base
 from .branch_tip import merged_tip
-from .sandbox import run
+from .git import GIT_TIMEOUT, failure, git, output
 from .winpath import is_windows, posix_form
 
 PATH_KEYS = frozenset(PATH_NAMES) | {
     "filepath", "filename", "file", "files", "paths", "notebook_path", "cwd", "workdir", "working_directory",
     "root", "target_file", "source", "destination", "old_path", "new_path",
 }
-GIT_TIMEOUT = 120.0  # a worktree of a large repository takes a while to check out
 _COMMIT = re.compile(r"[0-9a-fA-F]{4,64}")  # a hex id: nothing git could read as an option or a ref expression
-_GIT_ENV = {"GIT_TERMINAL_PROMPT": "0"}
 
 
 class Checkout(NamedTuple):
@@ -125,10 +122,9 @@ def _before(workspace: Path, first_ts: str | None, tip: str, timeout: float) -> 
     when = _epoch(first_ts)
     if when is None:
         return None, f"--at-session-start: {first_ts!r} is not a time"
-    try:
-        done = run(["git", "log", "--first-parent", f"--max-count={HISTORY}", "--format=%H %at %ct", tip, "--"],
-                   cwd=workspace, timeout=timeout, env=_GIT_ENV)
-    except OSError:
+    done = git(workspace, ["log", "--first-parent", f"--max-count={HISTORY}", "--format=%H %at %ct", tip, "--"],
+               timeout)
+    if done is None:
         return None, "--at-session-start: git not found"
     found = None
     for line in done.stdout.decode("ascii", "replace").splitlines():  # newest first
@@ -146,26 +142,17 @@ def authored(workspace: Path, commit: str, timeout: float = GIT_TIMEOUT) -> floa
     """When `commit` was written (its author date, as --at-session-start reads it), or None."""
     if commit.startswith("-"):
         return None
-    try:
-        done = run(["git", "log", "-1", "--format=%at", commit, "--"], cwd=Path(workspace), timeout=timeout,
-                   env=_GIT_ENV)
-    except OSError:
-        return None
-    text = done.stdout.decode("ascii", "replace").strip()
-    return float(text) if done.exit_code == 0 and text.isdigit() else None
+    text = (output(Path(workspace), ["log", "-1", "--format=%at", commit, "--"], timeout) or "").strip()
+    return float(text) if text.isdigit() else None
 
 
 def _branch_ref(workspace: Path, branch: str | None, timeout: float) -> str | None:
     """The ref of the recorded branch in the workspace (a local branch, else a remote's), or None."""
     if not branch or branch.startswith("-") or branch == "HEAD":
         return None
-    try:
-        done = run(["git", "for-each-ref", "--format=%(refname)", f"refs/heads/{branch}", f"refs/remotes/*/{branch}"],
-                   cwd=workspace, timeout=timeout, env=_GIT_ENV)
-    except OSError:
-        return None
-    refs = done.stdout.decode("utf-8", "replace").split()
-    return refs[0] if done.exit_code == 0 and refs else None
+    refs = (output(workspace, ["for-each-ref", "--format=%(refname)", f"refs/heads/{branch}",
+                               f"refs/remotes/*/{branch}"], timeout) or "").split()
+    return refs[0] if refs else None
 
 
 def _epoch(ts: str) -> float | None:
@@ -262,8 +249,7 @@ def session_workspace(workspace: Path, commit: str | None, timeout: float = GIT_
     tmp = Path(tempfile.mkdtemp(prefix="toolaudit-replay-"))
     tree = tmp / "worktree"
     try:
-        why = _git(workspace, [*SAFE_GIT, "worktree", "add", "--detach", "--quiet", str(tree), commit], timeout,
-                   filters_off(workspace, timeout))
+        why = failure(workspace, ["worktree", "add", "--detach", "--quiet", str(tree), commit], timeout, safe=True)
         folder = tree / prefix
         if why is None and not folder.is_dir():
             why = f" ({prefix.rstrip('/')} did not exist then)"
@@ -275,8 +261,8 @@ def session_workspace(workspace: Path, commit: str | None, timeout: float = GIT_
             yield Checkout(folder, f"replayed at commit {short} in a temporary worktree", True, commit)
     finally:
         if tree.exists():
-            _git(workspace, ["worktree", "remove", "--force", str(tree)], timeout)
-        _git(workspace, ["worktree", "prune"], timeout)
+            git(workspace, ["worktree", "remove", "--force", str(tree)], timeout)
+        git(workspace, ["worktree", "prune"], timeout)
         shutil.rmtree(tmp, ignore_errors=True)
 
 
@@ -295,34 +281,12 @@ def _as_is(workspace: Path, scratch: bool) -> Iterator[Checkout]:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-# git options that keep the repository's own programs from running in a checkout: no hooks, LFS left as pointers
-SAFE_GIT = ("-c", "core.hooksPath=/dev/null", "-c", "filter.lfs.smudge=", "-c", "filter.lfs.process=",
-            "-c", "filter.lfs.required=false")
-
-
-def filters_off(workspace: Path, timeout: float) -> list[str]:
-    """`-c` options that turn off every filter the repository configures (its smudge/clean commands never run)."""
-    try:
-        done = run(["git", "config", "--get-regexp", r"^filter\."], cwd=workspace, timeout=timeout, env=_GIT_ENV)
-    except OSError:
-        return []
-    keys = [line.split(" ", 1)[0] for line in done.stdout.decode("utf-8", "replace").splitlines()]
-    # the name is all between `filter.` and the last dot: `filter.team.tool.smudge` is filter `team.tool`'s
-    names = {key[len("filter."):key.rindex(".")] for key in keys if key.count(".") >= 2}
-    out: list[str] = []
-    for name in sorted(names):
-        out += ["-c", f"filter.{name}.smudge=", "-c", f"filter.{name}.clean=", "-c", f"filter.{name}.process=",
-                "-c", f"filter.{name}.required=false"]
-    return out
-
-
 def restore_times(workspace: Path, commit: str, tree: Path, timeout: float) -> int:
     """Set each checked-out file's time to its last commit's (as far as `commit`'s history says), so tools that
     order by time see the order history gives; returns how many files were set."""
-    try:
-        done = run(["git", "log", "--format=@%ct", "--name-only", "--no-renames", commit], cwd=workspace,
-                   timeout=timeout, env=_GIT_ENV, max_output_bytes=256 * 1024 * 1024)
-    except OSError:
+    done = git(workspace, ["log", "--format=@%ct", "--name-only", "--no-renames", commit], timeout,
+               max_output=256 << 20)
+    if done is None:
         return 0
     when, seen = 0, {}
     for line in done.stdout.decode("utf-8", "replace").splitlines():
@@ -342,27 +306,12 @@ def restore_times(workspace: Path, commit: str, tree: Path, timeout: float) -> i
 def _locate(workspace: Path, commit: str, timeout: float) -> tuple[str | None, str]:
     """(None, the workspace's folder inside its repository, e.g. `sub/`) when the repository has
     `commit`; else (" (why)" or "", "")."""
-    try:
-        prefix = run(["git", "rev-parse", "--show-prefix"], cwd=workspace, timeout=timeout, env=_GIT_ENV)
-    except OSError:
+    prefix = git(workspace, ["rev-parse", "--show-prefix"], timeout)
+    if prefix is None:
         return " (git not found)", ""
     if prefix.exit_code != 0:
         return " (not a git repository)", ""
-    if _git(workspace, ["cat-file", "-e", f"{commit}^{{commit}}"], timeout) is not None:
+    if failure(workspace, ["cat-file", "-e", f"{commit}^{{commit}}"], timeout) is not None:
         return "", ""
     return None, prefix.stdout.decode("utf-8", "replace").strip()
 
-
-def _git(workspace: Path, args: list[str], timeout: float, options: list[str] = ()) -> str | None:
-    """None when `git [OPTIONS] ARGS` succeeded in `workspace`; else " (why)"."""
-    try:
-        done = run(["git", *options, *args], cwd=workspace, timeout=timeout,
-                   env={**_GIT_ENV, "GIT_LFS_SKIP_SMUDGE": "1"})
-    except OSError as exc:
-        return f" (git: {exc.strerror or exc})"
-    if done.timed_out:
-        return f" (git timed out after {timeout:g} s)"
-    if done.exit_code != 0:
-        lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        return f" ({lines[-1][:200]})" if lines else f" (git exit code {done.exit_code})"
-    return None
