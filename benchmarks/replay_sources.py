@@ -24,8 +24,10 @@ from pathlib import Path
 
 BRANCH = "entire/checkpoints/v1"
 AGENTS = ("claude-code", "codex")
+# Codex: its shell tools and 0.144+'s code-mode `exec` (JavaScript calling them), which replay re-runs only for
+# read-only commands (agents.codex_exec)
 READ_ONLY = {"claude-code": ("Read", "Grep", "Glob"),
-             "codex": ("shell", "shell_command", "exec_command", "local_shell")}  # Codex: read-only commands
+             "codex": ("shell", "shell_command", "exec_command", "local_shell", "exec")}
 COMMITTED = re.compile(r"(^|/)(claude|codex)[-_]session[^/]*\.jsonl$")
 
 
