@@ -65,3 +65,27 @@ def test_a_read_after_the_users_commit_reads_that_commit(tmp_path: Path) -> None
     row = next(row for row in result.identity.tools if row.tool == "exec_command")
     assert row.within_1pct == 2, row.reasons  # the envelope (chunk id, token count) is ours, the text the commit's
     assert any(users[:12] in str(note) and "written on work while it waited" in str(note) for note in result.notes), result.notes
+
+
+def test_a_recorded_commit_the_clone_lacks_starts_from_the_recorded_branch(tmp_path: Path) -> None:
+    """The rollout's commit is not in the clone (rebased away): the start is the last commit of its branch `work`
+    before it began, not of HEAD's `main`, which holds another PLAN.md by then."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "PLAN.md").write_text("old plan\n")
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "base", date="2026-05-01T09:00:00Z")
+    _git(repo, "checkout", "-q", "-b", "work")
+    (repo / "PLAN.md").write_text("step one\n")
+    _git(repo, "commit", "-qam", "work's", date="2026-05-02T09:00:00Z")
+    _git(repo, "checkout", "-q", "main")
+    (repo / "PLAN.md").write_text("main's plan\n")
+    _git(repo, "commit", "-qam", "main's", date="2026-05-02T09:10:00Z")
+    rollout = _rollout(tmp_path / "rollout.jsonl", "ab" * 20, [
+        ("2026-05-02T09:20:00.000Z", "cat PLAN.md", HEAD.format(3) + "step one\n")])
+    result = toolaudit.replay([str(rollout)], workspace=str(repo), identity=True, at_session_start=True)
+    row = next(row for row in result.identity.tools if row.tool == "exec_command")
+    assert row.within_1pct == 1, row.reasons
+    assert any("its recorded commit abababababab is not here: started from the last commit of work" in str(note)
+               for note in result.notes), result.notes

@@ -298,3 +298,15 @@ def test_at_session_start_reads_a_gone_branch_from_the_ref_a_merge_message_names
         assert (found.folder / "a.txt").read_text() == "f1" and "refs/pull/7/head" in found.note
     with session_base(branched, Base(at_session_start=True), None, ts, False, branch="other") as found:
         assert (found.folder / "a.txt").read_text() == "c2"  # no merge names it: HEAD, as before
+
+
+def test_a_recorded_commit_the_workspace_lacks_starts_from_the_recorded_branch(branched):
+    """A Codex rollout's recorded commit that the clone lacks (rebased away, never pushed): --at-session-start reads
+    the branch the rollout recorded (session_meta.git.branch), as it does for Claude Code's gitBranch, not HEAD."""
+    ts = "2026-01-11T09:30:00.000Z"
+    with session_base(branched, Base(at_session_start=True), "ab" * 20, ts, False, branch="feature") as found:
+        assert (found.folder / "a.txt").read_text() == "f1"
+        assert found.note.startswith("its recorded commit abababababab is not here: started from the last commit of "
+                                     "feature before the session began; replayed at commit")
+    with session_base(branched, Base(at_session_start=True), "ab" * 20, ts, False, branch="deleted") as found:
+        assert (found.folder / "a.txt").read_text() == "c2" and "the last commit of HEAD" in found.note

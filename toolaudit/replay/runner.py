@@ -196,9 +196,8 @@ class Runner(CallRunner):
             with ExitStack() as stack:
                 root, note, writable, checked_out = stack.enter_context(ws.session_base(
                     self.options.sandbox.workspace, self.options.base, info.commit if info else None, first_ts,
-                    # a Codex rollout's recorded commit decides its start, its branch only what was written on it later
-                    scratch, git_wait, branch=info.branch if info and not info.commit else None,
-                    cwd=info.cwd if info else None))
+                    # a Codex rollout's recorded commit decides its start when the workspace has it; else its branch
+                    scratch, git_wait, branch=info.branch if info else None, cwd=info.cwd if info else None))
                 if info is not None and not info.commit and (earlier or during) and checked_out:
                     # no commit recorded: the earlier sessions that began after the one it is replayed on was written
                     since = ws.authored(self.options.sandbox.workspace, checked_out, git_wait) or float("inf")

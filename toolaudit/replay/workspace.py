@@ -63,7 +63,8 @@ HISTORY = 20000  # first-parent commits looked through for --at-session-start
 def session_base(workspace: Path, base: Base, recorded: str | None, first_ts: str | None, scratch: bool,
                  timeout: float = GIT_TIMEOUT, branch: str | None = None, cwd: str | None = None) -> Iterator[Checkout]:
     """The folder a session's state starts from (see Base); a scratch folder when `scratch` or a commit.
-    `branch`: the one the session recorded working on (--at-session-start reads its history when it is here);
+    `branch`: the one the session recorded working on (--at-session-start reads its history when it is here, and a
+    recorded commit the workspace lacks is looked for there too);
     `cwd`: its recorded working folder, which may be a subfolder of the repository (`subfolder`)."""
     workspace = Path(workspace).resolve()
     commit, note = recorded, ""
@@ -75,12 +76,18 @@ def session_base(workspace: Path, base: Base, recorded: str | None, first_ts: st
     elif base.at_session_start:
         tip = base.commit or _branch_ref(workspace, branch, timeout)
         merged = None if tip else merged_tip(workspace, branch, timeout)  # a branch gone: where its commits are
-        commit, note = _before(workspace, first_ts, tip or (merged[0] if merged else "HEAD"), timeout)
+        read = tip or (merged[0] if merged else "HEAD")
+        commit, note = _before(workspace, first_ts, read, timeout)
         if merged and commit is None:
-            commit, note = _before(workspace, first_ts, "HEAD", timeout)
+            read = "HEAD"
+            commit, note = _before(workspace, first_ts, read, timeout)
         elif merged:
             note = (f"the recorded branch {branch} is not here: its history read from {merged[0]} (the merge "
                     f"{merged[1][:12]} says it was made on {branch})")
+        if commit and recorded and not base.commit:  # a Codex rollout's commit this clone lacks (rebased, not pushed)
+            read = branch if read == tip else read
+            note = "; ".join(n for n in (f"its recorded commit {recorded[:12]} is not here: started from the last "
+                                         f"commit of {read} before the session began", note) if n)
         if commit is None:  # refused: nothing runs, so no copy of the workspace and no note saying it ran there
             yield Checkout(workspace, note)
             return
