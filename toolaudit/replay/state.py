@@ -26,6 +26,7 @@ from .never_ran import never_ran
 from .head import moves_head, reads_head
 from .fast_forward import merged
 from .git import GIT_TIMEOUT
+from .quote import quote
 from .start_state import call_key, printed as start_printed
 from .sandbox import OutsideWorkspace, resolve
 from .workspace import map_path, mappings
@@ -95,7 +96,8 @@ class SessionState:
             if command is not None:
                 self._shell(command, call.output, self.later.get(call_key(call), ()))
                 if not self.head and not call.is_error and moves_head(command):
-                    self.head = f"HEAD: the session's own `{_short(command)}` made a commit, which replay does not make"
+                    self.head = (f"HEAD: the session's own `{quote(command, 'git commit')}` made a commit, which "
+                                 "replay does not make")
         return None
 
     def _edit(self, call: ToolCall) -> str:
@@ -143,15 +145,15 @@ class SessionState:
         if shell_effects.EVERYTHING in found.paths:
             if merged(command, printed, start_printed(printed), self.root if self.writable else None, self.git_timeout):
                 return  # a fast-forward done here too, or a merge that changed nothing (replay.fast_forward)
-            self.everything = self.everything or f"after `{_short(command)}` ({redact(found.why)})"
+            self.everything = self.everything or f"after `{quote(command, found.why)}` ({redact(found.why)})"
             return
         for program in found.unknown:
-            self._did(program, shown, f"`{_short(command)}` ran {', '.join(found.unknown)}")
+            self._did(program, shown, f"`{quote(command, program)}` ran {', '.join(found.unknown)}")
         if shell_effects.CHANGED in found.paths:  # a formatter: what the session changed may be reformatted
             for key in sorted(self.changed):
-                self.uncertain.setdefault(key, f"`{_short(command)}`: {redact(found.why)}")
+                self.uncertain.setdefault(key, f"`{quote(command, found.why)}`: {redact(found.why)}")
         named = [path for path in found.paths if path != shell_effects.CHANGED]
-        self._doubt_paths(named, f"`{_short(command)}` may have written it")
+        self._doubt_paths(named, f"`{quote(command, found.why)}` may have written it")
 
     def _did(self, actor: str, shown: tuple[str, ...], how: str) -> None:
         """An actor replay cannot follow (a program, a subagent) ran: the files the session later showed changed
@@ -374,10 +376,3 @@ def _timestamp(ts: str | None) -> float | None:
         return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
     except ValueError:
         return None
-
-
-def _short(command: str) -> str:
-    """A command's first line, redacted (before it is cut: a cut key is no longer recognised), in 60 chars."""
-    command = redact(command)
-    line = command.strip().splitlines()[0] if command.strip() else ""
-    return line if len(line) <= 60 else line[:57] + "..."
