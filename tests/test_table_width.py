@@ -243,3 +243,16 @@ def test_explain_and_diff_numbers_sit_in_tables_that_fit(terminal, run, columns)
         table = out[at + 1:at + 3]
         assert all(len(line) <= columns for line in table)
         assert all(n in table[1] for n in numbers), table
+
+
+def test_a_path_longer_than_the_terminal_folds_after_a_slash_not_mid_name():
+    """1curafu/Fitcheck's refused Read (its 7fefe91e7266 checkpoint): on 80 columns rich cut the path's last name in
+    two (`…/20260731090000_out` / `fits_styled_item.sql'`)."""
+    from toolaudit.reports.table_report import folded
+
+    line = ("1 × path '/Users/1curafu/Desktop/Fitcheck-Fitcheck/supabase/migrations/20260731090000_outfits_styled_item"
+            ".sql' is outside the recorded working folder /Users/1curafu/Desktop/Fitcheck/Fitcheck")
+    parts = folded(line, 80)
+    assert "".join(parts).replace(" ", "") == line.replace(" ", "") and all(len(p) <= 80 for p in parts)
+    assert parts[0].endswith("/migrations/") and parts[1].startswith("20260731090000_outfits_styled_item.sql'")
+    assert folded("a line whose words all fit", 10) == ["a line whose words all fit"]  # rich wraps it as before

@@ -11,7 +11,9 @@ printed as it always was (scripts read it), or the `--columns` asked for.
 from __future__ import annotations
 
 import io
+import re
 import shutil
+import textwrap
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -222,6 +224,29 @@ class TableReport(Reporter):
             else:
                 for line in block.lines:
                     # on a terminal a long line wraps between words (the terminal itself would cut a number
-                    # in two); piped, one line stays one line
-                    console.print(line, soft_wrap=not fit, overflow="fold")
+                    # in two), a path longer than the terminal after one of its `/`; piped, one line stays one line
+                    for part in folded(line, console.width) if fit else [line]:
+                        console.print(part, soft_wrap=not fit, overflow="fold")
         return buf.getvalue()
+
+
+class _AtSlashes(textwrap.TextWrapper):
+    """Wraps between words, and a word longer than a line (a path) after one of its `/`s rather than mid-name."""
+
+    def _split(self, text: str) -> list[str]:
+        chunks: list[str] = []
+        for chunk in re.split(r"(\s+)", text):
+            if len(chunk) > self.width and "/" in chunk:
+                chunks += re.findall(r"[^/]*/|[^/]+", chunk)  # each piece ends at a `/`; joined, no space between
+            elif chunk:
+                chunks.append(chunk)
+        return chunks
+
+
+def folded(line: str, width: int) -> list[str]:
+    """`line` in lines of at most `width` characters for a terminal: itself when each of its words fits (rich wraps
+    it between words), else wrapped here, a word longer than the width (a path in a reason) after its `/`s: rich
+    would cut it mid-name (`…/20260731090000_out` / `fits_styled_item.sql`)."""
+    if width < 2 or all(len(word) <= width for word in line.split()):
+        return [line]
+    return _AtSlashes(width, break_on_hyphens=False).wrap(line) or [line]
