@@ -47,6 +47,8 @@ class Repo:
 # looked into while rules are changed.
 # Entire's older layout, committed in the code's own tree: one full transcript per session
 ENTIRE_METADATA = r"^\.entire/metadata/[^/]+/full\.jsonl$"
+# Codex's own session folder, committed where a project sets CODEX_HOME to its `.codex/`
+CODEX_HOME = r"^\.codex/sessions/.+/rollout-[^/]+\.jsonl$"
 
 REPOSITORIES = (
     Repo("PackmindHub/context-evaluator", "Claude Code 2.1.39 - 2.1.63"),
@@ -161,6 +163,19 @@ REPOSITORIES = (
     Repo("ujuc/agent-stuff", "Claude Code 2.1.41", held_out=True),
     Repo("erykpiast/fasola", "Claude Code 2.1.44 - 2.1.85", held_out=True),
     Repo("Wood-Q/MokioFactory", "Claude Code 2.1.204, Codex 0.142 (imported checkpoints)", held_out=True),
+    Repo("theogbrand/napoli-matcha", "Claude Code 2.1.39 - 2.1.42", held_out=True),
+    Repo("parthjeet/taskflow", "Claude Code 2.1.44 - 2.1.45", held_out=True),
+    Repo("yutakobayashidev/repiq", "Claude Code 2.1.52", held_out=True),
+    # committed session files (hackathon submissions), each session in the repository's own folder
+    Repo("anmol0b/Trezo-Ai", "Codex 0.120 (committed file)", held_out=True),  # its folder: New project
+    Repo("kunalcode12/Empire-of-bits-vorld", "Codex 0.122 (committed file, Windows)", held_out=True),
+    Repo("ansu555/omeswap-templet", "Codex 0.125 (committed file)", held_out=True),
+    Repo("obitoo2005/Solit", "Codex 0.125 (committed file, Windows)", held_out=True),
+    Repo("mesayanroy/Valdyum-Labs", "Codex 0.128 (committed file, Windows)", held_out=True),
+    # Codex rollouts committed where the project set CODEX_HOME to its `.codex/`
+    Repo("bricerising/specify-poker", "Codex 0.77 - 0.79 (.codex/sessions)", held_out=True, files=CODEX_HOME),
+    Repo("EdouardZemb/test-framework", "Codex 0.92 - 0.94 (.codex/sessions)", held_out=True, files=CODEX_HOME,
+         leave_out=("rollout-2026-01-", "rollout-2026-02-02T10-44")),  # those began before its first commit
 )
 HELD_OUT = tuple(r.name for r in REPOSITORIES if r.held_out)
 FILES = {r.name: re.compile(r.files) for r in REPOSITORIES if r.files}
