@@ -2,10 +2,11 @@
 to a commit a session's own output names.
 
 Every run goes through the sandbox's `run` (an argument list, never a shell; a timeout and an output cap; the whole
-process group ended), in one environment: no prompt for credentials, LFS left as pointers, and neither the system's
-nor the user's git configuration read (an alias, `log.showSignature` or a global filter of the user's would change
-what replay reads, or run a program). A run that writes files (`safe=True`: checkout, worktree add, reset) also turns
-off the repository's hooks and every filter it configures, so nothing of the repository runs.
+process group ended), in one environment: no prompt for credentials, no fetch of a blob a partial clone lacks, LFS
+left as pointers, and neither the system's nor the user's git configuration read (an alias, `log.showSignature` or a
+global filter of the user's would change what replay reads, or run a program). A run that writes files (`safe=True`:
+checkout, worktree add, reset) also turns off the repository's hooks and every filter it configures, so nothing of
+the repository runs.
 
 The timeout: `wait(timeout)`, the longer of the replay's `--timeout` and GIT_TIMEOUT (a worktree of a large repository
 takes a while to check out, and `--timeout` is the limit of one replayed call, 10 s unless told).
@@ -20,8 +21,11 @@ from .sandbox import RunResult, run
 
 GIT_TIMEOUT = 120.0  # the least a git run of replay's own is given
 MAX_OUTPUT = 64 << 20  # what one git run may print before it is ended (a history of 20,000 commits is ~2 MB)
+# no fetch from a partial clone's promisor remote for a blob it lacks (a network call, and a transport's programs:
+# ssh, a credential helper): GIT_NO_LAZY_FETCH (git 2.39.4+), and no transport allowed for an older git
+NO_FETCH = {"GIT_NO_LAZY_FETCH": "1", "GIT_ALLOW_PROTOCOL": ""}
 ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_LFS_SKIP_SMUDGE": "1", "GIT_CONFIG_NOSYSTEM": "1",
-       "GIT_CONFIG_GLOBAL": "/dev/null"}
+       "GIT_CONFIG_GLOBAL": "/dev/null", **NO_FETCH}
 # git options that keep the repository's own programs from running in a checkout: no hooks, LFS left as pointers
 SAFE_GIT = ("-c", "core.hooksPath=/dev/null", "-c", "filter.lfs.smudge=", "-c", "filter.lfs.process=",
             "-c", "filter.lfs.required=false")

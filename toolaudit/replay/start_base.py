@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import re
 
+from .git import ENV as _ENV
 from .sandbox import run
 
-_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"}
 _MAX_BASE = 16 * 1024 * 1024  # a file past this is no source text a diff was read against
 _NAME_STATUS = re.compile(r"^[ACDMRTUXB]\d*\t(.+)$", re.MULTILINE)
 _STAT = re.compile(r"^ \S.* \| +(?:\d+|Bin)")  # a `--stat` line: ` path | 12 ++--`
@@ -30,8 +30,9 @@ def base_text(root, rev: str, rel: str, timeout: float = 30.0) -> str | None | b
     try:
         if not _ancestor(root, rev, timeout):
             return False
-        kind = run(["git", "cat-file", "-t", f"{rev}:{rel}"], cwd=root, timeout=timeout, env=_ENV)
-        if kind.exit_code != 0:
+        # whether the commit holds `rel`, read from its trees alone: a blob the clone lacks is no file the commit lacks
+        held = run(["git", "rev-parse", "--verify", "--quiet", f"{rev}:{rel}"], cwd=root, timeout=timeout, env=_ENV)
+        if held.exit_code != 0:
             return None
         shown = run(["git", "cat-file", "blob", f"{rev}:{rel}"], cwd=root, timeout=timeout, env=_ENV,
                     max_output_bytes=_MAX_BASE)

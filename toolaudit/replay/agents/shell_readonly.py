@@ -26,6 +26,7 @@ from pathlib import Path
 
 from ..base import Sandbox
 from ..builtin.ripgrep import rg_path
+from ..git import NO_FETCH
 from ..sandbox import OutsideWorkspace, resolve, run, scrubbed_env
 from ..winpath import is_windows, posix_form
 from .shell_argv import PREPARE, PROGRAMS, long_listing
@@ -109,7 +110,7 @@ class NoMatch(Exception):
 
 # a fixed locale and no user or system git config: the same output on every machine
 ENV = {"LC_ALL": "C.UTF-8", "LANG": "C.UTF-8", "PAGER": "cat", "GIT_PAGER": "cat", "GIT_CONFIG_NOSYSTEM": "1",
-       "GIT_CONFIG_GLOBAL": "/dev/null"}
+       "GIT_CONFIG_GLOBAL": "/dev/null", **NO_FETCH}  # a replayed `git show` fetches no blob a partial clone lacks
 
 
 # ------------------------------------------------------------------ running
