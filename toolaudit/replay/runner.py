@@ -162,7 +162,7 @@ class Runner(CallRunner):
 
     def _replay_sessions(self, calls: list[ToolCall], infos: dict[str, SessionInfo],
                          notes: list[str]) -> Iterator[Replayed]:
-        from . import branch_moves, chain, recorded_base, start_state
+        from . import branch_moves, chain, nested_repo, recorded_base, start_state
         from .later_commits import LaterCommits, follow
         from . import workspace as ws
         from .git import wait
@@ -212,6 +212,11 @@ class Runner(CallRunner):
                     yield from (replace(p, status=REFUSED, reason=NO_START, probe=False) if p.runs else p
                                 for p in planned)
                     continue
+                below = nested_repo.folder(group, info.cwd, root) if info is not None else None
+                if below:  # started above the repository: its paths are read from where the repository sat
+                    notes.append(f"session {session}: its working folder {info.cwd} is above the repository, "
+                                 f"which the paths it read place at {below}")
+                    info = replace(info, cwd=below)
                 state = SessionState(root, info.cwd if info else None, self.options.path_map, writable, git_wait)
                 on_recorded = bool(info is not None and info.commit and _same_commit(checked_out, info.commit))
                 state.recorded_base = on_recorded and recorded_base.holds(group, root, info.cwd)

@@ -1,0 +1,88 @@
+"""The repository below a session's working folder.
+
+Claude Code records the folder it was started in (`cwd`), and replay puts the checked-out repository there. A
+session started in a folder above the repository (a workspace of several projects) reads the repository's files
+under a longer path: tomochang/aidev's Claude Code 2.1.58 session ran in `/Users/tomo/clawd` and read
+`/Users/tomo/clawd/projects/odysseus/aidev/src/types.ts`, the repository's `src/types.ts` (its transcript is
+committed in that repository, `.entire/metadata/`). Put at `/Users/tomo/clawd`, the repository held none of the
+paths it read, and 16 of 23 Reads answered `File does not exist`.
+
+So when no absolute path the session's own file tools named under its working folder is in the checked-out
+commit as it is, but most of them are once the same leading folders are taken off (two or more paths, and more
+than half of them), the repository is taken to sit at those folders: the session's working folder becomes
+`cwd/those/folders` and its paths are read from there. A path anywhere else (above the repository, beside it)
+stays outside the replay folder and is refused, as before. A repository that holds a path the session named is
+where it was started: nothing moves (the test is the path's first folder, so a file the session created itself
+decides nothing).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from pathlib import Path, PurePosixPath
+from typing import Iterable
+
+from ..model import ToolCall
+from .winpath import is_windows, posix_form
+
+PATH_ARGS = ("file_path", "notebook_path", "path")  # Claude Code's file tools: Read, Edit, Write, NotebookEdit, Grep, Glob
+DEPTH = 4  # leading folders tried: projects/odysseus/aidev is three
+
+
+def folder(calls: Iterable[ToolCall], cwd: str | None, root: Path) -> str | None:
+    """The recorded folder of the repository checked out at `root` when it sits below `cwd` (module docstring),
+    in the recording's own form (`D:\\work\\app` on Windows); None when the repository is at `cwd`."""
+    if not cwd or not (cwd.startswith("/") or is_windows(cwd)):
+        return None
+    top = posix_form(cwd).rstrip("/") or "/"
+    rels = sorted({rel for rel in _below(calls, top)})
+    if not rels:
+        return None
+    if any(_there(root, rel.split("/")[0]) for rel in rels):  # the repository is where the session started
+        return None
+    votes: Counter[str] = Counter()
+    for rel in rels:
+        parts = rel.split("/")
+        for k in range(1, min(DEPTH, len(parts) - 1) + 1):
+            if _there(root, "/".join(parts[k:])):
+                votes["/".join(parts[:k])] += 1
+                break
+    if not votes:
+        return None
+    prefix, hits = votes.most_common(1)[0]
+    if hits < 2 or 2 * hits <= len(rels):
+        return None
+    if is_windows(cwd):
+        return cwd.rstrip("\\/") + "\\" + prefix.replace("/", "\\")
+    return cwd.rstrip("/") + "/" + prefix
+
+
+def _below(calls: Iterable[ToolCall], top: str) -> Iterable[str]:
+    """The paths the calls' file arguments name under `top`, relative to it."""
+    for call in calls:
+        args = _args(call)
+        for key in PATH_ARGS:
+            value = args.get(key)
+            if not isinstance(value, str) or not (value.startswith("/") or is_windows(value)):
+                continue
+            path = str(PurePosixPath(posix_form(value)))  # normalised: a/./b, a//b
+            if path.startswith(top.rstrip("/") + "/"):
+                rel = path[len(top.rstrip("/")) + 1:]
+                if rel and ".." not in rel.split("/"):
+                    yield rel
+
+
+def _args(call: ToolCall) -> dict:
+    """A call's arguments as the model wrote them (JSON), or {}."""
+    try:
+        args = json.loads(call.args) if call.args.strip() else {}
+    except ValueError:
+        return {}
+    return args if isinstance(args, dict) else {}
+
+
+def _there(root: Path, rel: str) -> bool:
+    """Whether the checkout holds `rel` (not following a symlink at its end: a stat, nothing read)."""
+    return bool(rel) and os.path.lexists(root / rel)
