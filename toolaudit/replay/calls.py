@@ -67,7 +67,7 @@ class CallRunner:
             try:
                 args = json.loads(call.args) if call.args.strip() else {}
             except ValueError:
-                args = None
+                args = freeform(call)
             if not isinstance(args, dict):
                 return Replayed(call, None, FAILED, "recorded arguments are not a JSON object", as_tool=tool,
                                 mapping=mapping, emulated=emulated)
@@ -218,20 +218,28 @@ def _recorded_args(call: ToolCall) -> dict:
     try:
         args = json.loads(call.args) if call.args.strip() else {}
     except ValueError:
-        return {}
+        return freeform(call) or {}
     return args if isinstance(args, dict) else {}
+
+
+def freeform(call: ToolCall) -> dict | None:
+    """The arguments of a freeform call whose input is not JSON: Codex's code-mode `exec` cell (its JavaScript, as
+    `code`); None for any other."""
+    return {"code": call.args} if call.collector == "codex" and call.tool == "exec" else None
 
 
 def _paths(args: dict, tool: str = "", state=None) -> list[str]:
     """The path arguments of a call (what it reads), for the state's doubts; `.` when none names one (a Codex shell
     command: the paths its programs read, agents.codex_reads)."""
-    from .agents.codex_reads import shell_reads
+    from .agents.codex_reads import exec_reads, shell_reads
     from .workspace import PATH_KEYS
 
     if tool in ("exec_command", "shell_command", "shell", "local_shell") and state is not None \
             and state.only_new_uncertain():  # its workdir is where it runs
         read = shell_reads(tool, args, state.cwd)
         return read if read is not None else ["."]
+    if tool == "exec" and isinstance(args.get("code"), str) and state is not None and state.only_new_uncertain():
+        return exec_reads(args["code"], state.cwd)
     found = [v for k, v in args.items() if k in PATH_KEYS and isinstance(v, str)]
     return found or ["."]
 

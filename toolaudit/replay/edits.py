@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..model import ToolCall
+from .agents.codex_cell import patch as cell_patch
 
 Transform = Callable[[str | None], str | None]  # the file's text before (None: absent) -> after (None: deleted)
 
@@ -70,6 +71,8 @@ def changes_of(call: ToolCall) -> list[Change] | str | None:
     if agent == "openhands":
         return _openhands(args)
     if agent == "codex":
+        if call.tool == "exec" and not call.output.startswith("Script completed\n"):
+            return None  # the cell failed: `apply_patch verification failed`, nothing written
         patch = _codex_patch(call.tool, args, call.args)
         return parse_patch(patch) if patch is not None else None
     return None
@@ -187,7 +190,10 @@ _HEREDOC = re.compile(r"apply_patch\s*<<\s*['\"]?(\w+)['\"]?\n(.*)\n\1\s*$", re.
 
 
 def _codex_patch(tool: str, args: dict, raw: str) -> str | None:
-    """The patch text of an apply_patch call (a custom tool's raw input, `input`, or a shell call's heredoc)."""
+    """The patch text of an apply_patch call (a custom tool's raw input, `input`, a shell call's heredoc, or a
+    code-mode cell that only applies one, agents.codex_cell)."""
+    if tool == "exec":
+        return cell_patch(raw)
     if tool == "apply_patch":
         for key in ("input", "patch"):
             if isinstance(args.get(key), str):

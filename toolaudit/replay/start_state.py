@@ -131,7 +131,8 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
 
 def printed(output: str) -> str:
     """What a command printed, out of the agent's wrapper (Codex `shell`'s `{"output": …, "metadata": …}`, the
-    `Exit code: …\nOutput:\n` header of its later tools, unified exec's `Chunk ID: …`)."""
+    `Exit code: …\nOutput:\n` header of its later tools, unified exec's `Chunk ID: …`, a code-mode cell's
+    `Script completed`)."""
     if output.startswith('{"output":'):
         try:
             body = json.loads(output).get("output")
@@ -141,6 +142,8 @@ def printed(output: str) -> str:
     if output.startswith(("Exit code:", "Process exited with code", "Chunk ID:", "Command:")) \
             and "\nOutput:\n" in output:
         return output.partition("\nOutput:\n")[2]
+    if output.startswith("Script completed\nWall time ") and "\nOutput:\n" in output:  # a code-mode cell's
+        return output.partition("\nOutput:\n")[2].removeprefix("\n")  # items, joined after the header's own
     return output
 
 

@@ -30,8 +30,9 @@ from .quote import quote
 from .start_state import call_key, printed as start_printed
 from .sandbox import OutsideWorkspace, resolve
 from .workspace import map_path, mappings
+from .agents.codex_cell import shell_script
 
-SHELL_TOOLS = {"Bash", "bash", "shell", "exec_command", "shell_command", "local_shell", "run_shell_command",
+SHELL_TOOLS = {"Bash", "bash", "shell", "exec_command", "shell_command", "local_shell", "run_shell_command", "exec",
                "execute_bash", "terminal", "execute_command", "run_command"}
 
 
@@ -323,11 +324,12 @@ class SessionState:
 
 
 def shell_text(call: ToolCall) -> str | None:
-    """The command line of a recorded shell call (Claude Code's `command`, Codex's argv, exec's `cmd`…)."""
+    """The command line of a recorded shell call (Claude Code's `command`, Codex's argv, exec's `cmd`…; the
+    commands of Codex's code-mode cell, agents.codex_cell)."""
     try:
         args = json.loads(call.args) if call.args.strip() else {}
     except ValueError:
-        return None
+        return shell_script(call.args) if call.collector == "codex" and call.tool == "exec" else None
     if not isinstance(args, dict):
         return None
     command = args.get("command", args.get("cmd"))

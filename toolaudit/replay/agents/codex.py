@@ -273,39 +273,53 @@ class _CodexShell(Emulation):
 
     def run(self, call: Call) -> Outcome:
         """The output Codex would have recorded for `call`, or why it cannot be replayed."""
-        extra = {}
-        if call.model and "model" not in call.params:
-            extra["model"] = call.model
-        if call.output_cap and "truncation_policy" not in call.params:
-            extra["truncation_policy"] = f"{call.output_cap[0]}:{call.output_cap[1]}"
-        if extra:
-            call = replace(call, params={**extra, **call.params})
-        if call.params.get("offline"):  # the recording machine's failure: no re-run reproduces it
-            return Outcome("", status=REFUSED, reason="not replayable: git failed on the recording machine, a partial "
-                                                      "clone that could not reach its remote")
-        local = local_state(call)
-        if local:
-            return Outcome("", status=REFUSED, reason=f"not replayable: {local}")
-        try:
-            result, seconds = execute(call)
-        except NotReplayable as why:
-            return Outcome("", status=REFUSED, reason=f"not replayable: {why}")
-        except CannotRun as why:
-            return Outcome("", status=FAILED, reason=str(why))
-        body = call.params.get("preamble", "") + with_homes(with_branch(
-            (result.out + result.err).decode("utf-8", "replace"), call.params), call.params)
-        missing = _UNKNOWN_REV.search(body) if not call.params.get("unknown_revision") else None
-        if missing:  # the recording shows git answering: the commit was the recording machine's alone
-            rev = next(g for g in missing.groups() if g)
-            return Outcome("", status=REFUSED, reason=f"not replayable: git names {rev}, which the replay's "
-                                                      "repository lacks (a commit never pushed)")
-        if result.walked and cut(call, body) != body:
-            # which lines Codex's cap kept (head and tail) depends on the order the recording machine's walk gave them
-            return Outcome("", status=REFUSED, reason=f"not replayable: Codex's output cap cut {result.walked}'s "
-                                                      "output, whose order is the recording machine's walk")
+        call = with_session_cap(call)
+        done = rerun(call)
+        if isinstance(done, Outcome):
+            return done
+        body, result, seconds = done
         # Entire redacted the stored text after Codex had counted and cut it
         text = as_recorded(envelope(call, body, result.code, seconds), call.params.get("redacted", ""))
         return Outcome(text, is_error=result.code != 0, reason=result.note)
+
+
+def with_session_cap(call: Call) -> Call:
+    """`call` with the session's model and recorded truncation policy as parameters (unless given)."""
+    extra = {}
+    if call.model and "model" not in call.params:
+        extra["model"] = call.model
+    if call.output_cap and "truncation_policy" not in call.params:
+        extra["truncation_policy"] = f"{call.output_cap[0]}:{call.output_cap[1]}"
+    return replace(call, params={**extra, **call.params}) if extra else call
+
+
+def rerun(call: Call) -> tuple[str, Result, float] | Outcome:
+    """Re-run a recorded shell call read-only: (its whole output as Codex read it, the run, seconds), or the
+    Outcome that says why it cannot be replayed (agents.codex_exec runs code-mode's inner calls through it too)."""
+    if call.params.get("offline"):  # the recording machine's failure: no re-run reproduces it
+        return Outcome("", status=REFUSED, reason="not replayable: git failed on the recording machine, a partial "
+                                                  "clone that could not reach its remote")
+    local = local_state(call)
+    if local:
+        return Outcome("", status=REFUSED, reason=f"not replayable: {local}")
+    try:
+        result, seconds = execute(call)
+    except NotReplayable as why:
+        return Outcome("", status=REFUSED, reason=f"not replayable: {why}")
+    except CannotRun as why:
+        return Outcome("", status=FAILED, reason=str(why))
+    body = call.params.get("preamble", "") + with_homes(with_branch(
+        (result.out + result.err).decode("utf-8", "replace"), call.params), call.params)
+    missing = _UNKNOWN_REV.search(body) if not call.params.get("unknown_revision") else None
+    if missing:  # the recording shows git answering: the commit was the recording machine's alone
+        rev = next(g for g in missing.groups() if g)
+        return Outcome("", status=REFUSED, reason=f"not replayable: git names {rev}, which the replay's "
+                                                  "repository lacks (a commit never pushed)")
+    if result.walked and cut(call, body) != body:
+        # which lines Codex's cap kept (head and tail) depends on the order the recording machine's walk gave them
+        return Outcome("", status=REFUSED, reason=f"not replayable: Codex's output cap cut {result.walked}'s "
+                                                  "output, whose order is the recording machine's walk")
+    return body, result, seconds
 
 
 @register
@@ -341,3 +355,6 @@ class ExecCommand(_CodexShell):
         "command_shell": "0.118's `Command:` line: the shell and flag it names (the recorded ones; default "
                          "/bin/bash -lc)",
     }
+
+
+from . import codex_exec  # noqa: E402,F401  (registers `exec`, code mode's cell, which runs the tools above)

@@ -118,3 +118,17 @@ def shell_reads(tool: str, args: dict, cwd: str | None) -> list[str] | None:
         return None  # relative paths with nothing to anchor them: the whole folder
     where = workdir if workdir and workdir.startswith("/") else posixpath.join(cwd, workdir or ".")
     return reads(command if isinstance(command, str) else shlex.join(command), where)
+
+
+def exec_reads(code: str, cwd: str | None) -> list[str]:
+    """What a code-mode `exec` cell reads: the paths its `tools.exec_command` calls read (`.` when it runs anything
+    else, or one of them cannot say)."""
+    from .codex_cell import commands
+
+    found: list[str] = []
+    for command, workdir in commands(code) or [(None, None)]:
+        read = shell_reads("exec_command", {"cmd": command, "workdir": workdir}, cwd) if command else None
+        if read is None:
+            return ["."]
+        found += read
+    return found

@@ -1,0 +1,145 @@
+"""Codex's code-mode `exec` (0.144+): a real recorded cell reproduced byte for byte
+(tests/fixtures/replay-versions/README.md: source and license), the cell forms replay reads, the ones it refuses,
+and what the session's state takes from a cell (its commands' effect, a patch it applies)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from toolaudit.model import PAIRED, ToolCall
+from toolaudit.replay import edits
+from toolaudit.replay.agents.base import EMULATIONS, Call
+from toolaudit.replay.agents.codex_cell import UNREAD, commands, parse, patch, shell_script, unescape
+from toolaudit.replay.agents.codex_exec import Exec, items_cut, js_json, js_number
+from toolaudit.replay.agents.shell_words import NotReplayable
+from toolaudit.replay.base import Sandbox
+from toolaudit.replay.state import shell_text
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "replay-versions" / "hk-exec"
+SHOWN = "/home/me/proj"
+
+
+def _recorded(session: Path) -> tuple[str, str]:
+    """(the cell's JavaScript, what the model saw: the output items joined as the collector joins them)."""
+    rows = [json.loads(line)["payload"] for line in session.read_text(encoding="utf-8").splitlines()]
+    code = next(row["input"] for row in rows if row["type"] == "custom_tool_call")
+    items = next(row["output"] for row in rows if row["type"] == "custom_tool_call_output")
+    return code, "\n".join(item["text"] for item in items)
+
+
+def test_a_recorded_cell_is_reproduced_byte_for_byte() -> None:
+    code, recorded = _recorded(FIXTURE / "session.jsonl")
+    root = FIXTURE / "repo"
+    call = Call("exec", {"code": code}, root, "/Users/jdx/.codex/worktrees/9a6a/hk", "0.144.2", Sandbox(root),
+                model="gpt-5.6-sol", session="s", call_id="call_wqoGC0ghtNaTFX3QXLEOeHEf")
+    emulation = EMULATIONS[("codex", "exec")]()
+    seen = emulation.from_recording(recorded, call)
+    assert seen["script"] == "Script completed" and seen["duration"] == "0.1"
+    got = emulation.run(replace(call, params=seen))
+    assert got.status == "replayed", got.reason
+    assert got.output == recorded
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "a.txt").write_text("alpha\nbeta\n")
+    return root
+
+
+def run(root: Path, code: str, **params: str):
+    call = Call("exec", {"code": code}, root, SHOWN, "0.144.2", Sandbox(root), session="s", call_id="c1",
+                params={"script": "Script completed", "duration": "0.2", **params})
+    return Exec().run(call)
+
+
+def test_the_result_object_prints_in_codexs_field_order_with_the_recorded_noise(ws: Path) -> None:
+    code = 'const r = await tools.exec_command({cmd: "cat a.txt", workdir: "/home/me/proj"}); text(JSON.stringify(r));'
+    got = run(ws, code, chunks=json.dumps([["ab12cd", "0.003911"]]))
+    assert got.output == ('Script completed\nWall time 0.2 seconds\nOutput:\n\n{"chunk_id":"ab12cd",'
+                          '"wall_time_seconds":0.003911,"exit_code":0,"original_token_count":3,'
+                          '"output":"alpha\\nbeta\\n"}')
+
+
+def test_conditions_templates_and_two_commands(ws: Path) -> None:
+    code = ("const a = await tools.exec_command({\"cmd\":\"cat a.txt\"})\nconst b = await tools.exec_command("
+            "{cmd:'cat missing.txt'});\ntext(a.output); if (b.session_id) text(`SESSION_ID=${b.session_id}`);\n"
+            "if (b.output) { text(b.output) } else text('none'); text(`exit=${b.exit_code}`)")
+    got = run(ws, code)
+    assert got.status == "replayed", got.reason
+    head, _, items = got.output.partition("Output:\n\n")
+    assert items == "alpha\nbeta\n\ncat: missing.txt: No such file or directory\n\nexit=1"
+
+
+@pytest.mark.parametrize(("code", "why"), [
+    ('const r = await tools.write_stdin({session_id: 3, chars: ""}); text(r.output)', "running process"),
+    ('const patch = "*** Begin Patch\\n*** End Patch"; text(await tools.apply_patch(patch));', "an edit"),
+    ('const r = await tools.exec_command({cmd: "echo x > b.txt"}); text(r.output)', "redirection"),
+    ('for (const c of cmds) text(c)', "beyond what replay reads"),
+    ('text(ALL_TOOLS)', "reads ALL_TOOLS"),
+    ('text("no tool")', "runs no shell command"),
+])
+def test_what_a_cell_cannot_replay_says_why_and_writes_nothing(ws: Path, code: str, why: str) -> None:
+    got = run(ws, code)
+    assert got.status == "refused" and why in got.reason
+    assert sorted(p.name for p in ws.iterdir()) == ["a.txt"]
+
+
+def test_a_cell_that_did_not_complete_is_not_replayed(ws: Path) -> None:
+    code = 'const r = await tools.exec_command({cmd: "cat a.txt"}); text(r.output)'
+    seen = Exec().from_recording("Script running with cell ID 7\nWall time 10.0 seconds\nOutput:\n", Call(
+        "exec", {"code": code}, ws, SHOWN, "0.144.2", Sandbox(ws)))
+    assert seen["script"] == "Script running"
+    got = run(ws, code, script=seen["script"])
+    assert got.status == "refused" and "did not complete" in got.reason
+
+
+def test_the_items_are_cut_together_past_the_cells_budget() -> None:
+    assert items_cut(["a", "b"], 10, True) == ["a", "b"]
+    cut = items_cut(["x" * 30, "y" * 30], 10, True)
+    assert len(cut) == 1 and cut[0].startswith("Warning: truncated output (original token count: 16)\n")
+
+
+def test_javascripts_printing() -> None:
+    assert [js_number(v) for v in (3, 1.5, 2.51e-06, 1e-08, 1e21)] == ["3", "1.5", "0.00000251", "1e-8", "1e+21"]
+    assert js_json({"a": [1, None], "b": "é\n"}, "  ") == '{\n  "a": [\n    1,\n    null\n  ],\n  "b": "é\\n"\n}'
+    assert unescape(r"a\tb\u00e9\x41\u{1F600}\'") == "a\tbéA😀'"
+
+
+def test_the_pragma_sets_the_cells_cap() -> None:
+    assert parse('// @exec: {"max_output_tokens": 500}\ntext(1)').max_output_tokens == 500
+    with pytest.raises(NotReplayable):
+        parse("const {a} = x")
+
+
+def _exec_call(code: str, output: str = "Script completed\nWall time 0.1 seconds\nOutput:\n\n") -> ToolCall:
+    return ToolCall(source="s.jsonl", line=1, collector="codex", session="s", tool="exec", call_id="c", args=code,
+                    output=output, status=PAIRED)
+
+
+def test_the_state_judges_a_cell_by_its_commands() -> None:
+    code = 'const r = await tools.exec_command({cmd: "git status", workdir: "/p"}); text(r.output)'
+    assert commands(code) == [("git status", "/p")]
+    assert shell_text(_exec_call(code)) == "git status"
+    two = 'await tools.exec_command({cmd: "cat a"}); await tools.exec_command({cmd: "echo x > b"})'
+    assert shell_script(two) == "cat a\necho x > b"
+    # a cell replay cannot read, or one calling another tool, is an unknown program; a plan changes nothing
+    assert shell_script("for (;;) {}") == UNREAD
+    assert shell_script('await tools.mcp__x__y({})') == UNREAD
+    assert shell_script('await tools.update_plan({plan: []})') is None
+
+
+def test_a_cell_that_applies_a_patch_is_an_edit() -> None:
+    text = "*** Begin Patch\n*** Add File: n.txt\n+new\n*** End Patch"
+    code = f"const patch = {json.dumps(text)};\ntext(await tools.apply_patch(patch));"
+    assert patch(code) == text
+    call = _exec_call(code)
+    assert edits.is_patch_call(call)
+    assert [change.path for change in edits.changes_of(call)] == ["n.txt"]
+    failed = replace(call, output="Script failed\nWall time 0.0 seconds\nOutput:\n\nScript error:\napply_patch ...")
+    assert edits.changes_of(failed) is None

@@ -1,0 +1,283 @@
+"""Codex's code-mode `exec` (0.144+), emulated: a cell's read-only `tools.exec_command` calls re-run through Codex's
+own shell emulation (agents.codex), the rest of the cell evaluated by replay (agents.codex_cell), never run.
+
+Where each behaviour comes from (openai/codex `codex-rs`):
+- the output: `core/src/tools/code_mode/mod.rs` `handle_runtime_response`: the cell's `text()` items, cut together
+  by `formatted_truncate_text_content_items_with_policy` at `Tokens(resolve_max_tokens(max_output_tokens))` (the
+  pragma's cap, else 10,000: texts joined with `\\n`, cut as one when over the budget), then `prepend_script_status`
+  puts `Script completed\\nWall time X.X seconds\\nOutput:\\n` first (X: the cell's wall time, an f32 rounded to tenths);
+  the rollout stores each item apart, which the collector joins with `\\n`;
+- `text(v)`: `code-mode/src/runtime/callbacks.rs` `text_callback` / `value.rs` `serialize_output_text`: a string,
+  number, boolean, null or undefined as JavaScript prints it; anything else `JSON.stringify`'d;
+- a nested `tools.exec_command(args)`: `core/src/tools/context.rs` `ExecCommandToolOutput::code_mode_result`, the
+  object `{chunk_id, wall_time_seconds, exit_code, original_token_count, output}` (serde's field order; a process
+  still running has `session_id` instead of `exit_code`), `output` cut as exec_command cuts its own (agents.codex).
+
+Noise: the cell's wall time, and each nested call's chunk id and `wall_time_seconds` (printed when the cell prints
+the whole object), are read from the recording. Not replayable, each with its reason: a cell that yielded, failed or
+was terminated when recorded; one that calls another tool (`write_stdin` reads a running process, whose output
+depends on timing; `apply_patch` is an edit, applied to the session's state instead; MCP and web tools); a command
+the shell rules do not know to be read-only; code beyond what agents.codex_cell reads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import replace
+from decimal import Decimal
+from typing import Any, ClassVar
+
+from ..base import REFUSED, Outcome
+from .base import Call, Emulation, register
+from .codex import ExecCommand, PARAMS, cut, rerun, with_session_cap
+from .codex_cell import Undefined, parse
+from .codex_cuts import _warning, formatted_cut, token_count
+from .entire_redaction import as_recorded
+from .shell_words import NotReplayable
+
+DEFAULT_TOKENS = 10_000  # unified_exec's resolve_max_tokens(None): the cell's cap without a pragma
+_HEAD = re.compile(r"^(Script \w+)(?: with cell ID \S+)?\nWall time ([\d.]+) seconds\n")
+_NOISE = re.compile(r'"chunk_id":\s*"(\w*)",\s*"wall_time_seconds":\s*(-?[\d.eE+-]+)')
+_WHY = {"write_stdin": "tools.write_stdin reads a running process's output, which depends on timing",
+        "apply_patch": "tools.apply_patch is an edit: applied to the session's state instead",
+        "wait": "a cell still running is waited for by timing"}
+
+
+class Raw(str):
+    """A number printed as recorded (a wall time no re-run reproduces)."""
+
+
+class _Refused(Exception):
+    """An inner call replay does not re-run: the Outcome that says why."""
+
+    def __init__(self, outcome: Outcome):
+        super().__init__(outcome.reason)
+        self.outcome = outcome
+
+
+def js_number(value: float) -> str:
+    """A number as JavaScript prints it (`Number.prototype.toString`)."""
+    if isinstance(value, int) or value.is_integer() and abs(value) < 1e21:
+        return str(int(value))
+    if 1e-7 <= abs(value) < 1e21:
+        return format(Decimal(repr(value)), "f")
+    mantissa, _, exp = repr(value).partition("e")
+    return f"{mantissa}e{'+' if int(exp) > 0 else '-'}{abs(int(exp))}"
+
+
+def js_string(value: Any) -> str:
+    """`String(value)`."""
+    if value is Undefined:
+        return "undefined"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, Raw):
+        return str(value)
+    if isinstance(value, (int, float)):
+        return js_number(value)
+    if isinstance(value, list):
+        return ",".join("" if v is None or v is Undefined else js_string(v) for v in value)
+    if isinstance(value, dict):
+        return "[object Object]"
+    return value
+
+
+def js_json(value: Any, indent: str = "", level: int = 0) -> str:
+    """`JSON.stringify(value, null, indent)` (V8's: non-ASCII kept, keys in insertion order)."""
+    if isinstance(value, Raw):
+        return str(value)
+    if isinstance(value, (dict, list)):
+        if isinstance(value, dict):
+            parts = [f"{json.dumps(k, ensure_ascii=False)}:{' ' if indent else ''}{js_json(v, indent, level + 1)}"
+                     for k, v in value.items() if v is not Undefined]
+            opening, closing = "{", "}"
+        else:
+            parts = ["null" if v is Undefined else js_json(v, indent, level + 1) for v in value]
+            opening, closing = "[", "]"
+        if not parts:
+            return opening + closing
+        if not indent:
+            return opening + ",".join(parts) + closing
+        inner, outer = "\n" + indent * (level + 1), "\n" + indent * level
+        return opening + inner + ("," + inner).join(parts) + outer + closing
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    return "null" if value is Undefined else js_string(value)
+
+
+def text_of(value: Any) -> str:
+    """What `text(value)` adds (serialize_output_text)."""
+    return js_json(value) if isinstance(value, (dict, list)) and not isinstance(value, Raw) else js_string(value)
+
+
+def truthy(value: Any) -> bool:
+    """JavaScript's truthiness."""
+    return not (value is Undefined or value is None or value is False or value == "" or
+                (isinstance(value, (int, float)) and not isinstance(value, bool) and value == 0))
+
+
+class _Cell:
+    """One cell evaluated: its statements in order, its tool calls answered by replay."""
+
+    def __init__(self, call: Call, noise: list[tuple[str, str]]):
+        self.call, self.noise, self.names, self.items, self.runs = call, noise, {}, [], 0
+
+    def run(self, body: tuple) -> None:
+        for stmt in body:
+            if stmt[0] == "decl":
+                self.names[stmt[1]] = self.value(stmt[2])
+            elif stmt[0] == "if":
+                self.run(stmt[2] if truthy(self.value(stmt[1])) else stmt[3])
+            else:
+                self.value(stmt[1])
+
+    def value(self, node: tuple) -> Any:
+        kind = node[0]
+        if kind == "lit":
+            return node[1]
+        if kind == "name":
+            if node[1] not in self.names:
+                raise NotReplayable(f"exec code reads {node[1]}, which replay does not follow")
+            return self.names[node[1]]
+        if kind == "await":
+            return self.value(node[1])
+        if kind == "not":
+            return not truthy(self.value(node[1]))
+        if kind == "tmpl":
+            return "".join(js_string(self.value(part)) for part in node[1])
+        if kind == "obj":
+            return {key: self.value(v) for key, v in node[1]}
+        if kind == "arr":
+            return [self.value(v) for v in node[1]]
+        if kind == "get":
+            owner = self.value(node[1])
+            if not isinstance(owner, dict):
+                raise NotReplayable(f"exec code reads .{node[2]} of a value replay does not follow")
+            return owner.get(node[2], Undefined)
+        if kind == "bin":
+            return self.binary(node[1], node[2], node[3])
+        return self.invoke(node[1], [self.value(arg) for arg in node[2]])
+
+    def binary(self, op: str, left: tuple, right: tuple) -> Any:
+        a = self.value(left)
+        if op == "&&":
+            return self.value(right) if truthy(a) else a
+        if op == "||":
+            return a if truthy(a) else self.value(right)
+        b = self.value(right)
+        if op in ("===", "!=="):
+            same = type(a) is type(b) and a == b
+            return same if op == "===" else not same
+        if isinstance(a, str) or isinstance(b, str):
+            return js_string(a) + js_string(b)
+        raise NotReplayable("exec code adds values replay does not follow")
+
+    def invoke(self, name: str, args: list) -> Any:
+        if name == "text":
+            self.items.append(text_of(args[0] if args else Undefined))
+            return Undefined
+        if name == "JSON.stringify":
+            if len(args) > 1 and args[1] not in (None, Undefined):
+                raise NotReplayable("exec code's JSON.stringify has a replacer")
+            space = args[2] if len(args) > 2 else ""
+            indent = " " * min(space, 10) if isinstance(space, int) else str(space or "")[:10]
+            return Undefined if not args or args[0] is Undefined else js_json(args[0], indent)
+        tool = name.removeprefix("tools.")
+        if tool != "exec_command":
+            raise NotReplayable(_WHY.get(tool, f"tools.{tool}: a tool replay does not emulate"))
+        if len(args) != 1 or not isinstance(args[0], dict):
+            raise NotReplayable("tools.exec_command without an object of arguments")
+        return self.exec_command(args[0])
+
+    def exec_command(self, args: dict) -> dict:
+        inner = replace(self.call, tool="exec_command", args=args)
+        done = rerun(inner)
+        if isinstance(done, Outcome):
+            raise _Refused(done)
+        body, result, seconds = done
+        chunk, wall = self.noise[self.runs] if self.runs < len(self.noise) else (
+            hashlib.sha256(f"{self.call.session}/{self.call.call_id}/{self.runs}".encode()).hexdigest()[:6],
+            Raw(js_number(seconds)))
+        self.runs += 1
+        found = {"chunk_id": chunk} if chunk else {}
+        return {**found, "wall_time_seconds": Raw(wall), "exit_code": result.code,
+                "original_token_count": token_count(body), "output": cut(inner, body)}
+
+
+def items_cut(items: list[str], limit: int, warning: bool) -> list[str]:
+    """The cell's text items as Codex cut them together (within the budget: as they are)."""
+    combined = ""
+    for text in items:
+        combined = f"{combined}\n{text}" if combined else text  # an empty first item adds no separator
+    kept = formatted_cut(combined, "tokens", limit, warning)
+    return items if kept == combined else [kept]
+
+
+@register
+class Exec(Emulation):
+    """`exec` (code mode, 0.144+): a JavaScript cell whose read-only shell commands are re-run."""
+
+    agent: ClassVar[str] = "codex"
+    tool: ClassVar[str] = "exec"
+    versions: ClassVar[str] = "0.144-0.147"
+    params: ClassVar[dict[str, str]] = {
+        **{k: v for k, v in PARAMS.items() if k != "duration"},
+        "duration": "the cell's wall time in seconds (the recorded one; default: measured)",
+        "script": "the recorded cell's status line (`Script completed`; another: the cell is not replayable)",
+        "chunks": "the nested exec_command calls' chunk ids and wall times, in order (the recorded ones, JSON)",
+    }
+
+    def from_recording(self, recorded: str, call: Call) -> dict[str, str]:
+        """The cell's status and wall time, its nested calls' chunk ids and wall times, and the shell noise of
+        what its commands printed (agents.codex: the branch `git status` named, git's abbreviation, …)."""
+        head = _HEAD.match(recorded)
+        if head is None:
+            return {"script": recorded.partition("\n")[0][:80]}
+        body = recorded[head.end():].removeprefix("Output:\n").removeprefix("\n")
+        noise = {"script": head.group(1), "duration": head.group(2),
+                 "chunks": json.dumps(_NOISE.findall(body))}
+        try:
+            first = next((args for tool, args in parse(_code(call)).calls if tool == "exec_command" and args), None)
+        except NotReplayable:
+            first = None
+        if first is not None:  # what the commands printed, read as exec_command's own output would be
+            shell = ExecCommand().from_recording(f"Wall time: 0 seconds\nOutput:\n{body}",
+                                                 replace(call, tool="exec_command", args=first))
+            noise.update({k: v for k, v in shell.items() if k not in ("duration", "chunk_id", "command_shell")})
+        return noise
+
+    def run(self, call: Call) -> Outcome:
+        """The output Codex would have recorded for the cell, or why it cannot be replayed."""
+        status = call.params.get("script", "Script completed")
+        if status != "Script completed":
+            return Outcome("", status=REFUSED, reason=f"not replayable: the recorded cell did not complete "
+                                                      f"({status[:60]}): its output depends on timing or a failure")
+        try:
+            cell = parse(_code(call))
+            noise = [tuple(pair) for pair in json.loads(call.params.get("chunks") or "[]")]
+            inner = with_session_cap(replace(call, params={k: v for k, v in call.params.items()
+                                                           if k not in ("duration", "chunks", "script")}))
+            evaluated = _Cell(inner, noise)
+            evaluated.run(cell.body)
+        except NotReplayable as why:
+            return Outcome("", status=REFUSED, reason=f"not replayable: {why}")
+        except _Refused as refused:
+            return refused.outcome
+        if not evaluated.runs:
+            return Outcome("", status=REFUSED, reason="not replayable: the cell runs no shell command")
+        items = items_cut(evaluated.items, cell.max_output_tokens or DEFAULT_TOKENS, _warning(call))
+        seconds = float(call.params.get("duration") or 0.0)
+        text = "\n".join([f"{status}\nWall time {seconds:.1f} seconds\nOutput:\n", *items])
+        return Outcome(as_recorded(text, call.params.get("redacted", "")))
+
+
+def _code(call: Call) -> str:
+    """The cell's JavaScript, as recorded (replay.calls passes a freeform input as `code`)."""
+    code = call.args.get("code") if isinstance(call.args, dict) else None
+    if not isinstance(code, str):
+        raise NotReplayable("no exec code")
+    return code
