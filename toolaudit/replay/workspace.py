@@ -37,6 +37,7 @@ from .builtin.common import PATH_NAMES
 from .base import Base
 from .branch_tip import merged_tip
 from .git import GIT_TIMEOUT, failure, git, output
+from .sandbox import OutsideWorkspace, resolve
 from .winpath import is_windows, posix_form
 
 PATH_KEYS = frozenset(PATH_NAMES) | {
@@ -301,10 +302,13 @@ def restore_times(workspace: Path, commit: str, tree: Path, timeout: float) -> i
             when = int(line[1:]) if line[1:].isdigit() else when
         elif line and line not in seen:
             seen[line] = when
-    count = 0
+    count, real = 0, tree.resolve()
     for name, stamp in seen.items():
-        target = tree / name
-        if target.is_file() and not target.is_symlink():
+        try:  # a folder of the path may be a committed symlink out of the worktree: nothing outside is touched
+            target = resolve(real, name)
+        except OutsideWorkspace:
+            continue
+        if target == real / name and target.is_file():  # no symlink on the way, the file itself none either
             os.utime(target, (stamp, stamp))
             count += 1
     return count
