@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +50,7 @@ class Repo:
 ENTIRE_METADATA = r"^\.entire/metadata/[^/]+/full\.jsonl$"
 # Codex's own session folder, committed where a project sets CODEX_HOME to its `.codex/`
 CODEX_HOME = r"^\.codex/sessions/.+/rollout-[^/]+\.jsonl$"
+CODEX_ARCHIVE = r"^\.codex/(sessions/.+|archived_sessions)/rollout-[^/]+\.jsonl$"  # and the rollouts it archived
 
 REPOSITORIES = (
     Repo("PackmindHub/context-evaluator", "Claude Code 2.1.39 - 2.1.63"),
@@ -176,6 +178,11 @@ REPOSITORIES = (
     Repo("bricerising/specify-poker", "Codex 0.77 - 0.79 (.codex/sessions)", held_out=True, files=CODEX_HOME),
     Repo("EdouardZemb/test-framework", "Codex 0.92 - 0.94 (.codex/sessions)", held_out=True, files=CODEX_HOME,
          leave_out=("rollout-2026-01-", "rollout-2026-02-02T10-44")),  # those began before its first commit
+    # round 6, fourth set, the newest versions (helper B2): the same layout, found through a committed
+    # `.codex/models_cache.json`; Codex also keeps rollouts it archived, in `.codex/archived_sessions/`
+    Repo("LAF-US/IDAHO-VAULT", "Codex 0.116 - 0.121 (.codex/sessions and archived_sessions, Windows)", held_out=True,
+         files=CODEX_ARCHIVE),
+    Repo("KongJin/JG", "Codex 0.117 - 0.118 (.codex/sessions, Windows)", held_out=True, files=CODEX_HOME),
 )
 HELD_OUT = tuple(r.name for r in REPOSITORIES if r.held_out)
 FILES = {r.name: re.compile(r.files) for r in REPOSITORIES if r.files}
@@ -316,14 +323,19 @@ def sessions(clone: Path, repo: str, into: Path) -> list[Session]:
     out = git(clone, "log", "--all", "--exclude=refs/entire/*", f"--exclude=*{BRANCH}*", "--format=%x1e%H",
               "--name-only", "--diff-filter=AM", "--", "*.jsonl").decode("utf-8", "replace")
     files: dict[str, tuple[int, str]] = {}
-    elsewhere = FILES.get(repo)
+    elsewhere, matched = FILES.get(repo), False
     for record in out.split("\x1e"):
         commit, *paths = record.strip().split("\n")
         for path in paths:
-            if COMMITTED.search(path) or (elsewhere is not None and elsewhere.search(path)):
+            named = elsewhere is not None and bool(elsewhere.search(path))
+            matched = matched or named
+            if COMMITTED.search(path) or named:
                 size = git(clone, "cat-file", "-s", f"{commit}:{path}").strip()
                 if size.isdigit() and int(size) > files.get(path, (-1, ""))[0]:
                     files[path] = (int(size), commit)
+    if elsewhere is not None and not matched:  # a wrong expression would leave the repository's sessions out unsaid
+        print(f"{repo}: its files expression {elsewhere.pattern!r} matches no .jsonl file its history added",
+              file=sys.stderr)
     for path, (_, commit) in sorted(files.items()):
         session = _session(clone, repo, f"{commit[:10]}:{path}", git(clone, "show", f"{commit}:{path}"), commit, into)
         if session is not None:
