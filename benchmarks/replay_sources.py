@@ -181,7 +181,7 @@ REPOSITORIES = (
     # round 6, fourth set, the newest versions (helper B2): the same layout, found through a committed
     # `.codex/models_cache.json`; Codex also keeps rollouts it archived, in `.codex/archived_sessions/`
     Repo("LAF-US/IDAHO-VAULT", "Codex 0.116 - 0.121 (.codex/sessions and archived_sessions, Windows)", held_out=True,
-         files=CODEX_ARCHIVE),
+         files=CODEX_ARCHIVE, leave_out=("019da910", "019da915")),  # those two worked in the home folder
     Repo("KongJin/JG", "Codex 0.117 - 0.118 (.codex/sessions, Windows)", held_out=True, files=CODEX_HOME),
 )
 HELD_OUT = tuple(r.name for r in REPOSITORIES if r.held_out)
