@@ -183,6 +183,7 @@ REPOSITORIES = (
     Repo("LAF-US/IDAHO-VAULT", "Codex 0.116 - 0.121 (.codex/sessions and archived_sessions, Windows)", held_out=True,
          files=CODEX_ARCHIVE, leave_out=("019da910", "019da915")),  # those two worked in the home folder
     Repo("KongJin/JG", "Codex 0.117 - 0.118 (.codex/sessions, Windows)", held_out=True, files=CODEX_HOME),
+    Repo("gitcoder27/life-os", "Codex 0.118 (.codex/sessions)", held_out=True, files=CODEX_HOME),
 )
 HELD_OUT = tuple(r.name for r in REPOSITORIES if r.held_out)
 FILES = {r.name: re.compile(r.files) for r in REPOSITORIES if r.files}
