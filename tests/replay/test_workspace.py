@@ -94,7 +94,7 @@ def worktrees(repo: Path) -> list[str]:
 
 def test_a_known_commit_is_replayed_in_a_temporary_worktree_removed_afterwards(repo):
     path, old, _ = repo
-    with session_workspace(path, old) as (folder, note, _, _):
+    with session_workspace(path, old) as (folder, note, *_):
         assert folder != path.resolve()
         assert (folder / "a.txt").read_text() == "old"
         assert note == f"replayed at commit {old[:12]} in a temporary worktree"
@@ -106,7 +106,7 @@ def test_a_known_commit_is_replayed_in_a_temporary_worktree_removed_afterwards(r
 
 def test_a_workspace_below_the_repository_root_is_that_folder_of_the_worktree(repo):
     path, old, _ = repo
-    with session_workspace(path / "sub", old[:10]) as (folder, note, _, _):
+    with session_workspace(path / "sub", old[:10]) as (folder, note, *_):
         assert folder.name == "sub" and (folder / "b.txt").read_text() == "old"
         assert note == f"replayed at commit {old[:10]} in a temporary worktree"
     assert not folder.exists()
@@ -115,7 +115,7 @@ def test_a_workspace_below_the_repository_root_is_that_folder_of_the_worktree(re
 def test_the_worktree_is_removed_when_the_replay_raises(repo):
     path, old, _ = repo
     with pytest.raises(RuntimeError):
-        with session_workspace(path, old) as (folder, _, _, _):
+        with session_workspace(path, old) as (folder, _, *_):
             assert folder.exists()
             raise RuntimeError("boom")
     assert not folder.exists() and len(worktrees(path)) == 1
@@ -127,14 +127,14 @@ def test_the_repositorys_hooks_do_not_run(repo):
     hook = path / ".git" / "hooks" / "post-checkout"
     hook.write_text(f"#!/bin/sh\ntouch {marker}\n")
     hook.chmod(0o755)
-    with session_workspace(path, old) as (folder, _, _, _):
+    with session_workspace(path, old) as (folder, _, *_):
         assert (folder / "a.txt").read_text() == "old"
     assert not marker.exists()
 
 
 def test_an_unknown_commit_falls_back_to_the_workspace_with_a_note(repo):
     path, _, _ = repo
-    with session_workspace(path, "0" * 40) as (folder, note, _, _):
+    with session_workspace(path, "0" * 40) as (folder, note, *_):
         assert folder == path.resolve()
         assert note == "commit 000000000000 not in the workspace: replayed against the workspace as it is"
     assert len(worktrees(path)) == 1
@@ -142,15 +142,15 @@ def test_an_unknown_commit_falls_back_to_the_workspace_with_a_note(repo):
 
 def test_no_commit_a_non_repository_and_a_non_hex_commit(tmp_path, repo):
     path, _, _ = repo
-    with session_workspace(path, None) as (folder, note, _, _):
+    with session_workspace(path, None) as (folder, note, *_):
         assert (folder, note) == (path.resolve(), "")
     plain = tmp_path / "plain"
     plain.mkdir()
-    with session_workspace(plain, "abcdef1234") as (folder, note, _, _):
+    with session_workspace(plain, "abcdef1234") as (folder, note, *_):
         assert folder == plain.resolve()
         assert note == "commit abcdef1234 not in the workspace (not a git repository): " \
                        "replayed against the workspace as it is"
-    with session_workspace(path, "--upload-pack=touch x") as (folder, note, _, _):
+    with session_workspace(path, "--upload-pack=touch x") as (folder, note, *_):
         assert folder == path.resolve() and "is not a commit id" in note
 
 
@@ -188,18 +188,18 @@ def branched(tmp_path: Path) -> Path:
 
 def test_at_session_start_takes_the_last_commit_before_the_session_on_the_branch_history(branched):
     ts = "2026-01-11T09:30:00.000Z"  # after c2 and f1, before the merge
-    with session_base(branched, Base(at_session_start=True), None, ts, False) as (folder, note, _, _):
+    with session_base(branched, Base(at_session_start=True), None, ts, False) as (folder, note, *_):
         assert (folder / "a.txt").read_text() == "c2" and note.startswith("replayed at commit")  # HEAD (main)
     # on feature, c2 came in with the merge: the session started from f1, on feature's own (first-parent) line
-    with session_base(branched, Base("feature", at_session_start=True), None, ts, False) as (folder, _, _, _):
+    with session_base(branched, Base("feature", at_session_start=True), None, ts, False) as (folder, _, *_):
         assert (folder / "a.txt").read_text() == "f1"
     with session_base(branched, Base("feature", at_session_start=True), None, "2026-01-03T00:00:00Z",
-                      False) as (folder, _, _, _):
+                      False) as (folder, _, *_):
         assert (folder / "a.txt").read_text() == "c1"
     with session_base(branched, Base(at_session_start=True), None, "2025-12-01T00:00:00Z", False) as (folder, note,
-                                                                                                      _, _):
+                                                                                                      *_):
         assert folder == branched.resolve() and note.startswith("--at-session-start: no commit of HEAD before 2025")
-    with session_base(branched, Base(at_session_start=True), None, None, False) as (folder, note, _, _):
+    with session_base(branched, Base(at_session_start=True), None, None, False) as (folder, note, *_):
         assert folder == branched.resolve() and note == "--at-session-start: the session has no timestamp"
 
 
@@ -207,7 +207,7 @@ def test_no_start_commit_copies_nothing_and_says_only_why(branched):
     """With edits to apply (`scratch`), a session that will be refused was copied whole and told "replayed in a
     scratch copy of the workspace as it is" beside a verdict refusing every call (helper review)."""
     with session_base(branched, Base(at_session_start=True), None, "2025-12-01T00:00:00Z", True) as (folder, note,
-                                                                                                     writable, _):
+                                                                                                     writable, *_):
         assert folder == branched.resolve() and not writable
         assert note.startswith("--at-session-start: no commit of HEAD") and "scratch copy" not in note
 
@@ -231,18 +231,18 @@ def test_at_session_start_reads_author_dates_a_rebase_keeps(tmp_path):
     subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "c2"],
                    cwd=repo, check=True, env={**os.environ, "GIT_AUTHOR_DATE": "2026-01-05T00:00:00Z",
                                               "GIT_COMMITTER_DATE": "2026-01-20T00:00:00Z"})
-    with session_base(repo, Base(at_session_start=True), None, "2026-01-10T00:00:00Z", False) as (folder, _, _, _):
+    with session_base(repo, Base(at_session_start=True), None, "2026-01-10T00:00:00Z", False) as (folder, _, *_):
         assert (folder / "a.txt").read_text() == "written Jan 5, rebased Jan 20"
 
 
 def test_at_session_start_follows_the_branch_the_session_recorded(branched):
     ts = "2026-01-11T09:30:00.000Z"
-    with session_base(branched, Base(at_session_start=True), None, ts, False, branch="feature") as (folder, _, _, _):
+    with session_base(branched, Base(at_session_start=True), None, ts, False, branch="feature") as (folder, _, *_):
         assert (folder / "a.txt").read_text() == "f1"  # HEAD is main, but the session worked on feature
     git(branched, "update-ref", "refs/remotes/origin/gone-locally", git(branched, "rev-parse", "feature"))
-    with session_base(branched, Base(at_session_start=True), None, ts, False, branch="gone-locally") as (f, _, _, _):
+    with session_base(branched, Base(at_session_start=True), None, ts, False, branch="gone-locally") as (f, _, *_):
         assert (f / "a.txt").read_text() == "f1"  # a remote-tracking branch will do
-    with session_base(branched, Base(at_session_start=True), None, ts, False, branch="deleted") as (f, _, _, _):
+    with session_base(branched, Base(at_session_start=True), None, ts, False, branch="deleted") as (f, _, *_):
         assert (f / "a.txt").read_text() == "c2"  # a branch the workspace lacks: HEAD's history
 
 
@@ -252,11 +252,11 @@ def test_at_session_start_keeps_the_commit_the_session_recorded(branched):
     commits of branches deleted after their merge, and were replayed on main's)."""
     ts = "2026-01-11T09:30:00.000Z"  # by the clock, HEAD's history gives c2
     c1 = git(branched, "rev-list", "--max-parents=0", "HEAD")
-    with session_base(branched, Base(at_session_start=True), c1, ts, False) as (folder, note, _, _):
+    with session_base(branched, Base(at_session_start=True), c1, ts, False) as (folder, note, *_):
         assert (folder / "a.txt").read_text() == "c1" and note.startswith(f"replayed at commit {c1[:12]}")
-    with session_base(branched, Base(at_session_start=True), "ab" * 20, ts, False) as (folder, _, _, _):
+    with session_base(branched, Base(at_session_start=True), "ab" * 20, ts, False) as (folder, _, *_):
         assert (folder / "a.txt").read_text() == "c2"  # a recorded commit the workspace lacks: guessed by the clock
-    with session_base(branched, Base("feature", at_session_start=True), c1, ts, False) as (folder, _, _, _):
+    with session_base(branched, Base("feature", at_session_start=True), c1, ts, False) as (folder, _, *_):
         assert (folder / "a.txt").read_text() == "f1"  # --commit REV with it: the user's history wins
 
 
@@ -271,12 +271,12 @@ def test_a_session_recorded_in_a_subfolder_of_its_repository(branched):
     subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "sub"],
                    cwd=branched, check=True)
     head = git(branched, "rev-parse", "HEAD")
-    with session_base(branched, Base(), head, None, False, cwd="/Users/me/ext/agents/kiro") as (folder, note, _, _):
+    with session_base(branched, Base(), head, None, False, cwd="/Users/me/ext/agents/kiro") as (folder, note, *_):
         assert (folder / "internal" / "t.go").is_file() and "its working folder is agents/kiro/" in note
     # one trailing name alone is no evidence (a repository holding a folder of its own name)
-    with session_base(branched, Base(), head, None, False, cwd="/home/me/toolaudit") as (folder, note, _, _):
+    with session_base(branched, Base(), head, None, False, cwd="/home/me/toolaudit") as (folder, note, *_):
         assert (folder / "agents").is_dir() and "working folder" not in note
-    with session_base(branched, Base(), head, None, False, cwd="/home/me/branched") as (folder, _, _, _):
+    with session_base(branched, Base(), head, None, False, cwd="/home/me/branched") as (folder, _, *_):
         assert (folder / "agents").is_dir()
 
 

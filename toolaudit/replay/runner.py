@@ -30,8 +30,8 @@ from .calls import CallRunner, _changes, _same_commit, identity_mapping, safe_re
 from .replayed import RECORDED_DEFAULTS, ReplayFile, Replayed  # noqa: F401
 
 
-NO_START = ("no commit before the session started (--at-session-start): its files are unknown; pass --no-checkout "
-            "to replay it on the workspace as it is, or --commit REV")
+NO_CHECKOUT = "pass --no-checkout to replay it on the workspace as it is, or --commit REV"
+NO_START = f"no commit before the session started (--at-session-start): its files are unknown; {NO_CHECKOUT}"
 
 
 def load_kinds() -> dict[str, str]:
@@ -162,7 +162,7 @@ class Runner(CallRunner):
 
     def _replay_sessions(self, calls: list[ToolCall], infos: dict[str, SessionInfo],
                          notes: list[str]) -> Iterator[Replayed]:
-        from . import branch_moves, chain, nested_repo, recorded_base, start_state
+        from . import branch_moves, chain, nested_repo, partial_checkout, recorded_base, start_state
         from .later_commits import LaterCommits, follow
         from . import workspace as ws
         from .git import wait
@@ -194,10 +194,11 @@ class Runner(CallRunner):
             scratch = bool(primed.diffs) or bool(earlier) or bool(during) \
                 or any(_changes(p.before) for p in planned[:last])
             with ExitStack() as stack:
-                root, note, writable, checked_out = stack.enter_context(ws.session_base(
+                found = stack.enter_context(ws.session_base(
                     self.options.sandbox.workspace, self.options.base, info.commit if info else None, first_ts,
                     # a Codex rollout's recorded commit decides its start when the workspace has it; else its branch
                     scratch, git_wait, branch=info.branch if info else None, cwd=info.cwd if info else None))
+                root, note, writable, checked_out = found.folder, found.note, found.writable, found.commit
                 if info is not None and not info.commit and (earlier or during) and checked_out:
                     # no commit recorded: the earlier sessions that began after the one it is replayed on was written
                     since = ws.authored(self.options.sandbox.workspace, checked_out, git_wait) or float("inf")
@@ -209,7 +210,8 @@ class Runner(CallRunner):
                     notes.append(f"session {session}: {note}")
                 if self.options.base.at_session_start and checked_out is None:
                     # no commit before it: its files are unknown; the workspace as it is is the user's choice to make
-                    yield from (replace(p, status=REFUSED, reason=NO_START, probe=False) if p.runs else p
+                    why = f"{found.failed}: {NO_CHECKOUT}" if found.failed else NO_START  # found, not checked out
+                    yield from (replace(p, status=REFUSED, reason=why, probe=False) if p.runs else p
                                 for p in planned)
                     continue
                 below = nested_repo.folder(group, info.cwd, root) if info is not None else None
@@ -220,6 +222,7 @@ class Runner(CallRunner):
                 state = SessionState(root, info.cwd if info else None, self.options.path_map, writable, git_wait)
                 on_recorded = bool(info is not None and info.commit and _same_commit(checked_out, info.commit))
                 state.recorded_base = on_recorded and recorded_base.holds(group, root, info.cwd)
+                state.uncertain.update(dict.fromkeys(found.missing, partial_checkout.MISSING))  # by path, not all
                 chain.apply(state, earlier)  # their edits, commands and whole-file Reads, in order
                 if info is not None and info.commit and checked_out and not _same_commit(checked_out, info.commit):
                     state.head = state.head or (f"HEAD: the session began on commit {info.commit[:12]}, the replay "

@@ -33,6 +33,7 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterator, NamedTuple, Sequence
 
+from . import partial_checkout
 from .builtin.common import PATH_NAMES
 from .base import Base
 from .branch_tip import merged_tip
@@ -55,6 +56,8 @@ class Checkout(NamedTuple):
     note: str
     writable: bool = False
     commit: str | None = None  # the commit checked out (None: the workspace as it is)
+    missing: tuple[str, ...] = ()  # files of the commit the clone lacks the content of (replay.partial_checkout)
+    failed: str = ""  # why the commit asked for could not be checked out ("": it was, or none was asked for)
 
 
 HISTORY = 20000  # first-parent commits looked through for --at-session-start
@@ -98,8 +101,11 @@ def session_base(workspace: Path, base: Base, recorded: str | None, first_ts: st
         sub = subfolder(found.folder, cwd) if found.commit else ""
         if sub:
             note = "; ".join(n for n in (note, f"its working folder is {sub}/ of the repository") if n)
-        yield found._replace(folder=found.folder / sub if sub else found.folder,
-                             note="; ".join(n for n in (note, found.note) if n))
+        missing = tuple(p[len(sub) + 1:] for p in found.missing if p.startswith(f"{sub}/")) if sub else found.missing
+        yield found._replace(folder=found.folder / sub if sub else found.folder, missing=missing,
+                             # refused (the runner): not "replayed against the workspace as it is"
+                             note="; ".join(n for n in (note, found.failed if base.at_session_start and found.failed
+                                                        else found.note) if n))
 
 
 def subfolder(root: Path, cwd: str | None) -> str:
@@ -258,15 +264,21 @@ def session_workspace(workspace: Path, commit: str | None, timeout: float = GIT_
     tree = tmp / "worktree"
     try:
         why = failure(workspace, ["worktree", "add", "--detach", "--quiet", str(tree), commit], timeout, safe=True)
+        missing: tuple[str, ...] = ()
+        if partial_checkout.lacks_objects(why):  # the clone lacks some blobs: check out the others
+            why, missing = partial_checkout.checkout(workspace, tree, commit, timeout)
         folder = tree / prefix
         if why is None and not folder.is_dir():
             why = f" ({prefix.rstrip('/')} did not exist then)"
         if why is not None:
             with _as_is(workspace, scratch) as found:
-                yield found._replace(note=f"commit {short} could not be checked out{why}: {as_is}")
+                yield found._replace(note=f"commit {short} could not be checked out{why}: {as_is}",
+                                     failed=f"commit {short} could not be checked out{why}")
         else:
             restore_times(workspace, commit, tree, timeout)
-            yield Checkout(folder, f"replayed at commit {short} in a temporary worktree", True, commit)
+            inside = tuple(p[len(prefix):] for p in missing if p.startswith(prefix))  # relative to the folder
+            extra = f"; {partial_checkout.note(missing)}" if missing else ""
+            yield Checkout(folder, f"replayed at commit {short} in a temporary worktree{extra}", True, commit, inside)
     finally:
         if tree.exists():
             git(workspace, ["worktree", "remove", "--force", str(tree)], timeout)
