@@ -21,6 +21,7 @@ from typing import Any
 from .shell_words import NotReplayable
 
 PRAGMA = "// @exec:"
+MAX_DEPTH = 100  # nodes nested in nodes: a real cell has a dozen; a deeper one would exhaust Python's stack
 _TOKEN = re.compile(r"""
     (?P<ws>\s+|//[^\n]*|/\*.*?\*/)
   | (?P<name>[A-Za-z_$][\w$]*)
@@ -39,7 +40,10 @@ def unescape(body: str) -> str:
     def one(found: re.Match) -> str:
         esc = found.group(1)
         if esc[0] == "u":
-            return chr(int(esc[2:-1] if esc[1] == "{" else esc[1:], 16))
+            point = int(esc[2:-1] if esc[1] == "{" else esc[1:], 16)
+            if point > 0x10FFFF:  # past the last code point: JavaScript's own SyntaxError
+                raise NotReplayable("exec code holds an escape past the last code point")
+            return chr(point)
         if esc[0] == "x":
             return chr(int(esc[1:], 16))
         if esc in ("\n", "\r\n", "\u2028", "\u2029"):  # a line continuation
@@ -280,8 +284,23 @@ def parse(code: str) -> Cell:
         limit = pragma.get("max_output_tokens") if isinstance(pragma, dict) else None
         code = rest
     parser = _Parser(_tokens(code))
-    body = parser.program()
+    try:
+        body = parser.program()
+    except RecursionError:
+        body = None
+    if body is None or _depth(body) > MAX_DEPTH:  # evaluating and walking it recurse as deep: refused, no crash
+        raise NotReplayable(f"exec code nested deeper than replay reads ({MAX_DEPTH} levels)")
     return Cell(limit if isinstance(limit, int) else None, body, tuple(parser.calls))
+
+
+def _depth(nodes: tuple) -> int:
+    """How deep the nodes under `nodes` nest, counted without recursion."""
+    deepest, stack = 0, [(nodes, 0)]
+    while stack:
+        node, level = stack.pop()
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in node if isinstance(child, tuple))
+    return deepest
 
 
 def commands(code: str) -> list[tuple[str, str | None]] | None:
