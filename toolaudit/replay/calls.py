@@ -92,7 +92,7 @@ class CallRunner:
 
         root = state.root
         recorded = _recorded_args(item.before)
-        doubt = state.doubt(_paths(recorded, item.before.tool, state)) or state.head_doubt(item.before) or ""
+        doubt = _doubt(state, item.before, recorded)
         fresh = state.fresh(_paths(recorded, item.before.tool, state))
         identity = None
         if item.emulated:
@@ -138,7 +138,7 @@ class CallRunner:
 
     def _probe_call(self, item: Replayed, state, info: SessionInfo | None) -> Replayed:
         recorded = _recorded_args(item.before)
-        doubt = state.doubt(_paths(recorded, item.before.tool, state)) or state.head_doubt(item.before) or ""
+        doubt = _doubt(state, item.before, recorded)
         fresh = state.fresh(_paths(recorded, item.before.tool, state))
         identity = self._emulate(identity_mapping(item.before), item.before, recorded, state, info)
         ident, why = None, identity.reason or identity.status
@@ -226,6 +226,16 @@ def freeform(call: ToolCall) -> dict | None:
     """The arguments of a freeform call whose input is not JSON: Codex's code-mode `exec` cell (its JavaScript, as
     `code`); None for any other."""
     return {"code": call.args} if call.collector == "codex" and call.tool == "exec" else None
+
+
+def _doubt(state, call: ToolCall, recorded: dict) -> str:
+    """Why the state may not be what `call` saw: a path it reads uncertain, HEAD moved, or a file git ignores that
+    only the recording machine had (replay.ignored)."""
+    from .ignored import local_doubt
+
+    paths = _paths(recorded, call.tool, state)
+    return (state.doubt(paths) or state.head_doubt(call)
+            or local_doubt(state, paths, call.output, call.is_error) or "")
 
 
 def _paths(args: dict, tool: str = "", state=None) -> list[str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections import Counter, defaultdict
 from typing import Any
 
 from ..replay.fidelity import ORDER_REASON
@@ -222,6 +224,55 @@ def _why_none(result: ReplayResult) -> str:
     return "; ".join(f"{n:,} × {why} — {ACTIONS.get(why, 'see the reasons above')}" for why, n in top)
 
 
+def _none_re_run(identity) -> str:
+    """Why an identity replay re-ran no call in a known state, one clause per kind, the one a user can act on first:
+    the commonest cause of an unknown state (the command or the file, quoted), then the refusals (a path in another
+    folder, a version), then the shell commands replay does not re-run; each with its tools and what to do."""
+    kinds: dict[str, Counter] = defaultdict(Counter)  # kind -> reason -> calls
+    tools: dict[str, Counter] = defaultdict(Counter)  # kind -> tool -> calls
+    for row in identity.tools:
+        for why, n in row.reasons:
+            kind = "unknown state" if why.startswith("uncertain") else \
+                "not replayable" if why.startswith("not replayable") else "refused"
+            kinds[kind][why] += n
+            tools[kind][row.tool] += n
+    parts = []
+    for kind in ("unknown state", "refused", "not replayable"):
+        if not kinds[kind]:
+            continue
+        (why, n), = kinds[kind].most_common(1)
+        each = ", ".join(f"{tool} {k:,}" for tool, k in tools[kind].most_common())
+        outside = _OUTSIDE.match(why)
+        said = f"a path outside the session's folder, {_middle(outside.group(1), 80)}" if outside else \
+            _middle(why.removeprefix("uncertain: ").removeprefix("not replayable: "), 160)
+        commonest = "" if n == sum(kinds[kind].values()) else "the commonest "
+        parts.append(f"{sum(kinds[kind].values()):,} × {kind} ({each}), {commonest}{said} — {_act(kind, why)}")
+    return "; ".join(parts) or "see the reasons above"
+
+
+_OUTSIDE = re.compile(r"path '(.+)' is outside the recorded working folder ")
+
+
+def _middle(text: str, width: int) -> str:
+    """`text` cut in its middle to `width` characters, so that a quoted command keeps its start and its end."""
+    return text if len(text) <= width else text[: width // 2 - 1] + "…" + text[-(width - width // 2):]
+
+
+def _act(kind: str, why: str) -> str:
+    """What a user can do about one reason no call was re-run."""
+    if kind == "not replayable":
+        return "replay re-runs only read-only commands in the workspace: nothing to compare for them"
+    if "git ignores it" in why:
+        return "files only the recording machine had: replay on a folder that holds them with --no-checkout"
+    if "outside the recorded working folder" in why or "outside the workspace" in why:
+        return "another folder than the session's: map it onto a copy with --path-map FROM=TO"
+    if "recorded git branch changed" in why:
+        return "name the commit that branch was at with --commit REV"
+    if kind == "unknown state":
+        return "replay the calls before it, or name the state it left with --commit REV"
+    return ACTIONS.get(kind, "see the reasons above")
+
+
 def _verdict(t: ReplayRow, new_errors: int, result: ReplayResult) -> str:
     spec = result.spec or {}
     if spec.get("identity") and not spec.get("tools") and not spec.get("translate") and result.identity is not None:
@@ -229,7 +280,7 @@ def _verdict(t: ReplayRow, new_errors: int, result: ReplayResult) -> str:
         f = result.identity.totals
         also = sum(k for _, k in result.uncertain_reproduced)
         if not f.replayed:
-            why = _why_none(result) if result.not_replayed or f.reasons else "see the reasons above"
+            why = _none_re_run(result.identity)
             if also:  # re-run, but in a state a command before them may have changed: no rate stands on them
                 return (f"verdict: no call of a known agent tool could be re-run in a known state: {why} ({also:,} "
                         "of those in an unknown state, re-run anyway, matched the recording)")

@@ -1,0 +1,94 @@
+"""A file git ignores that the checkout lacks is the recording machine's alone: a call that shows it was there is set
+aside as in an unknown state, with the path named, never compared as if the file were missing.
+
+Written by us in the shape of 1curafu/Fitcheck's checkpoint 32/9aa9447cb632 (Claude Code 2.1.220; GPL-3.0, so
+nothing of it is copied): its `.gitignore` holds `/docs`, and the session read `docs/STATE.md` and the plans under
+`docs/superpowers/plans/` whole, files no commit of the repository holds (its own `git check-ignore -v` printed
+`.gitignore:34:/docs	docs/STATE.md`)."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import committed_repo
+
+import toolaudit
+from toolaudit.replay.ignored import ignored
+
+CWD = "/Users/u/fit"
+STATE = "1\t# Session Handoff / Project State\n2\t\n3\t_Last updated: 2026-07-27._"
+
+
+def _line(kind: str, ts: str, content: list) -> dict:
+    message = {"role": kind, "content": content, **({"model": "claude-opus-4-7", "id": f"msg_{ts}",
+                                                      "type": "message"} if kind == "assistant" else {})}
+    return {"type": kind, "message": message, "uuid": f"u-{ts}", "timestamp": ts, "cwd": CWD, "sessionId": "s-1",
+            "version": "2.1.220", "gitBranch": "main"}
+
+
+def _session(path, reads: list[tuple[str, str, bool]]) -> str:
+    lines = []
+    for n, (rel, result, error) in enumerate(reads, 1):
+        ts = f"2026-07-27T21:12:{10 + n:02d}.000Z"
+        lines += [_line("assistant", ts, [{"type": "tool_use", "id": f"toolu_{n}", "name": "Read",
+                                           "input": {"file_path": f"{CWD}/{rel}"}}]),
+                  _line("user", ts.replace(".000Z", ".100Z"), [{"tool_use_id": f"toolu_{n}", "type": "tool_result",
+                                                                "content": result, **({"is_error": True} if error
+                                                                                      else {})}])]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return str(path)
+
+
+def _identity(tmp_path, reads):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    commit = committed_repo(repo, {".gitignore": "/docs\n", "app/page.tsx": "export default 1;\n"})
+    result = toolaudit.replay([_session(tmp_path / "s.jsonl", reads)], workspace=str(repo), identity=True,
+                              commit=commit)
+    return result.identity.totals
+
+
+def test_a_read_of_an_ignored_file_the_checkout_lacks_is_set_aside_with_the_path_named(tmp_path):
+    totals = _identity(tmp_path, [("docs/STATE.md", STATE, False)])
+    assert totals.replayed == 0
+    assert [why for why, _ in totals.reasons] == [
+        "uncertain: docs/STATE.md: git ignores it and the checkout lacks it (a local file no commit holds: the "
+        "recording machine's)"]
+
+
+def test_its_text_is_taken_from_the_whole_file_read_so_a_later_read_is_compared(tmp_path):
+    totals = _identity(tmp_path, [("docs/STATE.md", STATE, False), ("docs/STATE.md", STATE, False)])
+    assert (totals.replayed, totals.within_1pct) == (1, 1)
+
+
+def test_a_recorded_missing_file_is_compared_as_it_is(tmp_path):
+    missing = f"File does not exist. Note: your current working directory is {CWD}."
+    totals = _identity(tmp_path, [("docs/STATE.md", missing, True)])
+    assert (totals.replayed, totals.within_1pct) == (1, 1)
+
+
+def test_a_missing_file_git_does_not_ignore_stays_a_difference(tmp_path):
+    totals = _identity(tmp_path, [("notes/STATE.md", STATE, False)])
+    assert (totals.replayed, totals.within_1pct) == (1, 0)
+
+
+def test_ignored_asks_git_and_says_nothing_outside_a_repository(tmp_path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    committed_repo(repo, {".gitignore": "/docs\ndist/\n"})
+    assert ignored(repo, ["docs/a/b.md", "dist/x.py", "src/y.py"]) == {"docs/a/b.md", "dist/x.py"}
+    assert ignored(tmp_path / "nothing", ["docs/a.md"]) == set()
+
+
+def test_the_verdict_of_a_session_replaying_none_names_the_file_and_what_to_do(tmp_path):
+    from toolaudit.reports.replay_view import ReplayView
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    commit = committed_repo(repo, {".gitignore": "/docs\n"})
+    session = _session(tmp_path / "s.jsonl", [("docs/STATE.md", STATE, False)])
+    result = toolaudit.replay([session], workspace=str(repo), identity=True, commit=commit)
+    verdict = ReplayView().headline(result)[1][0]
+    assert verdict.startswith("verdict: no call of a known agent tool could be re-run: 1 × unknown state (Read 1), "
+                              "docs/STATE.md: git ignores it and the checkout lacks it")
+    assert verdict.endswith("replay on a folder that holds them with --no-checkout")
