@@ -15,6 +15,7 @@ from toolaudit.replay import start_base
 from toolaudit.replay.agents.shell_readonly import ENV as SHELL_ENV
 from toolaudit.replay.git import failure, output
 from toolaudit.replay.sandbox import run
+from toolaudit.replay.workspace import session_workspace
 
 
 @pytest.fixture
@@ -51,4 +52,11 @@ def test_a_replayed_git_show_fetches_no_blob(partial):
     clone, commit = partial
     done = run(["git", "show", f"{commit}:a.txt"], cwd=clone, timeout=60.0, env=SHELL_ENV)
     assert done.exit_code != 0 and b"hello" not in done.stdout
+    assert _missing(clone) == 1
+
+
+def test_a_partial_clone_is_checked_out_with_what_it_holds(partial):
+    clone, commit = partial
+    with session_workspace(clone, commit) as found:
+        assert found.commit == commit and found.missing == ("a.txt",) and not found.failed
     assert _missing(clone) == 1
