@@ -233,11 +233,11 @@ def _none_re_run(identity) -> str:
     for row in identity.tools:
         for why, n in row.reasons:
             kind = "unknown state" if why.startswith("uncertain") else \
-                "not replayable" if why.startswith("not replayable") else "refused"
+                "not replayable" if why.startswith("not replayable") else "version" if "version" in why else "refused"
             kinds[kind][why] += n
             tools[kind][row.tool] += n
     parts = []
-    for kind in ("unknown state", "refused", "not replayable"):
+    for kind in ("unknown state", "version", "refused", "not replayable"):
         if not kinds[kind]:
             continue
         (why, n), = kinds[kind].most_common(1)
