@@ -49,7 +49,7 @@ def test_a_merge_into_a_longer_name_or_written_otherwise_names_no_branch(tmp_pat
     repo = _repo(tmp_path)
     _merge_main_into(repo, "fix/x-old")  # `into fix/x` is in its message, as the start of another name
     run_git(repo, "checkout", "-q", "main")
-    _merge_main_into(repo, "other", "Merge pull request #9 from someone/fix/x")  # GitHub's, naming no branch here
+    _merge_main_into(repo, "other", "Merge pull request #9 from someone/fix/x-old")  # GitHub's, another branch
     run_git(repo, "checkout", "-q", "main")
     assert merged_tip(repo, "fix/x", 30.0) is None
 
@@ -61,3 +61,20 @@ def test_a_ref_that_holds_no_code_is_not_taken(tmp_path):
     run_git(repo, "checkout", "-q", "main")
     run_git(repo, "branch", "-qD", "fix/x")
     assert merged_tip(repo, "fix/x", 30.0) is None
+
+
+def test_a_branch_gone_after_github_merged_its_pull_request_is_read_from_the_newest_merges_second_parent(tmp_path):
+    repo = _repo(tmp_path)
+    run_git(repo, "checkout", "-qb", "fix/x")
+    first = _commit(repo, "first pull request")
+    run_git(repo, "checkout", "-q", "main")
+    run_git(repo, "merge", "-q", "--no-ff", "-m", "Merge pull request #8 from someone/fix/x", "fix/x")
+    run_git(repo, "checkout", "-q", "fix/x")
+    second = _commit(repo, "second pull request")
+    run_git(repo, "checkout", "-q", "main")
+    run_git(repo, "merge", "-q", "--no-ff", "-m", "Merge pull request #9 from someone/fix/x", "fix/x")
+    merge = run_git(repo, "rev-parse", "HEAD")
+    run_git(repo, "branch", "-qD", "fix/x")
+    assert merged_tip(repo, "fix/x", 30.0) == (f"{merge}^2", merge)
+    assert run_git(repo, "rev-parse", f"{merge}^2") == second and run_git(repo, "merge-base", second, first) == first
+    assert merged_tip(repo, "fix", 30.0) is None and merged_tip(repo, "x", 30.0) is None

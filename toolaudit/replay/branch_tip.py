@@ -27,10 +27,15 @@ _DEPTH = 2000  # first-parent commits looked through from a ref for the merge
 def merged_tip(workspace: Path, branch: str | None, timeout: float) -> tuple[str, str] | None:
     """(ref, merge commit) of the ref that holds `branch`'s commits, by a merge git wrote on it: the ref whose
     first-parent history reaches such a merge in the fewest commits (its own tip before a branch made from it;
-    ties by name); None when no merge message names the branch or no ref holds one on its first-parent line."""
+    ties by name); else the second parent of GitHub's newest merge of a pull request from it (`MERGE^2`); None
+    when no merge message names the branch or no ref holds one on its first-parent line."""
     if not branch or branch.startswith("-") or branch == "HEAD":
         return None
     merges = _merges_on(workspace, branch, timeout)
+    if not merges:
+        pulled = _pull_merges(workspace, branch, timeout)
+        if pulled:  # newest first: a branch name merged twice holds its earlier work in the later merge too
+            return (f"{pulled[0]}^2", pulled[0])
     best: tuple[int, str, str] | None = None
     for merge in merges:
         for ref in _refs_containing(workspace, merge, timeout):
@@ -58,3 +63,11 @@ def _first_parent_depth(workspace: Path, ref: str, commit: str, timeout: float) 
     line = (output(workspace, ["rev-list", "--first-parent", f"--max-count={_DEPTH}", ref, "--"], timeout)
             or "").split()
     return line.index(commit) if commit in line else None
+
+
+def _pull_merges(workspace: Path, branch: str, timeout: float) -> list[str]:
+    """GitHub's merges of a pull request from `branch` (`Merge pull request #N from OWNER/BRANCH`), newest first."""
+    found = (output(workspace, ["log", "--all", "--merges", "-F", f"--grep=/{branch}", "--format=%H %s",
+                             "--"], timeout) or "").splitlines()
+    said = re.compile(r"Merge pull request #\d+ from [^/\s]+/" + re.escape(branch))
+    return [line.split(" ", 1)[0] for line in found if " " in line and said.fullmatch(line.split(" ", 1)[1])]

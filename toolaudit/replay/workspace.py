@@ -87,7 +87,7 @@ def session_base(workspace: Path, base: Base, recorded: str | None, first_ts: st
             commit, note = _before(workspace, first_ts, read, timeout)
         elif merged:
             note = (f"the recorded branch {branch} is not here: its history read from {merged[0]} (the merge "
-                    f"{merged[1][:12]} says it was made on {branch})")
+                    f"{merged[1][:12]} names it)")
         if commit and recorded and not base.commit:  # a Codex rollout's commit this clone lacks (rebased, not pushed)
             read = branch if read == tip else read
             note = "; ".join(n for n in (f"its recorded commit {recorded[:12]} is not here: started from the last "
