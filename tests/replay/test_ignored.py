@@ -92,3 +92,21 @@ def test_the_verdict_of_a_session_replaying_none_names_the_file_and_what_to_do(t
     assert verdict.startswith("verdict: no call of a known agent tool could be re-run: 1 × unknown state (Read 1), "
                               "docs/STATE.md: git ignores it and the checkout lacks it")
     assert verdict.endswith("replay on a folder that holds them with --no-checkout")
+
+
+def test_a_codex_command_reading_a_file_git_ignores_that_the_checkout_lacks_is_the_recording_machines(tmp_path):
+    from toolaudit.replay.agents.base import Call
+    from toolaudit.replay.agents.codex_local import local_state
+    from toolaudit.replay.sandbox import Sandbox
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    committed_repo(repo, {".gitignore": ".env.local\nlogs/\n", "app.py": "print(1)\n"})
+
+    def why(cmd: str) -> str | None:
+        return local_state(Call("exec_command", {"cmd": cmd}, repo, "/home/u/app", "0.120.0",
+                                Sandbox(workspace=repo, timeout=60)))
+
+    assert why("cat .env.local") == "reads .env.local, which git ignores: a local file no commit holds"
+    assert why("cat app.py logs/run.log") == "reads logs/run.log, which git ignores: a local file no commit holds"
+    assert why("cat app.py") is None and why("cat notes.md") is None  # tracked; missing but not ignored

@@ -15,7 +15,7 @@ import re
 import shlex
 
 from ..model import ToolCall
-from .sandbox import run
+from .git import output
 
 _STAT = re.compile(r"^ (\S.*?) +\| +(?:\d+|Bin)")  # ` path | 12 ++--`
 _NAME_STATUS = re.compile(r"^[ACDMRTUXB]\d*\t(.+)$")
@@ -23,7 +23,6 @@ _SUMMARY = re.compile(r"^ \d+ files? changed", re.MULTILINE)
 _CUT = re.compile(r"tokens truncated|chars truncated|\[\.\.\. omitted \d+ of \d+ lines")  # Codex's own cut
 _RANGE = re.compile(r"[^\s.]+\.\.\.?(?:HEAD|@)")  # `origin/main...HEAD`, `main..HEAD`
 _FLAGS = {"--stat", "--name-only", "--name-status", "--no-color", "--no-renames"}
-_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"}
 
 
 def listed(command: str, output: str) -> list[str] | None:
@@ -87,10 +86,4 @@ def doubt_branch(state, calls: list[ToolCall], body) -> int:
 
 
 def _tracked(root) -> list[str]:
-    try:
-        done = run(["git", "ls-files", "-z"], cwd=root, timeout=60.0, max_output_bytes=64 << 20, env=_ENV)
-    except OSError:
-        return []
-    if done.exit_code != 0 or done.timed_out or done.capped:
-        return []
-    return [p for p in bytes(done.stdout).decode("utf-8", "surrogateescape").split("\0") if p]
+    return [p for p in (output(root, ["ls-files", "-z"], 60.0) or "").split("\0") if p]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..model import ToolCall
 from .elsewhere import elsewhere
-from .sandbox import run
+from .git import output
 from .start_state import printed
 from .state import SHELL_TOOLS, shell_text
 
@@ -45,11 +45,5 @@ def holds(calls: list[ToolCall], root: Path, cwd: str | None = None) -> bool:
     listed = listed_as_changed(calls, cwd)
     if not listed:
         return True
-    try:
-        done = run(["git", "ls-files", "-z", "--", *sorted(listed)], cwd=root, timeout=60.0,
-                   max_output_bytes=16 << 20, env={"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"})
-    except OSError:
-        return False
-    if done.exit_code != 0 or done.timed_out or done.capped:
-        return False
-    return listed <= set(bytes(done.stdout).decode("utf-8", "surrogateescape").split("\0"))
+    tracked = output(root, ["ls-files", "-z", "--", *sorted(listed)], 60.0, max_output=16 << 20)
+    return tracked is not None and listed <= set(tracked.split("\0"))

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import re
 
-from .git import ENV as _ENV
-from .sandbox import run
+from .git import git, output
 
 _MAX_BASE = 16 * 1024 * 1024  # a file past this is no source text a diff was read against
 _NAME_STATUS = re.compile(r"^[ACDMRTUXB]\d*\t(.+)$", re.MULTILINE)
@@ -27,18 +26,16 @@ def base_text(root, rev: str, rel: str, timeout: float = 30.0) -> str | None | b
     """The text `rel` (relative to the repository's top) had in commit `rev`, read with git in the checked-out
     folder `root`: None when the commit lacks it (the diff makes it), False when it cannot be used (`rev` is no
     ancestor of the checked-out commit, or git fails)."""
-    try:
-        if not _ancestor(root, rev, timeout):
-            return False
-        # whether the commit holds `rel`, read from its trees alone: a blob the clone lacks is no file the commit lacks
-        held = run(["git", "rev-parse", "--verify", "--quiet", f"{rev}:{rel}"], cwd=root, timeout=timeout, env=_ENV)
-        if held.exit_code != 0:
-            return None
-        shown = run(["git", "cat-file", "blob", f"{rev}:{rel}"], cwd=root, timeout=timeout, env=_ENV,
-                    max_output_bytes=_MAX_BASE)
-    except OSError:
+    if not _ancestor(root, rev, timeout):
         return False
-    if shown.exit_code != 0 or shown.timed_out or shown.capped:
+    # whether the commit holds `rel`, read from its trees alone: a blob the clone lacks is no file the commit lacks
+    held = git(root, ["rev-parse", "--verify", "--quiet", f"{rev}:{rel}"], timeout)
+    if held is None:
+        return False
+    if held.exit_code != 0:
+        return None
+    shown = git(root, ["cat-file", "blob", f"{rev}:{rel}"], timeout, max_output=_MAX_BASE)
+    if shown is None or shown.exit_code != 0 or shown.timed_out or shown.capped:
         return False
     try:
         return bytes(shown.stdout).decode("utf-8")
@@ -47,23 +44,17 @@ def base_text(root, rev: str, rel: str, timeout: float = 30.0) -> str | None | b
 
 
 def _ancestor(root, rev: str, timeout: float) -> bool:
-    done = run(["git", "merge-base", "--is-ancestor", rev, "HEAD"], cwd=root, timeout=timeout, env=_ENV)
-    return done.exit_code == 0 and not done.timed_out
+    done = git(root, ["merge-base", "--is-ancestor", rev, "HEAD"], timeout)
+    return done is not None and done.exit_code == 0 and not done.timed_out
 
 
 def committed_since(root, rev: str, timeout: float = 30.0) -> list[str] | None:
     """The files the checked-out commit changed since `rev` (an ancestor), relative to the repository's top; None
     when git cannot say."""
-    try:
-        if not _ancestor(root, rev, timeout):
-            return None
-        done = run(["git", "diff", "--no-renames", "--name-only", "-z", rev, "HEAD", "--"], cwd=root, timeout=timeout,
-                   env=_ENV)
-    except OSError:
+    if not _ancestor(root, rev, timeout):
         return None
-    if done.exit_code != 0 or done.timed_out or done.capped:
-        return None
-    return [p for p in bytes(done.stdout).decode("utf-8", "surrogateescape").split("\0") if p]
+    done = output(root, ["diff", "--no-renames", "--name-only", "-z", rev, "HEAD", "--"], timeout)
+    return None if done is None else [p for p in done.split("\0") if p]
 
 
 def listing(parts: list[list[str]], output: str) -> tuple[str, set[str]] | None:

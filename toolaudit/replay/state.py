@@ -289,16 +289,12 @@ class SessionState:
         if not existing or self.recorded_base:
             return True
         if self._tracked is None:
-            from .sandbox import run
+            from .git import output
 
-            try:  # the paths the checkout tracks, under the session's folder (relative to it, as the keys are)
-                done = run(["git", "ls-files", "-z"], cwd=self.root, timeout=60.0, max_output_bytes=64 << 20,
-                           env={"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"})
-                ok = done.exit_code == 0 and not done.timed_out and not done.capped
-            except OSError:
-                ok = False
-            self._tracked = set(bytes(done.stdout).decode("utf-8", "surrogateescape").split("\0")) if ok else set()
-            self._tracked_ok = ok
+            # the paths the checkout tracks, under the session's folder (relative to it, as the keys are)
+            tracked = output(self.root, ["ls-files", "-z"], 60.0)
+            self._tracked = set(tracked.split("\0")) if tracked is not None else set()
+            self._tracked_ok = tracked is not None
         return self._tracked_ok and not any(key in self._tracked for key in existing)
 
     def head_doubt(self, call: ToolCall) -> str | None:

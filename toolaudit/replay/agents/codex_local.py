@@ -10,12 +10,10 @@ from __future__ import annotations
 import posixpath
 from pathlib import Path
 
-from ..sandbox import run
+from ..ignored import ignored
 from .base import Call
 from .codex_homes import agent_homes
 from .codex_reads import shell_reads
-
-_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"}
 
 
 def local_state(call: Call) -> str | None:
@@ -41,17 +39,6 @@ def local_state(call: Call) -> str | None:
                if home.startswith(rel.rstrip("/") + "/") and not (Path(call.root) / home).exists() and not absent]
     if holding:
         return f"reads {holding[0]}: the agents' own folder on the recording machine, which no commit holds"
-    ignored = _ignored(Path(call.root), missing) if missing else []
-    return f"reads {ignored[0]}, which git ignores: a local file no commit holds" if ignored else None
-
-
-def _ignored(root: Path, paths: list[str]) -> list[str]:
-    """The paths (relative to `root`) that the checkout's ignore rules match (`git check-ignore`)."""
-    try:
-        done = run(["git", "check-ignore", "--stdin", "-z"], cwd=root, stdin="\0".join(paths).encode() + b"\0",
-                   timeout=30.0, max_output_bytes=1 << 20, env=_ENV)
-    except OSError:
-        return []
-    if done.timed_out or done.exit_code not in (0, 1):
-        return []
-    return [p for p in bytes(done.stdout).decode("utf-8", "surrogateescape").split("\0") if p]
+    matched = ignored(Path(call.root), missing)
+    first = next((rel for rel in missing if rel in matched), None)
+    return f"reads {first}, which git ignores: a local file no commit holds" if first else None
