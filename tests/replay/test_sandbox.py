@@ -176,3 +176,35 @@ def test_run_in_takes_the_sandbox_limits(tmp_path: Path, monkeypatch) -> None:
     assert got.capped and got.stdout == b"yesye"
     got = run_in(Sandbox(workspace=tmp_path, timeout=60), [PY, "-c", "import os; print(os.getcwd())"])
     assert Path(got.stdout.decode().strip()).resolve() == tmp_path.resolve()
+
+
+def test_a_signal_while_the_program_starts_still_ends_it(tmp_path: Path, monkeypatch) -> None:
+    # a Ctrl-C or SIGTERM landing after Popen's fork and exec, before Popen returned, left the program running with
+    # nothing to end it (test_trust's signal test saw the tool alive after toolaudit exited, on a busy machine)
+    import subprocess
+
+    import toolaudit.replay.sandbox as sandbox
+
+    started: list[subprocess.Popen] = []
+
+    class Interrupted(subprocess.Popen):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            started.append(self)
+            raise KeyboardInterrupt  # as the signal's handler raises it, before run() holds the process
+
+    monkeypatch.setattr(sandbox.subprocess, "Popen", Interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run(["sleep", "300"], cwd=tmp_path, timeout=600)
+    (child,) = started
+    try:
+        assert child.poll() is not None  # ended and reaped (by run's end_orphans: Popen sees no status, 0)
+        try:
+            running = Path(f"/proc/{child.pid}/cmdline").read_bytes() == b"sleep\0" + b"300\0"
+        except OSError:
+            running = False
+        assert not running  # no `sleep 300` left behind
+    finally:
+        if child.poll() is None:  # the test failed: end it anyway
+            child.kill()
+            child.wait()

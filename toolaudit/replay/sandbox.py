@@ -101,18 +101,22 @@ def run(argv: Sequence[str], *, cwd: Path | str, stdin: bytes = b"", timeout: fl
     """
     become_subreaper()
     before = children()
-    proc = subprocess.Popen(
-        list(argv), shell=False, cwd=cwd, env=scrubbed_env(env_names, env), stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,  # its own group, to kill it whole
-    )
     deadline = time.monotonic() + timeout
+    proc = None
     try:
+        proc = subprocess.Popen(
+            list(argv), shell=False, cwd=cwd, env=scrubbed_env(env_names, env), stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,  # its own group, to kill it whole
+        )
         out, err, timed_out, capped = _communicate(proc, stdin, deadline, max_output_bytes, max_stderr_bytes)
     finally:
-        _kill_group(proc.pid)  # the child is not reaped yet, so its group id cannot have been reused
-        proc.wait()
-        end_orphans(before)  # what it started in sessions of their own (setsid) came back to us: end them too
-        for pipe in (proc.stdin, proc.stdout, proc.stderr):
+        if proc is not None:
+            _kill_group(proc.pid)  # the child is not reaped yet, so its group id cannot have been reused
+            proc.wait()
+        # what it started in sessions of their own (setsid) came back to us: end them too; and a child started by
+        # a Popen that a signal (Ctrl-C, SIGTERM) interrupted after its fork, before it returned, is ended here
+        end_orphans(before)
+        for pipe in (proc.stdin, proc.stdout, proc.stderr) if proc is not None else ():
             pipe.close()
     return RunResult(proc.returncode, bytes(out), bytes(err), timed_out, capped)
 
