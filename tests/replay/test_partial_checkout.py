@@ -54,6 +54,9 @@ def test_a_read_of_a_missing_file_is_set_aside_and_the_rest_replays(tmp_path):
                                     "-q"], catch_exceptions=False)
     reasons = json.loads(done.output)["identity"]["reasons"]
     assert reasons == [{"reason": f"uncertain: data/big.py: {MISSING}", "calls": 1}]
+    said = CliRunner().invoke(cli, ["replay", str(rollout), "--workspace", str(repo), "--identity"],
+                              catch_exceptions=False, env={"COLUMNS": "400"}).output
+    assert "the clone lacks files the session read: fetch them (a clone without --filter) and replay again" in said
 
 
 def test_a_commit_that_cannot_be_checked_out_is_refused_with_gits_reason(tmp_path):

@@ -251,6 +251,7 @@ def _none_re_run(identity) -> str:
 
 
 _OUTSIDE = re.compile(r"path '(.+)' is outside the recorded working folder ")
+_LACKED = "the clone lacks this file's content"  # replay.partial_checkout's reason
 
 
 def _middle(text: str, width: int) -> str:
@@ -262,6 +263,8 @@ def _act(kind: str, why: str) -> str:
     """What a user can do about one reason no call was re-run."""
     if kind == "not replayable":
         return "replay re-runs only read-only commands in the workspace: nothing to compare for them"
+    if _LACKED in why:  # a partial clone or a snapshot without its largest files: the content exists upstream
+        return "the clone lacks files the session read: fetch them (a clone without --filter) and replay again"
     if "git ignores it" in why:
         return "files only the recording machine had: replay on a folder that holds them with --no-checkout"
     if "outside the recorded working folder" in why or "outside the workspace" in why:
