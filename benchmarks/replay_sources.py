@@ -168,22 +168,24 @@ REPOSITORIES = (
     Repo("theogbrand/napoli-matcha", "Claude Code 2.1.39 - 2.1.42", held_out=True),
     Repo("parthjeet/taskflow", "Claude Code 2.1.44 - 2.1.45", held_out=True),
     Repo("yutakobayashidev/repiq", "Claude Code 2.1.52", held_out=True),
-    # committed session files (hackathon submissions), each session in the repository's own folder
-    Repo("anmol0b/Trezo-Ai", "Codex 0.120 (committed file)", held_out=True),  # its folder: New project
-    Repo("kunalcode12/Empire-of-bits-vorld", "Codex 0.122 (committed file, Windows)", held_out=True),
-    Repo("ansu555/omeswap-templet", "Codex 0.125 (committed file)", held_out=True),
-    Repo("obitoo2005/Solit", "Codex 0.125 (committed file, Windows)", held_out=True),
-    Repo("mesayanroy/Valdyum-Labs", "Codex 0.128 (committed file, Windows)", held_out=True),
+    # The fourth set's Codex repositories, open for tuning since round 7 (measured held out at 2caea89 and 97b318d;
+    # its Claude Code repositories above stay held out). Committed session files (hackathon submissions), each
+    # session in the repository's own folder
+    Repo("anmol0b/Trezo-Ai", "Codex 0.120 (committed file)"),  # its folder: New project
+    Repo("kunalcode12/Empire-of-bits-vorld", "Codex 0.122 (committed file, Windows)"),
+    Repo("ansu555/omeswap-templet", "Codex 0.125 (committed file)"),
+    Repo("obitoo2005/Solit", "Codex 0.125 (committed file, Windows)"),
+    Repo("mesayanroy/Valdyum-Labs", "Codex 0.128 (committed file, Windows)"),
     # Codex rollouts committed where the project set CODEX_HOME to its `.codex/`
-    Repo("bricerising/specify-poker", "Codex 0.77 - 0.79 (.codex/sessions)", held_out=True, files=CODEX_HOME),
-    Repo("EdouardZemb/test-framework", "Codex 0.92 - 0.94 (.codex/sessions)", held_out=True, files=CODEX_HOME,
+    Repo("bricerising/specify-poker", "Codex 0.77 - 0.79 (.codex/sessions)", files=CODEX_HOME),
+    Repo("EdouardZemb/test-framework", "Codex 0.92 - 0.94 (.codex/sessions)", files=CODEX_HOME,
          leave_out=("rollout-2026-01-", "rollout-2026-02-02T10-44")),  # those began before its first commit
     # round 6, fourth set, the newest versions (helper B2): the same layout, found through a committed
     # `.codex/models_cache.json`; Codex also keeps rollouts it archived, in `.codex/archived_sessions/`
-    Repo("LAF-US/IDAHO-VAULT", "Codex 0.116 - 0.121 (.codex/sessions and archived_sessions, Windows)", held_out=True,
+    Repo("LAF-US/IDAHO-VAULT", "Codex 0.116 - 0.121 (.codex/sessions and archived_sessions, Windows)",
          files=CODEX_ARCHIVE, leave_out=("019da910", "019da915")),  # those two worked in the home folder
-    Repo("KongJin/JG", "Codex 0.117 - 0.118 (.codex/sessions, Windows)", held_out=True, files=CODEX_HOME),
-    Repo("gitcoder27/life-os", "Codex 0.118 (.codex/sessions)", held_out=True, files=CODEX_HOME),
+    Repo("KongJin/JG", "Codex 0.117 - 0.118 (.codex/sessions, Windows)", files=CODEX_HOME),
+    Repo("gitcoder27/life-os", "Codex 0.118 (.codex/sessions)", files=CODEX_HOME),
 )
 HELD_OUT = tuple(r.name for r in REPOSITORIES if r.held_out)
 FILES = {r.name: re.compile(r.files) for r in REPOSITORIES if r.files}
