@@ -110,3 +110,43 @@ def test_a_codex_command_reading_a_file_git_ignores_that_the_checkout_lacks_is_t
     assert why("cat .env.local") == "reads .env.local, which git ignores: a local file no commit holds"
     assert why("cat app.py logs/run.log") == "reads logs/run.log, which git ignores: a local file no commit holds"
     assert why("cat app.py") is None and why("cat notes.md") is None  # tracked; missing but not ignored
+
+
+def test_a_file_a_commit_written_after_the_call_adds_is_work_not_yet_committed(tmp_path):
+    # shaped on bricerising/specify-poker's Codex 0.77 sessions: `sed -n '1,200p' <a file of a feature committed
+    # hours later>`, its text recorded, the start commit without it
+    import json as _json
+
+    from click.testing import CliRunner
+
+    from conftest import run_git
+    from test_worktree_replay import _session
+
+    from toolaudit.cli import cli
+
+    repo = tmp_path / "repo"
+    start = committed_repo(repo, {"src/rates.py": "RATE = 1\n"}, "start")
+    run_git(repo, "checkout", "-qb", "feature")
+    (repo / "src" / "early.py").write_text("EARLY = 1\n")
+    run_git(repo, "add", "-A")
+    run_git(repo, "commit", "-qm", "early", "--date=2025-10-21T13:00:00Z")  # before the call at 14:02
+    run_git(repo, "checkout", "-q", "main" if "main" in run_git(repo, "branch") else "master")
+    (repo / "src" / "profile.py").write_text("PROFILE = 1\n")
+    run_git(repo, "add", "-A")
+    run_git(repo, "commit", "-qm", "the feature", "--date=2025-10-21T17:30:00Z")  # after it
+
+    def reasons(command: str, recorded: str) -> list[str]:
+        rollout = _session(tmp_path / "rollout.jsonl", start, recorded)
+        rollout.write_text(rollout.read_text().replace("grep -rn 'RATE' src", command))
+        done = CliRunner().invoke(cli, ["replay", str(rollout), "--workspace", str(repo), "--identity", "-f",
+                                        "json", "-q"], catch_exceptions=False)
+        return [r["reason"] for r in _json.loads(done.output)["identity"]["reasons"]]
+
+    assert reasons("cat src/profile.py", "PROFILE = 1\n") == [
+        "uncertain: src/profile.py: the checkout lacks it and a commit written after the call adds it (work not yet "
+        "committed when the session read it)"]
+    # a commit before the call (another branch): the start commit may be the wrong one, so it stays a miss
+    assert reasons("cat src/early.py", "EARLY = 1\n") == ["path absent now (created outside the recorded edits)"]
+    # the recording says it was not there: compared, not set aside
+    said = reasons("cat src/profile.py", "cat: src/profile.py: No such file or directory\n")
+    assert not any(r.startswith("uncertain") for r in said)

@@ -229,13 +229,13 @@ def freeform(call: ToolCall) -> dict | None:
 
 
 def _doubt(state, call: ToolCall, recorded: dict) -> str:
-    """Why the state may not be what `call` saw: a path it reads uncertain, HEAD moved, or a file git ignores that
-    only the recording machine had (replay.ignored)."""
+    """Why the state may not be what `call` saw: a path it reads uncertain, HEAD moved, or a file only the recording
+    machine had: one git ignores, or one a later commit adds (replay.ignored)."""
     from .ignored import local_doubt
 
     paths = _paths(recorded, call.tool, state)
     return (state.doubt(paths) or state.head_doubt(call)
-            or local_doubt(state, paths, call.output, call.is_error) or "")
+            or local_doubt(state, paths, call.output, call.is_error, call.ts) or "")
 
 
 def _paths(args: dict, tool: str = "", state=None) -> list[str]:

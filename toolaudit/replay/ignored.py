@@ -10,10 +10,17 @@ or that a whole-file Read gave back (replay.state's `learn`), is in the replay f
 Recorded: 1curafu/Fitcheck's 2.1.216 – 2.1.227 sessions read `docs/STATE.md` and `docs/superpowers/plans/…`
 under `/docs` (ignored: their own `git check-ignore -v` printed `.gitignore:34:/docs`), and `design_handoff_*/`;
 darthzen/zoia-canvas read `dist/patches/…` under `dist/`. Codex's shell commands take the same rule as a refusal
-(agents.codex_local)."""
+(agents.codex_local).
+
+The same holds for a file the checkout lacks that a commit written after the call adds (its author date later than
+the call's time, on any ref): the session read work not yet committed, which no start state holds. The later commit
+is the evidence that the path is the repository's (a path mapped wrongly, or a wrong start commit, finds none and
+stays a miss). Recorded: bricerising/specify-poker's Codex 0.77 sessions read `apps/api/src/services/profileService.ts`
+and 14 more files of a feature committed hours later (`sed -n '1,200p' …`: 533 tokens recorded, `No such file` now)."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from weakref import WeakKeyDictionary
 
@@ -22,6 +29,8 @@ from .git import git
 NOTHING_FOUND = ("No files found", "No matches found")  # Grep's and Glob's empty answers: the path may be missing
 _TIMEOUT = 30.0
 _SEEN: WeakKeyDictionary = WeakKeyDictionary()  # a session's state -> {missing path: whether git ignores it}
+_ADDED: WeakKeyDictionary = WeakKeyDictionary()  # a session's state -> {missing path: newest author time adding it}
+_ABSENT = ("No such file", "does not exist", "not found", "cannot find", "ENOENT")  # a recording saying one was not
 
 
 def ignored(root: Path, paths: list[str], timeout: float = _TIMEOUT) -> set[str]:
@@ -36,9 +45,30 @@ def ignored(root: Path, paths: list[str], timeout: float = _TIMEOUT) -> set[str]
     return {p for p in done.stdout.decode("utf-8", "surrogateescape").split("\0") if p}
 
 
-def local_doubt(state, paths: list[str], output: str, is_error: bool) -> str | None:
+def added_at(root: Path, paths: list[str], timeout: float = _TIMEOUT) -> dict[str, int]:
+    """The newest author time (Unix seconds) of a commit on any ref that adds each of `paths` (relative to `root`,
+    a checkout); a path no commit adds is left out, and all are when git cannot say."""
+    if not paths:
+        return {}
+    done = git(root, ["log", "--all", "--diff-filter=A", "--relative", "--format=%x01%at", "--name-only", "-z",
+                      "--", *(f":(literal){p}" for p in paths)], timeout, max_output=16 << 20)
+    if done is None or done.timed_out or done.capped or done.exit_code != 0:
+        return {}
+    newest: dict[str, int] = {}
+    when = 0
+    for field in done.stdout.decode("utf-8", "surrogateescape").split("\0"):
+        for part in field.split("\n"):
+            if part.startswith("\x01") and part[1:].isdigit():
+                when = int(part[1:])
+            elif part in paths:
+                newest[part] = max(newest.get(part, 0), when)
+    return newest
+
+
+def local_doubt(state, paths: list[str], output: str, is_error: bool, ts: str | None = None) -> str | None:
     """Why a call reading `paths` (recorded) cannot see what the recording machine had: the first path git ignores
-    that the replay folder lacks and the session did not write, when the recorded answer shows it was there."""
+    that the replay folder lacks and the session did not write, when the recorded answer shows it was there; else the
+    first such path a commit authored after the call (made at `ts`) adds."""
     if is_error or not output.strip() or output.startswith(NOTHING_FOUND):
         return None
     missing = []
@@ -55,5 +85,26 @@ def local_doubt(state, paths: list[str], output: str, is_error: bool) -> str | N
         found = ignored(state.root, unknown, max(_TIMEOUT, state.git_timeout))
         seen.update({key: key in found for key in unknown})
     hit = next((key for key in missing if seen.get(key)), None)
-    return (f"uncertain: {hit}: git ignores it and the checkout lacks it (a local file no commit holds: the "
-            "recording machine's)") if hit else None
+    if hit:
+        return (f"uncertain: {hit}: git ignores it and the checkout lacks it (a local file no commit holds: the "
+                "recording machine's)")
+    when = _seconds(ts)
+    if when is None or not missing or any(a in output for a in _ABSENT):  # it may have said it was not there
+        return None
+    added = _ADDED.setdefault(state, {})
+    unknown = [key for key in missing if key not in added]
+    if unknown:
+        found = added_at(state.root, unknown, max(_TIMEOUT, state.git_timeout))
+        added.update({key: found.get(key, 0) for key in unknown})
+    later = next((key for key in missing if added.get(key, 0) > when), None)
+    return (f"uncertain: {later}: the checkout lacks it and a commit written after the call adds it (work not yet "
+            "committed when the session read it)") if later else None
+
+
+def _seconds(ts: str | None) -> float | None:
+    """An ISO 8601 time (as transcripts record it) in Unix seconds, or None."""
+    try:
+        stamp = datetime.fromisoformat((ts or "").replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return stamp.timestamp() if stamp.tzinfo else None
