@@ -144,7 +144,10 @@ def test_a_file_a_commit_written_after_the_call_adds_is_work_not_yet_committed(t
 
     assert reasons("cat src/profile.py", "PROFILE = 1\n") == [
         "uncertain: src/profile.py: the checkout lacks it and a commit written after the call adds it (work not yet "
-        "committed when the session read it)"]
+        "committed when the session saw it)"]
+    # a listing that names it (rg --files, rg -n's `path:line:`): the same
+    assert reasons("rg -n PROFILE src", "src/profile.py:1:PROFILE = 1\n")[0].startswith("uncertain: src/profile.py:")
+    assert reasons("rg --files src", "src/profile.py\nsrc/rates.py\n")[0].startswith("uncertain: src/profile.py:")
     # a commit before the call (another branch): the start commit may be the wrong one, so it stays a miss
     assert reasons("cat src/early.py", "EARLY = 1\n") == ["path absent now (created outside the recorded edits)"]
     # the recording says it was not there: compared, not set aside

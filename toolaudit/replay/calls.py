@@ -235,7 +235,12 @@ def _doubt(state, call: ToolCall, recorded: dict) -> str:
 
     paths = _paths(recorded, call.tool, state)
     return (state.doubt(paths) or state.head_doubt(call)
-            or local_doubt(state, paths, call.output, call.is_error, call.ts) or "")
+            or local_doubt(state, paths, call.output, call.is_error, call.ts, _text(recorded.get("workdir"))) or "")
+
+
+def _text(value) -> str | None:
+    """A recorded absolute folder (Codex's `workdir`), or None."""
+    return value if isinstance(value, str) and value.startswith("/") else None
 
 
 def _paths(args: dict, tool: str = "", state=None) -> list[str]:

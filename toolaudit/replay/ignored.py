@@ -16,10 +16,14 @@ The same holds for a file the checkout lacks that a commit written after the cal
 the call's time, on any ref): the session read work not yet committed, which no start state holds. The later commit
 is the evidence that the path is the repository's (a path mapped wrongly, or a wrong start commit, finds none and
 stays a miss). Recorded: bricerising/specify-poker's Codex 0.77 sessions read `apps/api/src/services/profileService.ts`
-and 14 more files of a feature committed hours later (`sed -n '1,200p' …`: 533 tokens recorded, `No such file` now)."""
+and 14 more files of a feature committed hours later (`sed -n '1,200p' …`: 533 tokens recorded, `No such file` now).
+A recorded listing or search (`rg --files`, `rg -n`'s `path:12:`, `ls`, Grep's and Glob's paths) that names such a
+file, relative to the call's folder, is set aside the same way."""
 
 from __future__ import annotations
 
+import json
+import re
 from datetime import datetime
 from pathlib import Path
 from weakref import WeakKeyDictionary
@@ -30,6 +34,8 @@ NOTHING_FOUND = ("No files found", "No matches found")  # Grep's and Glob's empt
 _TIMEOUT = 30.0
 _SEEN: WeakKeyDictionary = WeakKeyDictionary()  # a session's state -> {missing path: whether git ignores it}
 _ADDED: WeakKeyDictionary = WeakKeyDictionary()  # a session's state -> {missing path: newest author time adding it}
+_LINES, _CHARS = 400, 64 << 10  # how much of a recorded listing is read for the paths it names
+_PATHLIKE = re.compile(r"[\w./@+-][\w ./@+-]*")  # a line that may be a path: no quotes, brackets or tabs
 _ABSENT = ("No such file", "does not exist", "not found", "cannot find", "ENOENT")  # a recording saying one was not
 
 
@@ -65,20 +71,15 @@ def added_at(root: Path, paths: list[str], timeout: float = _TIMEOUT) -> dict[st
     return newest
 
 
-def local_doubt(state, paths: list[str], output: str, is_error: bool, ts: str | None = None) -> str | None:
+def local_doubt(state, paths: list[str], output: str, is_error: bool, ts: str | None = None,
+                folder: str | None = None) -> str | None:
     """Why a call reading `paths` (recorded) cannot see what the recording machine had: the first path git ignores
     that the replay folder lacks and the session did not write, when the recorded answer shows it was there; else the
-    first such path a commit authored after the call (made at `ts`) adds."""
+    first such path, or one its recorded listing names (relative to `folder`), that a commit authored after the call
+    (made at `ts`) adds."""
     if is_error or not output.strip() or output.startswith(NOTHING_FOUND):
         return None
-    missing = []
-    for path in paths:
-        target = state.local(path)
-        if target is None or target == state.root or target.exists() or target.is_symlink():
-            continue
-        key = state._key(target)
-        if key not in state.known and key not in state.changed and ".git" not in key.split("/"):
-            missing.append(key)
+    missing = _missing(state, paths)
     seen = _SEEN.setdefault(state, {})
     unknown = [key for key in missing if key not in seen]
     if unknown:
@@ -89,16 +90,49 @@ def local_doubt(state, paths: list[str], output: str, is_error: bool, ts: str | 
         return (f"uncertain: {hit}: git ignores it and the checkout lacks it (a local file no commit holds: the "
                 "recording machine's)")
     when = _seconds(ts)
-    if when is None or not missing or any(a in output for a in _ABSENT):  # it may have said it was not there
+    if when is None:
         return None
+    read = [] if any(a in output for a in _ABSENT) else missing  # it may have said it was not there
+    listed = _missing(state, _listed(output, folder or state.cwd)) if folder or state.cwd else []
+    candidates = [*read, *(key for key in listed if key not in read)]
     added = _ADDED.setdefault(state, {})
-    unknown = [key for key in missing if key not in added]
+    unknown = [key for key in candidates if key not in added]
     if unknown:
         found = added_at(state.root, unknown, max(_TIMEOUT, state.git_timeout))
         added.update({key: found.get(key, 0) for key in unknown})
-    later = next((key for key in missing if added.get(key, 0) > when), None)
+    later = next((key for key in candidates if added.get(key, 0) > when), None)
     return (f"uncertain: {later}: the checkout lacks it and a commit written after the call adds it (work not yet "
-            "committed when the session read it)") if later else None
+            "committed when the session saw it)") if later else None
+
+
+def _missing(state, paths) -> list[str]:
+    """The keys of `paths` (recorded) that the replay folder lacks and the session neither wrote nor read whole."""
+    missing = []
+    for path in paths:
+        target = state.local(path)
+        if target is None or target == state.root or target.exists() or target.is_symlink():
+            continue
+        key = state._key(target)
+        if key not in state.known and key not in state.changed and ".git" not in key.split("/") and key not in missing:
+            missing.append(key)
+    return missing
+
+
+def _listed(output: str, folder: str) -> list[str]:
+    """The paths a recorded listing or search names, one per line (`path`, `path:12:text`), made absolute under
+    `folder`; its first _LINES lines only."""
+    if output.startswith("{") and len(output) < _CHARS * 64:  # Codex's early shell: {"output": ..., "metadata": ...}
+        try:
+            output = str(json.loads(output).get("output", ""))
+        except (ValueError, AttributeError):
+            return []
+    found = []
+    for line in output[:_CHARS].splitlines()[:_LINES]:
+        name = line.strip().split(":", 1)[0].removeprefix("./")
+        if len(name) < 2 or "\0" in name or name.startswith("..") or not _PATHLIKE.fullmatch(name):
+            continue
+        found.append(name if name.startswith("/") else f"{folder.rstrip('/')}/{name}")
+    return found
 
 
 def _seconds(ts: str | None) -> float | None:
