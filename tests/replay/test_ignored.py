@@ -112,7 +112,7 @@ def test_a_codex_command_reading_a_file_git_ignores_that_the_checkout_lacks_is_t
     assert why("cat app.py") is None and why("cat notes.md") is None  # tracked; missing but not ignored
 
 
-def test_a_file_a_commit_written_after_the_call_adds_is_work_not_yet_committed(tmp_path):
+def test_a_file_a_commit_written_after_the_session_began_adds_is_work_not_yet_committed(tmp_path):
     # shaped on bricerising/specify-poker's Codex 0.77 sessions: `sed -n '1,200p' <a file of a feature committed
     # hours later>`, its text recorded, the start commit without it
     import json as _json
@@ -120,7 +120,7 @@ def test_a_file_a_commit_written_after_the_call_adds_is_work_not_yet_committed(t
     from click.testing import CliRunner
 
     from conftest import run_git
-    from test_worktree_replay import _session
+    from test_worktree_replay import CWD, _session
 
     from toolaudit.cli import cli
 
@@ -143,12 +143,31 @@ def test_a_file_a_commit_written_after_the_call_adds_is_work_not_yet_committed(t
         return [r["reason"] for r in _json.loads(done.output)["identity"]["reasons"]]
 
     assert reasons("cat src/profile.py", "PROFILE = 1\n") == [
-        "uncertain: src/profile.py: the checkout lacks it and a commit written after the call adds it (work not yet "
-        "committed when the session saw it)"]
+        "uncertain: src/profile.py: the checkout lacks it and a commit written after the session began adds it "
+        "(work not committed when it began)"]
     # a listing that names it (rg --files, rg -n's `path:line:`): the same
     assert reasons("rg -n PROFILE src", "src/profile.py:1:PROFILE = 1\n")[0].startswith("uncertain: src/profile.py:")
     assert reasons("rg --files src", "src/profile.py\nsrc/rates.py\n")[0].startswith("uncertain: src/profile.py:")
-    # a commit before the call (another branch): the start commit may be the wrong one, so it stays a miss
+    # a commit written while the session waited between turns (its user's), before a later call: the same
+    run_git(repo, "checkout", "-q", "feature")
+    (repo / "src" / "between.py").write_text("BETWEEN = 1\n")
+    run_git(repo, "add", "-A")
+    run_git(repo, "commit", "-qm", "between", "--date=2025-10-21T16:00:00Z")  # its first call: 14:02:35
+    rollout = _session(tmp_path / "rollout.jsonl", start, "RATE = 1\n")
+    later = {"command": ["bash", "-lc", "cat src/between.py"], "workdir": CWD}
+    rollout.write_text(rollout.read_text().replace("grep -rn 'RATE' src", "cat src/rates.py") + "".join(
+        _json.dumps(line) + "\n" for line in (
+            {"timestamp": "2025-10-21T18:00:00.000Z", "type": "response_item", "payload": {
+                "type": "function_call", "name": "shell", "arguments": _json.dumps(later), "call_id": "call_2"}},
+            {"timestamp": "2025-10-21T18:00:00.100Z", "type": "response_item", "payload": {
+                "type": "function_call_output", "call_id": "call_2", "output": _json.dumps(
+                    {"output": "BETWEEN = 1\n", "metadata": {"exit_code": 0, "duration_seconds": 0.0}})}})))
+    done = CliRunner().invoke(cli, ["replay", str(rollout), "--workspace", str(repo), "--identity", "-f", "json",
+                                    "-q"], catch_exceptions=False)
+    said = [r["reason"] for r in _json.loads(done.output)["identity"]["reasons"]]
+    assert "uncertain: src/between.py: the checkout lacks it and a commit written after the session began adds it " \
+        "(work not committed when it began)" in said
+    # a commit before the session began (another branch): the start commit may be the wrong one: it stays a miss
     assert reasons("cat src/early.py", "EARLY = 1\n") == ["path absent now (created outside the recorded edits)"]
     # the recording says it was not there: compared, not set aside
     said = reasons("cat src/profile.py", "cat: src/profile.py: No such file or directory\n")

@@ -12,10 +12,12 @@ under `/docs` (ignored: their own `git check-ignore -v` printed `.gitignore:34:/
 darthzen/zoia-canvas read `dist/patches/…` under `dist/`. Codex's shell commands take the same rule as a refusal
 (agents.codex_local).
 
-The same holds for a file the checkout lacks that a commit written after the call adds (its author date later than
-the call's time, on any ref): the session read work not yet committed, which no start state holds. The later commit
-is the evidence that the path is the repository's (a path mapped wrongly, or a wrong start commit, finds none and
-stays a miss). Recorded: bricerising/specify-poker's Codex 0.77 sessions read `apps/api/src/services/profileService.ts`
+The same holds for a file the checkout lacks that a commit written after the session began adds (its author date
+later than the session's first time, on any ref): the session read work not committed when it began, or committed
+while it waited between turns (a user's commits no output of the session shows, which replay.later_commits does not
+follow), which no start state holds. The later commit is the evidence that the path is the repository's (a path
+mapped wrongly finds none, and a commit written before the session began says the start commit may be the wrong
+one: both stay misses). Recorded: bricerising/specify-poker's Codex 0.77 sessions read `apps/api/src/services/profileService.ts`
 and 14 more files of a feature committed hours later (`sed -n '1,200p' …`: 533 tokens recorded, `No such file` now).
 A recorded listing or search (`rg --files`, `rg -n`'s `path:12:`, `ls`, Grep's and Glob's paths) that names such a
 file, relative to the call's folder, is set aside the same way."""
@@ -75,8 +77,8 @@ def local_doubt(state, paths: list[str], output: str, is_error: bool, ts: str | 
                 folder: str | None = None) -> str | None:
     """Why a call reading `paths` (recorded) cannot see what the recording machine had: the first path git ignores
     that the replay folder lacks and the session did not write, when the recorded answer shows it was there; else the
-    first such path, or one its recorded listing names (relative to `folder`), that a commit authored after the call
-    (made at `ts`) adds."""
+    first such path, or one its recorded listing names (relative to `folder`), that a commit authored after the
+    session began (`state.started`, else the call's own time `ts`) adds."""
     if is_error or not output.strip() or output.startswith(NOTHING_FOUND):
         return None
     missing = _missing(state, paths)
@@ -89,7 +91,7 @@ def local_doubt(state, paths: list[str], output: str, is_error: bool, ts: str | 
     if hit:
         return (f"uncertain: {hit}: git ignores it and the checkout lacks it (a local file no commit holds: the "
                 "recording machine's)")
-    when = _seconds(ts)
+    when = _seconds(state.started) or _seconds(ts)
     if when is None:
         return None
     read = [] if any(a in output for a in _ABSENT) else missing  # it may have said it was not there
@@ -101,8 +103,8 @@ def local_doubt(state, paths: list[str], output: str, is_error: bool, ts: str | 
         found = added_at(state.root, unknown, max(_TIMEOUT, state.git_timeout))
         added.update({key: found.get(key, 0) for key in unknown})
     later = next((key for key in candidates if added.get(key, 0) > when), None)
-    return (f"uncertain: {later}: the checkout lacks it and a commit written after the call adds it (work not yet "
-            "committed when the session saw it)") if later else None
+    return (f"uncertain: {later}: the checkout lacks it and a commit written after the session began adds it (work "
+            "not committed when it began)") if later else None
 
 
 def _missing(state, paths) -> list[str]:

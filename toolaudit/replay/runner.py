@@ -220,6 +220,7 @@ class Runner(CallRunner):
                                  f"which the paths it read place at {below}")
                     info = replace(info, cwd=below)
                 state = SessionState(root, info.cwd if info else None, self.options.path_map, writable, git_wait)
+                state.started = first_ts
                 on_recorded = bool(info is not None and info.commit and _same_commit(checked_out, info.commit))
                 state.recorded_base = on_recorded and recorded_base.holds(group, root, info.cwd)
                 state.uncertain.update(dict.fromkeys(found.missing, partial_checkout.MISSING))  # by path, not all

@@ -62,6 +62,7 @@ class SessionState:
         # the replay runs on the commit the session recorded (Codex's session_meta): a `git status` it ran then listed
         # every tracked file that differed from it, so a tracked file uncertain says nothing of the others
         self.recorded_base = False
+        self.started: str | None = None  # the session's first timestamp (replay.ignored: work committed after)
         self._tracked: set[str] | None = None  # the checkout's tracked paths, read once (only_new_uncertain)
         self._tracked_ok = False
 
