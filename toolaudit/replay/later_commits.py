@@ -21,13 +21,6 @@ session onto another branch: 71/72 -> 13/70 within ±1%); following the recorded
 showed moved chikachow/cyspbot's 0.142 sessions onto commits pulled later (158/164 -> 102/114). Once the session
 moved HEAD itself (its own `git commit`), the commits above are its own work, which replay.head tells apart: nothing
 more is followed.
-
-The commits above the highest HEAD the session showed are not followed, but they are not nothing either: one written
-on the recorded branch after the session began and before a call may have changed the files under it (its user's,
-between turns), or reached it only later; either way the files it changed are uncertain from that call on, by path
-(`waited`). inspi-writer001/gildore-arena's Codex 0.130 rollout began on 90f7f1d (2026-05-11) and ran until 06-22,
-its branch codex-approach committed on meanwhile, no `git log` in it: its reads of convex/arena.ts and app/page.tsx
-after those commits differ.
 """
 
 from __future__ import annotations
@@ -72,24 +65,7 @@ class LaterCommits:
         # made elsewhere (another clone, the server's merge button) and reach this checkout only when pulled
         shown = heads_shown(calls)
         top = max((i for i, (_, found) in enumerate(self.line) if any(found.startswith(h) for h in shown)), default=-1)
-        self.line, self.unshown = self.line[:top + 1], self.line[top + 1:]
-        self.branch = branch or ""
-        self.doubted = self.line[-1][1] if self.line else commit  # the commit up to which `waited` has doubted files
-
-    def waited(self, ts: str | None) -> tuple[str, list[str]]:
-        """Before the call recorded at `ts`: (why, the files relative to the worktree's top) that the commits above
-        the highest HEAD the session showed, written since the last call asked and before this one, changed; ("", [])
-        when none was."""
-        when = _epoch(ts)
-        passed = [found for at, found in self.unshown if when is not None and at <= when]
-        if not passed or passed[-1] == self.doubted:
-            return "", []
-        changed = output(self.root, ["diff", "--name-only", "--no-renames", "-z", self.doubted, passed[-1], "--"],
-                         self.timeout)
-        self.doubted = passed[-1]
-        why = (f"a commit written on {self.branch} while the session waited ({passed[-1][:12]}) changed it, "
-               "and no output of the session shows HEAD there")
-        return why, [path for path in (changed or "").split("\0") if path]
+        self.line = self.line[:top + 1]
 
     def before(self, ts: str | None) -> tuple[str | None, str | None]:
         """Before the call recorded at `ts`: (the commit the worktree moved to, None) when commits were written on the
@@ -225,11 +201,6 @@ def follow(later: LaterCommits | None, state, call) -> None:
         return
     ts = call.ts
     moved, why = later.before(ts)
-    doubt, paths = later.waited(ts)
-    for path in paths:  # commits written meanwhile that the session's output never showed it on: by path
-        key = os.path.relpath(later.root / path, state.root)
-        if not key.startswith(".."):
-            state.uncertain.setdefault(key, doubt)
     if why:
         state.everything = why
     elif moved:
