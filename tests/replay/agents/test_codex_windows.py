@@ -21,14 +21,14 @@ def test_a_windows_workdir_maps_onto_the_replay_folder_whatever_its_drive_letter
 CWD = "D:\\Desktop\\MedAI\\mini-simclr-assignment"
 
 
-def _get_content(root: Path, command: str):
+def _get_content(root: Path, command: str, cwd: str = CWD, **params: str):
     from toolaudit.replay.agents.base import Call
     from toolaudit.replay.agents.codex import ShellCommand
     from toolaudit.replay.base import Sandbox
 
-    return ShellCommand().run(Call(tool="shell_command", args={"command": command, "workdir": CWD}, root=root,
-                                   cwd=CWD, version="0.142.4", sandbox=Sandbox(root), params={"duration": "2.8"},
-                                   session="s", call_id="c1"))
+    return ShellCommand().run(Call(tool="shell_command", args={"command": command, "workdir": cwd}, root=root,
+                                   cwd=cwd, version="0.142.4", sandbox=Sandbox(root),
+                                   params={"duration": "2.8", **params}, session="s", call_id="c1"))
 
 
 def test_get_content_prints_the_files_lines_as_powershell_does(tmp_path: Path) -> None:
@@ -42,8 +42,40 @@ def test_get_content_prints_the_files_lines_as_powershell_does(tmp_path: Path) -
                           "\r\nclass CNNModel(nn.Module):\r\n    \"\"\"\r\n    feature_dim 特征维数\r\n\"\"\"\r\n")
     first = _get_content(tmp_path, "Get-Content -Encoding UTF8 code\\model.py | Select-Object -First 2")
     assert first.output.endswith("Output:\nfrom torch import nn\r\nimport torch\r\n")
-    assert _get_content(tmp_path, "Get-Content -Raw code\\model.py").status == "refused"  # -Raw: not emulated
+    raw = _get_content(tmp_path, "Get-Content -Raw -Encoding UTF8 code\\model.py")  # one string, then the host's \r\n
+    assert raw.output.endswith("Output:\nfrom torch import nn\nimport torch\n\n\nclass CNNModel(nn.Module):\n    \"\"\"\n"
+                               "    feature_dim 特征维数\n\"\"\"\n\r\n")
     missing = _get_content(tmp_path, "Get-Content -Encoding UTF8 weekly-plan.md")
     assert missing.status == "refused" and "weekly-plan.md, which the replay folder lacks" in missing.reason
     outside = _get_content(tmp_path, "Get-Content -Encoding UTF8 C:\\Users\\13416\\.codex\\memories\\MEMORY.md")
     assert outside.status == "refused" and "outside the workspace" in outside.reason
+
+
+def test_windows_powershell_reads_a_file_without_a_bom_in_the_machines_ansi_code_page(tmp_path: Path) -> None:
+    """LAF-US/IDAHO-VAULT (Codex 0.116 on Windows, `.codex/archived_sessions/rollout-2026-03-23T01-39-29-…`, MIT):
+    `Get-Content -Raw VAULT-CONVENTIONS.md` of a UTF-8 note committed with \\n printed `# VAULT-CONVENTIONS â€” …\\r\\n`:
+    read in cp1252, checked out with \\r\\n (core.autocrlf), then the host's \\r\\n. The code page and the checkout
+    are read from the recorded output (from_recording), as its wall time is."""
+    from toolaudit.replay.agents.codex import ShellCommand
+    from toolaudit.replay.agents.codex_powershell import recorded_ansi
+
+    cwd = "c:\\Users\\loganf\\Documents\\IDAHO-VAULT"
+    (tmp_path / "!").mkdir()
+    (tmp_path / "!" / "README.md").write_bytes("# VAULT-CONVENTIONS — Shared\n\nThe vault's canon.".encode())
+    recorded = "Exit code: 0\nWall time: 0.7 seconds\nOutput:\n# VAULT-CONVENTIONS â€” Shared\r\n\r\nThe vault's canon.\r\n"
+    from toolaudit.replay.agents.base import Call
+    from toolaudit.replay.base import Sandbox
+
+    call = Call(tool="shell_command", args={"command": "Get-Content -Raw '!\\\\README.md'", "workdir": cwd},
+                root=tmp_path, cwd=cwd, version="0.116.0", sandbox=Sandbox(tmp_path))
+    noise = ShellCommand().from_recording(recorded, call)
+    assert noise["ansi"] == "cp1252" and noise["crlf"] == "1"
+    got = _get_content(tmp_path, "Get-Content -Raw '!\\\\README.md'", cwd, **noise)  # `\\\\`: one folder, as Windows reads it
+    assert got.output == recorded
+    # mini-simclr-assignment (Codex 0.142 on a Chinese Windows): `图像` read in cp936, line by line
+    assert recorded_ansi("# Mini-SimCLR 鍥惧儚琛ㄥ緛") == "cp936" and recorded_ansi("plain text") is None
+    assert recorded_ansi("# 게임 규칙 — 정리") == "utf-8"  # KongJin/JG: read whole (PowerShell 7, or a UTF-8 page)
+    (tmp_path / "README.md").write_bytes("# Mini-SimCLR 图像表征\nnext\n".encode())
+    lines = _get_content(tmp_path, "Get-Content README.md", ansi="cp936")
+    assert lines.output.endswith("Output:\n# Mini-SimCLR 鍥惧儚琛ㄥ緛\r\nnext\r\n")
+    assert _get_content(tmp_path, "Get-Content -Raw README.md | Select-Object -First 1").status == "refused"

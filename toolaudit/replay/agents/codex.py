@@ -58,7 +58,7 @@ from .codex_command import command_line
 from .codex_noise import (  # noqa: F401  (recorded_noise, without_noise: the noise's names, used by tests)
     _OFFLINE, _UNKNOWN_REV, _ZSH_NOMATCH, _body, recorded_noise, without_noise)
 from .codex_homes import recorded_homes, with_homes
-from .codex_powershell import get_content, run_get_content
+from .codex_powershell import get_content, recorded_ansi, run_get_content
 from .codex_local import local_state
 from .entire_redaction import as_recorded, recorded_lines
 from .git_branch import recorded_branch, with_branch
@@ -98,6 +98,10 @@ PARAMS = {
                         "such a refusal in the replay alone makes the call not replayable)",
     "offline": "the recorded line saying git failed to fetch from its promisor remote (a partial clone offline): "
                "the call is not replayable",
+    "ansi": "Windows: the code page PowerShell's Get-Content read a file without -Encoding in (cp1252, cp936 or "
+            "utf-8, from the recorded text; default cp1252)",
+    "crlf": "1: Windows: the recording machine's git checked files out with \\r\\n (core.autocrlf; from the "
+            "recorded Get-Content output)",
 }
 
 
@@ -150,7 +154,7 @@ def execute(call: Call) -> tuple[Result, float]:
     start = time.monotonic()
     read = get_content(command) if isinstance(command, str) and is_windows(call.cwd) else None
     if read is not None:  # PowerShell's Get-Content, on Windows (agents.codex_powershell)
-        result = run_get_content(ws, *read)
+        result = run_get_content(ws, *read, ansi=call.params.get("ansi"), crlf=bool(call.params.get("crlf")))
     elif isinstance(command, list):
         result = run_argv(ws, call.sandbox, command)
     else:
@@ -268,6 +272,10 @@ class _CodexShell(Emulation):
         noise.update({"redacted": redacted} if redacted else {})
         noise.update({"unknown_revision": "1"} if _UNKNOWN_REV.search(_body(recorded)) else {})
         noise.update({"absent": "1"} if "No such file or directory" in _body(recorded) else {})
+        if isinstance(script, str) and is_windows(call.cwd) and get_content(script):  # the machine's settings
+            page = recorded_ansi(_body(recorded))
+            noise.update({"ansi": page} if page else {})
+            noise.update({"crlf": "1"} if "\r\n" in _body(recorded) else {})
         offline = _OFFLINE.search(_body(recorded))
         return {**noise, "offline": offline.group(0)} if offline else noise
 

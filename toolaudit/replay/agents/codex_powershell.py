@@ -1,10 +1,21 @@
 """PowerShell's `Get-Content FILE`, as Codex on Windows records it: Codex runs its shell commands in the user's
-PowerShell there, and Get-Content is how the model reads a file (Real-s/mini-simclr-assignment, Codex 0.142).
+PowerShell there, and Get-Content is how the model reads a file (Real-s/mini-simclr-assignment, Codex 0.142;
+LAF-US/IDAHO-VAULT, Codex 0.116 – 0.121).
 
 Get-Content reads the file as lines (split at `\\r\\n`, `\\n` or `\\r`; a final line break ends the last line, it
-starts no empty one) and PowerShell's host writes each line with Windows' `\\r\\n`. `-Encoding UTF8` (or utf8,
-utf8NoBOM) reads UTF-8, a byte order mark dropped; `-Path` may name the file; `| Select-Object -First N` keeps the
-first N lines. Any other form (`-Raw`, a wildcard, another cmdlet, a variable) is not emulated.
+starts no empty one) and PowerShell's host writes each line with Windows' `\\r\\n`. `-Raw` reads the whole file as one
+string, written as it is and followed by the host's `\\r\\n`. `-Encoding UTF8` (or utf8, utf8NoBOM) reads UTF-8, a
+byte order mark dropped; `-Path` may name the file; `| Select-Object -First N` keeps the first N lines. Any other form
+(a wildcard, another cmdlet, a variable) is not emulated.
+
+Without `-Encoding`, Windows PowerShell 5.1 (the `powershell` Codex runs) reads a file that has no byte order mark in
+the machine's ANSI code page: a UTF-8 file's `—` comes out `â€”` under cp1252 (IDAHO-VAULT, every `Get-Content -Raw`
+of a note), its `图` as `鍥` under cp936 (mini-simclr-assignment). No transcript records that code page, nor whether
+the machine's git checked files out with `\\r\\n` (core.autocrlf, Git for Windows' default: IDAHO-VAULT's notes are
+committed with `\\n` and read with `\\r\\n`): both are the recording machine's settings, read from the recorded output
+as its wall time is (`ansi`, `crlf`: agents.codex's from_recording), and the file's text is what the replay compares;
+an output beyond ASCII that no ANSI page explains was read as UTF-8 (PowerShell 7, or a UTF-8 code page).
+cp1252's five undefined bytes come out as the code points of the same number, as Windows maps them.
 """
 
 from __future__ import annotations
@@ -13,32 +24,80 @@ import re
 
 from .shell_words import NotReplayable, Result
 
-_FORM = re.compile(r"^\s*Get-Content(?P<opts>(?:\s+-Encoding\s+(?:UTF8|utf8NoBOM|utf-8)|\s+-Path)*)\s+"
+_ENCODING = r"\s+-Encoding\s+(?:UTF8|utf8NoBOM|utf-8)"
+_FORM = re.compile(rf"^\s*Get-Content(?P<opts>(?:{_ENCODING}|\s+-Path|\s+-Raw)*)\s+"
                    r"(?P<path>'[^']+'|\"[^\"$`]+\"|[^\s|;'\"$`*?]+)"
-                   r"(?P<more>(?:\s+-Encoding\s+(?:UTF8|utf8NoBOM|utf-8))?)"
+                   rf"(?P<more>(?:{_ENCODING}|\s+-Raw)*)"
                    r"(?:\s*\|\s*Select-Object\s+-First\s+(?P<first>\d+))?\s*$", re.IGNORECASE)
 _LINES = re.compile(r"\r\n|\n|\r")
+ANSI = ("cp1252", "cp936")  # the ANSI code pages told apart (Western European, Simplified Chinese)
+_UNDEFINED = {0x81, 0x8D, 0x8F, 0x90, 0x9D}  # cp1252's bytes with no character: Windows maps each to its own number
 
 
-def get_content(command: str) -> tuple[str, int | None] | None:
-    """(the file a `Get-Content` command line reads, as written; the lines `Select-Object -First` keeps) for the
-    forms emulated, else None."""
+def get_content(command: str) -> tuple[str, int | None, bool, bool] | None:
+    """(the file a `Get-Content` command line reads, as written; the lines `Select-Object -First` keeps; -Raw;
+    -Encoding UTF8) for the forms emulated, else None."""
     found = _FORM.match(command)
     if found is None:
         return None
+    flags = (found.group("opts") + found.group("more")).lower()
+    raw, utf8 = "-raw" in flags, "-encoding" in flags
+    if raw and found.group("first"):
+        return None  # one string: Select-Object -First 1 keeps it whole, not emulated
     path = found.group("path")
     path = path[1:-1] if path[:1] in "'\"" else path
-    return path, int(found.group("first")) if found.group("first") else None
+    return path, int(found.group("first")) if found.group("first") else None, raw, utf8
 
 
-def run_get_content(ws, path: str, first: int | None) -> Result:
-    """What PowerShell printed for `Get-Content path` in workspace `ws` (agents.shell_readonly.Workspace)."""
-    target = ws.cwd / ws.inside(path.replace("\\", "/"))
+def recorded_ansi(body: str) -> str | None:
+    """The code page a recorded Get-Content output was read in: the first of ANSI whose bytes of the recorded text
+    are UTF-8 (the file's UTF-8 read byte by byte); else, for text beyond ASCII, UTF-8 itself (PowerShell 7, or a
+    machine whose code page is UTF-8: KongJin/JG's Korean notes come out whole); None when the text is ASCII."""
+    if body.isascii():
+        return None
+    for page in ANSI:
+        try:
+            _encode(body, page).decode("utf-8")
+        except (UnicodeEncodeError, UnicodeDecodeError):
+            continue
+        return page
+    return "utf-8"
+
+
+def run_get_content(ws, path: str, first: int | None, raw: bool = False, utf8: bool = True,
+                    ansi: str | None = None, crlf: bool = False) -> Result:
+    """What PowerShell printed for `Get-Content path` in workspace `ws` (agents.shell_readonly.Workspace); `ansi`
+    and `crlf`: the recording machine's code page and checkout (module docstring)."""
+    target = ws.cwd / ws.inside(re.sub(r"/+", "/", path.replace("\\", "/")))
     if not target.is_file():
         raise NotReplayable(f"Get-Content of {path}, which the replay folder lacks (PowerShell's error text)")
-    text = target.read_bytes().decode("utf-8", "replace").removeprefix("\ufeff")
+    data = target.read_bytes()
+    if crlf and b"\r\n" not in data:  # the recording machine's git checked it out with Windows' line breaks
+        data = data.replace(b"\n", b"\r\n")
+    text = _decode(data, utf8, ansi or ANSI[0])
+    if raw:
+        return Result(out=(text + "\r\n").encode())
     lines = _LINES.split(text)
     if lines and lines[-1] == "":
         lines.pop()
     lines = lines[:first] if first is not None else lines
     return Result(out="".join(line + "\r\n" for line in lines).encode())
+
+
+def _decode(data: bytes, utf8: bool, ansi: str) -> str:
+    """A file's text as Get-Content reads it: a byte order mark decides, else -Encoding UTF8, else the code page."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        return data[3:].decode("utf-8", "replace")
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16", "replace")
+    if utf8:
+        return data.decode("utf-8", "replace")
+    if ansi == "cp1252":
+        return "".join(chr(b) if b in _UNDEFINED else bytes([b]).decode("cp1252") for b in data)
+    return data.decode(ansi, "replace")  # cp936, or utf-8
+
+
+def _encode(text: str, page: str) -> bytes:
+    if page == "cp1252":
+        return b"".join(bytes([ord(ch)]) if ord(ch) in _UNDEFINED else ch.encode("cp1252") for ch in text)
+    return text.encode(page)
