@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from toolaudit.replay.agents.shell_readonly import Workspace
 
 
@@ -79,3 +81,30 @@ def test_windows_powershell_reads_a_file_without_a_bom_in_the_machines_ansi_code
     lines = _get_content(tmp_path, "Get-Content README.md", ansi="cp936")
     assert lines.output.endswith("Output:\n# Mini-SimCLR 鍥惧儚琛ㄥ緛\r\nnext\r\n")
     assert _get_content(tmp_path, "Get-Content -Raw README.md | Select-Object -First 1").status == "refused"
+
+
+@pytest.mark.parametrize("command, read", [
+    # the forms LAF-US/IDAHO-VAULT's and KongJin/JG's rollouts use most (Codex 0.116 - 0.119)
+    ("Get-Content -Path 'Assets\\Scripts\\README.md' -TotalCount 220", ("Assets\\Scripts\\README.md", 220, False, False)),
+    ("Get-Content notes.md -TotalCount 12", ("notes.md", 12, False, False)),
+    ("Get-Content -TotalCount 220 notes.md", ("notes.md", 220, False, False)),
+    ("Get-Content -Head 5 notes.md | Select-Object -First 3", ("notes.md", 3, False, False)),
+    ("Get-Content -LiteralPath 'app\\[itemId]\\page.tsx'", ("app\\[itemId]\\page.tsx", None, False, False)),
+    ("Get-Content -Raw '!\\\\README.md'", ("!\\\\README.md", None, True, False)),
+    ("Get-Content -Path 'app\\[itemId]\\page.tsx'", None),  # -Path reads [ ] as a wildcard
+    ("Get-Content *.md", None),
+    ("Get-Content $path", None),
+    ("Get-Content -Raw notes.md -TotalCount 3", None),
+    ("Get-Content notes.md | Select-Object -Index (49..66)", None),
+    ("Get-Content -LiteralPath x | ForEach-Object -Begin {$i=1} -Process { '{0}' -f $i++, $_ }", None),
+    ("Get-Content -Encoding Default notes.md", None),
+])
+def test_the_get_content_forms_read(command: str, read) -> None:
+    from toolaudit.replay.agents.codex_powershell import get_content
+
+    assert get_content(command) == read
+
+
+def test_total_count_keeps_the_first_lines(tmp_path: Path) -> None:
+    (tmp_path / "notes.md").write_bytes(b"one\ntwo\nthree\n")
+    assert _get_content(tmp_path, "Get-Content -Path notes.md -TotalCount 2").output.endswith("Output:\none\r\ntwo\r\n")

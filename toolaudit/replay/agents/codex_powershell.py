@@ -5,8 +5,9 @@ LAF-US/IDAHO-VAULT, Codex 0.116 – 0.121).
 Get-Content reads the file as lines (split at `\\r\\n`, `\\n` or `\\r`; a final line break ends the last line, it
 starts no empty one) and PowerShell's host writes each line with Windows' `\\r\\n`. `-Raw` reads the whole file as one
 string, written as it is and followed by the host's `\\r\\n`. `-Encoding UTF8` (or utf8, utf8NoBOM) reads UTF-8, a
-byte order mark dropped; `-Path` may name the file; `| Select-Object -First N` keeps the first N lines. Any other form
-(a wildcard, another cmdlet, a variable) is not emulated.
+byte order mark dropped; `-Path` or `-LiteralPath` may name the file; `-TotalCount N` (`-Head`, `-First`) or
+`| Select-Object -First N` keeps the first N lines. Any other form (a wildcard, another cmdlet, a variable, a script
+block) is not emulated.
 
 Without `-Encoding`, Windows PowerShell 5.1 (the `powershell` Codex runs) reads a file that has no byte order mark in
 the machine's ANSI code page: a UTF-8 file's `—` comes out `â€”` under cp1252 (IDAHO-VAULT, every `Get-Content -Raw`
@@ -24,29 +25,66 @@ import re
 
 from .shell_words import NotReplayable, Result
 
-_ENCODING = r"\s+-Encoding\s+(?:UTF8|utf8NoBOM|utf-8)"
-_FORM = re.compile(rf"^\s*Get-Content(?P<opts>(?:{_ENCODING}|\s+-Path|\s+-Raw)*)\s+"
-                   r"(?P<path>'[^']+'|\"[^\"$`]+\"|[^\s|;'\"$`*?]+)"
-                   rf"(?P<more>(?:{_ENCODING}|\s+-Raw)*)"
-                   r"(?:\s*\|\s*Select-Object\s+-First\s+(?P<first>\d+))?\s*$", re.IGNORECASE)
+_WORD = re.compile(r"\s*('[^']*'|\"[^\"$`]*\"|[^\s|;'\"$`(){}]+)")  # a quoted or bare word: no variable, no script
+_PIPE = re.compile(r"\s*Select-Object\s+-First\s+(\d+)\s*", re.IGNORECASE)
+_UTF8 = {"utf8", "utf8nobom", "utf-8"}
 _LINES = re.compile(r"\r\n|\n|\r")
 ANSI = ("cp1252", "cp936")  # the ANSI code pages told apart (Western European, Simplified Chinese)
 _UNDEFINED = {0x81, 0x8D, 0x8F, 0x90, 0x9D}  # cp1252's bytes with no character: Windows maps each to its own number
 
 
 def get_content(command: str) -> tuple[str, int | None, bool, bool] | None:
-    """(the file a `Get-Content` command line reads, as written; the lines `Select-Object -First` keeps; -Raw;
-    -Encoding UTF8) for the forms emulated, else None."""
-    found = _FORM.match(command)
-    if found is None:
+    """(the file a `Get-Content` command line reads, as written; the lines it keeps (`-TotalCount`/`-Head`/`-First`
+    N, `| Select-Object -First N`); -Raw; -Encoding UTF8) for the forms emulated, else None."""
+    head, bar, pipe = command.partition("|")
+    kept = [int(found.group(1))] if bar and (found := _PIPE.fullmatch(pipe)) else []
+    if bar and not kept:
         return None
-    flags = (found.group("opts") + found.group("more")).lower()
-    raw, utf8 = "-raw" in flags, "-encoding" in flags
-    if raw and found.group("first"):
-        return None  # one string: Select-Object -First 1 keeps it whole, not emulated
-    path = found.group("path")
+    words = _words(head)
+    if not words or words[0].lower() != "get-content":
+        return None
+    path, literal, raw, utf8 = None, False, False, False
+    rest = iter(words[1:])
+    for word in rest:
+        option = word.lower()
+        if option in ("-path", "-literalpath"):
+            literal, word = option == "-literalpath", next(rest, None)
+            if word is None or path is not None:
+                return None
+            path = word
+        elif option == "-raw":
+            raw = True
+        elif option == "-encoding":
+            utf8 = (next(rest, None) or "").lower() in _UTF8
+            if not utf8:
+                return None
+        elif option in ("-totalcount", "-head", "-first"):
+            count = next(rest, None) or ""
+            if not count.isdigit():
+                return None
+            kept.append(int(count))
+        elif word.startswith("-") or path is not None:
+            return None
+        else:
+            path = word
+    if path is None or (raw and kept):  # -Raw is one string: a count of lines is not emulated with it
+        return None
     path = path[1:-1] if path[:1] in "'\"" else path
-    return path, int(found.group("first")) if found.group("first") else None, raw, utf8
+    if not literal and any(ch in path for ch in "*?["):  # -Path's wildcards
+        return None
+    return path, min(kept) if kept else None, raw, utf8
+
+
+def _words(text: str) -> list[str] | None:
+    """`text` split into PowerShell words (quoted or bare), or None when anything else is in it."""
+    words, at = [], 0
+    while at < len(text.rstrip()):
+        found = _WORD.match(text, at)
+        if found is None:
+            return None
+        words.append(found.group(1))
+        at = found.end()
+    return words
 
 
 def recorded_ansi(body: str) -> str | None:
