@@ -145,6 +145,9 @@ def test_a_file_a_commit_written_after_the_session_began_adds_is_work_not_yet_co
     assert reasons("cat src/profile.py", "PROFILE = 1\n") == [
         "uncertain: src/profile.py: the checkout lacks it and a commit written after the session began adds it "
         "(work not committed when it began)"]
+    said = CliRunner().invoke(cli, ["replay", str(tmp_path / "rollout.jsonl"), "--workspace", str(repo), "--identity"],
+                              catch_exceptions=False, env={"COLUMNS": "400"}).output
+    assert "work no commit held when the session began: replay it on a copy of that folder with --no-checkout" in said
     # a listing that names it (rg --files, rg -n's `path:line:`): the same
     assert reasons("rg -n PROFILE src", "src/profile.py:1:PROFILE = 1\n")[0].startswith("uncertain: src/profile.py:")
     assert reasons("rg --files src", "src/profile.py\nsrc/rates.py\n")[0].startswith("uncertain: src/profile.py:")

@@ -265,6 +265,9 @@ def _act(kind: str, why: str) -> str:
         return "replay re-runs only read-only commands in the workspace: nothing to compare for them"
     if _LACKED in why:  # a partial clone or a snapshot without its largest files: the content exists upstream
         return "the clone lacks files the session read: fetch them (a clone without --filter) and replay again"
+    if "before it began (work no commit holds)" in why or "a commit written after the session began adds it" in why:
+        return ("work no commit held when the session began: replay it on a copy of that folder with --no-checkout, or "
+                "name a commit that holds the work with --commit REV")
     if "git ignores it" in why:
         return "files only the recording machine had: replay on a folder that holds them with --no-checkout"
     if "outside the recorded working folder" in why or "outside the workspace" in why:
