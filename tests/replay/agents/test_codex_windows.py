@@ -72,6 +72,8 @@ def test_windows_powershell_reads_a_file_without_a_bom_in_the_machines_ansi_code
                 root=tmp_path, cwd=cwd, version="0.116.0", sandbox=Sandbox(tmp_path))
     noise = ShellCommand().from_recording(recorded, call)
     assert noise["ansi"] == "cp1252" and noise["crlf"] == "1"
+    lf = ShellCommand().from_recording("Exit code: 0\nWall time: 0.7 seconds\nOutput:\none\ntwo\n\r\n", call)
+    assert "crlf" not in lf  # an LF checkout: only the host's \r\n after the text
     got = _get_content(tmp_path, "Get-Content -Raw '!\\\\README.md'", cwd, **noise)  # `\\\\`: one folder, as Windows reads it
     assert got.output == recorded
     # mini-simclr-assignment (Codex 0.142 on a Chinese Windows): `图像` read in cp936, line by line
@@ -85,19 +87,24 @@ def test_windows_powershell_reads_a_file_without_a_bom_in_the_machines_ansi_code
 
 @pytest.mark.parametrize("command, read", [
     # the forms LAF-US/IDAHO-VAULT's and KongJin/JG's rollouts use most (Codex 0.116 - 0.119)
-    ("Get-Content -Path 'Assets\\Scripts\\README.md' -TotalCount 220", ("Assets\\Scripts\\README.md", 220, False, False)),
-    ("Get-Content notes.md -TotalCount 12", ("notes.md", 12, False, False)),
-    ("Get-Content -TotalCount 220 notes.md", ("notes.md", 220, False, False)),
-    ("Get-Content -Head 5 notes.md | Select-Object -First 3", ("notes.md", 3, False, False)),
-    ("Get-Content -LiteralPath 'app\\[itemId]\\page.tsx'", ("app\\[itemId]\\page.tsx", None, False, False)),
-    ("Get-Content -Raw '!\\\\README.md'", ("!\\\\README.md", None, True, False)),
+    ("Get-Content -Path 'Assets\\Scripts\\README.md' -TotalCount 220",
+     ("Assets\\Scripts\\README.md", 220, False, False, None)),
+    ("Get-Content notes.md -TotalCount 12", ("notes.md", 12, False, False, None)),
+    ("Get-Content -TotalCount 220 notes.md", ("notes.md", 220, False, False, None)),
+    ("Get-Content -Head 5 notes.md | Select-Object -First 3", ("notes.md", 3, False, False, None)),
+    ("Get-Content -LiteralPath 'app\\[itemId]\\page.tsx'", ("app\\[itemId]\\page.tsx", None, False, False, None)),
+    ("Get-Content -Raw '!\\\\README.md'", ("!\\\\README.md", None, True, False, None)),
+    ("Get-Content -LiteralPath 'a.md' | ForEach-Object -Begin {$i=1} -Process { '{0,4}: {1}' -f $i++, $_ }",
+     ("a.md", None, False, False, (1, 4, ": "))),
     ("Get-Content -Path 'app\\[itemId]\\page.tsx'", None),  # -Path reads [ ] as a wildcard
     ("Get-Content *.md", None),
     ("Get-Content $path", None),
     ("Get-Content -Raw notes.md -TotalCount 3", None),
     ("Get-Content notes.md | Select-Object -Index (49..66)", None),
     ("Get-Content -LiteralPath x | ForEach-Object -Begin {$i=1} -Process { '{0}' -f $i++, $_ }", None),
+    ("Get-Content -Raw x | ForEach-Object -Begin {$i=1} -Process { '{0,4}: {1}' -f $i++, $_ }", None),
     ("Get-Content -Encoding Default notes.md", None),
+    ("Get-Content notes.md -TotalCount ²", None),  # a digit int() refuses: not emulated, no crash
 ])
 def test_the_get_content_forms_read(command: str, read) -> None:
     from toolaudit.replay.agents.codex_powershell import get_content
@@ -108,3 +115,12 @@ def test_the_get_content_forms_read(command: str, read) -> None:
 def test_total_count_keeps_the_first_lines(tmp_path: Path) -> None:
     (tmp_path / "notes.md").write_bytes(b"one\ntwo\nthree\n")
     assert _get_content(tmp_path, "Get-Content -Path notes.md -TotalCount 2").output.endswith("Output:\none\r\ntwo\r\n")
+
+
+def test_a_foreach_numbering_numbers_the_lines(tmp_path: Path) -> None:
+    # LAF-US/IDAHO-VAULT (Codex 0.118): `Get-Content -LiteralPath P | ForEach-Object -Begin {$i=1} -Process
+    # { '{0,4}: {1}' -f $i++, $_ }`, 18 calls
+    (tmp_path / "notes.md").write_bytes(b"one\ntwo\n")
+    got = _get_content(tmp_path, "Get-Content -LiteralPath 'notes.md' | Select-Object -First 1 | ForEach-Object "
+                                 "-Begin {$i=1} -Process { '{0,4}: {1}' -f $i++, $_ }")
+    assert got.output.endswith("Output:\n   1: one\r\n")

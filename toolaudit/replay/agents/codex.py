@@ -275,7 +275,8 @@ class _CodexShell(Emulation):
         if isinstance(script, str) and is_windows(call.cwd) and get_content(script):  # the machine's settings
             page = recorded_ansi(_body(recorded))
             noise.update({"ansi": page} if page else {})
-            noise.update({"crlf": "1"} if "\r\n" in _body(recorded) else {})
+            shown = _body(recorded).removesuffix("\r\n")  # the host's own line break after -Raw's text says nothing
+            noise.update({"crlf": "1"} if "\r\n" in shown else {})
         offline = _OFFLINE.search(_body(recorded))
         return {**noise, "offline": offline.group(0)} if offline else noise
 

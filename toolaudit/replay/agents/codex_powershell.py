@@ -5,9 +5,9 @@ LAF-US/IDAHO-VAULT, Codex 0.116 – 0.121).
 Get-Content reads the file as lines (split at `\\r\\n`, `\\n` or `\\r`; a final line break ends the last line, it
 starts no empty one) and PowerShell's host writes each line with Windows' `\\r\\n`. `-Raw` reads the whole file as one
 string, written as it is and followed by the host's `\\r\\n`. `-Encoding UTF8` (or utf8, utf8NoBOM) reads UTF-8, a
-byte order mark dropped; `-Path` or `-LiteralPath` may name the file; `-TotalCount N` (`-Head`, `-First`) or
-`| Select-Object -First N` keeps the first N lines. Any other form (a wildcard, another cmdlet, a variable, a script
-block) is not emulated.
+byte order mark dropped; `-Path` or `-LiteralPath` may name the file; `-TotalCount N` (`-Head`,
+`-First`) or `| Select-Object -First N` keeps the first N lines, `| ForEach-Object … '{0,4}: {1}' -f $i++, $_` numbers
+them. Any other form (a wildcard, another cmdlet, a variable, another script block) is not emulated.
 
 Without `-Encoding`, Windows PowerShell 5.1 (the `powershell` Codex runs) reads a file that has no byte order mark in
 the machine's ANSI code page: a UTF-8 file's `—` comes out `â€”` under cp1252 (IDAHO-VAULT, every `Get-Content -Raw`
@@ -27,19 +27,33 @@ from .shell_words import NotReplayable, Result
 
 _WORD = re.compile(r"\s*('[^']*'|\"[^\"$`]*\"|[^\s|;'\"$`(){}]+)")  # a quoted or bare word: no variable, no script
 _PIPE = re.compile(r"\s*Select-Object\s+-First\s+(\d+)\s*", re.IGNORECASE)
+# `| ForEach-Object -Begin {$i=1} -Process { '{0,4}: {1}' -f $i++, $_ }`: each line after its number (.NET's {0,4}:
+# right-aligned in 4 columns, {0,-4} left), LAF-US/IDAHO-VAULT's way to read a note with line numbers
+_NUMBERED = re.compile(r"\s*ForEach-Object\s+-Begin\s*\{\s*\$i\s*=\s*(\d+)\s*\}\s+-Process\s*\{\s*"
+                       r"'\{0,(-?\d+)\}([^'{}]*)\{1\}'\s+-f\s+\$i\+\+\s*,\s*\$_\s*\}\s*", re.IGNORECASE)
 _UTF8 = {"utf8", "utf8nobom", "utf-8"}
 _LINES = re.compile(r"\r\n|\n|\r")
 ANSI = ("cp1252", "cp936")  # the ANSI code pages told apart (Western European, Simplified Chinese)
 _UNDEFINED = {0x81, 0x8D, 0x8F, 0x90, 0x9D}  # cp1252's bytes with no character: Windows maps each to its own number
+# cp1252 over latin-1: 0x80 - 0x9F are cp1252's characters there (a table: a file is read at C speed)
+_CP1252 = {b: bytes([b]).decode("cp1252") for b in range(0x80, 0xA0) if b not in _UNDEFINED}
 
 
-def get_content(command: str) -> tuple[str, int | None, bool, bool] | None:
+def get_content(command: str) -> tuple[str, int | None, bool, bool, tuple[int, int, str] | None] | None:
     """(the file a `Get-Content` command line reads, as written; the lines it keeps (`-TotalCount`/`-Head`/`-First`
-    N, `| Select-Object -First N`); -Raw; -Encoding UTF8) for the forms emulated, else None."""
-    head, bar, pipe = command.partition("|")
-    kept = [int(found.group(1))] if bar and (found := _PIPE.fullmatch(pipe)) else []
-    if bar and not kept:
-        return None
+    N, `| Select-Object -First N`); -Raw; -Encoding UTF8; the numbering a `ForEach-Object` adds (first number,
+    width, separator)) for the forms emulated, else None."""
+    head, *stages = command.split("|")
+    kept: list[int] = []
+    numbered = None
+    for stage in stages:
+        first, number = _PIPE.fullmatch(stage), _NUMBERED.fullmatch(stage)
+        if first and numbered is None:
+            kept.append(int(first.group(1)))
+        elif number and numbered is None:
+            numbered = (int(number.group(1)), int(number.group(2)), number.group(3))
+        else:
+            return None
     words = _words(head)
     if not words or words[0].lower() != "get-content":
         return None
@@ -60,19 +74,19 @@ def get_content(command: str) -> tuple[str, int | None, bool, bool] | None:
                 return None
         elif option in ("-totalcount", "-head", "-first"):
             count = next(rest, None) or ""
-            if not count.isdigit():
+            if not re.fullmatch(r"[0-9]{1,9}", count):  # not str.isdigit: '²' is a digit int() refuses
                 return None
             kept.append(int(count))
         elif word.startswith("-") or path is not None:
             return None
         else:
             path = word
-    if path is None or (raw and kept):  # -Raw is one string: a count of lines is not emulated with it
+    if path is None or (raw and (kept or numbered)):  # -Raw is one string: lines are not emulated with it
         return None
     path = path[1:-1] if path[:1] in "'\"" else path
     if not literal and any(ch in path for ch in "*?["):  # -Path's wildcards
         return None
-    return path, min(kept) if kept else None, raw, utf8
+    return path, min(kept) if kept else None, raw, utf8, numbered
 
 
 def _words(text: str) -> list[str] | None:
@@ -103,7 +117,8 @@ def recorded_ansi(body: str) -> str | None:
 
 
 def run_get_content(ws, path: str, first: int | None, raw: bool = False, utf8: bool = True,
-                    ansi: str | None = None, crlf: bool = False) -> Result:
+                    numbered: tuple[int, int, str] | None = None, ansi: str | None = None,
+                    crlf: bool = False) -> Result:
     """What PowerShell printed for `Get-Content path` in workspace `ws` (agents.shell_readonly.Workspace); `ansi`
     and `crlf`: the recording machine's code page and checkout (module docstring)."""
     target = ws.cwd / ws.inside(re.sub(r"/+", "/", path.replace("\\", "/")))
@@ -119,6 +134,10 @@ def run_get_content(ws, path: str, first: int | None, raw: bool = False, utf8: b
     if lines and lines[-1] == "":
         lines.pop()
     lines = lines[:first] if first is not None else lines
+    if numbered is not None:
+        start, width, between = numbered
+        align = ">" if width >= 0 else "<"
+        lines = [f"{start + i:{align}{abs(width)}}{between}{line}" for i, line in enumerate(lines)]
     return Result(out="".join(line + "\r\n" for line in lines).encode())
 
 
@@ -131,7 +150,7 @@ def _decode(data: bytes, utf8: bool, ansi: str) -> str:
     if utf8:
         return data.decode("utf-8", "replace")
     if ansi == "cp1252":
-        return "".join(chr(b) if b in _UNDEFINED else bytes([b]).decode("cp1252") for b in data)
+        return data.decode("latin-1").translate(_CP1252)
     return data.decode(ansi, "replace")  # cp936, or utf-8
 
 
