@@ -175,3 +175,47 @@ def test_a_file_a_commit_written_after_the_session_began_adds_is_work_not_yet_co
     # the recording says it was not there: compared, not set aside
     said = reasons("cat src/profile.py", "cat: src/profile.py: No such file or directory\n")
     assert not any(r.startswith("uncertain") for r in said)
+
+
+def test_what_the_review_found(tmp_path):
+    """Found by reviewing 7b3c26b: a recorded output nested past Python's stack crashed the replay; one pathspec-like
+    path lost a whole check-ignore batch; a 300-character line made the call FAILED (ENAMETOOLONG)."""
+    from toolaudit.replay.ignored import _listed, _missing
+    from toolaudit.replay.state import SessionState
+
+    assert _listed('{"output": ' + "[" * 50_000, "/w") == []  # RecursionError: no listing, no crash
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    committed_repo(repo, {".gitignore": "dist/\n", "a.txt": "a\n"})
+    assert ignored(repo, [":(glob)x", "dist/y"]) == {"dist/y"}  # `:(glob)x` is a file's name here
+    state = SessionState(repo, "/w")
+    assert _missing(state, ["/w/" + "a" * 300]) == []  # a name the disk refuses: no file, no OSError
+
+
+def test_only_a_listings_lines_are_read_as_paths(tmp_path):
+    # a file's text that names a file a later commit adds says nothing of the state: only listings are read so
+    import json as _json
+
+    from click.testing import CliRunner
+
+    from conftest import run_git
+    from test_worktree_replay import _session
+
+    from toolaudit.cli import cli
+
+    repo = tmp_path / "repo"
+    start = committed_repo(repo, {"README.md": "see src/new.py\n", "src/a.py": "A = 1\n"}, "start")
+    (repo / "src" / "new.py").write_text("NEW = 1\n")
+    run_git(repo, "add", "-A")
+    run_git(repo, "commit", "-qm", "later", "--date=2025-10-21T17:30:00Z")
+    run_git(repo, "checkout", "-q", start)
+
+    def reasons(command: str, recorded: str) -> list[str]:
+        rollout = _session(tmp_path / "rollout.jsonl", start, recorded)
+        rollout.write_text(rollout.read_text().replace("grep -rn 'RATE' src", command))
+        done = CliRunner().invoke(cli, ["replay", str(rollout), "--workspace", str(repo), "--identity", "-f",
+                                        "json", "-q"], catch_exceptions=False)
+        return [r["reason"] for r in _json.loads(done.output)["identity"]["reasons"]]
+
+    assert not any(r.startswith("uncertain") for r in reasons("cat README.md", "src/new.py\n"))
+    assert reasons("rg --files src", "src/a.py\nsrc/new.py\n")[0].startswith("uncertain: src/new.py:")

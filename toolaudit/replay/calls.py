@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -235,12 +236,22 @@ def _doubt(state, call: ToolCall, recorded: dict) -> str:
 
     paths = _paths(recorded, call.tool, state)
     return (state.doubt(paths) or state.head_doubt(call)
-            or local_doubt(state, paths, call.output, call.is_error, call.ts, _text(recorded.get("workdir"))) or "")
+            or local_doubt(state, paths, call.output, call.is_error, call.ts, _listing(state, call, recorded)) or "")
 
 
-def _text(value) -> str | None:
-    """A recorded absolute folder (Codex's `workdir`), or None."""
-    return value if isinstance(value, str) and value.startswith("/") else None
+def _listing(state, call: ToolCall, recorded: dict) -> str | None:
+    """The folder a listing or search call's recorded output names paths under (Codex's `workdir`, else the session's
+    folder), or None for any other call: only a listing's lines are read as paths (replay.ignored)."""
+    from .state import SHELL_TOOLS, shell_text
+
+    if call.tool not in _LISTING_TOOLS and not (call.tool in SHELL_TOOLS and _LISTERS.search(shell_text(call) or "")):
+        return None
+    workdir = recorded.get("workdir")
+    return workdir if isinstance(workdir, str) and workdir.startswith("/") else state.cwd
+
+
+_LISTING_TOOLS = {"Grep", "Glob", "LS", "glob", "search_file_content", "list_directory"}
+_LISTERS = re.compile(r"(?:^|[;&|(]\s*)(?:rg|grep|egrep|ls|find|fd|tree|git\s+ls-files)(?:\s|$)")
 
 
 def _paths(args: dict, tool: str = "", state=None) -> list[str]:

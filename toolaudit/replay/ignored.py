@@ -35,40 +35,52 @@ from .git import git
 NOTHING_FOUND = ("No files found", "No matches found")  # Grep's and Glob's empty answers: the path may be missing
 _TIMEOUT = 30.0
 _SEEN: WeakKeyDictionary = WeakKeyDictionary()  # a session's state -> {missing path: whether git ignores it}
-_ADDED: WeakKeyDictionary = WeakKeyDictionary()  # a session's state -> {missing path: newest author time adding it}
+_ADDED: WeakKeyDictionary = WeakKeyDictionary()  # a session's state -> (since, {path: newest author time adding it})
 _LINES, _CHARS = 400, 64 << 10  # how much of a recorded listing is read for the paths it names
-_PATHLIKE = re.compile(r"[\w./@+-][\w ./@+-]*")  # a line that may be a path: no quotes, brackets or tabs
+_PATHLIKE = re.compile(r"[\w./@+-][\w ./@+-]{0,250}")  # a line that may be a path: no quotes, brackets or tabs
 _ABSENT = ("No such file", "does not exist", "not found", "cannot find", "ENOENT")  # a recording saying one was not
 
 
 def ignored(root: Path, paths: list[str], timeout: float = _TIMEOUT) -> set[str]:
     """The paths (relative to `root`, a checkout) that its ignore rules match (`git check-ignore`); empty when git
     cannot say (no repository, a timeout)."""
-    if not paths:
-        return set()
-    done = git(root, ["check-ignore", "--stdin", "-z"], timeout, stdin="\0".join(paths).encode() + b"\0",
-               max_output=1 << 20)
-    if done is None or done.timed_out or done.capped or done.exit_code not in (0, 1):
-        return set()
-    return {p for p in done.stdout.decode("utf-8", "surrogateescape").split("\0") if p}
+    return _check_ignore(root, paths, timeout) or set()
 
 
-def added_at(root: Path, paths: list[str], timeout: float = _TIMEOUT) -> dict[str, int]:
-    """The newest author time (Unix seconds) of a commit on any ref that adds each of `paths` (relative to `root`,
-    a checkout); a path no commit adds is left out, and all are when git cannot say."""
+def _check_ignore(root: Path, paths: list[str], timeout: float) -> set[str] | None:
+    """`ignored`, or None when git could not say. A batch git refuses (one path beyond a symlink) is asked again one
+    path at a time, so one odd path does not lose the others."""
     if not paths:
-        return {}
-    done = git(root, ["log", "--all", "--diff-filter=A", "--relative", "--format=%x01%at", "--name-only", "-z",
-                      "--", *(f":(literal){p}" for p in paths)], timeout, max_output=16 << 20)
+        return set()
+    # `./`: a recorded path beginning with `:` is a file's name, not pathspec magic (check-ignore takes no literal)
+    given = {(f"./{p}" if p.startswith(":") else p): p for p in paths}
+    done = git(root, ["check-ignore", "--stdin", "-z"], timeout, stdin="\0".join(given).encode(
+        "utf-8", "surrogateescape") + b"\0", max_output=1 << 20)
+    if done is None or done.timed_out or done.capped:
+        return None
+    if done.exit_code not in (0, 1):
+        if len(paths) == 1:
+            return None
+        each = [_check_ignore(root, [p], timeout) for p in paths]
+        return None if all(found is None for found in each) else set().union(*(found or set() for found in each))
+    return {given.get(p, p) for p in done.stdout.decode("utf-8", "surrogateescape").split("\0") if p}
+
+
+def added_since(root: Path, since: float, timeout: float = _TIMEOUT) -> dict[str, int] | None:
+    """Every file (relative to `root`, a checkout) a commit on any ref committed since `since` (Unix seconds) adds,
+    with the newest author time (Unix seconds) of such a commit; None when git cannot say. One run per session: the
+    commits of a busy repository's whole history are not walked path by path."""
+    done = git(root, ["log", "--all", "--diff-filter=A", f"--since=@{int(since)}", "--relative", "--format=%x01%at",
+                      "--name-only", "-z"], timeout, max_output=64 << 20)
     if done is None or done.timed_out or done.capped or done.exit_code != 0:
-        return {}
+        return None
     newest: dict[str, int] = {}
     when = 0
     for field in done.stdout.decode("utf-8", "surrogateescape").split("\0"):
         for part in field.split("\n"):
             if part.startswith("\x01") and part[1:].isdigit():
                 when = int(part[1:])
-            elif part in paths:
+            elif part:
                 newest[part] = max(newest.get(part, 0), when)
     return newest
 
@@ -77,16 +89,18 @@ def local_doubt(state, paths: list[str], output: str, is_error: bool, ts: str | 
                 folder: str | None = None) -> str | None:
     """Why a call reading `paths` (recorded) cannot see what the recording machine had: the first path git ignores
     that the replay folder lacks and the session did not write, when the recorded answer shows it was there; else the
-    first such path, or one its recorded listing names (relative to `folder`), that a commit authored after the
-    session began (`state.started`, else the call's own time `ts`) adds."""
+    first such path, or one its recorded listing names (a listing or search's output, its relative paths under
+    `folder`; None: not a listing), that a commit authored after the session began (`state.started`, else the call's
+    own time `ts`) adds."""
     if is_error or not output.strip() or output.startswith(NOTHING_FOUND):
         return None
     missing = _missing(state, paths)
     seen = _SEEN.setdefault(state, {})
     unknown = [key for key in missing if key not in seen]
     if unknown:
-        found = ignored(state.root, unknown, max(_TIMEOUT, state.git_timeout))
-        seen.update({key: key in found for key in unknown})
+        found = _check_ignore(state.root, unknown, max(_TIMEOUT, state.git_timeout))
+        if found is not None:  # a failure is not remembered as "not ignored"
+            seen.update({key: key in found for key in unknown})
     hit = next((key for key in missing if seen.get(key)), None)
     if hit:
         return (f"uncertain: {hit}: git ignores it and the checkout lacks it (a local file no commit holds: the "
@@ -95,16 +109,23 @@ def local_doubt(state, paths: list[str], output: str, is_error: bool, ts: str | 
     if when is None:
         return None
     read = [] if any(a in output for a in _ABSENT) else missing  # it may have said it was not there
-    listed = _missing(state, _listed(output, folder or state.cwd)) if folder or state.cwd else []
+    listed = _missing(state, _listed(output, folder)) if folder else []
     candidates = [*read, *(key for key in listed if key not in read)]
-    added = _ADDED.setdefault(state, {})
-    unknown = [key for key in candidates if key not in added]
-    if unknown:
-        found = added_at(state.root, unknown, max(_TIMEOUT, state.git_timeout))
-        added.update({key: found.get(key, 0) for key in unknown})
+    if not candidates:
+        return None
+    added = _added(state, when)
     later = next((key for key in candidates if added.get(key, 0) > when), None)
     return (f"uncertain: {later}: the checkout lacks it and a commit written after the session began adds it (work "
             "not committed when it began)") if later else None
+
+
+def _added(state, since: float) -> dict[str, int]:
+    """added_since for the session, asked once (and again only for an earlier time); a failure asks no more."""
+    cached = _ADDED.get(state)
+    if cached is None or cached[0] > since:
+        cached = (since, added_since(state.root, since, max(_TIMEOUT, state.git_timeout)) or {})
+        _ADDED[state] = cached
+    return cached[1]
 
 
 def _missing(state, paths) -> list[str]:
@@ -112,7 +133,10 @@ def _missing(state, paths) -> list[str]:
     missing = []
     for path in paths:
         target = state.local(path)
-        if target is None or target == state.root or target.exists() or target.is_symlink():
+        try:
+            if target is None or target == state.root or target.exists() or target.is_symlink():
+                continue
+        except OSError:  # a name the disk refuses (too long): no file of the checkout
             continue
         key = state._key(target)
         if key not in state.known and key not in state.changed and ".git" not in key.split("/") and key not in missing:
@@ -123,15 +147,15 @@ def _missing(state, paths) -> list[str]:
 def _listed(output: str, folder: str) -> list[str]:
     """The paths a recorded listing or search names, one per line (`path`, `path:12:text`), made absolute under
     `folder`; its first _LINES lines only."""
-    if output.startswith("{") and len(output) < _CHARS * 64:  # Codex's early shell: {"output": ..., "metadata": ...}
+    if output.startswith('{"output"') and len(output) < _CHARS * 64:  # Codex's early shell: {"output": …}
         try:
             output = str(json.loads(output).get("output", ""))
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, RecursionError):
             return []
     found = []
     for line in output[:_CHARS].splitlines()[:_LINES]:
         name = line.strip().split(":", 1)[0].removeprefix("./")
-        if len(name) < 2 or "\0" in name or name.startswith("..") or not _PATHLIKE.fullmatch(name):
+        if len(name) < 2 or name.startswith("..") or not _PATHLIKE.fullmatch(name):
             continue
         found.append(name if name.startswith("/") else f"{folder.rstrip('/')}/{name}")
     return found
