@@ -136,11 +136,7 @@ def test_a_file_a_commit_written_after_the_session_began_adds_is_work_not_yet_co
     run_git(repo, "commit", "-qm", "the feature", "--date=2025-10-21T17:30:00Z")  # after it
 
     def reasons(command: str, recorded: str) -> list[str]:
-        rollout = _session(tmp_path / "rollout.jsonl", start, recorded)
-        rollout.write_text(rollout.read_text().replace("grep -rn 'RATE' src", command))
-        done = CliRunner().invoke(cli, ["replay", str(rollout), "--workspace", str(repo), "--identity", "-f",
-                                        "json", "-q"], catch_exceptions=False)
-        return [r["reason"] for r in _json.loads(done.output)["identity"]["reasons"]]
+        return _identity_reasons(tmp_path, repo, start, command, recorded)
 
     assert reasons("cat src/profile.py", "PROFILE = 1\n") == [
         "uncertain: src/profile.py: the checkout lacks it and a commit written after the session began adds it "
@@ -194,14 +190,7 @@ def test_what_the_review_found(tmp_path):
 
 def test_only_a_listings_lines_are_read_as_paths(tmp_path):
     # a file's text that names a file a later commit adds says nothing of the state: only listings are read so
-    import json as _json
-
-    from click.testing import CliRunner
-
     from conftest import run_git
-    from test_worktree_replay import _session
-
-    from toolaudit.cli import cli
 
     repo = tmp_path / "repo"
     start = committed_repo(repo, {"README.md": "see src/new.py\n", "src/a.py": "A = 1\n"}, "start")
@@ -211,11 +200,25 @@ def test_only_a_listings_lines_are_read_as_paths(tmp_path):
     run_git(repo, "checkout", "-q", start)
 
     def reasons(command: str, recorded: str) -> list[str]:
-        rollout = _session(tmp_path / "rollout.jsonl", start, recorded)
-        rollout.write_text(rollout.read_text().replace("grep -rn 'RATE' src", command))
-        done = CliRunner().invoke(cli, ["replay", str(rollout), "--workspace", str(repo), "--identity", "-f",
-                                        "json", "-q"], catch_exceptions=False)
-        return [r["reason"] for r in _json.loads(done.output)["identity"]["reasons"]]
+        return _identity_reasons(tmp_path, repo, start, command, recorded)
 
     assert not any(r.startswith("uncertain") for r in reasons("cat README.md", "src/new.py\n"))
     assert reasons("rg --files src", "src/a.py\nsrc/new.py\n")[0].startswith("uncertain: src/new.py:")
+
+
+def _identity_reasons(tmp_path, repo, start: str, command: str, recorded: str) -> list[str]:
+    """The identity reasons of a Codex 0.50 rollout (test_worktree_replay's) whose one shell call ran `command` and
+    printed `recorded`, replayed on `repo` at `start`."""
+    import json as _json
+
+    from click.testing import CliRunner
+
+    from test_worktree_replay import _session
+
+    from toolaudit.cli import cli
+
+    rollout = _session(tmp_path / "rollout.jsonl", start, recorded)
+    rollout.write_text(rollout.read_text().replace("grep -rn 'RATE' src", command))
+    done = CliRunner().invoke(cli, ["replay", str(rollout), "--workspace", str(repo), "--identity", "-f", "json", "-q"],
+                              catch_exceptions=False)
+    return [r["reason"] for r in _json.loads(done.output)["identity"]["reasons"]]
