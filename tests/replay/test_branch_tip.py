@@ -78,3 +78,18 @@ def test_a_branch_gone_after_github_merged_its_pull_request_is_read_from_the_new
     assert merged_tip(repo, "fix/x", 30.0) == (f"{merge}^2", merge)
     assert run_git(repo, "rev-parse", f"{merge}^2") == second and run_git(repo, "merge-base", second, first) == first
     assert merged_tip(repo, "fix", 30.0) is None and merged_tip(repo, "x", 30.0) is None
+
+
+
+def test_a_branch_updated_from_main_then_merged_by_its_pull_request_is_read_from_that_merge(tmp_path):
+    # found by review: GitHub's "Update branch" wrote `Merge branch 'main' into fix/x` on it, so the pull-request
+    # fallback was skipped, though no ref's first-parent line holds that merge once the branch is gone
+    repo = _repo(tmp_path)
+    _merge_main_into(repo, "fix/x")
+    tip = _commit(repo, "after the update")
+    run_git(repo, "checkout", "-q", "main")
+    run_git(repo, "merge", "-q", "--no-ff", "-m", "Merge pull request #7 from owner/fix/x", "fix/x")
+    merge = run_git(repo, "rev-parse", "HEAD")
+    run_git(repo, "branch", "-qD", "fix/x")
+    assert merged_tip(repo, "fix/x", 30.0) == (f"{merge}^2", merge)
+    assert run_git(repo, "rev-parse", f"{merge}^2") == tip

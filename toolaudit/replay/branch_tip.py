@@ -31,18 +31,19 @@ def merged_tip(workspace: Path, branch: str | None, timeout: float) -> tuple[str
     when no merge message names the branch or no ref holds one on its first-parent line."""
     if not branch or branch.startswith("-") or branch == "HEAD":
         return None
-    merges = _merges_on(workspace, branch, timeout)
-    if not merges:
-        pulled = _pull_merges(workspace, branch, timeout)
-        if pulled:  # newest first: a branch name merged twice holds its earlier work in the later merge too
-            return (f"{pulled[0]}^2", pulled[0])
     best: tuple[int, str, str] | None = None
-    for merge in merges:
+    for merge in _merges_on(workspace, branch, timeout):
         for ref in _refs_containing(workspace, merge, timeout):
             depth = _first_parent_depth(workspace, ref, merge, timeout)
             if depth is not None and (best is None or (depth, ref) < best[:2]):
                 best = (depth, ref, merge)
-    return (best[1], best[2]) if best else None
+    if best:
+        return best[1], best[2]
+    # no ref's first-parent line holds a merge made on it (GitHub's "Update branch" merge, then the branch merged by
+    # its pull request and deleted): GitHub's own merge of it; newest first, as a branch name merged twice holds its
+    # earlier work in the later merge too
+    pulled = _pull_merges(workspace, branch, timeout)
+    return (f"{pulled[0]}^2", pulled[0]) if pulled else None
 
 
 def _merges_on(workspace: Path, branch: str, timeout: float) -> list[str]:
