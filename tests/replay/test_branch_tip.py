@@ -25,6 +25,13 @@ def _merge_main_into(repo, branch: str, message: str | None = None) -> str:
     return run_git(repo, "rev-parse", "HEAD")
 
 
+def _github_merge(repo, number: int, branch: str = "fix/x") -> str:
+    """`branch` merged into main as GitHub's button does (its message); the merge's id."""
+    run_git(repo, "checkout", "-q", "main")
+    run_git(repo, "merge", "-q", "--no-ff", "-m", f"Merge pull request #{number} from someone/{branch}", branch)
+    return run_git(repo, "rev-parse", "HEAD")
+
+
 def _repo(tmp_path):
     repo = tmp_path / "repo"
     repo.mkdir()
@@ -67,18 +74,14 @@ def test_a_branch_gone_after_github_merged_its_pull_request_is_read_from_the_new
     repo = _repo(tmp_path)
     run_git(repo, "checkout", "-qb", "fix/x")
     first = _commit(repo, "first pull request")
-    run_git(repo, "checkout", "-q", "main")
-    run_git(repo, "merge", "-q", "--no-ff", "-m", "Merge pull request #8 from someone/fix/x", "fix/x")
+    _github_merge(repo, 8)
     run_git(repo, "checkout", "-q", "fix/x")
     second = _commit(repo, "second pull request")
-    run_git(repo, "checkout", "-q", "main")
-    run_git(repo, "merge", "-q", "--no-ff", "-m", "Merge pull request #9 from someone/fix/x", "fix/x")
-    merge = run_git(repo, "rev-parse", "HEAD")
+    merge = _github_merge(repo, 9)
     run_git(repo, "branch", "-qD", "fix/x")
     assert merged_tip(repo, "fix/x", 30.0) == (f"{merge}^2", merge)
     assert run_git(repo, "rev-parse", f"{merge}^2") == second and run_git(repo, "merge-base", second, first) == first
     assert merged_tip(repo, "fix", 30.0) is None and merged_tip(repo, "x", 30.0) is None
-
 
 
 def test_a_branch_updated_from_main_then_merged_by_its_pull_request_is_read_from_that_merge(tmp_path):
@@ -87,9 +90,7 @@ def test_a_branch_updated_from_main_then_merged_by_its_pull_request_is_read_from
     repo = _repo(tmp_path)
     _merge_main_into(repo, "fix/x")
     tip = _commit(repo, "after the update")
-    run_git(repo, "checkout", "-q", "main")
-    run_git(repo, "merge", "-q", "--no-ff", "-m", "Merge pull request #7 from owner/fix/x", "fix/x")
-    merge = run_git(repo, "rev-parse", "HEAD")
+    merge = _github_merge(repo, 7)
     run_git(repo, "branch", "-qD", "fix/x")
     assert merged_tip(repo, "fix/x", 30.0) == (f"{merge}^2", merge)
     assert run_git(repo, "rev-parse", f"{merge}^2") == tip
