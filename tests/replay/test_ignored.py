@@ -180,6 +180,9 @@ def test_what_the_review_found(tmp_path):
     from toolaudit.replay.state import SessionState
 
     assert _listed('{"output": ' + "[" * 50_000, "/w") == []  # RecursionError: no listing, no crash
+    from toolaudit.replay.agents.codex_noise import _body
+
+    assert _body('{"output": ' + "[" * 50_000) == ""  # the shared peel: every Codex recording goes through it
     repo = tmp_path / "repo"
     repo.mkdir()
     committed_repo(repo, {".gitignore": "dist/\n", "a.txt": "a\n"})

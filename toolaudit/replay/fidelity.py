@@ -38,6 +38,8 @@ def matches(kind: str) -> bool:
 ORDER_REASON = "the same lines in another order (by file times, or the disk's own order)"
 
 
+# what an answer says when the path it was given is not there (a tool's error, a shell's)
+ABSENT = ("does not exist", "No such file", "not found", "File not found", "ENOENT")
 START_REASON = "differs at the session's first look at it (the start state: uncommitted changes, or another commit)"
 
 
@@ -48,8 +50,7 @@ def reason_for(kind: str, doubt: str, recorded: str, replayed: str, fresh: bool 
         return ORDER_REASON
     if doubt:
         return doubt
-    missing = ("does not exist", "No such file", "not found", "File not found", "ENOENT")
-    if any(m in replayed[:300] for m in missing) and not any(m in recorded[:300] for m in missing):
+    if any(m in replayed[:300] for m in ABSENT) and not any(m in recorded[:300] for m in ABSENT):
         return "path absent now (created outside the recorded edits)"
     if kind == WITHIN:
         return "changed slightly since the session's state (within ±1% tokens)"

@@ -24,13 +24,14 @@ file, relative to the call's folder, is set aside the same way."""
 
 from __future__ import annotations
 
-import json
 import re
-from datetime import datetime
 from pathlib import Path
 from weakref import WeakKeyDictionary
 
+from .agents.codex_noise import _body
+from .fidelity import ABSENT
 from .git import git
+from .workspace import epoch
 
 NOTHING_FOUND = ("No files found", "No matches found")  # Grep's and Glob's empty answers: the path may be missing
 _TIMEOUT = 30.0
@@ -38,7 +39,6 @@ _SEEN: WeakKeyDictionary = WeakKeyDictionary()  # a session's state -> {missing 
 _ADDED: WeakKeyDictionary = WeakKeyDictionary()  # a session's state -> (since, {path: newest author time adding it})
 _LINES, _CHARS = 400, 64 << 10  # how much of a recorded listing is read for the paths it names
 _PATHLIKE = re.compile(r"[\w./@+-][\w ./@+-]{0,250}")  # a line that may be a path: no quotes, brackets or tabs
-_ABSENT = ("No such file", "does not exist", "not found", "cannot find", "ENOENT")  # a recording saying one was not
 
 
 def ignored(root: Path, paths: list[str], timeout: float = _TIMEOUT) -> set[str]:
@@ -105,10 +105,10 @@ def local_doubt(state, paths: list[str], output: str, is_error: bool, ts: str | 
     if hit:
         return (f"uncertain: {hit}: git ignores it and the checkout lacks it (a local file no commit holds: the "
                 "recording machine's)")
-    when = _seconds(state.started) or _seconds(ts)
+    when = epoch(state.started) or epoch(ts)
     if when is None:
         return None
-    read = [] if any(a in output for a in _ABSENT) else missing  # it may have said it was not there
+    read = [] if any(a in output for a in ABSENT) else missing  # it may have said it was not there
     listed = _missing(state, _listed(output, folder)) if folder else []
     candidates = [*read, *(key for key in listed if key not in read)]
     if not candidates:
@@ -147,11 +147,8 @@ def _missing(state, paths) -> list[str]:
 def _listed(output: str, folder: str) -> list[str]:
     """The paths a recorded listing or search names, one per line (`path`, `path:12:text`), made absolute under
     `folder`; its first _LINES lines only."""
-    if output.startswith('{"output"') and len(output) < _CHARS * 64:  # Codex's early shell: {"output": …}
-        try:
-            output = str(json.loads(output).get("output", ""))
-        except (ValueError, AttributeError, RecursionError):
-            return []
+    if output.startswith('{"output":'):  # Codex's early shell: {"output": …}
+        output = _body(output)
     found = []
     for line in output[:_CHARS].splitlines()[:_LINES]:
         name = line.strip().split(":", 1)[0].removeprefix("./")
@@ -159,12 +156,3 @@ def _listed(output: str, folder: str) -> list[str]:
             continue
         found.append(name if name.startswith("/") else f"{folder.rstrip('/')}/{name}")
     return found
-
-
-def _seconds(ts: str | None) -> float | None:
-    """An ISO 8601 time (as transcripts record it) in Unix seconds, or None."""
-    try:
-        stamp = datetime.fromisoformat((ts or "").replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return stamp.timestamp() if stamp.tzinfo else None

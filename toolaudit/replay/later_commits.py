@@ -28,10 +28,10 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from datetime import datetime
 from pathlib import Path
 
 from .git import GIT_TIMEOUT, output
+from .workspace import epoch
 from .sandbox import OutsideWorkspace, resolve
 
 HISTORY = 20000  # first-parent commits looked through for the session's commit
@@ -70,7 +70,7 @@ class LaterCommits:
     def before(self, ts: str | None) -> tuple[str | None, str | None]:
         """Before the call recorded at `ts`: (the commit the worktree moved to, None) when commits were written on the
         session's branch since the previous call, (None, why) when the move cannot be made here, else (None, None)."""
-        when = _epoch(ts)
+        when = epoch(ts)
         if when is None or not self.line:
             return None, None
         since, self.last = self.last, max(when, self.last or when)
@@ -141,13 +141,6 @@ def _dated(listed: str) -> list[tuple[float, str]]:
             out.append((float(min(authored, committed)), commit))
             commit = None
     return out
-
-
-def _epoch(ts: str | None) -> float | None:
-    try:
-        return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp() if ts else None
-    except ValueError:
-        return None
 
 
 def heads_shown(calls) -> set[str]:

@@ -30,7 +30,7 @@ def base_text(root, rev: str, rel: str, timeout: float = 30.0) -> str | None | b
         return False
     # whether the commit holds `rel`, read from its trees alone: a blob the clone lacks is no file the commit lacks
     held = git(root, ["rev-parse", "--verify", "--quiet", f"{rev}:{rel}"], timeout)
-    if held is None:
+    if held is None or held.timed_out:  # git could not say: not "the commit lacks it"
         return False
     if held.exit_code != 0:
         return None

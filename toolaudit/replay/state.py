@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import datetime
 from pathlib import Path
 
 from ..model import MAIN_AGENT, ToolCall
@@ -29,7 +28,7 @@ from .git import GIT_TIMEOUT
 from .quote import quote
 from .start_state import call_key, printed as start_printed
 from .sandbox import OutsideWorkspace, resolve
-from .workspace import map_path, mappings
+from .workspace import epoch, map_path, mappings
 from .agents.codex_cell import shell_script
 
 SHELL_TOOLS = {"Bash", "bash", "shell", "exec_command", "shell_command", "local_shell", "run_shell_command", "exec",
@@ -112,7 +111,7 @@ class SessionState:
         if not self.writable:
             self.everything = self.everything or "the session edited files and no scratch copy could be made"
             return "not applied: no scratch copy"
-        when = _timestamp(call.ts)
+        when = epoch(call.ts)
         for change in found:
             target = self.local(change.path)
             if target is None or self._key(target).split("/", 1)[0] == ".git":
@@ -243,7 +242,7 @@ class SessionState:
         if old is not None and "\r\n" in old:  # the listing does not show line endings: keep the file's own
             text = text.replace("\n", "\r\n")
         try:
-            _write(target, text, _timestamp(call.ts))
+            _write(target, text, epoch(call.ts))
         except OSError:  # a file where a folder on the path should be
             return False
         self.uncertain.pop(self._key(target), None)
@@ -366,12 +365,3 @@ def _write(target: Path, text: str | None, when: float | None) -> None:
     target.write_bytes(text.encode("utf-8", "surrogateescape"))
     if when is not None:
         os.utime(target, (when, when))
-
-
-def _timestamp(ts: str | None) -> float | None:
-    if not ts:
-        return None
-    try:
-        return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None

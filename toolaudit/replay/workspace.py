@@ -133,7 +133,7 @@ def _before(workspace: Path, first_ts: str | None, tip: str, timeout: float) -> 
         return None, "--at-session-start: the session has no timestamp"
     if tip.startswith("-"):
         return None, f"--at-session-start: {tip!r} is not a revision"
-    when = _epoch(first_ts)
+    when = epoch(first_ts)
     if when is None:
         return None, f"--at-session-start: {first_ts!r} is not a time"
     done = git(workspace, ["log", "--first-parent", f"--max-count={HISTORY}", "--format=%H %at %ct", tip, "--"],
@@ -169,7 +169,10 @@ def _branch_ref(workspace: Path, branch: str | None, timeout: float) -> str | No
     return refs[0] if refs else None
 
 
-def _epoch(ts: str) -> float | None:
+def epoch(ts: str | None) -> float | None:
+    """An ISO 8601 time as transcripts record it (`…Z`) in Unix seconds, or None (none given, or not a time)."""
+    if not ts:
+        return None
     try:
         return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
     except ValueError:

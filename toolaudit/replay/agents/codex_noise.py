@@ -45,7 +45,7 @@ def _body(output: str) -> str:
     if output.startswith('{"output":'):
         try:
             body = json.loads(output).get("output", "")
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, RecursionError):  # RecursionError: a recording nested past the stack
             body = ""
         return body if isinstance(body, str) else ""
     return _header(output)[1].removeprefix("\nOutput:\n")
