@@ -144,6 +144,7 @@ def test_a_file_a_commit_written_after_the_session_began_adds_is_work_not_yet_co
     said = CliRunner().invoke(cli, ["replay", str(tmp_path / "rollout.jsonl"), "--workspace", str(repo), "--identity"],
                               catch_exceptions=False, env={"COLUMNS": "400"}).output
     assert "work no commit held when the session began: replay it on a copy of that folder with --no-checkout" in said
+    assert "dollars: not priced" in said and "dollars: dollars:" not in said  # nothing sized: said once
     # a listing that names it (rg --files, rg -n's `path:line:`): the same
     assert reasons("rg -n PROFILE src", "src/profile.py:1:PROFILE = 1\n")[0].startswith("uncertain: src/profile.py:")
     assert reasons("rg --files src", "src/profile.py\nsrc/rates.py\n")[0].startswith("uncertain: src/profile.py:")

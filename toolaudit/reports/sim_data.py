@@ -79,10 +79,11 @@ def _cost_cells(cost: dict | None) -> dict[str, Any]:
 
 
 def money_line(cost: dict, what: str) -> str:
-    """A change's tool-output dollars in words, or why none (html_verdict's words)."""
+    """A change's tool-output dollars in words, or why none (html_verdict's words), without the `dollars: ` its
+    callers put before it (no_price's own made replay print `dollars: dollars: not priced`)."""
     from .html_verdict import no_price, output_change
 
-    return output_change(cost, what) if cost["saved_usd"] is not None else no_price(cost)
+    return output_change(cost, what) if cost["saved_usd"] is not None else no_price(cost).removeprefix("dollars: ")
 
 
 def sim_dict(result: SimResult) -> dict[str, Any]:
