@@ -51,6 +51,17 @@ ENTIRE_METADATA = r"^\.entire/metadata/[^/]+/full\.jsonl$"
 # Codex's own session folder, committed where a project sets CODEX_HOME to its `.codex/`
 CODEX_HOME = r"^\.codex/sessions/.+/rollout-[^/]+\.jsonl$"
 CODEX_ARCHIVE = r"^\.codex/(sessions/.+|archived_sessions)/rollout-[^/]+\.jsonl$"  # and the rollouts it archived
+# a rollout in any CODEX_HOME folder of the tree (`.codex/`, `.codex-home/`, a subfolder's `.codex/`)
+CODEX_ROLLOUTS = r"(^|/)sessions/\d{4}/\d\d/\d\d/rollout-[^/]+\.jsonl$"
+# the fifth set's rollouts that worked in another folder (or began before the first commit), by their id's start
+DEVENV_ELSEWHERE = ("019c7455-b374", "019c7458-0d72", "019c74ac-b57f", "019c7549-9e72", "019c7558-4353",
+                    "019c755e-168e", "019c755f-a102", "019c7560-6654", "019c75d4-4152", "019c75d9-d831",
+                    "019c75db-cd6b", "019c75dd-c440", "019c75e9-6afd", "019c7620-a34f", "019c7634-d523",
+                    "019c766a-2b2c", "019c767f-6e1a", "019c7883-24af", "019c788c-3b32", "019c789e-425a")  # env_codex
+TYPELANG_ELSEWHERE = ("2bdda39c-a65b", "cd0fc7e1-d095", "666840bc-e73c", "a22a2999-ab70", "3a5f7ee7-ac20",
+                      "a9cb6872-b6ef", "33f2e054-371a", "ab46c7fb-95b9")  # the home folder or its parent
+CARTAPP_ELSEWHERE = ("019cb262-9f9e", "019ccaf4-79a6", "019ccaf6-2bf0", "019ccb0c-ab7e", "019ccb10-ea9a",
+                     "019ccb11-711c", "019ccb11-bf0a", "019ccb2f-3d5d")  # codex_ai-agentic-sdd
 
 REPOSITORIES = (
     Repo("PackmindHub/context-evaluator", "Claude Code 2.1.39 - 2.1.63"),
@@ -186,6 +197,45 @@ REPOSITORIES = (
          files=CODEX_ARCHIVE, leave_out=("019da910", "019da915")),  # those two worked in the home folder
     Repo("KongJin/JG", "Codex 0.117 - 0.118 (.codex/sessions, Windows)", files=CODEX_HOME),
     Repo("gitcoder27/life-os", "Codex 0.118 (.codex/sessions)", files=CODEX_HOME),
+    # The fifth set (issue 28, round 8), held out: found by two helpers from structure alone (the session's folder is
+    # the repository's, it began after the first commit, it holds read-only calls), never replayed before
+    # measured. Claude Code 2.1.152 - 2.1.219, one committed transcript each
+    Repo("allym-4/test", "Claude Code 2.1.152 (Claude Code on the web)", held_out=True,
+         files=r"^session-transcript\.jsonl$"),
+    Repo("shastrysamarth/01-campaign-audit", "Claude Code 2.1.219 (Claude desktop)", held_out=True,
+         files=r"^transcript\.jsonl$"),
+    Repo("Yael-Peretz/jgive-campaign-donation", "Claude Code 2.1.178 (VS Code)", held_out=True,
+         files=r"^transcript\.jsonl$"),  # its folder: jgive-assignment
+    # Codex 0.34 - 0.128, rollouts committed where the project set CODEX_HOME (its `.codex/`, or another folder)
+    Repo("taturou/codex-chrome-extension", "Codex 0.104 - 0.106", held_out=True, files=CODEX_ROLLOUTS),
+    Repo("h-morishita-esol/devenv", "Codex 0.104 - 0.115", held_out=True, files=CODEX_ROLLOUTS,
+         leave_out=DEVENV_ELSEWHERE),
+    Repo("msrnic/ECE493Group19", "Codex 0.111 - 0.114", held_out=True, files=CODEX_ROLLOUTS),
+    Repo("pratham124/Lab2", "Codex 0.93 - 0.94", held_out=True, files=CODEX_ROLLOUTS),
+    Repo("kv-248/TeacherEvaluation", "Codex 0.115 (subagents)", held_out=True, files=CODEX_ROLLOUTS,
+         leave_out=("019cf2c1-ba25",)),  # it began before the first commit
+    Repo("rocxteady/Resting", "Codex 0.120", held_out=True, files=CODEX_ROLLOUTS),
+    Repo("nate-hart-di/di-form-buddy", "Codex 0.92 - 0.97", held_out=True, files=CODEX_ROLLOUTS,
+         leave_out=("019bec95-cb9e", "019bfc3c-7b96")),  # in another folder; before the first commit
+    Repo("devangshupandey2025-stack/DevSage", "Codex 0.89 - 0.104 (Windows)", held_out=True, files=CODEX_ROLLOUTS),
+    Repo("valeriy-maslov/speckit-test", "Codex 0.106", held_out=True, files=CODEX_ROLLOUTS),
+    Repo("sin4auto/typelang-hm-rs", "Codex 0.34 - 0.36 (.codex-home)", held_out=True, files=CODEX_ROLLOUTS,
+         leave_out=TYPELANG_ELSEWHERE),
+    Repo("nate-hart-di/auto-sbm", "Codex 0.75 - 0.79", held_out=True, files=CODEX_ROLLOUTS),
+    Repo("ctgunn/youtube-mcp-server", "Codex 0.106 (a subfolder's .codex)", held_out=True, files=CODEX_ROLLOUTS),
+    Repo("minsuk1012/VitalConnection", "Codex 0.118", held_out=True, files=CODEX_ROLLOUTS),
+    Repo("ksuke0322/eol-timeline", "Codex 0.93", held_out=True, files=CODEX_ROLLOUTS),
+    Repo("hawkli-1994/dazi-skill", "Codex 0.125", held_out=True, files=CODEX_ROLLOUTS),
+    Repo("darkov19/motaba-masala", "Codex 0.104", held_out=True, files=CODEX_ROLLOUTS),
+    Repo("HBClab/boost-act", "Codex 0.92", held_out=True, files=CODEX_ROLLOUTS),
+    Repo("WarrickSmith/WS-Portfolio-New", "Codex 0.117", held_out=True, files=CODEX_ROLLOUTS),
+    Repo("srinivas-prodgain/prodify", "Codex 0.128 (a GitHub Actions run, .codex-home)", held_out=True,
+         files=CODEX_ROLLOUTS),
+    Repo("whitmo/re.kriate", "Codex 0.111", held_out=True, files=CODEX_ROLLOUTS),
+    Repo("lewislpz/CartApp", "Codex 0.114", held_out=True, files=CODEX_ROLLOUTS, leave_out=CARTAPP_ELSEWHERE),
+    Repo("delorenj/CommonProject", "Codex 0.98 - 0.121", held_out=True, files=CODEX_ROLLOUTS),
+    Repo("j5ik2o/dotfiles", "Codex 0.122 (.codex-personal)", held_out=True, files=CODEX_ROLLOUTS),
+    Repo("wmasfoe/notch-pet", "Codex 0.123", held_out=True, files=CODEX_ROLLOUTS),
 )
 HELD_OUT = tuple(r.name for r in REPOSITORIES if r.held_out)
 FILES = {r.name: re.compile(r.files) for r in REPOSITORIES if r.files}
