@@ -29,7 +29,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from ..model import ToolCall
-from . import edits, shell_effects, subagents
+from . import edits, segments, shell_effects, subagents
 from .diff_sections import TRUNCATED, apply, sections, unquote  # noqa: F401  (state, tests import them here)
 from .elsewhere import elsewhere as run_elsewhere
 from .never_ran import never_ran
@@ -87,8 +87,7 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
         if command is None:
             continue
         if _is_status(command):
-            paths = [path for path in status_paths(printed(call.output) if not call.is_error else "")
-                     if not path.startswith(AGENT_HOMES) and not _holds(path, touched, cwd)]
+            paths = _status(printed(call.output) if not call.is_error else "", touched, cwd)
             listed.update((path, None) for path in paths)
             events.append(_Shown(at, True, {path: None for path in paths}))
             continue
@@ -116,6 +115,11 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
                 if not rev:  # against another commit, it also shows what commits since then changed
                     events.append(_Shown(at, False, kept))
             continue
+        # a `git status` among other commands of the line, its output told apart (replay.segments), before the rest
+        # of the line ran: taken just before the line's own effects (at - 0.5), as a plain status is
+        for paths in _statuses_within(call, command, touched, cwd):
+            listed.update((path, None) for path in paths)
+            events.append(_Shown(at - 0.5, True, {path: None for path in paths}))
         effect = shell_effects.effect(command, cwd, call.output)
         if shell_effects.EVERYTHING in effect.paths:
             # the working tree moved: a later diff or status is of another state (a commit is not such a move: a
@@ -157,7 +161,7 @@ class _Shown:
     """What one recorded `git status` (whole: nothing named) or `git diff` showed: path -> diff section (None for
     a status's listing)."""
 
-    at: int
+    at: float  # the call's index (a status within a line of several: just before it)
     whole: bool
     paths: dict[str, str | None]
 
@@ -195,6 +199,28 @@ def _is_status(command: str) -> bool:
     `git -C DIR`: its paths would be relative to DIR)."""
     words = _git_words(command, elsewhere=False)
     return words is not None and words[:1] == ["status"] and all(w in _STATUS_OPTIONS for w in words[1:])
+
+
+def _status(output: str, touched: set[str], cwd: str | None) -> list[str]:
+    """The paths a `git status` output lists that are the start's: not the agents' folders, nor the session's work."""
+    return [path for path in status_paths(output)
+            if not path.startswith(AGENT_HOMES) and not _holds(path, touched, cwd)]
+
+
+def _statuses_within(call: ToolCall, command: str, touched: set[str], cwd: str | None) -> list[list[str]]:
+    """What each `git status` of a line of several commands showed, when its output can be told apart and nothing
+    before it on the line may have changed a file (a code-mode cell: only one running a single command)."""
+    if call.is_error or call.tool == "exec" and (command.count("\n") or call.args.count("text(") != 1):
+        return []
+    found = []
+    for index, part, out in segments.split(command, printed(call.output)):
+        if not _is_status(part):
+            continue
+        earlier = segments.parts(command)[:index]
+        if any(shell_effects.effect(p, cwd) != shell_effects.NONE for p in earlier):
+            break
+        found.append(_status(out, touched, cwd))
+    return found
 
 
 def _git_words(command: str, elsewhere: bool = True) -> list[str] | None:

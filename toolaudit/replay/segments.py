@@ -1,0 +1,129 @@
+"""What each command of a recorded `&&` line printed, where its part of the output can be told apart.
+
+Agents seldom run `git status` alone: `git status --short && git log --oneline -1`, or (Codex's find-bugs skill,
+teslamint/entirecontext 0.147) `cat SKILL.md && printf '\\n---STATUS---\\n' && git status --short && printf …`.
+A command's output is known exactly when `printf`/`echo` markers of constant text stand on both sides of it (each
+marker printed once in the whole output, so no other part's text is taken for it), when it is the first or the last
+part, or (`git status` first, another git command next) when the status output ends where it must: its short lines
+end at the first line that is not one, its long form at its closing "nothing to commit…" line. Anything else of the
+line (a pipe inside a part is fine; `||`, `&`, substitutions, heredocs, redirections) gives nothing.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from .diff_sections import TRUNCATED
+
+_SEPARATOR = re.compile(r"\s*(?:&&|;|\n)\s*")
+_STDERR = re.compile(r"\s2>&1(?=\s|$)")
+_ECHO_OPTION = re.compile(r"-[neE]+")
+_SHORT = re.compile(r"^(?:## .*|[ MADRCUT?!]{2} .+)$")
+_CLOSING = ("nothing to commit", "nothing added to commit", "no changes added to commit")
+
+
+def parts(command: str) -> list[str] | None:
+    """The commands of a line joined by `&&`, `;` or newlines, or None when the line holds anything that makes
+    where one output ends unknowable (quotes are respected: `printf 'a;b'` is one part)."""
+    command = _STDERR.sub("", command)  # errors into the same output: where each part's ends is as plain
+    if any(token in command for token in ("$(", "`", "<<", "||", ">", "<")):
+        return None
+    out, current, quote = [], [], ""
+    i = 0
+    while i < len(command):
+        ch = command[i]
+        if quote == '"' and ch == "\\":
+            current.append(command[i:i + 2])
+            i += 2
+            continue
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "\\":
+            current.append(command[i:i + 2])
+            i += 2
+            continue
+        elif ch == "&" and not command.startswith("&&", i):
+            return None  # a job sent to the background: its output interleaves
+        else:
+            sep = _SEPARATOR.match(command, i) if ch in "&;\n \t" else None
+            if sep and sep.group().strip():
+                out.append("".join(current).strip())
+                current, i = [], sep.end()
+                continue
+        current.append(ch)
+        i += 1
+    if quote:
+        return None
+    out.append("".join(current).strip())
+    return [p for p in out if p]
+
+
+def printed_by(part: str) -> str | None:
+    """The text a `printf 'TEXT'` or `echo TEXT` of constant words prints, or None for any other command."""
+    try:
+        words = shlex.split(part)
+    except ValueError:
+        return None
+    if len(words) < 2 or any("$" in w for w in words):
+        return None
+    if words[0] == "printf" and len(words) == 2 and "%" not in words[1].replace("%%", ""):
+        return words[1].replace("\\n", "\n").replace("\\t", "\t").replace("%%", "%")
+    if words[0] == "echo" and not _ECHO_OPTION.fullmatch(words[1]):
+        return " ".join(words[1:]) + "\n"
+    return None
+
+
+def split(command: str, output: str) -> list[tuple[int, str, str]]:
+    """(index among the parts, part, what it printed) for each part of `command` whose output is known exactly
+    from `output` (the whole line's); markers themselves are left out."""
+    cut = parts(command)
+    if not cut or len(cut) < 2 or TRUNCATED.search(output):
+        return []
+    found: list[tuple[int, str, str]] = []
+    group: list[int] = []  # the parts since the last marker, printing from `start` on
+    start = 0
+    for at, part in enumerate(cut + [None]):
+        text = printed_by(part) if part is not None else None
+        if part is not None and text is None:
+            group.append(at)
+            continue
+        if part is None:
+            end = len(output)
+        elif len(text.strip()) < 3 or output.count(text) != 1 or output.find(text) < start:
+            break  # a marker that may be some output's text, or one that never printed (a part before it failed)
+        else:
+            end = output.find(text)
+        found += _group(cut, group, output[start:end])
+        group, start = [], end + len(text or "")
+    return found
+
+
+def _group(cut: list[str], group: list[int], text: str) -> list[tuple[int, str, str]]:
+    """The parts of one run between markers whose output is known: a lone part's, or a first `git status`'s."""
+    if len(group) == 1:
+        return [(group[0], cut[group[0]], text)]
+    if len(group) > 1 and _is_status(cut[group[0]]) and cut[group[1]].startswith("git "):
+        head = _status_head(text)
+        return [(group[0], cut[group[0]], head)] if head is not None else []
+    return []
+
+
+def _is_status(part: str) -> bool:
+    return part.startswith("git status") and "|" not in part
+
+
+def _status_head(text: str) -> str | None:
+    """The leading `git status` output of `text`, or None when where it ends cannot be told."""
+    lines = text.splitlines(keepends=True)
+    if lines and lines[0].startswith(("On branch", "HEAD detached", "Not currently on any branch")):
+        for n, line in enumerate(lines):
+            if line.startswith(_CLOSING):
+                return "".join(lines[:n + 1])
+        return None
+    n = 0
+    while n < len(lines) and _SHORT.match(lines[n].rstrip("\n")):
+        n += 1
+    return "".join(lines[:n])
