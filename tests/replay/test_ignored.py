@@ -226,3 +226,36 @@ def _identity_reasons(tmp_path, repo, start: str, command: str, recorded: str) -
     done = CliRunner().invoke(cli, ["replay", str(rollout), "--workspace", str(repo), "--identity", "-f", "json", "-q"],
                               catch_exceptions=False)
     return [r["reason"] for r in _json.loads(done.output)["identity"]["reasons"]]
+
+
+def test_the_files_added_since_are_read_without_the_blobs_a_rename_would_need(tmp_path):
+    """nate-hart-di/di-form-buddy's snapshot lacks a blob of 4 MiB or more: `git log` looking for renames read it and
+    failed, so no file its later commit added was known (its Codex 0.97 session: 17 reads of work committed 85
+    minutes after it began, compared as misses). A renamed file is added under its new name for the checkout too."""
+    import os
+    import subprocess
+    import time
+
+    from conftest import run_git
+
+    from toolaudit.replay.ignored import added_since
+
+    repo = tmp_path / "repo"
+    committed_repo(repo, {"notes.md": "line\n" * 400, "a.py": "A = 1\n"})
+    run_git(repo, "reset", "-q", "--soft", "HEAD")
+    tree = run_git(repo, "write-tree")
+    old = subprocess.run(["git", "commit-tree", tree, "-m", "start"], cwd=repo, check=True, capture_output=True,
+                         text=True, env={**os.environ, "GIT_COMMITTER_DATE": "@1700000000 +0000",  # long before
+                                         "GIT_AUTHOR_DATE": "@1700000000 +0000", "GIT_AUTHOR_NAME": "t",
+                                         "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
+                                         "GIT_COMMITTER_EMAIL": "t@e"}).stdout.strip()
+    run_git(repo, "reset", "-q", "--soft", old)
+    since = time.time() - 3600
+    run_git(repo, "mv", "notes.md", "docs.md")
+    (repo / "docs.md").write_text("line\n" * 399 + "changed\n")
+    (repo / "b.py").write_text("B = 1\n")
+    run_git(repo, "add", "-A")
+    run_git(repo, "commit", "-qm", "later")
+    blob = run_git(repo, "rev-parse", "HEAD~1:notes.md")
+    (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()  # the snapshot lacks it
+    assert sorted(added_since(repo, since) or {}) == ["b.py", "docs.md"]

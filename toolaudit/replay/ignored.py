@@ -70,8 +70,10 @@ def added_since(root: Path, since: float, timeout: float = _TIMEOUT) -> dict[str
     """Every file (relative to `root`, a checkout) a commit on any ref committed since `since` (Unix seconds) adds,
     with the newest author time (Unix seconds) of such a commit; None when git cannot say. One run per session: the
     commits of a busy repository's whole history are not walked path by path."""
-    done = git(root, ["log", "--all", "--diff-filter=A", f"--since=@{int(since)}", "--relative", "--format=%x01%at",
-                      "--name-only", "-z"], timeout, max_output=64 << 20)
+    # --no-renames: finding renames reads blobs a snapshot may lack (git then fails whole), and a renamed file is added
+    # under its new name for the checkout as well
+    done = git(root, ["log", "--all", "--no-renames", "--diff-filter=A", f"--since=@{int(since)}", "--relative",
+                      "--format=%x01%at", "--name-only", "-z"], timeout, max_output=64 << 20)
     if done is None or done.timed_out or done.capped or done.exit_code != 0:
         return None
     newest: dict[str, int] = {}
