@@ -51,3 +51,17 @@ def test_a_file_a_diff_shows_first_after_such_a_subagent_is_its_doing_not_the_st
     # no subagent before it, or a diff before the subagent: the work the session started on, as before
     assert "src/cache/template.go" in read([_diff(2)], "D:\\oh-my-posh").diffs
     assert "src/cache/template.go" in read([_diff(1), _agent("general-purpose"), _diff(3)], "D:\\oh-my-posh").diffs
+
+
+def test_a_status_after_the_subagent_does_not_make_its_file_the_starts():
+    """The same checkpoint: `git status --short && git diff --stat` after the subagent listed template.go before
+    the diff showed it. Shown first after the subagent, it stays the subagent's doing (replay.segments read that
+    status from b29308b on, and the subagent's change was applied to the start: 8 reads of oh-my-posh missed)."""
+    from toolaudit.replay.start_state import read
+
+    status = ToolCall("s.jsonl", 2, "claude-code", "s", "Bash", " M src/cache/template.go\n", call_id="toolu_2",
+                      args=json.dumps({"command": "git status --short"}))
+    assert "src/cache/template.go" not in read([_agent("general-purpose"), status, _diff(3)], "D:\\oh-my-posh").diffs
+    before = ToolCall("s.jsonl", 0, "claude-code", "s", "Bash", " M src/cache/template.go\n", call_id="toolu_0",
+                      args=json.dumps({"command": "git status --short"}))
+    assert "src/cache/template.go" in read([before, _agent("general-purpose"), _diff(3)], "D:\\oh-my-posh").diffs

@@ -105,9 +105,11 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
             if all(_under(path, named) for path in shown):
                 kept = {path: section for path, section in shown.items()
                         if not path.startswith(AGENT_HOMES) and not any(_same(path, t, cwd) for t in touched)}
-                helped = any(sub for _, _, sub in unknown)  # a subagent whose calls are elsewhere ran before it
+                # a subagent whose calls are elsewhere ran before it: what no status or diff before it showed
+                helped = min((where for where, _, sub in unknown if sub), default=None)
                 for path, section in kept.items():
-                    if helped and not rev and not any(path in event.paths for event in events):
+                    if helped is not None and not rev and not any(path in event.paths for event in events
+                                                                  if event.at < helped):
                         continue  # first shown after that subagent's work: its doing (`later`), not the start's
                     if path not in found and rev:
                         bases[path] = rev
