@@ -110,3 +110,41 @@ def test_an_unknown_program_later_on_the_line_ran_after_the_status():
     calls = [_bash("git status --short; echo ---; ec decision sync", " M a.py\n---\nsynced\n", 1),
              _bash("git status --short", " M a.py\n?? new.md\n", 2)]
     assert list(read(calls, CWD).later.values()) == [("new.md",)]  # the status before it on its line: no new.md
+
+
+@pytest.mark.parametrize("command", [
+    "cd frontend && echo '---S---' && git status --short", "cd /home/u/other && echo '---S---' && git status --short",
+    "cd .. && echo '---S---' && git status --short", "pushd web && echo '---S---' && git status --short",
+    "cd && echo '---S---' && git status --short", "export GIT_DIR=/x/.git && echo '---S---' && git status --short",
+])
+def test_a_status_run_elsewhere_on_its_line_is_not_the_start(command):
+    """A review's findings (helper-44, round 8): a `cd` before the status moves where its paths are relative to."""
+    assert read([_bash(command, "---S---\n M src/x.ts\n")], CWD).changed == ()
+    assert read([_bash(f"cd {CWD} && echo '---S---' && git status --short", "---S---\n M src/x.ts\n")],
+                CWD).changed == ("src/x.ts",)  # into the session's own folder: as if it were not there
+
+
+@pytest.mark.parametrize(("command", "output"), [
+    ("git status --short && git log --oneline -200", "<persisted-output>\nOutput too large\nPreview:\n M a.py\n"),
+    ("git status && git log --oneline -1", "interactive rebase in progress; onto 1a2b3c4\n   pick bb9021a c2\nabc m\n"),
+    ("git status --short && git log -1", "nvm is not compatible with the npm config\n M a.py\nabc m\n"),
+    ("git status --short && git mv old.py new.py && git status --short", " M a.py\nR  old.py -> new.py\n M a.py\n"),
+    ("echo $'\\'' && rm a.py && echo \\' && echo '---S---' && git status --short", "'\n'\n---S---\n D a.py\n"),
+    ("echo '---S---' # && rm a.py\ngit status --short", "---S---\n M a.py\n"),
+    ("printf '---S---\\n' && git status --short", " M a.py\n"),  # bash refuses the format: prints nothing
+])
+def test_what_the_review_found_gives_nothing(command, output):
+    assert not [part for _, part, _ in segments.split(command, output) if part.startswith("git status")]
+
+
+def test_the_review_s_other_cases():
+    # a submodule's ` m` line is a status line: what follows is not cut off
+    assert segments.split("git status --short && git log --oneline -1", " M a.py\n m vendor/sub\n M z.py\nab1 m\n")[
+        0][2] == " M a.py\n m vendor/sub\n M z.py\n"
+    # newlines cut the parts, and a spacer `echo ""` is printed text, not a marker
+    assert segments.parts("git status --short\ngit log -1") == ["git status --short", "git log -1"]
+    assert segments.split("echo '---S---'\ngit status --short\necho '---E---'\ngit log -1",
+                          "---S---\n M a\n---E---\nab1 m\n")[0][2] == " M a\n"
+    assert segments.split('git status --short; echo ""; echo "=== LOG ==="; git log -1', " M a\n\n=== LOG ===\nab1\n")[
+        -1][1:] == ("git log -1", "ab1\n")
+    assert segments.printed_by("printf 'a\\\\nb'") == "a\\nb" and segments.printed_by("printf '\\101'") is None

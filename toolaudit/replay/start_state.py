@@ -33,6 +33,7 @@ from . import edits, segments, shell_effects, subagents
 from .diff_sections import TRUNCATED, apply, sections, unquote  # noqa: F401  (state, tests import them here)
 from .elsewhere import elsewhere as run_elsewhere
 from .never_ran import never_ran
+from .shell_syntax import cd, moved
 from .start_base import listing
 
 # `git [-C DIR] [--no-pager] diff [HEAD] [--] [PATH…] [2>&1]`: the working tree against the index or HEAD
@@ -192,7 +193,7 @@ def _later(events: list[_Shown], unknown: list[tuple[int, tuple]]) -> dict[tuple
 AGENT_HOMES = (".codex/", ".claude/", ".gemini/", ".entire/logs/", ".entire/tmp/", ".entire/metadata/")
 _STATUS_OPTIONS = {"-s", "--short", "-b", "--branch", "-sb", "--porcelain", "--porcelain=v1", "-u", "-uall",
                    "--untracked-files=all", "--untracked-files", "--no-pager", "--no-color"}
-_SHORT = re.compile(r"^([ MADRCUT?]{2}) (.+)$")
+_SHORT = re.compile(r"^(?!  )([ MADRCUT?]{2}) (.+)$")  # never two spaces: a rebase's `   pick …` is no path
 _LONG = re.compile(r"^\t(?:modified|new file|deleted|renamed|typechange|both modified|both added):\s+(.+)$")
 
 
@@ -219,10 +220,19 @@ def _statuses_within(call: ToolCall, command: str, touched: set[str], cwd: str |
         if not _is_status(part):
             continue
         earlier = segments.parts(command)[:index]
-        if any(shell_effects.effect(p, cwd) != shell_effects.NONE for p in earlier):
+        if any(shell_effects.effect(p, cwd) != shell_effects.NONE or _elsewhere(p, cwd) for p in earlier):
             break
         found.append(_status(out, touched, cwd))
     return found
+
+
+def _elsewhere(part: str, cwd: str | None) -> bool:
+    """Whether a command before a status on its line makes it run elsewhere: a `cd`/`pushd` out of the session's
+    folder (a status's paths are relative to where it runs), or git pointed at another tree."""
+    if part.startswith(("popd", "export GIT_", "GIT_")) or "GIT_DIR=" in part or "GIT_WORK_TREE=" in part:
+        return True
+    where = cd(part, cwd)
+    return where is True or where is not None and moved("", part, cwd) not in ("", ".")
 
 
 def _git_words(command: str, elsewhere: bool = True) -> list[str] | None:
