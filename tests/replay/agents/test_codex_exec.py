@@ -76,6 +76,20 @@ def test_conditions_templates_and_two_commands(ws: Path) -> None:
     assert items == "alpha\nbeta\n\ncat: missing.txt: No such file or directory\n\nexit=1"
 
 
+def test_promise_all_and_an_array_pattern(ws: Path) -> None:
+    """The form entireio/entire-graph's Codex 0.146 cells use most (248 tuning cells were refused for it):
+    `const [remote, status] = await Promise.all([tools.exec_command({…}), tools.exec_command({…})])`."""
+    code = ("const [one, two, three] = await Promise.all([\n  tools.exec_command({\n    cmd: \"cat a.txt\",\n"
+            "    workdir: \"/home/me/proj\",\n    yield_time_ms: 10000\n  }),\n  tools.exec_command({cmd: "
+            "\"cat missing.txt\"}),\n]);\ntext(one.output);\ntext(`exit=${two.exit_code}`);\ntext(three);")
+    got = run(ws, code)
+    assert got.status == "replayed", got.reason
+    assert got.output.partition("Output:\n\n")[2] == "alpha\nbeta\n\nexit=1\nundefined"
+    assert shell_text(_exec_call(code)) == "cat a.txt\ncat missing.txt"  # both judged for what they change
+    assert run(ws, "const [a] = await Promise.all(tools.exec_command({cmd: 'cat a.txt'})); text(a.output)"
+               ).status == "refused"  # not an array
+
+
 @pytest.mark.parametrize(("code", "why"), [
     ('const r = await tools.write_stdin({session_id: 3, chars: ""}); text(r.output)', "running process"),
     ('const patch = "*** Begin Patch\\n*** End Patch"; text(await tools.apply_patch(patch));', "an edit"),

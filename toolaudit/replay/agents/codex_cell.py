@@ -3,10 +3,11 @@
 A cell is JavaScript (openai/codex `codex-rs/code-mode`, run in V8) whose only way to the machine is `tools.NAME(…)`,
 the agent's own tools; `text(value)` adds an item to what the model sees. Replay never runs the recorded code: it
 reads the cell into a few statement forms and evaluates them itself (agents.codex_exec), the tool calls answered by
-replay's own emulations. The forms read: `const|let|var NAME = EXPR`, `if (EXPR) STMT [else STMT]`, an expression;
+replay's own emulations. The forms read: `const|let|var NAME = EXPR` (or `[NAME, …] = EXPR`), `if (EXPR) STMT [else
+STMT]`, an expression;
 expressions are literals (strings, numbers, template literals whose `${…}` are names and members), object and array
 literals, names, members (`r.output`), `await`, `!`, `+`, `===`, `!==`, `&&`, `||`, parentheses, and calls of
-`text`, `JSON.stringify` and `tools.NAME`. Anything else (a loop, a function, `Promise.all`, a method call) is
+`text`, `JSON.stringify`, `Promise.all` and `tools.NAME`. Anything else (a loop, a function, a method call) is
 refused with what it met: the cell is then not replayable, and its effect is judged as an unknown program's.
 The first line may be the `// @exec: {"yield_time_ms": N, "max_output_tokens": N}` pragma (`parse_exec_source`).
 """
@@ -125,6 +126,10 @@ class _Parser:
     def statement(self) -> tuple:
         if self.peek("const") or self.peek("let") or self.peek("var"):
             self.at += 1
+            if self.peek("["):  # `const [a, b] = await Promise.all([…])`: an array's items, one name each
+                names = self.names()
+                self.take("=")
+                return ("unpack", names, self.expr())
             kind, name = self.take()
             if kind != "name":
                 raise NotReplayable("exec code beyond what replay reads (a destructuring declaration)")
@@ -144,6 +149,20 @@ class _Parser:
                 other = self.block()
             return ("if", cond, then, other)
         return ("expr", self.expr())
+
+    def names(self) -> tuple[str, ...]:
+        """The names of an array pattern `[a, b]` (no holes, defaults or rest)."""
+        self.take("[")
+        names = []
+        while not self.peek("]"):
+            kind, name = self.take()
+            if kind != "name":
+                raise NotReplayable("exec code beyond what replay reads (a destructuring declaration)")
+            names.append(name)
+            if not self.peek("]"):
+                self.take(",")
+        self.take("]")
+        return tuple(names)
 
     def block(self) -> tuple:
         if not self.peek("{"):
@@ -238,6 +257,8 @@ def _callee(node: tuple) -> str:
         return "text"
     if node == ("get", ("name", "JSON"), "stringify"):
         return "JSON.stringify"
+    if node == ("get", ("name", "Promise"), "all"):  # its array's calls were made as the array was built
+        return "Promise.all"
     if node[0] == "get" and node[1] == ("name", "tools"):
         return f"tools.{node[2]}"
     raise NotReplayable("exec code calls a function replay does not follow")

@@ -130,6 +130,11 @@ class _Cell:
         for stmt in body:
             if stmt[0] == "decl":
                 self.names[stmt[1]] = self.value(stmt[2])
+            elif stmt[0] == "unpack":
+                items = self.value(stmt[2])
+                if not isinstance(items, list):
+                    raise NotReplayable("exec code unpacks a value replay does not follow")
+                self.names.update((name, items[i] if i < len(items) else Undefined) for i, name in enumerate(stmt[1]))
             elif stmt[0] == "if":
                 self.run(stmt[2] if truthy(self.value(stmt[1])) else stmt[3])
             else:
@@ -186,6 +191,10 @@ class _Cell:
             space = args[2] if len(args) > 2 else ""
             indent = " " * min(space, 10) if isinstance(space, int) else str(space or "")[:10]
             return Undefined if not args or args[0] is Undefined else js_json(args[0], indent)
+        if name == "Promise.all":  # the calls ran, in order, as its array was built: their results
+            if len(args) != 1 or not isinstance(args[0], list):
+                raise NotReplayable("exec code's Promise.all without an array")
+            return args[0]
         tool = name.removeprefix("tools.")
         if tool != "exec_command":
             raise NotReplayable(_WHY.get(tool, f"tools.{tool}: a tool replay does not emulate"))
