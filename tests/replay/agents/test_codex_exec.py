@@ -90,11 +90,27 @@ def test_promise_all_and_an_array_pattern(ws: Path) -> None:
                ).status == "refused"  # not an array
 
 
+def test_for_of_loops_and_shorthand_properties(ws: Path) -> None:
+    """entireio/entire-graph's Codex 0.146 cells: `for (const r of results) text(r.output);` after a Promise.all, and
+    `for (const [name, cmd] of cmds) { const r = await tools.exec_command({cmd, workdir: …}); text(…) }`."""
+    code = ("const results = await Promise.all([tools.exec_command({cmd: 'cat a.txt'}), tools.exec_command("
+            "{cmd: 'cat a.txt'})]);\nfor (const r of results) text(r.output);\n"
+            "const cmds = [[\"a\", \"cat a.txt\"], [\"none\", \"cat none.txt\"]];\n"
+            "for (const [name, cmd] of cmds) {\n  const r = await tools.exec_command({cmd, workdir: \"/home/me/proj\"});"
+            "\n  text(JSON.stringify({name, exit_code: r.exit_code}));\n}")
+    got = run(ws, code)
+    assert got.status == "replayed", got.reason
+    assert got.output.partition("Output:\n\n")[2] == (
+        'alpha\nbeta\n\nalpha\nbeta\n\n{"name":"a","exit_code":0}\n{"name":"none","exit_code":1}')
+    assert shell_text(_exec_call(code)) == UNREAD  # a command computed in the loop: judged as an unknown program
+
+
 @pytest.mark.parametrize(("code", "why"), [
     ('const r = await tools.write_stdin({session_id: 3, chars: ""}); text(r.output)', "running process"),
     ('const patch = "*** Begin Patch\\n*** End Patch"; text(await tools.apply_patch(patch));', "an edit"),
     ('const r = await tools.exec_command({cmd: "echo x > b.txt"}); text(r.output)', "redirection"),
-    ('for (const c of cmds) text(c)', "beyond what replay reads"),
+    ('for (const k in {a: 1}) text(k)', "beyond what replay reads (a for loop)"),
+    ('for (const c of cmds) text(c)', "reads cmds"),
     ('text(ALL_TOOLS)', "reads ALL_TOOLS"),
     ('text("no tool")', "runs no shell command"),
 ])

@@ -4,11 +4,11 @@ A cell is JavaScript (openai/codex `codex-rs/code-mode`, run in V8) whose only w
 the agent's own tools; `text(value)` adds an item to what the model sees. Replay never runs the recorded code: it
 reads the cell into a few statement forms and evaluates them itself (agents.codex_exec), the tool calls answered by
 replay's own emulations. The forms read: `const|let|var NAME = EXPR` (or `[NAME, …] = EXPR`), `if (EXPR) STMT [else
-STMT]`, an expression;
-expressions are literals (strings, numbers, template literals whose `${…}` are names and members), object and array
-literals, names, members (`r.output`), `await`, `!`, `+`, `===`, `!==`, `&&`, `||`, parentheses, and calls of
-`text`, `JSON.stringify`, `Promise.all` and `tools.NAME`. Anything else (a loop, a function, a method call) is
-refused with what it met: the cell is then not replayable, and its effect is judged as an unknown program's.
+STMT]`, `for (const NAME|[NAME, …] of EXPR) STMT`, an expression; expressions are literals (strings, numbers,
+template literals whose `${…}` are names and members), object (`{cmd}` for `{cmd: cmd}`) and array literals, names,
+members (`r.output`), `await`, `!`, `+`, `===`, `!==`, `&&`, `||`, parentheses, and calls of `text`,
+`JSON.stringify`, `Promise.all` and `tools.NAME`. Anything else (another loop, a function, a method call) is refused
+with what it met: the cell is then not replayable, and its effect is judged as an unknown program's.
 The first line may be the `// @exec: {"yield_time_ms": N, "max_output_tokens": N}` pragma (`parse_exec_source`).
 """
 
@@ -19,38 +19,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from .codex_js import Undefined, tokens, unescape  # noqa: F401  (codex_exec, tests import them here)
 from .shell_words import NotReplayable
 
 PRAGMA = "// @exec:"
 MAX_DEPTH = 100  # nodes nested in nodes: a real cell has a dozen; a deeper one would exhaust Python's stack
-_TOKEN = re.compile(r"""
-    (?P<ws>\s+|//[^\n]*|/\*.*?\*/)
-  | (?P<name>[A-Za-z_$][\w$]*)
-  | (?P<num>\d+(?:\.\d+)?)
-  | (?P<str>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')
-  | (?P<tmpl>`(?:[^`\\]|\\.)*`)
-  | (?P<op>===|!==|&&|\|\||[{}()\[\];,.:=!+])
-""", re.S | re.X)
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0"}
-_ESCAPE = re.compile(r"\\(u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|\r\n|[\s\S])")
-_KEYWORDS = {"const", "let", "var", "if", "else", "await", "true", "false", "null", "undefined"}
-
-
-def unescape(body: str) -> str:
-    """A JavaScript string literal's text (between its quotes): its escapes read as JavaScript reads them."""
-    def one(found: re.Match) -> str:
-        esc = found.group(1)
-        if esc[0] == "u":
-            point = int(esc[2:-1] if esc[1] == "{" else esc[1:], 16)
-            if point > 0x10FFFF:  # past the last code point: JavaScript's own SyntaxError
-                raise NotReplayable("exec code holds an escape past the last code point")
-            return chr(point)
-        if esc[0] == "x":
-            return chr(int(esc[1:], 16))
-        if esc in ("\n", "\r\n", "\u2028", "\u2029"):  # a line continuation
-            return ""
-        return _ESCAPES.get(esc, esc)
-    return _ESCAPE.sub(one, body)
 
 
 @dataclass(frozen=True)
@@ -61,40 +34,6 @@ class Cell:
     max_output_tokens: int | None
     body: tuple
     calls: tuple[tuple[str, dict | None], ...]
-
-
-def _tokens(code: str) -> list[tuple[str, Any]]:
-    out, at = [], 0
-    while at < len(code):
-        found = _TOKEN.match(code, at)
-        if found is None:
-            raise NotReplayable(f"exec code beyond what replay reads ({code[at:at + 12]!r})")
-        at = found.end()
-        kind = found.lastgroup
-        text = found.group(kind)
-        if kind == "ws":
-            continue
-        if kind == "str":
-            out.append(("lit", unescape(text[1:-1])))
-        elif kind == "num":
-            out.append(("lit", float(text) if "." in text else int(text)))
-        elif kind == "tmpl":
-            out.append(("tmpl", text[1:-1]))
-        elif kind == "name" and text in ("true", "false", "null", "undefined"):
-            out.append(("lit", {"true": True, "false": False, "null": None, "undefined": Undefined}[text]))
-        else:
-            out.append((kind if kind == "name" and text not in _KEYWORDS else "op", text))
-    return out
-
-
-class _Undefined:
-    """JavaScript's undefined (None stands for null)."""
-
-    def __repr__(self) -> str:
-        return "undefined"
-
-
-Undefined = _Undefined()
 
 
 class _Parser:
@@ -135,6 +74,18 @@ class _Parser:
                 raise NotReplayable("exec code beyond what replay reads (a destructuring declaration)")
             self.take("=")
             return ("decl", name, self.expr())
+        if self.peek("for"):  # `for (const NAME|[NAME, …] of EXPR) STMT`: each item of an array in turn
+            self.at += 1
+            self.take("(")
+            if not (self.peek("const") or self.peek("let") or self.peek("var")):
+                raise NotReplayable("exec code beyond what replay reads (a for loop)")
+            self.at += 1
+            names = self.names() if self.peek("[") else self.name()  # a pattern's tuple, or one name
+            if self.take()[1] != "of":
+                raise NotReplayable("exec code beyond what replay reads (a for loop)")
+            items = self.expr()
+            self.take(")")
+            return ("for", names, items, self.block())
         if self.peek("if"):
             self.at += 1
             self.take("(")
@@ -150,15 +101,18 @@ class _Parser:
             return ("if", cond, then, other)
         return ("expr", self.expr())
 
+    def name(self) -> str:
+        kind, name = self.take()
+        if kind != "name":
+            raise NotReplayable("exec code beyond what replay reads (a destructuring declaration)")
+        return name
+
     def names(self) -> tuple[str, ...]:
         """The names of an array pattern `[a, b]` (no holes, defaults or rest)."""
         self.take("[")
         names = []
         while not self.peek("]"):
-            kind, name = self.take()
-            if kind != "name":
-                raise NotReplayable("exec code beyond what replay reads (a destructuring declaration)")
-            names.append(name)
+            names.append(self.name())
             if not self.peek("]"):
                 self.take(",")
         self.take("]")
@@ -211,8 +165,11 @@ class _Parser:
                 key_kind, key = self.take()
                 if key_kind not in ("name", "lit") or not isinstance(key, str):
                     raise NotReplayable("exec code beyond what replay reads (an object key)")
-                self.take(":")
-                pairs.append((key, self.expr()))
+                if key_kind == "name" and (self.peek(",") or self.peek("}")):  # `{cmd}`: `{cmd: cmd}`
+                    pairs.append((key, ("name", key)))
+                else:
+                    self.take(":")
+                    pairs.append((key, self.expr()))
                 if not self.peek("}"):
                     self.take(",")
             self.take("}")
@@ -304,7 +261,7 @@ def parse(code: str) -> Cell:
             raise NotReplayable("exec's pragma is not JSON") from None
         limit = pragma.get("max_output_tokens") if isinstance(pragma, dict) else None
         code = rest
-    parser = _Parser(_tokens(code))
+    parser = _Parser(tokens(code))
     try:
         body = parser.program()
     except RecursionError:

@@ -131,14 +131,27 @@ class _Cell:
             if stmt[0] == "decl":
                 self.names[stmt[1]] = self.value(stmt[2])
             elif stmt[0] == "unpack":
+                self.unpack(stmt[1], self.value(stmt[2]))
+            elif stmt[0] == "for":
                 items = self.value(stmt[2])
                 if not isinstance(items, list):
-                    raise NotReplayable("exec code unpacks a value replay does not follow")
-                self.names.update((name, items[i] if i < len(items) else Undefined) for i, name in enumerate(stmt[1]))
+                    raise NotReplayable("exec code loops over a value replay does not follow")
+                for item in items:
+                    if isinstance(stmt[1], str):
+                        self.names[stmt[1]] = item
+                    else:  # an array pattern: its names take the item's items
+                        self.unpack(stmt[1], item)
+                    self.run(stmt[3])
             elif stmt[0] == "if":
                 self.run(stmt[2] if truthy(self.value(stmt[1])) else stmt[3])
             else:
                 self.value(stmt[1])
+
+    def unpack(self, names: tuple[str, ...], items: Any) -> None:
+        """`[a, b] = items`: each name its item, undefined past the end."""
+        if not isinstance(items, list):
+            raise NotReplayable("exec code unpacks a value replay does not follow")
+        self.names.update((name, items[i] if i < len(items) else Undefined) for i, name in enumerate(names))
 
     def value(self, node: tuple) -> Any:
         kind = node[0]
