@@ -173,3 +173,39 @@ def test_a_cell_that_applies_a_patch_is_an_edit() -> None:
     assert [change.path for change in edits.changes_of(call)] == ["n.txt"]
     failed = replace(call, output="Script failed\nWall time 0.0 seconds\nOutput:\n\nScript error:\napply_patch ...")
     assert edits.changes_of(failed) is None
+
+
+R = 'const r = await tools.exec_command({cmd: "cat a.txt"});\n'
+
+
+@pytest.mark.parametrize(("code", "printed"), [
+    (R + 'const x = "outer"; for (const x of ["a", "b"]) {} text(x)', "outer"),  # a loop's name ends with it
+    (R + 'const y = "outer"; for (const x of ["a"]) { const y = x } text(y)', "outer"),
+    (R + 'const y = "outer"; if (true) { const y = "in" } text(y)', "outer"),
+    (R + 'const of = "of"; text({of: of, for: r.for})', '{"of":"of"}'),  # `of` is a name, `for` a member
+])
+def test_what_a_review_of_the_loops_found(ws: Path, code: str, printed: str) -> None:
+    """helper-45's reproductions (round 8): scopes, and words that are names in JavaScript."""
+    got = run(ws, code)
+    assert got.status == "replayed", got.reason
+    assert got.output.partition("Output:\n\n")[2] == printed
+
+
+@pytest.mark.parametrize(("code", "why"), [
+    (R + "for (const i of [" + "0," * 40 + "]) for (const j of [" + "0," * 40 + "]) for (const k of [" + "0," * 40 +
+     "]) text(i)", "more than 10,000 statements"),  # 6 nested loops of 10 took 111 s before
+    (R + "for (const i of [1]) { var a = i }", "a var inside a block"),
+    (R + "var a = 1;" + " var a = [a];" * 1200 + " text(a)", "nested deeper"),  # printing it recursed
+])
+def test_a_cell_that_would_run_long_or_leak_a_var_is_refused(ws: Path, code: str, why: str) -> None:
+    got = run(ws, code)
+    assert got.status == "refused" and why in got.reason, got.reason
+
+
+def test_a_patch_that_may_run_other_than_once_is_not_the_cells_edit() -> None:
+    add, delete = '"*** Begin Patch\\n*** Add File: x.txt\\n+x\\n*** End Patch"', \
+        '"*** Begin Patch\\n*** Delete File: a.txt\\n*** End Patch"'
+    assert patch(f"const p = {add}; text(await tools.apply_patch(p))") is not None
+    assert patch(f"const p = {add}; for (const p of [{delete}]) await tools.apply_patch(p);") is None
+    assert patch(f"for (const i of []) await tools.apply_patch({delete});") is None
+    assert patch(f"const p = {add}; const [q] = [{delete}]; await tools.apply_patch(p);") is None

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .codex_js import Undefined, tokens, unescape  # noqa: F401  (codex_exec, tests import them here)
+from .codex_js import KEYWORDS, Undefined, tokens, unescape  # noqa: F401  (codex_exec, tests import them here)
 from .shell_words import NotReplayable
 
 PRAGMA = "// @exec:"
@@ -38,7 +38,7 @@ class Cell:
 
 class _Parser:
     def __init__(self, tokens: list[tuple[str, Any]]):
-        self.tokens, self.at, self.calls = tokens, 0, []
+        self.tokens, self.at, self.calls, self.depth = tokens, 0, [], 0
 
     def peek(self, value: str | None = None) -> bool:
         if self.at >= len(self.tokens):
@@ -63,6 +63,8 @@ class _Parser:
         return tuple(body)
 
     def statement(self) -> tuple:
+        if self.peek("var") and self.depth:
+            raise NotReplayable("exec code beyond what replay reads (a var inside a block)")
         if self.peek("const") or self.peek("let") or self.peek("var"):
             self.at += 1
             if self.peek("["):  # `const [a, b] = await Promise.all([…])`: an array's items, one name each
@@ -81,7 +83,7 @@ class _Parser:
                 raise NotReplayable("exec code beyond what replay reads (a for loop)")
             self.at += 1
             names = self.names() if self.peek("[") else self.name()  # a pattern's tuple, or one name
-            if self.take()[1] != "of":
+            if self.take() != ("name", "of"):
                 raise NotReplayable("exec code beyond what replay reads (a for loop)")
             items = self.expr()
             self.take(")")
@@ -119,6 +121,14 @@ class _Parser:
         return tuple(names)
 
     def block(self) -> tuple:
+        """An `if`'s or a loop's body (a `var` in it would outlive it, which the evaluation does not follow)."""
+        self.depth += 1
+        try:
+            return self._block()
+        finally:
+            self.depth -= 1
+
+    def _block(self) -> tuple:
         if not self.peek("{"):
             return (self.statement(),)
         self.take("{")
@@ -163,6 +173,7 @@ class _Parser:
             pairs = []
             while not self.peek("}"):
                 key_kind, key = self.take()
+                key_kind = "lit" if key_kind == "op" and key in KEYWORDS else key_kind  # `{for: 1}`: a key as any
                 if key_kind not in ("name", "lit") or not isinstance(key, str):
                     raise NotReplayable("exec code beyond what replay reads (an object key)")
                 if key_kind == "name" and (self.peek(",") or self.peek("}")):  # `{cmd}`: `{cmd: cmd}`
@@ -189,7 +200,7 @@ class _Parser:
             if self.peek("."):
                 self.at += 1
                 kind, name = self.take()
-                if kind != "name":
+                if kind != "name" and name not in KEYWORDS:  # `r.for`: a keyword is a member's name too
                     raise NotReplayable("exec code beyond what replay reads (a member)")
                 node = ("get", node, name)
             elif self.peek("("):
@@ -306,7 +317,10 @@ def patch(code: str) -> str | None:
         return None
     if len(cell.calls) != 1 or cell.calls[0][0] != "apply_patch":
         return None
-    names = {stmt[1]: _literal(stmt[2]) for stmt in cell.body if stmt[0] == "decl"}
+    if any(stmt[0] in ("for", "if", "unpack") for stmt in cell.body):  # it may run other than once, or not at all
+        return None
+    decls = [stmt[1] for stmt in cell.body if stmt[0] == "decl"]
+    names = {stmt[1]: _literal(stmt[2]) for stmt in cell.body if stmt[0] == "decl" and decls.count(stmt[1]) == 1}
     for node in _walk(cell.body):
         if node[0] == "call" and node[1] == "tools.apply_patch" and len(node[2]) == 1:
             arg = node[2][0]

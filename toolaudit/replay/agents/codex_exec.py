@@ -38,6 +38,7 @@ from .entire_redaction import as_recorded
 from .shell_words import NotReplayable
 
 DEFAULT_TOKENS = 10_000  # unified_exec's resolve_max_tokens(None): the cell's cap without a pragma
+MAX_STEPS = 10_000  # statements a cell may run here, loops counted: a real cell runs a few dozen
 _HEAD = re.compile(r"^(Script \w+)(?: with cell ID \S+)?\nWall time ([\d.]+) seconds\n")
 _NOISE = re.compile(r'"chunk_id":\s*"(\w*)",\s*"wall_time_seconds":\s*(-?[\d.eE+-]+)')
 _WHY = {"write_stdin": "tools.write_stdin reads a running process's output, which depends on timing",
@@ -124,10 +125,15 @@ class _Cell:
     """One cell evaluated: its statements in order, its tool calls answered by replay."""
 
     def __init__(self, call: Call, noise: list[tuple[str, str]]):
-        self.call, self.noise, self.names, self.items, self.runs = call, noise, {}, [], 0
+        self.call, self.noise, self.names, self.items, self.runs, self.steps = call, noise, {}, [], 0, 0
 
-    def run(self, body: tuple) -> None:
+    def run(self, body: tuple, block: bool = False) -> None:
+        """Run statements in order; a block's (`if`, a loop's body) names end with it, as `const`/`let`'s do."""
+        outer = dict(self.names) if block else None
         for stmt in body:
+            self.steps += 1
+            if self.steps > MAX_STEPS:
+                raise NotReplayable(f"exec code runs more than {MAX_STEPS:,} statements")
             if stmt[0] == "decl":
                 self.names[stmt[1]] = self.value(stmt[2])
             elif stmt[0] == "unpack":
@@ -137,15 +143,19 @@ class _Cell:
                 if not isinstance(items, list):
                     raise NotReplayable("exec code loops over a value replay does not follow")
                 for item in items:
+                    before = dict(self.names)
                     if isinstance(stmt[1], str):
                         self.names[stmt[1]] = item
                     else:  # an array pattern: its names take the item's items
                         self.unpack(stmt[1], item)
                     self.run(stmt[3])
+                    self.names = before  # the loop's names and its body's end with each turn
             elif stmt[0] == "if":
-                self.run(stmt[2] if truthy(self.value(stmt[1])) else stmt[3])
+                self.run(stmt[2] if truthy(self.value(stmt[1])) else stmt[3], block=True)
             else:
                 self.value(stmt[1])
+        if outer is not None:
+            self.names = outer
 
     def unpack(self, names: tuple[str, ...], items: Any) -> None:
         """`[a, b] = items`: each name its item, undefined past the end."""
@@ -287,6 +297,9 @@ class Exec(Emulation):
             evaluated.run(cell.body)
         except NotReplayable as why:
             return Outcome("", status=REFUSED, reason=f"not replayable: {why}")
+        except RecursionError:  # a value nested past Python's stack (`var a = [a]` in loops): printing it recurses
+            return Outcome("", status=REFUSED, reason="not replayable: exec code builds values nested deeper than "
+                                                      "replay follows")
         except _Refused as refused:
             return refused.outcome
         if not evaluated.runs:

@@ -18,7 +18,7 @@ _TOKEN = re.compile(r"""
 """, re.S | re.X)
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0"}
 _ESCAPE = re.compile(r"\\(u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|\r\n|[\s\S])")
-KEYWORDS = {"const", "let", "var", "if", "else", "for", "of", "await", "true", "false", "null", "undefined"}
+KEYWORDS = {"const", "let", "var", "if", "else", "for", "await", "true", "false", "null", "undefined"}
 
 
 def unescape(body: str) -> str:
