@@ -209,3 +209,18 @@ def test_a_patch_that_may_run_other_than_once_is_not_the_cells_edit() -> None:
     assert patch(f"const p = {add}; for (const p of [{delete}]) await tools.apply_patch(p);") is None
     assert patch(f"for (const i of []) await tools.apply_patch({delete});") is None
     assert patch(f"const p = {add}; const [q] = [{delete}]; await tools.apply_patch(p);") is None
+
+
+def test_the_recorded_chunk_ids_go_to_the_answers_in_the_order_they_are_printed(ws: Path) -> None:
+    """The recording lists each answer's chunk id and wall time as it printed them (helper-45: printing a
+    Promise.all's answers out of order swapped them; an answer never printed whole took the first)."""
+    code = ('const [a, b] = await Promise.all([tools.exec_command({cmd: "cat a.txt"}), '
+            'tools.exec_command({cmd: "cat none.txt"})]);\ntext(JSON.stringify(b)); text(JSON.stringify(a));')
+    got = run(ws, code, chunks=json.dumps([["bbbbbb", "0.2"], ["aaaaaa", "0.1"]]))
+    printed = got.output.partition("Output:\n\n")[2]
+    assert printed.index('"chunk_id":"bbbbbb"') < printed.index('"chunk_id":"aaaaaa"')
+    assert '"chunk_id":"bbbbbb","wall_time_seconds":0.2,"exit_code":1' in printed
+    code = ('const a = await tools.exec_command({cmd: "cat a.txt"});\nconst b = await tools.exec_command('
+            '{cmd: "cat none.txt"});\ntext(a.output); text(JSON.stringify(b));')
+    got = run(ws, code, chunks=json.dumps([["bbbbbb", "0.2"]]))
+    assert '"chunk_id":"bbbbbb","wall_time_seconds":0.2,"exit_code":1' in got.output

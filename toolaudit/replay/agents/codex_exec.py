@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 from ..base import REFUSED, Outcome
 from .base import Call, Emulation, register
 from .codex import ExecCommand, PARAMS, cut, rerun, with_session_cap
-from .codex_cell import Undefined, parse
+from .codex_cell import MAX_DEPTH, Undefined, parse
 from .codex_cuts import _warning, formatted_cut, token_count
 from .entire_redaction import as_recorded
 from .shell_words import NotReplayable
@@ -48,6 +48,15 @@ _WHY = {"write_stdin": "tools.write_stdin reads a running process's output, whic
 
 class Raw(str):
     """A number printed as recorded (a wall time no re-run reproduces)."""
+
+
+class _Result(dict):
+    """A nested `tools.exec_command`'s answer. Its chunk id and wall time are the recording's, taken when it is first
+    printed whole: the recording lists them in print order, which need not be the order the calls ran in."""
+
+    run: int = 0
+    seconds: float = 0.0
+    noised: bool = False
 
 
 class _Refused(Exception):
@@ -126,6 +135,7 @@ class _Cell:
 
     def __init__(self, call: Call, noise: list[tuple[str, str]]):
         self.call, self.noise, self.names, self.items, self.runs, self.steps = call, noise, {}, [], 0, 0
+        self.used = 0  # the recorded chunk ids and wall times taken, in print order
 
     def run(self, body: tuple, block: bool = False) -> None:
         """Run statements in order; a block's (`if`, a loop's body) names end with it, as `const`/`let`'s do."""
@@ -206,14 +216,14 @@ class _Cell:
 
     def invoke(self, name: str, args: list) -> Any:
         if name == "text":
-            self.items.append(text_of(args[0] if args else Undefined))
+            self.items.append(text_of(self.printed(args[0]) if args else Undefined))
             return Undefined
         if name == "JSON.stringify":
             if len(args) > 1 and args[1] not in (None, Undefined):
                 raise NotReplayable("exec code's JSON.stringify has a replacer")
             space = args[2] if len(args) > 2 else ""
             indent = " " * min(space, 10) if isinstance(space, int) else str(space or "")[:10]
-            return Undefined if not args or args[0] is Undefined else js_json(args[0], indent)
+            return Undefined if not args or args[0] is Undefined else js_json(self.printed(args[0]), indent)
         if name == "Promise.all":  # the calls ran, in order, as its array was built: their results
             if len(args) != 1 or not isinstance(args[0], list):
                 raise NotReplayable("exec code's Promise.all without an array")
@@ -231,13 +241,29 @@ class _Cell:
         if isinstance(done, Outcome):
             raise _Refused(done)
         body, result, seconds = done
-        chunk, wall = self.noise[self.runs] if self.runs < len(self.noise) else (
-            hashlib.sha256(f"{self.call.session}/{self.call.call_id}/{self.runs}".encode()).hexdigest()[:6],
-            Raw(js_number(seconds)))
+        answer = _Result({"chunk_id": "", "wall_time_seconds": Raw(js_number(seconds)), "exit_code": result.code,
+                          "original_token_count": token_count(body), "output": cut(inner, body)})
+        answer.run, answer.seconds = self.runs, seconds
         self.runs += 1
-        found = {"chunk_id": chunk} if chunk else {}
-        return {**found, "wall_time_seconds": Raw(wall), "exit_code": result.code,
-                "original_token_count": token_count(body), "output": cut(inner, body)}
+        return answer
+
+    def printed(self, value: Any, depth: int = 0) -> Any:
+        """`value` about to be printed: each answer in it not printed before takes the recording's next chunk id and
+        wall time (a made-up id when the recording has no more), in the order JSON.stringify walks it."""
+        if depth > MAX_DEPTH:
+            raise NotReplayable("exec code prints values nested deeper than replay follows")
+        if isinstance(value, _Result) and not value.noised:
+            chunk, wall = self.noise[self.used] if self.used < len(self.noise) else (
+                hashlib.sha256(f"{self.call.session}/{self.call.call_id}/{value.run}".encode()).hexdigest()[:6],
+                js_number(value.seconds))
+            self.used += 1
+            value.noised = True
+            value.update(chunk_id=chunk, wall_time_seconds=Raw(wall))
+            if not chunk:
+                del value["chunk_id"]
+        for item in value.values() if isinstance(value, dict) else value if isinstance(value, list) else ():
+            self.printed(item, depth + 1)
+        return value
 
 
 def items_cut(items: list[str], limit: int, warning: bool) -> list[str]:
