@@ -112,13 +112,17 @@ class _Parser:
     def names(self) -> tuple[str, ...]:
         """The names of an array pattern `[a, b]` (no holes, defaults or rest)."""
         self.take("[")
-        names = []
-        while not self.peek("]"):
-            names.append(self.name())
-            if not self.peek("]"):
+        return self.listed("]", self.name)
+
+    def listed(self, close: str, item) -> tuple:
+        """What `item` reads, again and again, comma-separated up to `close` (taken; a trailing comma allowed)."""
+        out = []
+        while not self.peek(close):
+            out.append(item())
+            if not self.peek(close):
                 self.take(",")
-        self.take("]")
-        return tuple(names)
+        self.take(close)
+        return tuple(out)
 
     def block(self) -> tuple:
         """An `if`'s or a loop's body (a `var` in it would outlive it, which the evaluation does not follow)."""
@@ -170,30 +174,21 @@ class _Parser:
             self.take(")")
             return inner
         if value == "{":
-            pairs = []
-            while not self.peek("}"):
-                key_kind, key = self.take()
-                key_kind = "lit" if key_kind == "op" and key in KEYWORDS else key_kind  # `{for: 1}`: a key as any
-                if key_kind not in ("name", "lit") or not isinstance(key, str):
-                    raise NotReplayable("exec code beyond what replay reads (an object key)")
-                if key_kind == "name" and (self.peek(",") or self.peek("}")):  # `{cmd}`: `{cmd: cmd}`
-                    pairs.append((key, ("name", key)))
-                else:
-                    self.take(":")
-                    pairs.append((key, self.expr()))
-                if not self.peek("}"):
-                    self.take(",")
-            self.take("}")
-            return ("obj", tuple(pairs))
+            return ("obj", self.listed("}", self.pair))
         if value == "[":
-            items = []
-            while not self.peek("]"):
-                items.append(self.expr())
-                if not self.peek("]"):
-                    self.take(",")
-            self.take("]")
-            return ("arr", tuple(items))
+            return ("arr", self.listed("]", self.expr))
         raise NotReplayable(f"exec code beyond what replay reads ({value!r})")
+
+    def pair(self) -> tuple[str, tuple]:
+        """An object literal's `key: value` (`{cmd}` for `{cmd: cmd}`; a keyword is a key as any)."""
+        key_kind, key = self.take()
+        key_kind = "lit" if key_kind == "op" and key in KEYWORDS else key_kind
+        if key_kind not in ("name", "lit") or not isinstance(key, str):
+            raise NotReplayable("exec code beyond what replay reads (an object key)")
+        if key_kind == "name" and (self.peek(",") or self.peek("}")):
+            return key, ("name", key)
+        self.take(":")
+        return key, self.expr()
 
     def postfix(self, node: tuple) -> tuple:
         while True:
@@ -205,13 +200,8 @@ class _Parser:
                 node = ("get", node, name)
             elif self.peek("("):
                 self.at += 1
-                args = []
-                while not self.peek(")"):
-                    args.append(self.expr())
-                    if not self.peek(")"):
-                        self.take(",")
-                self.take(")")
-                node = ("call", _callee(node), tuple(args))
+                args = self.listed(")", self.expr)
+                node = ("call", _callee(node), args)
                 if node[1].startswith("tools."):
                     literal = _literal(args[0]) if len(args) == 1 else None
                     self.calls.append((node[1][6:], literal if isinstance(literal, dict) else None))
