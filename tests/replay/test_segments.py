@@ -148,3 +148,10 @@ def test_the_review_s_other_cases():
     assert segments.split('git status --short; echo ""; echo "=== LOG ==="; git log -1', " M a\n\n=== LOG ===\nab1\n")[
         -1][1:] == ("git log -1", "ab1\n")
     assert segments.printed_by("printf 'a\\\\nb'") == "a\\nb" and segments.printed_by("printf '\\101'") is None
+
+
+def test_one_short_line_form_for_both_readers():
+    """segments.SHORT is start_state's too: a submodule's ` m` is a change, `!!` (ignored) is not, two spaces never."""
+    from toolaudit.replay.start_state import status_paths
+
+    assert status_paths(" m vendor/sub\n!! build/\n   pick bb9021a c2\n M a.py\n") == ["vendor/sub", "a.py"]

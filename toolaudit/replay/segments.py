@@ -23,8 +23,8 @@ _STDERR = re.compile(r"\s2>&1(?=\s|$)")
 _ECHO_OPTION = re.compile(r"-[neE]+")
 _PRINTF_ESCAPE = re.compile(r"\\(.)|%(.)")
 _PRINTF_READS = {"n": "\n", "t": "\t", "\\": "\\"}
-# git's short form: `XY path` (a submodule's `m` too; never two spaces), `## branch`
-_SHORT = re.compile(r"^(?:## .*|(?!  )[ MADRCUTm?!]{2} .+)$")
+# git's short form's `XY path` line (a submodule's `m`, `!!` ignored; never two spaces: a rebase's `   pick …`)
+SHORT = re.compile(r"^(?!  )([ MADRCUTm?!]{2}) (.+)$")
 _SHORT_OPTIONS = ("-s", "--short", "-sb", "--porcelain")
 _CLOSING = ("nothing to commit", "nothing added to commit", "no changes added to commit")
 _READERS = ("git log", "git diff", "git show", "git branch", "git rev-parse", "git remote", "git describe")
@@ -138,6 +138,6 @@ def _status_head(text: str, short: bool) -> str | None:
         closing = next((n for n, line in enumerate(lines) if line.startswith(_CLOSING)), None)
         return "".join(lines[:closing + 1]) if closing is not None else None
     n = 0
-    while n < len(lines) and _SHORT.match(lines[n].rstrip("\r\n")):
+    while n < len(lines) and (lines[n].startswith("## ") or SHORT.match(lines[n].rstrip("\r\n"))):
         n += 1
     return "".join(lines[:n]) if n or not text.strip() else None

@@ -193,7 +193,6 @@ def _later(events: list[_Shown], unknown: list[tuple[int, tuple]]) -> dict[tuple
 AGENT_HOMES = (".codex/", ".claude/", ".gemini/", ".entire/logs/", ".entire/tmp/", ".entire/metadata/")
 _STATUS_OPTIONS = {"-s", "--short", "-b", "--branch", "-sb", "--porcelain", "--porcelain=v1", "-u", "-uall",
                    "--untracked-files=all", "--untracked-files", "--no-pager", "--no-color"}
-_SHORT = re.compile(r"^(?!  )([ MADRCUT?]{2}) (.+)$")  # never two spaces: a rebase's `   pick …` is no path
 _LONG = re.compile(r"^\t(?:modified|new file|deleted|renamed|typechange|both modified|both added):\s+(.+)$")
 
 
@@ -213,14 +212,15 @@ def _status(output: str, touched: set[str], cwd: str | None) -> list[str]:
 def _statuses_within(call: ToolCall, command: str, touched: set[str], cwd: str | None) -> list[list[str]]:
     """What each `git status` of a line of several commands showed, when its output can be told apart and nothing
     before it on the line may have changed a file (a code-mode cell: only one running a single command)."""
-    if call.is_error or call.tool == "exec" and (command.count("\n") or call.args.count("text(") != 1):
-        return []
+    if "git status" not in command or call.is_error or call.tool == "exec" and (
+            command.count("\n") or call.args.count("text(") != 1):
+        return []  # (on every shell call of every session: the plain test first)
     found = []
     for index, part, out in segments.split(command, printed(call.output)):
         if not _is_status(part):
             continue
-        earlier = segments.parts(command)[:index]
-        if any(shell_effects.effect(p, cwd) != shell_effects.NONE or _elsewhere(p, cwd) for p in earlier):
+        if any(shell_effects.effect(p, cwd) != shell_effects.NONE or _elsewhere(p, cwd)
+               for p in (segments.parts(command) or [])[:index]):
             break
         found.append(_status(out, touched, cwd))
     return found
@@ -261,7 +261,7 @@ def status_paths(output: str) -> list[str]:
     paths: list[str] = []
     untracked = False
     for line in output.splitlines():
-        short = _SHORT.match(line)
+        short = segments.SHORT.match(line)
         long = _LONG.match(line)
         if line.startswith("Untracked files:"):
             untracked = True
@@ -270,7 +270,7 @@ def status_paths(output: str) -> list[str]:
         elif long:
             paths.extend(long.group(1).split(" -> "))
             untracked = False
-        elif short and not line.startswith("## "):
+        elif short and not line.startswith("## ") and short.group(1) != "!!":  # an ignored file is not a change
             paths.extend(short.group(2).split(" -> "))
         elif line and not line.startswith((" ", "\t")):
             untracked = False
