@@ -206,10 +206,11 @@ REPOSITORIES = (
          files=r"^transcript\.jsonl$"),
     Repo("Yael-Peretz/jgive-campaign-donation", "Claude Code 2.1.178 (VS Code)", held_out=True,
          files=r"^transcript\.jsonl$"),  # its folder: jgive-assignment
-    # The sixth set (issue 28, round 9), held out: the one session of Claude Code 2.1.12x+ two more helpers found in
-    # 140 minutes of searching that replay can place (started in its user's home, the repository below it:
-    # replay.nested_repo), measured before any rule changed
-    Repo("ikihin/bhavana", "Claude Code 2.1.177 (started in the home folder above the repository)", held_out=True),
+    # The sixth set (issue 28, round 9): the one session of Claude Code 2.1.12x+ two more helpers found in 140 minutes
+    # of searching that replay can place (started in its user's home, the repository below it: replay.nested_repo).
+    # Measured held out before any rule changed (0/14, c955c04); nested_repo's rule was then changed for it, so it
+    # is tuning since
+    Repo("ikihin/bhavana", "Claude Code 2.1.177 (started in the home folder above the repository)"),
     # Codex 0.34 - 0.128, rollouts committed where the project set CODEX_HOME (its `.codex/`, or another folder).
     # Measured held out once, all 24 (9aa810e); then split by a rule fixed before any was looked into (the first
     # byte of sha1(owner/name) even: open for tuning; odd: held out still)

@@ -47,10 +47,28 @@ def test_a_repository_at_the_working_folder_stays_there(tmp_path):
 def test_one_path_or_a_minority_decides_nothing(tmp_path):
     one = [_read("/Users/tomo/clawd/projects/odysseus/aidev/src/config/merge-config.ts")]
     assert folder(one, "/Users/tomo/clawd", FIXTURE / "repo") is None
-    others = one + [_read("/Users/tomo/clawd/projects/odysseus/aidev/src/config/issue-config.ts"),
-                    _read("/Users/tomo/clawd/notes/a.md"), _read("/Users/tomo/clawd/notes/b.md"),
-                    _read("/Users/tomo/clawd/notes/c.md")]
-    assert folder(others, "/Users/tomo/clawd", FIXTURE / "repo") is None  # 2 of 5: not most of them
+    below = "/Users/tomo/clawd/projects/odysseus/aidev/"
+    others = one + [_read(below + "src/config/issue-config.ts"), _read(below + "notes/a.md"),
+                    _read(below + "notes/b.md"), _read(below + "notes/c.md")]
+    assert folder(others, "/Users/tomo/clawd", FIXTURE / "repo") is None  # 2 of the 5 below it: not most
+
+
+def test_paths_beside_the_repository_do_not_count_against_it():
+    # ikihin/bhavana's 2.1.177 session, started in the home folder: 7 Reads of ~/.claude/skills (Claude Code's
+    # own), 7 of the repository at ~/bhavana (here 2 and 3 of them, the fixture's files)
+    skills = [_read(f"/home/u/.claude/skills/s{n}/references/r.md") for n in range(3)]
+    repo = [_read("/home/u/aidev/src/config/merge-config.ts"), _read("/home/u/aidev/src/config/issue-config.ts")]
+    assert folder(skills + repo, "/home/u", FIXTURE / "repo") == "/home/u/aidev"  # before: None (2 of 5)
+
+
+def test_files_a_write_names_decide_nothing():
+    # the same session wrote 28 new files in ~/bhavana: none is in the start commit
+    repo = [_read("/home/u/aidev/src/config/merge-config.ts"), _read("/home/u/aidev/src/config/issue-config.ts")]
+    new = [_read(f"/home/u/aidev/src/new{n}.ts", tool="Write") for n in range(4)]
+    assert folder(repo + new, "/home/u", FIXTURE / "repo") == "/home/u/aidev"  # before: None (2 of 6)
+    assert folder([_read(path, tool="Read") for path in ("/home/u/aidev/src/new0.ts", "/home/u/aidev/src/new1.ts",
+                                                         "/home/u/aidev/src/new2.ts")] + repo,
+                  "/home/u", FIXTURE / "repo") is None  # read, they count: 2 of 5
 
 
 def test_windows_paths(tmp_path):
@@ -59,6 +77,6 @@ def test_windows_paths(tmp_path):
     assert folder(calls, "D:\\work", FIXTURE / "repo") == "D:\\work\\apps\\aidev"
 
 
-def _read(path: str) -> ToolCall:
-    return ToolCall(source="s.jsonl", line=1, collector="claude-code", session="s", tool="Read",
+def _read(path: str, tool: str = "Read") -> ToolCall:
+    return ToolCall(source="s.jsonl", line=1, collector="claude-code", session="s", tool=tool,
                     args=json.dumps({"file_path": path}), output="")

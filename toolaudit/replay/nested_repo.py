@@ -8,10 +8,15 @@ committed in that repository, `.entire/metadata/`). Put at `/Users/tomo/clawd`, 
 paths it read, and 16 of 23 Reads answered `File does not exist`.
 
 So when no absolute path the session's own file tools named under its working folder is in the checked-out
-commit as it is, but most of them are once the same leading folders are taken off (two or more paths, and more
-than half of them), the repository is taken to sit at those folders: the session's working folder becomes
-`cwd/those/folders` and its paths are read from there. A path anywhere else (above the repository, beside it)
-stays outside the replay folder and is refused, as before. A repository that holds a path the session named is
+commit as it is, but most of those below the same leading folders are once these are taken off (two or more paths,
+and more than half of those below them), the repository is taken to sit at those folders: the session's working
+folder becomes `cwd/those/folders` and its paths are read from there. A path anywhere else (above the repository,
+beside it) stays outside the replay folder and is refused, as before. Paths beside the repository do not count
+against it, and a path a Write names (a file the session may have created) counts for nothing:
+ikihin/bhavana's Claude Code 2.1.177 session, started in its user's home folder, read and edited 7 files of
+`~/bhavana`, read 7 of `~/.claude/skills` (Claude Code's own, no repository's) and wrote 28 new files in
+`~/bhavana`; a majority of all the paths, as the rule first asked, left the repository in the home folder, and
+all 14 Reads answered `File does not exist`. A repository that holds a path the session named is
 where it was started: nothing moves (the test is the path's first folder, so a file the session created itself
 decides nothing).
 """
@@ -37,7 +42,10 @@ def folder(calls: Iterable[ToolCall], cwd: str | None, root: Path) -> str | None
     if not cwd or not (cwd.startswith("/") or is_windows(cwd)):
         return None
     top = posix_form(cwd).rstrip("/") or "/"
-    rels = sorted({rel for rel in _below(calls, top)})
+    calls = list(calls)
+    # a file a Write names may be one the session created: it says nothing of where the repository sits
+    written = set(_below((call for call in calls if call.tool == "Write"), top))
+    rels = sorted(set(_below(calls, top)) - written)
     if not rels:
         return None
     if any(_there(root, rel.split("/")[0]) for rel in rels):  # the repository is where the session started
@@ -52,7 +60,8 @@ def folder(calls: Iterable[ToolCall], cwd: str | None, root: Path) -> str | None
     if not votes:
         return None
     prefix, hits = votes.most_common(1)[0]
-    if hits < 2 or 2 * hits <= len(rels):
+    under = sum(1 for rel in rels if rel.startswith(prefix + "/"))
+    if hits < 2 or 2 * hits <= under:
         return None
     if is_windows(cwd):
         return cwd.rstrip("\\/") + "\\" + prefix.replace("/", "\\")
