@@ -258,3 +258,18 @@ def test_the_files_added_since_are_read_without_the_blobs_a_rename_would_need(tm
     blob = run_git(repo, "rev-parse", "HEAD~1:notes.md")
     (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()  # the snapshot lacks it
     assert sorted(added_since(repo, since) or {}) == ["b.py", "docs.md"]
+
+
+def test_claude_codes_local_settings_the_checkout_lacks_are_the_recording_machines(tmp_path):
+    # Safecast/safecast-map-MCP's 2.1.3x session read `.claude/settings.local.json` (591 tokens), which no
+    # `.gitignore` of the repository names: Claude Code keeps it out of git by design
+    settings = '1\t{\n2\t  "permissions": {\n3\t    "allow": ["Bash(npm run build)"]\n4\t  }\n5\t}'
+    totals = _identity(tmp_path, [(".claude/settings.local.json", settings, False)])
+    assert totals.replayed == 0  # before: replayed, and a miss (`File does not exist`)
+    assert [why for why, _ in totals.reasons] == [
+        "uncertain: .claude/settings.local.json: Claude Code's per-machine settings, which no commit is meant to "
+        "hold, and the checkout lacks it (the recording machine's)"]
+    # the project's shared settings are the repository's: missing, they stay a difference
+    (tmp_path / "shared").mkdir()
+    totals = _identity(tmp_path / "shared", [(".claude/settings.json", settings, False)])
+    assert (totals.replayed, totals.within_1pct) == (1, 0)

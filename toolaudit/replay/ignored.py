@@ -4,7 +4,11 @@ A repository's `.gitignore` keeps some files on its author's disk only: notes an
 build output (`dist/`), an agent's own settings. A session that reads one saw the recording machine's text, which no
 commit and no start state can give back. Such a call is in an unknown state from the start, as a file the session's
 own `git status` listed untracked is (replay.state): it is set aside with the path named, never compared as if the
-file were missing. Only where the recording shows the file was there (an answer that is not an error and not a
+file were missing. Claude Code's `.claude/settings.local.json` is one by design, ignored or not: its docs keep it
+out of git (its per-machine settings beside the project's shared `.claude/settings.json`), so where the checkout
+lacks it no commit can be the missing start, whether the repository's `.gitignore`, its user's global one or none
+ignores it (Safecast/safecast-map-MCP's 2.1.3x session read its 591 tokens; the checkout has none). Only where
+the recording shows the file was there (an answer that is not an error and not a
 search that found nothing): a recorded "File does not exist" is reproduced as it is. A file the session wrote itself,
 or that a whole-file Read gave back (replay.state's `learn`), is in the replay folder and read as any other.
 Recorded: 1curafu/Fitcheck's 2.1.216 – 2.1.227 sessions read `docs/STATE.md` and `docs/superpowers/plans/…`
@@ -33,6 +37,9 @@ from .fidelity import ABSENT
 from .git import git
 from .workspace import epoch
 
+# Claude Code's per-machine settings, kept out of git by design: a clone's `git check-ignore` may not say so (the
+# user's global excludes file, or nothing ignores it and it merely stays untracked)
+AGENT_LOCAL = re.compile(r"(^|/)\.claude/settings\.local\.json$")
 NOTHING_FOUND = ("No files found", "No matches found")  # Grep's and Glob's empty answers: the path may be missing
 _TIMEOUT = 30.0
 _SEEN: WeakKeyDictionary = WeakKeyDictionary()  # a session's state -> {missing path: whether git ignores it}
@@ -107,6 +114,10 @@ def local_doubt(state, paths: list[str], output: str, is_error: bool, ts: str | 
     if hit:
         return (f"uncertain: {hit}: git ignores it and the checkout lacks it (a local file no commit holds: the "
                 "recording machine's)")
+    hit = next((key for key in missing if AGENT_LOCAL.search(key)), None)
+    if hit:
+        return (f"uncertain: {hit}: Claude Code's per-machine settings, which no commit is meant to hold, and the "
+                "checkout lacks it (the recording machine's)")
     when = epoch(state.started) or epoch(ts)
     if when is None:
         return None
