@@ -222,6 +222,18 @@ def test_paths_outside_the_working_folder_are_refused(root: Path, tmp_path: Path
     assert run("Glob", root, {"pattern": "/Users/dev/*"}).status == REFUSED
 
 
+def test_a_path_entire_redacted_is_refused_unless_the_replay_folder_has_it(root: Path) -> None:
+    # FSM1/cipher-box's 2.1.4x Read of `{cwd}/.REDACTED.md` (3,540 tokens recorded), Beep206/CyberVPN's `REDACTED.md`
+    # (the whole path taken for a secret): before, read as missing files and counted as misses
+    for path in (f"{CWD}/.REDACTED.md", "REDACTED.md"):
+        out = run("Read", root, {"file_path": path})
+        assert (out.status, out.reason) == (REFUSED, f"path {path!r} holds Entire's REDACTED: the "
+                                                      "recording hid part of it"), path
+    assert run("Grep", root, {"pattern": "x", "path": f"{CWD}/REDACTED"}).status == REFUSED
+    write(root, "REDACTED.md", "a file of that name\n")
+    assert run("Read", root, {"file_path": f"{CWD}/REDACTED.md"}).status == REPLAYED
+
+
 def test_no_version_is_refused_unless_named_and_a_newer_one_replays_as_the_newest(root: Path) -> None:
     write(root, "a.go", "a\n")
     args = {"file_path": f"{CWD}/a.go"}

@@ -15,7 +15,7 @@ from ...base import FAILED, REFUSED, REPLAYED, Outcome
 from ...builtin.ripgrep import rg_path
 from ...sandbox import OutsideWorkspace, RunResult, resolve, run_in
 from ..base import Call, Emulation, version_tuple
-from ..entire_redaction import as_recorded, recorded_lines
+from ..entire_redaction import MARK, as_recorded, recorded_lines
 from .js import (
     MISSING,
     js_len,
@@ -289,6 +289,10 @@ def place_of(ctx: Context, raw: str) -> Place:
         real = resolve(ctx.root, rel or ".")
     except OutsideWorkspace as exc:
         raise Answer(refuse(f"path {raw!r} is {exc.reason}")) from None
+    if MARK in rel and not os.path.lexists(ctx.root / rel):
+        # Entire's secret scan took part of the path for a secret (FSM1/cipher-box's `.REDACTED.md`, Beep206/CyberVPN's
+        # whole path `REDACTED.md`): the recording no longer holds the path the agent read
+        raise Answer(refuse(f"path {raw!r} holds Entire's {MARK}: the recording hid part of it"))
     return Place(shown, ctx.root / rel if rel else ctx.root, real)
 
 
