@@ -80,3 +80,48 @@ def test_windows_paths(tmp_path):
 def _read(path: str, tool: str = "Read") -> ToolCall:
     return ToolCall(source="s.jsonl", line=1, collector="claude-code", session="s", tool=tool,
                     args=json.dumps({"file_path": path}), output="")
+
+
+# helper-49's review of the rule above (5556df4): each failed at 5556df4, and all but the second passed before it
+
+
+def _home_repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    for rel in ("package.json", "README.md", "tsconfig.json", "src/a.ts", "src/b.ts", "src/c.ts"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("x\n")
+    return root
+
+
+def test_a_tie_places_nothing(tmp_path):
+    calls = [_read("/home/u/app/package.json"), _read("/home/u/app/README.md"),
+             _read("/home/u/proj/src/a.ts"), _read("/home/u/proj/src/b.ts")]
+    assert folder(calls, "/home/u", _home_repo(tmp_path)) is None  # at 5556df4: /home/u/app, by name
+
+
+def test_every_folder_voted_for_is_tried(tmp_path):
+    other = [_read(f"/home/u/web/{name}") for name in ("package.json", "README.md", "tsconfig.json", "main.go",
+                                                       "go.mod", "cmd/x.go")]
+    proj = [_read("/home/u/proj/src/a.ts"), _read("/home/u/proj/src/b.ts")]
+    assert folder(other + proj, "/home/u", _home_repo(tmp_path)) == "/home/u/proj"  # web (3 of 6) fails alone
+
+
+def test_files_read_then_rewritten_still_place_the_repository(tmp_path):
+    # Claude Code's Write refuses an existing file not read first: a rewrite is a Read and a Write of one path
+    calls = [call for name in "abc" for call in (_read(f"/home/u/proj/src/{name}.ts"),
+                                                  _read(f"/home/u/proj/src/{name}.ts", tool="Write"))]
+    assert folder(calls, "/home/u", _home_repo(tmp_path)) == "/home/u/proj"
+
+
+def test_a_written_path_the_checkout_holds_keeps_the_session_where_it_started(tmp_path):
+    # at the repository root: it wrote src/new.ts (src/ is the repository's) and read copies it made (cp -r src web/)
+    calls = [_read("/r/src/new.ts", tool="Write"), _read("/r/web/src/a.ts"), _read("/r/web/src/b.ts")]
+    assert folder(calls, "/r", _home_repo(tmp_path)) is None
+    # a dotfiles repository at the home folder: ~/.zshrc read and rewritten, another project's files read
+    dotfiles = tmp_path / "dotfiles"
+    for rel in (".zshrc", "README.md", ".gitignore"):
+        (dotfiles / rel).parent.mkdir(parents=True, exist_ok=True)
+        (dotfiles / rel).write_text("x\n")
+    calls = [_read("/home/u/.zshrc"), _read("/home/u/.zshrc", tool="Write"), _read("/home/u/work/app/README.md"),
+             _read("/home/u/work/app/.gitignore")]
+    assert folder(calls, "/home/u", dotfiles) is None

@@ -11,9 +11,10 @@ So when no absolute path the session's own file tools named under its working fo
 commit as it is, but most of those below the same leading folders are once these are taken off (two or more paths,
 and more than half of those below them), the repository is taken to sit at those folders: the session's working
 folder becomes `cwd/those/folders` and its paths are read from there. A path anywhere else (above the repository,
-beside it) stays outside the replay folder and is refused, as before. Paths beside the repository do not count
-against it, and a path a Write names (a file the session may have created) counts for nothing:
-ikihin/bhavana's Claude Code 2.1.177 session, started in its user's home folder, read and edited 7 files of
+beside it) stays outside the replay folder and is refused, as before. Every folder some path votes for is tried;
+two with as many votes place nothing. Paths beside the repository do not count against it, nor does a path only a
+Write names that the checkout lacks (a file the session may have created; a Write of a file the checkout holds
+was a Read first, and votes): ikihin/bhavana's Claude Code 2.1.177 session, started in its user's home folder, read and edited 7 files of
 `~/bhavana`, read 7 of `~/.claude/skills` (Claude Code's own, no repository's) and wrote 28 new files in
 `~/bhavana`; a majority of all the paths, as the rule first asked, left the repository in the home folder, and
 all 14 Reads answered `File does not exist`. A repository that holds a path the session named is
@@ -43,26 +44,31 @@ def folder(calls: Iterable[ToolCall], cwd: str | None, root: Path) -> str | None
         return None
     top = posix_form(cwd).rstrip("/") or "/"
     calls = list(calls)
-    # a file a Write names may be one the session created: it says nothing of where the repository sits
+    # a file a Write names may be one the session created: it counts against no folder (it may vote for one)
     written = set(_below((call for call in calls if call.tool == "Write"), top))
-    rels = sorted(set(_below(calls, top)) - written)
+    rels = sorted(set(_below(calls, top)))
     if not rels:
         return None
     if any(_there(root, rel.split("/")[0]) for rel in rels):  # the repository is where the session started
         return None
     votes: Counter[str] = Counter()
+    voted: set[str] = set()  # the paths that vote (in the checkout once their leading folders are taken off)
     for rel in rels:
         parts = rel.split("/")
         for k in range(1, min(DEPTH, len(parts) - 1) + 1):
             if _there(root, "/".join(parts[k:])):
                 votes["/".join(parts[:k])] += 1
+                voted.add(rel)
                 break
-    if not votes:
+    passing = []
+    for prefix, hits in votes.items():
+        under = sum(1 for rel in rels if rel.startswith(prefix + "/") and (rel not in written or rel in voted))
+        if hits >= 2 and 2 * hits > under:
+            passing.append((hits, prefix))
+    passing.sort(reverse=True)
+    if not passing or (len(passing) > 1 and passing[0][0] == passing[1][0]):  # none, or a tie: no place
         return None
-    prefix, hits = votes.most_common(1)[0]
-    under = sum(1 for rel in rels if rel.startswith(prefix + "/"))
-    if hits < 2 or 2 * hits <= under:
-        return None
+    prefix = passing[0][1]
     if is_windows(cwd):
         return cwd.rstrip("\\/") + "\\" + prefix.replace("/", "\\")
     return cwd.rstrip("/") + "/" + prefix

@@ -232,6 +232,10 @@ def test_a_path_entire_redacted_is_refused_unless_the_replay_folder_has_it(root:
     assert run("Grep", root, {"pattern": "x", "path": f"{CWD}/REDACTED"}).status == REFUSED
     write(root, "REDACTED.md", "a file of that name\n")
     assert run("Read", root, {"file_path": f"{CWD}/REDACTED.md"}).status == REPLAYED
+    # a real folder whose name holds the word: a file missing in it is answered as missing (helper-49's review)
+    write(root, "docs/REDACTED_CLAIMS/a.md", "claims\n")
+    out = run("Read", root, {"file_path": f"{CWD}/docs/REDACTED_CLAIMS/missing.md"})
+    assert (out.status, out.output.startswith("File does not exist.")) == (REPLAYED, True)
 
 
 def test_no_version_is_refused_unless_named_and_a_newer_one_replays_as_the_newest(root: Path) -> None:
