@@ -224,3 +224,38 @@ def test_the_recorded_chunk_ids_go_to_the_answers_in_the_order_they_are_printed(
             '{cmd: "cat none.txt"});\ntext(a.output); text(JSON.stringify(b));')
     got = run(ws, code, chunks=json.dumps([["bbbbbb", "0.2"]]))
     assert '"chunk_id":"bbbbbb","wall_time_seconds":0.2,"exit_code":1' in got.output
+
+
+@pytest.mark.parametrize(("code", "printed"), [
+    # entireio/entire-graph's Codex 0.146 cells: `text("check:\n"+out[1].output+`exit=${out[1].exit_code}`)`
+    ('const out = await Promise.all([tools.exec_command({cmd:"cat a.txt"}), tools.exec_command({cmd:"cat b.txt"})]);'
+     'text("a:\\n"+out[0].output); text(`exit=${out[1].exit_code}`);', "a:\nalpha\nbeta\n\nexit=1"),
+    # Standard-Syntax/basic's: `for (let i=0;i<r.length;i++) { text(`--- ${i+1} ---`); text(r[i].output) }`
+    ('const r = await Promise.all([tools.exec_command({cmd:"cat a.txt"})]);\nfor (let i=0;i<r.length;i++) {'
+     ' text(`--- ${i+1} ---`); text(r[i].output.trim()); }', "--- 1 ---\nalpha\nbeta"),
+    # jdx/mise's and entire-graph's: `results.forEach((r,i)=>text(…))`, `nums.map(n=>tools.exec_command(…))`
+    ('const rs = await Promise.all(["a.txt", "c.txt"].map(f => tools.exec_command({cmd: "cat " + f})));\n'
+     'rs.forEach((r, i) => { text(`${i}: ${r.exit_code} ${r.output.slice(0, 5)}`) });', "0: 0 alpha\n1: 1 cat: "),
+    ('const r = await tools.exec_command({cmd: "cat a.txt"}); text(r.output.trimEnd().length)', "10"),
+    ('const r = await tools.exec_command({cmd: "cat a.txt"}); text(r.nothing ?? [1, null, 2].join("-"))', "1--2"),
+    ('const r = await tools.exec_command({cmd: "cat a.txt"}); text("a" || "b" && "")', "a"),  # && binds closer
+    ('const r = await tools.exec_command({cmd: "cat a.txt"}); text(1 + 2 < 4 === true)', "true"),
+])
+def test_indexes_counted_loops_arrows_and_string_methods(ws: Path, code: str, printed: str) -> None:
+    """Forms that kept 194 of the tuning set's 9,153 cells unread before (each refused then)."""
+    got = run(ws, code)
+    assert got.status == "replayed", got.reason
+    assert got.output.partition("Output:\n\n")[2] == printed
+
+
+@pytest.mark.parametrize(("code", "why"), [
+    (R + 'text([1].map(async (x) => x))', "calls a function"),
+    (R + 'text(x => x)', "prints a function"),
+    (R + 'text("😀".slice(0, 1))', "past the Basic Multilingual Plane"),
+    (R + 'text("a" < "b")', "compares values"),
+    (R + 'for (let i = 0; i < 1; j++) text(i)', "a for loop's step"),
+    (R + 'for (let i = 0; i >= 0; i++) {}', "more than 10,000 statements"),
+])
+def test_what_those_forms_do_not_follow_is_refused(ws: Path, code: str, why: str) -> None:
+    got = run(ws, code)
+    assert got.status == "refused" and why in got.reason, got.reason

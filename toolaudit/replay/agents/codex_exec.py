@@ -26,13 +26,14 @@ import hashlib
 import json
 import re
 from dataclasses import replace
-from decimal import Decimal
 from typing import Any, ClassVar
 
 from ..base import REFUSED, Outcome
 from .base import Call, Emulation, register
 from .codex import ExecCommand, PARAMS, cut, rerun, with_session_cap
 from .codex_cell import MAX_DEPTH, Undefined, parse
+from .codex_values import (Arrow, Raw, js_json, js_number, js_string, member, method, number,  # noqa: F401
+                           text_of, truthy)
 from .codex_cuts import _warning, formatted_cut, token_count
 from .entire_redaction import as_recorded
 from .shell_words import NotReplayable
@@ -44,10 +45,6 @@ _NOISE = re.compile(r'"chunk_id":\s*"(\w*)",\s*"wall_time_seconds":\s*(-?[\d.eE+
 _WHY = {"write_stdin": "tools.write_stdin reads a running process's output, which depends on timing",
         "apply_patch": "tools.apply_patch is an edit: applied to the session's state instead",
         "wait": "a cell still running is waited for by timing"}
-
-
-class Raw(str):
-    """A number printed as recorded (a wall time no re-run reproduces)."""
 
 
 class _Result(dict):
@@ -65,69 +62,6 @@ class _Refused(Exception):
     def __init__(self, outcome: Outcome):
         super().__init__(outcome.reason)
         self.outcome = outcome
-
-
-def js_number(value: float) -> str:
-    """A number as JavaScript prints it (`Number.prototype.toString`)."""
-    if isinstance(value, int) or value.is_integer() and abs(value) < 1e21:
-        return str(int(value))
-    if 1e-7 <= abs(value) < 1e21:
-        return format(Decimal(repr(value)), "f")
-    mantissa, _, exp = repr(value).partition("e")
-    return f"{mantissa}e{'+' if int(exp) > 0 else '-'}{abs(int(exp))}"
-
-
-def js_string(value: Any) -> str:
-    """`String(value)`."""
-    if value is Undefined:
-        return "undefined"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, Raw):
-        return str(value)
-    if isinstance(value, (int, float)):
-        return js_number(value)
-    if isinstance(value, list):
-        return ",".join("" if v is None or v is Undefined else js_string(v) for v in value)
-    if isinstance(value, dict):
-        return "[object Object]"
-    return value
-
-
-def js_json(value: Any, indent: str = "", level: int = 0) -> str:
-    """`JSON.stringify(value, null, indent)` (V8's: non-ASCII kept, keys in insertion order)."""
-    if isinstance(value, Raw):
-        return str(value)
-    if isinstance(value, (dict, list)):
-        if isinstance(value, dict):
-            parts = [f"{json.dumps(k, ensure_ascii=False)}:{' ' if indent else ''}{js_json(v, indent, level + 1)}"
-                     for k, v in value.items() if v is not Undefined]
-            opening, closing = "{", "}"
-        else:
-            parts = ["null" if v is Undefined else js_json(v, indent, level + 1) for v in value]
-            opening, closing = "[", "]"
-        if not parts:
-            return opening + closing
-        if not indent:
-            return opening + ",".join(parts) + closing
-        inner, outer = "\n" + indent * (level + 1), "\n" + indent * level
-        return opening + inner + ("," + inner).join(parts) + outer + closing
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    return "null" if value is Undefined else js_string(value)
-
-
-def text_of(value: Any) -> str:
-    """What `text(value)` adds (serialize_output_text)."""
-    return js_json(value) if isinstance(value, (dict, list)) and not isinstance(value, Raw) else js_string(value)
-
-
-def truthy(value: Any) -> bool:
-    """JavaScript's truthiness."""
-    return not (value is Undefined or value is None or value is False or value == "" or
-                (isinstance(value, (int, float)) and not isinstance(value, bool) and value == 0))
 
 
 class _Cell:
@@ -160,12 +94,26 @@ class _Cell:
                         self.unpack(stmt[1], item)
                     self.run(stmt[3])
                     self.names = before  # the loop's names and its body's end with each turn
+            elif stmt[0] == "count":
+                self.count(*stmt[1:])
             elif stmt[0] == "if":
                 self.run(stmt[2] if truthy(self.value(stmt[1])) else stmt[3], block=True)
             else:
                 self.value(stmt[1])
         if outer is not None:
             self.names = outer
+
+    def count(self, name: str, start: tuple, cond: tuple, step: tuple, body: tuple) -> None:
+        """`for (let NAME = start; cond; NAME += step) body`: the counter is the loop's, each turn's names the turn's."""
+        before = dict(self.names)
+        self.names[name] = self.value(start)
+        while truthy(self.value(cond)):
+            self.steps += 1  # a turn counts, its body empty or not
+            if self.steps > MAX_STEPS:
+                raise NotReplayable(f"exec code runs more than {MAX_STEPS:,} statements")
+            self.run(body, block=True)
+            self.names[name] = self.binary("+", ("lit", self.names[name]), step)
+        self.names = before
 
     def unpack(self, names: tuple[str, ...], items: Any) -> None:
         """`[a, b] = items`: each name its item, undefined past the end."""
@@ -191,27 +139,61 @@ class _Cell:
             return {key: self.value(v) for key, v in node[1]}
         if kind == "arr":
             return [self.value(v) for v in node[1]]
-        if kind == "get":
+        if kind in ("get", "idx"):
             owner = self.value(node[1])
-            if not isinstance(owner, dict):
-                raise NotReplayable(f"exec code reads .{node[2]} of a value replay does not follow")
-            return owner.get(node[2], Undefined)
+            key = node[2] if kind == "get" else self.value(node[2])
+            return member(owner, key)
+        if kind == "arrow":
+            return Arrow(node)
+        if kind == "method":
+            owner, args = self.value(node[1]), [self.value(arg) for arg in node[3]]
+            return self.each(owner, node[2], args) if node[2] in ("forEach", "map") else method(owner, node[2], args)
         if kind == "bin":
             return self.binary(node[1], node[2], node[3])
         return self.invoke(node[1], [self.value(arg) for arg in node[2]])
+
+    def each(self, items: Any, name: str, args: list) -> Any:
+        """`items.forEach(fn)` (undefined) or `items.map(fn)` (fn's values): fn called with (item, index, items)."""
+        if not isinstance(items, list) or not args or not isinstance(args[0], Arrow):
+            raise NotReplayable(f"exec code calls .{name}() of a value replay does not follow")
+        done = [self.apply(args[0], [item, at, items]) for at, item in enumerate(list(items))]
+        return done if name == "map" else Undefined
+
+    def apply(self, fn: Arrow, args: list) -> Any:
+        """An arrow function called: its parameters bound for the call only (its `return`-less body: undefined)."""
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise NotReplayable(f"exec code runs more than {MAX_STEPS:,} statements")
+        before = dict(self.names)
+        self.names.update((name, args[i] if i < len(args) else Undefined) for i, name in enumerate(fn.params))
+        try:
+            if fn.expr is not None:
+                return self.value(fn.expr)
+            self.run(fn.body)
+            return Undefined
+        finally:
+            self.names = before
 
     def binary(self, op: str, left: tuple, right: tuple) -> Any:
         a = self.value(left)
         if op == "&&":
             return self.value(right) if truthy(a) else a
+        if op == "??":
+            return self.value(right) if a is None or a is Undefined else a
         if op == "||":
             return a if truthy(a) else self.value(right)
         b = self.value(right)
         if op in ("===", "!=="):
             same = type(a) is type(b) and a == b
             return same if op == "===" else not same
+        if op != "+" and number(a) and number(b):
+            return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
+        if op != "+":  # strings compare by UTF-16 unit, objects by their primitive: not followed
+            raise NotReplayable("exec code compares values replay does not follow")
         if isinstance(a, str) or isinstance(b, str):
             return js_string(a) + js_string(b)
+        if number(a) and number(b):
+            return a + b
         raise NotReplayable("exec code adds values replay does not follow")
 
     def invoke(self, name: str, args: list) -> Any:
