@@ -259,3 +259,22 @@ def test_indexes_counted_loops_arrows_and_string_methods(ws: Path, code: str, pr
 def test_what_those_forms_do_not_follow_is_refused(ws: Path, code: str, why: str) -> None:
     got = run(ws, code)
     assert got.status == "refused" and why in got.reason, got.reason
+
+
+def test_gits_abbreviation_is_learnt_from_any_command_of_the_cell(tmp_path: Path) -> None:
+    """jdx/hk's Codex 0.144 cell ran `rg …` first and `git log -8 --oneline -- …` second; the recording's ids have 7
+    digits where the replay's clone abbreviates to 8. Only the first command's output was read for the noise, so
+    the length was never learnt (156 -> 158 tokens). Here the recording shows 9 digits."""
+    from conftest import committed_repo
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    full = committed_repo(root, {"a.txt": "alpha\n"}, message="first")
+    code = ('const rs = await Promise.all([tools.exec_command({cmd: "cat a.txt"}), '
+            'tools.exec_command({cmd: "git log --oneline -1"})]); rs.forEach(x => text(x.output));')
+    recorded = f"Script completed\nWall time 0.1 seconds\nOutput:\n\nalpha\n\n{full[:9]} first\n"
+    call = Call("exec", {"code": code}, root, SHOWN, "0.144.2", Sandbox(root), session="s", call_id="c1")
+    seen = Exec().from_recording(recorded, call)
+    assert seen.get("abbrev") == "9"  # before: none
+    got = Exec().run(replace(call, params=seen))
+    assert got.output.partition("Output:\n")[2] == f"\nalpha\n\n{full[:9]} first\n"

@@ -281,10 +281,14 @@ class Exec(Emulation):
         noise = {"script": head.group(1), "duration": head.group(2),
                  "chunks": json.dumps(_NOISE.findall(body))}
         try:
-            first = next((args for tool, args in parse(_code(call)).calls if tool == "exec_command" and args), None)
+            commands = [args for tool, args in parse(_code(call)).calls
+                        if tool == "exec_command" and args and isinstance(args.get("cmd"), str)]
         except NotReplayable:
-            first = None
-        if first is not None:  # what the commands printed, read as exec_command's own output would be
+            commands = []
+        # what the commands printed, read as one exec_command's output would be, whose command line holds them all
+        # (git's abbreviation is learnt where any of them runs git: jdx/hk's cells ran `rg` first, `git log` second)
+        first = {**commands[0], "cmd": "\n".join(args["cmd"] for args in commands)} if commands else None
+        if first is not None:
             shell = ExecCommand().from_recording(f"Wall time: 0 seconds\nOutput:\n{body}",
                                                  replace(call, tool="exec_command", args=first))
             noise.update({k: v for k, v in shell.items() if k not in ("duration", "chunk_id", "command_shell")})
