@@ -250,11 +250,20 @@ def test_indexes_counted_loops_arrows_and_string_methods(ws: Path, code: str, pr
 
 @pytest.mark.parametrize(("code", "why"), [
     (R + 'text([1].map(async (x) => x))', "calls a function"),
-    (R + 'text(x => x)', "prints a function"),
+    (R + 'text(x => x)', "keeps a function"),
     (R + 'text("😀".slice(0, 1))', "past the Basic Multilingual Plane"),
     (R + 'text("a" < "b")', "compares values"),
     (R + 'for (let i = 0; i < 1; j++) text(i)', "a for loop's step"),
     (R + 'for (let i = 0; i >= 0; i++) {}', "more than 10,000 statements"),
+    # helper-50's review: V8 prints another thing, or runs what we cannot see
+    (R + "const y = 1; const f = x => y; for (const y of [5]) text([1].map(f))", "keeps a function"),
+    ('const r = tools.exec_command({cmd: "cat a.txt"}); text(r.output)', "of a value replay does not follow"),
+    ('text(await tools.exec_command({cmd: "cat a.txt"}).output)', "of a value replay does not follow"),
+    (R + "var i = 9; for (var i = 0; i < 2; i++) {} text(i)", "a for loop"),
+    (R + 'for (let i = "0"; i.length < 3; i++) text(i)', "counts with a value"),
+    (R + 'text(r.output["²"])', "of a value replay does not follow"),
+    (R + "text(r.wall_time_seconds + 1)", "computes with a value"),
+    (R + '[{cmd: "touch x"}].forEach(tools.exec_command)', "passes a tool as a value"),
 ])
 def test_what_those_forms_do_not_follow_is_refused(ws: Path, code: str, why: str) -> None:
     got = run(ws, code)
@@ -278,3 +287,45 @@ def test_gits_abbreviation_is_learnt_from_any_command_of_the_cell(tmp_path: Path
     assert seen.get("abbrev") == "9"  # before: none
     got = Exec().run(replace(call, params=seen))
     assert got.output.partition("Output:\n")[2] == f"\nalpha\n\n{full[:9]} first\n"
+
+
+@pytest.mark.parametrize(("code", "printed"), [  # helper-50's review: what node 20 prints for each
+    (R + "text(0.5 + 0.5 === 1); text([1, 2].length === 2.0); text([] === []); const a = [1]; text(a === a)",
+     "true\ntrue\nfalse\ntrue"),
+    (R + "text(0.0000005); text(0.000001); text(9007199254740993); text(123456789012345680000.5)",
+     "5e-7\n0.000001\n9007199254740992\n123456789012345680000"),
+    (R + 'text(JSON.stringify([1], null, 0.5)); text(JSON.stringify([1], null, true)); '
+         'text(JSON.stringify({b: 1, "2": 2, "1": 3}))', '[1]\n[1]\n{"1":3,"2":2,"b":1}'),
+    (R + 'text("\\ud83d\\ude00"); text("\\ud83d" === "\\ud83d")', "😀\ntrue"),
+])
+def test_what_v8_prints_where_the_review_found_a_difference(ws: Path, code: str, printed: str) -> None:
+    got = run(ws, code, chunks=json.dumps([["ab12cd", "0.1"]]))
+    assert got.status == "replayed", got.reason
+    assert got.output.partition("Output:\n\n")[2] == printed
+
+
+def test_a_tool_passed_as_a_value_or_a_patch_that_may_not_run_is_judged_unknown() -> None:
+    assert shell_script('await Promise.all([{cmd: "rm -rf build"}].map(tools.exec_command))') == UNREAD
+    p = '"*** Begin Patch\\n*** Delete File: a.txt\\n*** End Patch"'
+    for code in (f"[].forEach(() => tools.apply_patch({p}))", f"false && await tools.apply_patch({p})",
+                 f"[1, 2].forEach(() => {{ tools.apply_patch({p}) }})", f"const x = 1 ?? tools.apply_patch({p})"):
+        assert patch(code) is None, code
+    assert patch(f"text(await tools.apply_patch({p}))") is not None
+
+
+def test_each_command_of_a_cell_is_read_for_its_own_noise(tmp_path: Path) -> None:
+    """helper-50: the commands read as one line made `git log` + `cat docs/status.md` read a status's branch from
+    the markdown, and a Windows `Get-Content` lost its line ends when another command followed."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    code = ('const rs = await Promise.all([tools.exec_command({cmd: "git log --oneline -2"}), '
+            'tools.exec_command({cmd: "cat docs/status.md"})]); rs.forEach(x => text(x.output));')
+    recorded = "Script completed\nWall time 0.1 seconds\nOutput:\n\nab12cd3 one\n\n## Done\n"
+    seen = Exec().from_recording(recorded, Call("exec", {"code": code}, root, SHOWN, "0.144.2", Sandbox(root)))
+    assert not any(key.startswith("status") for key in seen) and seen.get("abbrev") == "7"
+    code = ('const rs = await Promise.all([tools.exec_command({cmd: "Get-Content notes.txt"}), '
+            'tools.exec_command({cmd: "git status --short"})]); rs.forEach(x => text(x.output));')
+    recorded = "Script completed\nWall time 0.1 seconds\nOutput:\n\nline one\r\nline two\r\n\n"
+    seen = Exec().from_recording(recorded, Call("exec", {"code": code}, root, "C:\\Users\\me\\proj", "0.144.2",
+                                                Sandbox(root)))
+    assert seen.get("crlf") == "1"

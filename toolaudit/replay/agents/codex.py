@@ -263,7 +263,7 @@ class _CodexShell(Emulation):
         except NotReplayable:
             return noise
         text = script if isinstance(script, str) else " ".join(script)
-        if re.search(r"\bgit\b[^|;&]*\bstatus\b", text):
+        if re.search(r"\bgit\b[^|;&\n]*\bstatus\b", text):
             noise.update({**recorded_branch(_body(recorded)), **recorded_homes(_body(recorded))})
         length = abbrev(_body(recorded)) if re.search(r"\bgit\b", text) else None
         noise.update({"abbrev": str(length)} if length else {})

@@ -100,7 +100,7 @@ def patch(code: str) -> str | None:
         return None
     decls = [stmt[1] for stmt in cell.body if stmt[0] == "decl"]
     names = {stmt[1]: literal(stmt[2]) for stmt in cell.body if stmt[0] == "decl" and decls.count(stmt[1]) == 1}
-    for node in _walk(cell.body):
+    for node in _walk(cell.body, certain=True):
         if node[0] == "call" and node[1] == "tools.apply_patch" and len(node[2]) == 1:
             arg = node[2][0]
             text = names.get(arg[1]) if arg[0] == "name" else literal(arg)
@@ -108,15 +108,21 @@ def patch(code: str) -> str | None:
     return None
 
 
-def _walk(nodes: Any):
-    """Every node under `nodes` (statements and expressions), depth first."""
+def _walk(nodes: Any, certain: bool = False):
+    """Every node under `nodes` (statements and expressions), depth first; `certain`: only those that run once
+    whenever the cell runs (not an arrow function's, nor the right side of `&&`, `||`, `??`)."""
     if isinstance(nodes, tuple) and nodes and isinstance(nodes[0], str):
+        if certain and nodes[0] == "arrow":
+            return
         yield nodes
-        nodes = nodes[1:]
+        if certain and nodes[0] == "bin" and nodes[1] in ("&&", "||", "??"):
+            nodes = nodes[2:3]
+        else:
+            nodes = nodes[1:]
     if isinstance(nodes, tuple):
         for node in nodes:
             if isinstance(node, tuple):
-                yield from _walk(node)
+                yield from _walk(node, certain)
 
 
 UNREAD = "codex-exec-cell"  # what a cell replay cannot read stands for in the shell rules: a program they do not know

@@ -47,6 +47,13 @@ _WHY = {"write_stdin": "tools.write_stdin reads a running process's output, whic
         "wait": "a cell still running is waited for by timing"}
 
 
+class Pending:
+    """A tool's call or Promise.all before `await`: V8 prints it `{}` and reads no member of it (refused here)."""
+
+    def __init__(self, value: Any):
+        self.value = value
+
+
 class _Result(dict):
     """A nested `tools.exec_command`'s answer. Its chunk id and wall time are the recording's, taken when it is first
     printed whole: the recording lists them in print order, which need not be the order the calls ran in."""
@@ -108,6 +115,8 @@ class _Cell:
         before = dict(self.names)
         self.names[name] = self.value(start)
         while truthy(self.value(cond)):
+            if not number(self.names[name]):  # `i++` makes a string a number, `i += 1` adds to it: not followed
+                raise NotReplayable("exec code counts with a value replay does not follow")
             self.steps += 1  # a turn counts, its body empty or not
             if self.steps > MAX_STEPS:
                 raise NotReplayable(f"exec code runs more than {MAX_STEPS:,} statements")
@@ -129,8 +138,9 @@ class _Cell:
             if node[1] not in self.names:
                 raise NotReplayable(f"exec code reads {node[1]}, which replay does not follow")
             return self.names[node[1]]
-        if kind == "await":
-            return self.value(node[1])
+        if kind == "await":  # a promise's value; any other value as it is
+            done = self.value(node[1])
+            return done.value if isinstance(done, Pending) else done
         if kind == "not":
             return not truthy(self.value(node[1]))
         if kind == "tmpl":
@@ -143,11 +153,15 @@ class _Cell:
             owner = self.value(node[1])
             key = node[2] if kind == "get" else self.value(node[2])
             return member(owner, key)
-        if kind == "arrow":
-            return Arrow(node)
+        if kind == "arrow":  # kept, it would read its names where it is called, not where it was written
+            raise NotReplayable("exec code keeps a function, which replay does not follow")
         if kind == "method":
-            owner, args = self.value(node[1]), [self.value(arg) for arg in node[3]]
-            return self.each(owner, node[2], args) if node[2] in ("forEach", "map") else method(owner, node[2], args)
+            owner = self.value(node[1])
+            if node[2] in ("forEach", "map"):  # an arrow written in the call: its names are the call's own
+                if not node[3] or node[3][0][0] != "arrow":
+                    raise NotReplayable(f"exec code calls .{node[2]}() with other than an arrow function")
+                return self.each(owner, node[2], [Arrow(node[3][0])])
+            return method(owner, node[2], [self.value(arg) for arg in node[3]])
         if kind == "bin":
             return self.binary(node[1], node[2], node[3])
         return self.invoke(node[1], [self.value(arg) for arg in node[2]])
@@ -183,8 +197,12 @@ class _Cell:
         if op == "||":
             return a if truthy(a) else self.value(right)
         b = self.value(right)
-        if op in ("===", "!=="):
-            same = type(a) is type(b) and a == b
+        joined = op == "+" and any(isinstance(v, str) and not isinstance(v, Raw) for v in (a, b))
+        if not joined and any(isinstance(v, (Raw, Pending)) for v in (a, b)):  # a recorded wall time, a promise
+            raise NotReplayable("exec code computes with a value replay does not follow")
+        if op in ("===", "!=="):  # numbers by value (1 === 1.0), objects and arrays by identity
+            same = a == b if number(a) and number(b) else a is b if isinstance(a, (dict, list)) or isinstance(
+                b, (dict, list)) else type(a) is type(b) and a == b
             return same if op == "===" else not same
         if op != "+" and number(a) and number(b):
             return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
@@ -203,19 +221,20 @@ class _Cell:
         if name == "JSON.stringify":
             if len(args) > 1 and args[1] not in (None, Undefined):
                 raise NotReplayable("exec code's JSON.stringify has a replacer")
-            space = args[2] if len(args) > 2 else ""
-            indent = " " * min(space, 10) if isinstance(space, int) else str(space or "")[:10]
+            space = args[2] if len(args) > 2 else ""  # a number: that many spaces (at most 10); a string: its start
+            indent = " " * max(0, min(int(space), 10)) if number(space) and abs(space) < 1e15 else (
+                space[:10] if isinstance(space, str) and not isinstance(space, Raw) else "")
             return Undefined if not args or args[0] is Undefined else js_json(self.printed(args[0]), indent)
-        if name == "Promise.all":  # the calls ran, in order, as its array was built: their results
+        if name == "Promise.all":  # the calls ran, in order, as its array was built: their results, once awaited
             if len(args) != 1 or not isinstance(args[0], list):
                 raise NotReplayable("exec code's Promise.all without an array")
-            return args[0]
+            return Pending([item.value if isinstance(item, Pending) else item for item in args[0]])
         tool = name.removeprefix("tools.")
         if tool != "exec_command":
             raise NotReplayable(_WHY.get(tool, f"tools.{tool}: a tool replay does not emulate"))
         if len(args) != 1 or not isinstance(args[0], dict):
             raise NotReplayable("tools.exec_command without an object of arguments")
-        return self.exec_command(args[0])
+        return Pending(self.exec_command(args[0]))
 
     def exec_command(self, args: dict) -> dict:
         inner = replace(self.call, tool="exec_command", args=args)
@@ -285,12 +304,12 @@ class Exec(Emulation):
                         if tool == "exec_command" and args and isinstance(args.get("cmd"), str)]
         except NotReplayable:
             commands = []
-        # what the commands printed, read as one exec_command's output would be, whose command line holds them all
-        # (git's abbreviation is learnt where any of them runs git: jdx/hk's cells ran `rg` first, `git log` second)
-        first = {**commands[0], "cmd": "\n".join(args["cmd"] for args in commands)} if commands else None
-        if first is not None:
+        # what the commands printed, read as each one's own output would be (what each command is decides what is
+        # looked for: jdx/hk's cells ran `rg` first, `git log` second, whose abbreviation the first alone never
+        # showed); the first command to give a noise gives it
+        for args in reversed(commands):
             shell = ExecCommand().from_recording(f"Wall time: 0 seconds\nOutput:\n{body}",
-                                                 replace(call, tool="exec_command", args=first))
+                                                 replace(call, tool="exec_command", args=args))
             noise.update({k: v for k, v in shell.items() if k not in ("duration", "chunk_id", "command_shell")})
         return noise
 

@@ -35,7 +35,8 @@ def unescape(body: str) -> str:
         if esc in ("\n", "\r\n", "\u2028", "\u2029"):  # a line continuation
             return ""
         return _ESCAPES.get(esc, esc)
-    return _ESCAPE.sub(one, body)
+    # JavaScript's strings are UTF-16: an escaped surrogate pair is one character, a lone one prints as U+FFFD
+    return _ESCAPE.sub(one, body).encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
 def tokens(code: str) -> list[tuple[str, Any]]:
@@ -138,7 +139,7 @@ class Parser:
         if self.peek("for"):  # `for (const NAME|[NAME, …] of EXPR) STMT`: each item of an array in turn
             self.at += 1
             self.take("(")
-            if not (self.peek("const") or self.peek("let") or self.peek("var")):
+            if not (self.peek("const") or self.peek("let")):  # a `var` there outlives the loop: not followed
                 raise NotReplayable("exec code beyond what replay reads (a for loop)")
             self.at += 1
             names = self.names() if self.peek("[") else self.name()  # a pattern's tuple, or one name
@@ -331,6 +332,8 @@ class Parser:
                 if node[1].startswith("tools."):
                     known = literal(args[0]) if len(args) == 1 else None
                     self.calls.append((node[1][6:], known if isinstance(known, dict) else None))
+            elif node[0] == "get" and node[1] == ("name", "tools"):  # `xs.forEach(tools.exec_command)`: it runs,
+                raise NotReplayable("exec code passes a tool as a value")  # but no call says so
             else:
                 return node
 

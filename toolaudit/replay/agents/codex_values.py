@@ -5,11 +5,15 @@ whose results need no callback."""
 from __future__ import annotations
 
 import json
+import re
 from decimal import Decimal
 from typing import Any
 
 from .codex_js import Undefined
 from .shell_words import NotReplayable
+
+
+_INDEX = re.compile(r"0|[1-9][0-9]{0,8}")  # an array index's canonical form (below 2**32 - 1, kept short)
 
 
 class Raw(str):
@@ -18,10 +22,13 @@ class Raw(str):
 
 def js_number(value: float) -> str:
     """A number as JavaScript prints it (`Number.prototype.toString`)."""
-    if isinstance(value, int) or value.is_integer() and abs(value) < 1e21:
+    if isinstance(value, int) and abs(value) >= 2 ** 53:  # a double in V8: its nearest, printed as one
+        value = float(value)
+    if isinstance(value, int) or value.is_integer() and abs(value) < 2 ** 53:
         return str(int(value))
-    if 1e-7 <= abs(value) < 1e21:
-        return format(Decimal(repr(value)), "f")
+    if 1e-6 <= abs(value) < 1e21:  # the shortest digits that read back (repr's), zeros after them
+        shown = format(Decimal(repr(value)), "f")
+        return shown.removesuffix(".0") if value.is_integer() else shown
     mantissa, _, exp = repr(value).partition("e")
     return f"{mantissa}e{'+' if int(exp) > 0 else '-'}{abs(int(exp))}"
 
@@ -44,17 +51,20 @@ def js_string(value: Any) -> str:
         return "[object Object]"
     if isinstance(value, str):
         return value
-    raise NotReplayable("exec code prints a function, which replay does not follow")
+    raise NotReplayable("exec code prints a value replay does not follow (a promise not awaited, a function)")
 
 
 def js_json(value: Any, indent: str = "", level: int = 0) -> str:
-    """`JSON.stringify(value, null, indent)` (V8's: non-ASCII kept, keys in insertion order)."""
+    """`JSON.stringify(value, null, indent)` (V8's: non-ASCII kept, integer keys first, the others in insertion
+    order)."""
     if isinstance(value, Raw):
         return str(value)
     if isinstance(value, (dict, list)):
-        if isinstance(value, dict):
-            parts = [f"{json.dumps(k, ensure_ascii=False)}:{' ' if indent else ''}{js_json(v, indent, level + 1)}"
-                     for k, v in value.items() if v is not Undefined]
+        if isinstance(value, dict):  # V8 keeps an object's integer keys first, in order, then the others as written
+            keys = sorted((k for k in value if _INDEX.fullmatch(k)), key=int) + [k for k in value
+                                                                                if not _INDEX.fullmatch(k)]
+            parts = [f"{json.dumps(k, ensure_ascii=False)}:{' ' if indent else ''}{js_json(value[k], indent, level + 1)}"
+                     for k in keys if value[k] is not Undefined]
             opening, closing = "{", "}"
         else:
             parts = ["null" if v is Undefined else js_json(v, indent, level + 1) for v in value]
@@ -101,7 +111,7 @@ def member(owner: Any, key: Any) -> Any:
             return len(owner)
         if number(key) and key == int(key):
             return owner[int(key)] if 0 <= key < len(owner) else Undefined
-        if isinstance(key, str) and key.isdigit() and key == str(int(key)):
+        if isinstance(key, str) and re.fullmatch(r"0|[1-9][0-9]{0,14}", key):
             return owner[int(key)] if int(key) < len(owner) else Undefined
     raise NotReplayable(f"exec code reads {js_string(key)!r} of a value replay does not follow")
 

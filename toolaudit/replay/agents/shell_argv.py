@@ -182,7 +182,9 @@ _ABBREVIATED = re.compile(r"^(?:[<>] |index )?([0-9a-f]{7,16})(?= |\.\.|$)", re.
 
 def abbrev(printed: str) -> int | None:
     """The length of the abbreviated commit ids a recorded git output shows (the most common one), or None."""
-    lengths = [len(m) for m in _ABBREVIATED.findall(printed)]
+    found = _ABBREVIATED.findall(printed)
+    # ids holding a letter first: a line of digits (`20240101 …`, another command's output) is seldom an id
+    lengths = [len(m) for m in found if re.search("[a-f]", m)] or [len(m) for m in found]
     return max(set(lengths), key=lengths.count) if lengths else None
 
 
