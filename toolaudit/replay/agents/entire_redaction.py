@@ -9,7 +9,9 @@ of characters other than white space, is printed as recorded; any other line sta
 from __future__ import annotations
 
 import json
+import os
 import re
+from pathlib import Path
 
 MARK = "REDACTED"
 _MAX_LINES = 500  # recorded lines kept: beyond that the output is no source of a few redacted values
@@ -36,3 +38,12 @@ def as_recorded(text: str, lines: str) -> str:
         if at < len(out) and pattern(recorded).fullmatch(out[at]):
             out[at] = recorded
     return "\n".join(out)
+
+
+def hidden(root: Path, rel: str) -> bool:
+    """Whether `rel`, a path a tool was given (relative to the replay folder `root`), is one Entire's secret scan
+    took part of: it holds the mark and the replay folder lacks it up to the part holding it (FSM1/cipher-box's
+    `.REDACTED.md`, Beep206/CyberVPN's whole path `REDACTED.md`; a real folder `docs/REDACTED_CLAIMS/` is no mark)."""
+    parts = rel.split("/")
+    at = next((i for i, part in enumerate(parts) if MARK in part), None)
+    return at is not None and not os.path.lexists(root / "/".join(parts[:at + 1]))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import unicodedata
 from dataclasses import dataclass, replace
@@ -15,7 +14,7 @@ from ...base import FAILED, REFUSED, REPLAYED, Outcome
 from ...builtin.ripgrep import rg_path
 from ...sandbox import OutsideWorkspace, RunResult, resolve, run_in
 from ..base import Call, Emulation, version_tuple
-from ..entire_redaction import MARK, as_recorded, recorded_lines
+from ..entire_redaction import MARK, as_recorded, hidden, recorded_lines
 from .js import (
     MISSING,
     js_len,
@@ -289,18 +288,9 @@ def place_of(ctx: Context, raw: str) -> Place:
         real = resolve(ctx.root, rel or ".")
     except OutsideWorkspace as exc:
         raise Answer(refuse(f"path {raw!r} is {exc.reason}")) from None
-    if MARK in rel and not os.path.lexists(ctx.root / _through_mark(rel)):
-        # Entire's secret scan took part of the path for a secret (FSM1/cipher-box's `.REDACTED.md`, Beep206/CyberVPN's
-        # whole path `REDACTED.md`): the recording no longer holds the path the agent read. A folder of the replay
-        # folder whose name holds the word is a real one (`docs/REDACTED_CLAIMS/`): a file missing in it is missing
+    if hidden(ctx.root, rel):
         raise Answer(refuse(f"path {raw!r} holds Entire's {MARK}: the recording hid part of it"))
     return Place(shown, ctx.root / rel if rel else ctx.root, real)
-
-
-def _through_mark(rel: str) -> str:
-    """`rel` up to its first part holding Entire's mark."""
-    parts = rel.split("/")
-    return "/".join(parts[:next(i for i, part in enumerate(parts) if MARK in part) + 1])
 
 
 def shown_path(ctx: Context, path: str) -> str:
@@ -397,12 +387,6 @@ def run_ripgrep(ctx: Context, flags: list[str], operand: Path, ours: tuple[str, 
         lines = lines[:-1]
         note = f"rg output passed {ctx.call.sandbox.max_output_bytes} bytes: later results were not read"
     return lines, note
-
-
-def mtime_ms(path: str) -> float:
-    """Node's `stat().mtimeMs`."""
-    info = os.stat(path)
-    return info.st_mtime_ns // 1_000_000_000 * 1e3 + info.st_mtime_ns % 1_000_000_000 / 1e6
 
 
 def truthy(value: Any) -> bool:

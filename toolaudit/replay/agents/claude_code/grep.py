@@ -22,7 +22,6 @@ from .common import (
     failed_answer,
     finish,
     invalid_answer,
-    mtime_ms,
     persistence_flag,
     place_of,
     relativized,
@@ -32,7 +31,7 @@ from .common import (
     vcs_folders,
 )
 from .versions import CWD_NOTE, GREP_COUNT_H, GREP_DEFAULT_HEAD, GREP_ONLY_MATCHING, GREP_TOTALS
-from .js import MISSING, collation_key, js_len, js_slice, js_text
+from .js import MISSING, collation_key, js_len, js_slice, js_text, mtime_ms
 
 # --- Grep --------------------------------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import unicodedata
 from typing import Any
 
@@ -229,3 +230,9 @@ def node_extname(path: str) -> str:
             pre_dot == 1 and start_dot == end - 1 and start_dot == start_part + 1):
         return ""
     return path[start_dot:end]
+
+
+def mtime_ms(path: str) -> float:
+    """Node's `stat().mtimeMs`."""
+    info = os.stat(path)
+    return info.st_mtime_ns // 1_000_000_000 * 1e3 + info.st_mtime_ns % 1_000_000_000 / 1e6
