@@ -19,31 +19,31 @@ CWD = "/Users/u/fit"
 STATE = "1\t# Session Handoff / Project State\n2\t\n3\t_Last updated: 2026-07-27._"
 
 
-def _line(kind: str, ts: str, content: list) -> dict:
+def _line(kind: str, ts: str, content: list, cwd: str = CWD) -> dict:
     message = {"role": kind, "content": content, **({"model": "claude-opus-4-7", "id": f"msg_{ts}",
                                                       "type": "message"} if kind == "assistant" else {})}
-    return {"type": kind, "message": message, "uuid": f"u-{ts}", "timestamp": ts, "cwd": CWD, "sessionId": "s-1",
+    return {"type": kind, "message": message, "uuid": f"u-{ts}", "timestamp": ts, "cwd": cwd, "sessionId": "s-1",
             "version": "2.1.220", "gitBranch": "main"}
 
 
-def _session(path, reads: list[tuple[str, str, bool]]) -> str:
+def _session(path, reads: list[tuple[str, str, bool]], cwd: str = CWD) -> str:
     lines = []
     for n, (rel, result, error) in enumerate(reads, 1):
         ts = f"2026-07-27T21:12:{10 + n:02d}.000Z"
         lines += [_line("assistant", ts, [{"type": "tool_use", "id": f"toolu_{n}", "name": "Read",
-                                           "input": {"file_path": f"{CWD}/{rel}"}}]),
+                                           "input": {"file_path": f"{cwd}/{rel}"}}], cwd),
                   _line("user", ts.replace(".000Z", ".100Z"), [{"tool_use_id": f"toolu_{n}", "type": "tool_result",
                                                                 "content": result, **({"is_error": True} if error
-                                                                                      else {})}])]
+                                                                                      else {})}], cwd)]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     return str(path)
 
 
-def _identity(tmp_path, reads):
+def _identity(tmp_path, reads, cwd: str = CWD):
     repo = tmp_path / "repo"
     repo.mkdir()
     commit = committed_repo(repo, {".gitignore": "/docs\n", "app/page.tsx": "export default 1;\n"})
-    result = toolaudit.replay([_session(tmp_path / "s.jsonl", reads)], workspace=str(repo), identity=True,
+    result = toolaudit.replay([_session(tmp_path / "s.jsonl", reads, cwd)], workspace=str(repo), identity=True,
                               commit=commit)
     return result.identity.totals
 
@@ -272,4 +272,20 @@ def test_claude_codes_local_settings_the_checkout_lacks_are_the_recording_machin
     # the project's shared settings are the repository's: missing, they stay a difference
     (tmp_path / "shared").mkdir()
     totals = _identity(tmp_path / "shared", [(".claude/settings.json", settings, False)])
+    assert (totals.replayed, totals.within_1pct) == (1, 0)
+
+
+
+def test_conductors_context_folder_in_its_workspace_is_the_recording_machines(tmp_path):
+    # theexperiencecompany/gaia's 2.1.12x sessions ran in Conductor workspaces and read the review comments the app
+    # keeps in `.context/attachments/comments/` (18 misses before)
+    comment = "1\tPlease rename this handler."
+    workspace = "/Users/u/conductor/workspaces/app/sao-paulo"
+    totals = _identity(tmp_path, [(".context/attachments/comments/6c", comment, False)], cwd=workspace)
+    assert [why for why, _ in totals.reasons] == [
+        "uncertain: .context/attachments/comments/6c: the folder Conductor keeps in its workspace for attachments "
+        "and notes, which no commit holds, and the checkout lacks it (the recording machine's)"]
+    # elsewhere a `.context/` folder is a project's own: missing, it stays a difference
+    (tmp_path / "other").mkdir()
+    totals = _identity(tmp_path / "other", [(".context/attachments/comments/6c", comment, False)])
     assert (totals.replayed, totals.within_1pct) == (1, 0)

@@ -7,9 +7,12 @@ own `git status` listed untracked is (replay.state): it is set aside with the pa
 file were missing. Claude Code's `.claude/settings.local.json` is one by design, ignored or not: its docs keep it
 out of git (its per-machine settings beside the project's shared `.claude/settings.json`), so where the checkout
 lacks it no commit can be the missing start, whether the repository's `.gitignore`, its user's global one or none
-ignores it (Safecast/safecast-map-MCP's 2.1.3x session read its 591 tokens; the checkout has none). Only where
-the recording shows the file was there (an answer that is not an error and not a
-search that found nothing): a recorded "File does not exist" is reproduced as it is. A file the session wrote itself,
+ignores it (Safecast/safecast-map-MCP's 2.1.3x session read its 591 tokens; the checkout has none). So is the
+`.context/` folder the Conductor app keeps in each workspace it makes (`~/conductor/workspaces/REPO/NAME`) for the
+agents' attachments (theexperiencecompany/gaia's 2.1.12x sessions read 18 review comments from
+`.context/attachments/comments/`), untracked unless a project ignores it (EveryInc/compound-engineering-plugin#331).
+Only where the recording shows the file was there (an answer that is not an error and not a search that found
+nothing): a recorded "File does not exist" is reproduced as it is. A file the session wrote itself,
 or that a whole-file Read gave back (replay.state's `learn`), is in the replay folder and read as any other.
 Recorded: 1curafu/Fitcheck's 2.1.216 – 2.1.227 sessions read `docs/STATE.md` and `docs/superpowers/plans/…`
 under `/docs` (ignored: their own `git check-ignore -v` printed `.gitignore:34:/docs`), and `design_handoff_*/`;
@@ -40,6 +43,9 @@ from .workspace import epoch
 # Claude Code's per-machine settings, kept out of git by design: a clone's `git check-ignore` may not say so (the
 # user's global excludes file, or nothing ignores it and it merely stays untracked)
 AGENT_LOCAL = re.compile(r"(^|/)\.claude/settings\.local\.json$")
+# a Conductor workspace (`~/conductor/workspaces/REPO/NAME`, a worktree the app makes) and the `.context/` folder the
+# app keeps in it for the agents' attachments and notes, untracked
+CONDUCTOR = re.compile(r"/conductor/workspaces/[^/]+/[^/]+/*$")
 NOTHING_FOUND = ("No files found", "No matches found")  # Grep's and Glob's empty answers: the path may be missing
 _TIMEOUT = 30.0
 _SEEN: WeakKeyDictionary = WeakKeyDictionary()  # a session's state -> {missing path: whether git ignores it}
@@ -118,6 +124,11 @@ def local_doubt(state, paths: list[str], output: str, is_error: bool, ts: str | 
     if hit:
         return (f"uncertain: {hit}: Claude Code's per-machine settings, which no commit is meant to hold, and the "
                 "checkout lacks it (the recording machine's)")
+    hit = next((key for key in missing if key.startswith(".context/")), None) if CONDUCTOR.search(
+        (state.cwd or "").replace("\\", "/")) else None
+    if hit:
+        return (f"uncertain: {hit}: the folder Conductor keeps in its workspace for attachments and notes, which no "
+                "commit holds, and the checkout lacks it (the recording machine's)")
     when = epoch(state.started) or epoch(ts)
     if when is None:
         return None
