@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from conftest import committed_repo
 
 import toolaudit
@@ -260,32 +262,27 @@ def test_the_files_added_since_are_read_without_the_blobs_a_rename_would_need(tm
     assert sorted(added_since(repo, since) or {}) == ["b.py", "docs.md"]
 
 
-def test_claude_codes_local_settings_the_checkout_lacks_are_the_recording_machines(tmp_path):
+SETTINGS = '1\t{\n2\t  "permissions": {\n3\t    "allow": ["Bash(npm run build)"]\n4\t  }\n5\t}'
+CONDUCTOR = "/Users/u/conductor/workspaces/app/sao-paulo"
+
+
+@pytest.mark.parametrize(("rel", "cwd", "why", "other", "other_cwd"), [
     # Safecast/safecast-map-MCP's 2.1.3x session read `.claude/settings.local.json` (591 tokens), which no
-    # `.gitignore` of the repository names: Claude Code keeps it out of git by design
-    settings = '1\t{\n2\t  "permissions": {\n3\t    "allow": ["Bash(npm run build)"]\n4\t  }\n5\t}'
-    totals = _identity(tmp_path, [(".claude/settings.local.json", settings, False)])
-    assert totals.replayed == 0  # before: replayed, and a miss (`File does not exist`)
-    assert [why for why, _ in totals.reasons] == [
-        "uncertain: .claude/settings.local.json: Claude Code's per-machine settings, which no commit is meant to "
-        "hold, and the checkout lacks it (the recording machine's)"]
-    # the project's shared settings are the repository's: missing, they stay a difference
-    (tmp_path / "shared").mkdir()
-    totals = _identity(tmp_path / "shared", [(".claude/settings.json", settings, False)])
-    assert (totals.replayed, totals.within_1pct) == (1, 0)
-
-
-
-def test_conductors_context_folder_in_its_workspace_is_the_recording_machines(tmp_path):
+    # `.gitignore` of the repository names: Claude Code keeps it out of git by design; the project's shared
+    # `.claude/settings.json` is the repository's, and missing stays a difference
+    (".claude/settings.local.json", CWD, "Claude Code's per-machine settings, which no commit is meant to hold, and "
+     "the checkout lacks it (the recording machine's)", ".claude/settings.json", CWD),
     # theexperiencecompany/gaia's 2.1.12x sessions ran in Conductor workspaces and read the review comments the app
-    # keeps in `.context/attachments/comments/` (18 misses before)
-    comment = "1\tPlease rename this handler."
-    workspace = "/Users/u/conductor/workspaces/app/sao-paulo"
-    totals = _identity(tmp_path, [(".context/attachments/comments/6c", comment, False)], cwd=workspace)
-    assert [why for why, _ in totals.reasons] == [
-        "uncertain: .context/attachments/comments/6c: the folder Conductor keeps in its workspace for attachments "
-        "and notes, which no commit holds, and the checkout lacks it (the recording machine's)"]
-    # elsewhere a `.context/` folder is a project's own: missing, it stays a difference
+    # keeps in `.context/attachments/comments/` (18 misses before); elsewhere a `.context/` is a project's own
+    (".context/attachments/comments/6c", CONDUCTOR, "the folder Conductor keeps in its workspace for attachments and "
+     "notes, which no commit holds, and the checkout lacks it (the recording machine's)",
+     ".context/attachments/comments/6c", CWD),
+])
+def test_an_agents_local_file_the_checkout_lacks_is_the_recording_machines(tmp_path, rel, cwd, why, other,
+                                                                           other_cwd):
+    totals = _identity(tmp_path, [(rel, SETTINGS, False)], cwd=cwd)
+    assert totals.replayed == 0  # before: replayed, and a miss (`File does not exist`)
+    assert [reason for reason, _ in totals.reasons] == [f"uncertain: {rel}: {why}"]
     (tmp_path / "other").mkdir()
-    totals = _identity(tmp_path / "other", [(".context/attachments/comments/6c", comment, False)])
+    totals = _identity(tmp_path / "other", [(other, SETTINGS, False)], cwd=other_cwd)
     assert (totals.replayed, totals.within_1pct) == (1, 0)

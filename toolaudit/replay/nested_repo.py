@@ -14,10 +14,10 @@ folder becomes `cwd/those/folders` and its paths are read from there. A path any
 beside it) stays outside the replay folder and is refused, as before. Every folder some path votes for is tried;
 two with as many votes place nothing. Paths beside the repository do not count against it, nor does a path only a
 Write names that the checkout lacks (a file the session may have created; a Write of a file the checkout holds
-was a Read first, and votes): ikihin/bhavana's Claude Code 2.1.177 session, started in its user's home folder, read and edited 7 files of
-`~/bhavana`, read 7 of `~/.claude/skills` (Claude Code's own, no repository's) and wrote 28 new files in
-`~/bhavana`; a majority of all the paths, as the rule first asked, left the repository in the home folder, and
-all 14 Reads answered `File does not exist`. A repository that holds a path the session named is
+was a Read first, and votes): ikihin/bhavana's Claude Code 2.1.177 session, started in its user's home folder,
+read and edited 7 files of `~/bhavana`, read 7 of `~/.claude/skills` (Claude Code's own, no repository's) and
+wrote 28 new files in `~/bhavana`; a majority of all the paths, as the rule first asked, left the repository in the
+home folder, and all 14 Reads answered `File does not exist`. A repository that holds a path the session named is
 where it was started: nothing moves (the test is the path's first folder, so a file the session created itself
 decides nothing).
 """

@@ -215,12 +215,12 @@ def _statuses_within(call: ToolCall, command: str, touched: set[str], cwd: str |
     if "git status" not in command or call.is_error or call.tool == "exec" and (
             command.count("\n") or call.args.count("text(") != 1):
         return []  # (on every shell call of every session: the plain test first)
-    found = []
+    found, parts = [], None
     for index, part, out in segments.split(command, printed(call.output)):
         if not _is_status(part):
             continue
-        if any(shell_effects.effect(p, cwd) != shell_effects.NONE or _elsewhere(p, cwd)
-               for p in (segments.parts(command) or [])[:index]):
+        parts = (segments.parts(command) or []) if parts is None else parts  # cut once, and only when needed
+        if any(shell_effects.effect(p, cwd) != shell_effects.NONE or _elsewhere(p, cwd) for p in parts[:index]):
             break
         found.append(_status(out, touched, cwd))
     return found

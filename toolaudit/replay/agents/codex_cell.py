@@ -19,7 +19,6 @@ The first line may be the `// @exec: {"yield_time_ms": N, "max_output_tokens": N
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any
 

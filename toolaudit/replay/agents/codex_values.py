@@ -61,9 +61,10 @@ def js_json(value: Any, indent: str = "", level: int = 0) -> str:
         return str(value)
     if isinstance(value, (dict, list)):
         if isinstance(value, dict):  # V8 keeps an object's integer keys first, in order, then the others as written
-            keys = sorted((k for k in value if _INDEX.fullmatch(k)), key=int) + [k for k in value
-                                                                                if not _INDEX.fullmatch(k)]
-            parts = [f"{json.dumps(k, ensure_ascii=False)}:{' ' if indent else ''}{js_json(value[k], indent, level + 1)}"
+            index = sorted((k for k in value if _INDEX.fullmatch(k)), key=int)
+            keys = index + [k for k in value if k not in index]
+            gap = " " if indent else ""
+            parts = [f"{json.dumps(k, ensure_ascii=False)}:{gap}{js_json(value[k], indent, level + 1)}"
                      for k in keys if value[k] is not Undefined]
             opening, closing = "{", "}"
         else:
@@ -92,7 +93,7 @@ def truthy(value: Any) -> bool:
 
 
 # JavaScript's white space and line terminators, as trim() removes them (Python's isspace() differs: \x1c–\x1f, \x85)
-JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+JS_SPACE = "\t\n\v\f\r \u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000\ufeff"
 
 
 def number(value: Any) -> bool:
