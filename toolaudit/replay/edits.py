@@ -222,6 +222,14 @@ def is_patch_call(call: ToolCall) -> bool:
     return call.collector == "codex" and _codex_patch(call.tool, _args(call), call.args) is not None
 
 
+def patch_files(call: ToolCall) -> tuple[list[str], list[str]]:
+    """The paths a Codex apply_patch call names, as written: (those it updates or deletes, those it adds)."""
+    text = _codex_patch(call.tool, _args(call), call.args) if call.collector == "codex" else None
+    lines = (text or "").split("\n")
+    added = [line[14:].strip() for line in lines if line.startswith("*** Add File: ")]
+    return [line[17:].strip() for line in lines if line.startswith(("*** Update File: ", "*** Delete File: "))], added
+
+
 def parse_patch(patch: str) -> list[Change] | str:
     """The changes of an apply_patch text (`*** Add File:`, `*** Delete File:`, `*** Update File:` with hunks
     and `*** Move to:`), or why it cannot be read."""

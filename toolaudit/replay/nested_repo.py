@@ -19,7 +19,14 @@ read and edited 7 files of `~/bhavana`, read 7 of `~/.claude/skills` (Claude Cod
 wrote 28 new files in `~/bhavana`; a majority of all the paths, as the rule first asked, left the repository in the
 home folder, and all 14 Reads answered `File does not exist`. A repository that holds a path the session named is
 where it was started: nothing moves (the test is the path's first folder, so a file the session created itself
-decides nothing).
+decides nothing; an agent's own folder, `.codex/` or `.claude/`, which a home folder and a repository both may
+hold, decides nothing either).
+
+A Codex session votes with the files its shell commands read (agents.codex_reads) and those its patches name (an
+Add File as a Write): kv-248/TeacherEvaluation's Codex 0.115 sessions ran in `/workspace` and read
+`/workspace/TeacherEvaluation/evaluation/…` with `sed -n`. Their commands keep `workdir: /workspace`, above the
+repository: those that name only absolute paths inside it are replayed there (agents.codex's `_workspace`), and a
+patch's relative path is read from the workdir, else from where the session began (replay.state).
 """
 
 from __future__ import annotations
@@ -31,9 +38,11 @@ from pathlib import Path, PurePosixPath
 from typing import Iterable
 
 from ..model import ToolCall
+from .start_state import AGENT_HOMES
 from .winpath import is_windows, posix_form
 
 PATH_ARGS = ("file_path", "notebook_path", "path")  # Claude Code's file tools: Read, Edit, Write, NotebookEdit, Grep, Glob
+SHELLS = ("shell", "shell_command", "exec_command", "local_shell")  # Codex's shell tools
 DEPTH = 4  # leading folders tried: projects/odysseus/aidev is three
 
 
@@ -44,12 +53,15 @@ def folder(calls: Iterable[ToolCall], cwd: str | None, root: Path) -> str | None
         return None
     top = posix_form(cwd).rstrip("/") or "/"
     calls = list(calls)
-    # a file a Write names may be one the session created: it counts against no folder (it may vote for one)
-    written = set(_below((call for call in calls if call.tool == "Write"), top))
+    # a file a Write (or a patch's Add File) names may be one the session created: it counts against no folder
+    # (it may vote for one)
+    written = set(_below(calls, top, created=True))
     rels = sorted(set(_below(calls, top)))
     if not rels:
         return None
-    if any(_there(root, rel.split("/")[0]) for rel in rels):  # the repository is where the session started
+    # the repository is where the session started; an agent's own folder (`.codex/`, `.claude/`) decides nothing:
+    # the home folder and a repository both may hold one
+    if any(_there(root, rel.split("/")[0]) for rel in rels if not (rel + "/").startswith(AGENT_HOMES)):
         return None
     votes: Counter[str] = Counter()
     voted: set[str] = set()  # the paths that vote (in the checkout once their leading folders are taken off)
@@ -74,12 +86,11 @@ def folder(calls: Iterable[ToolCall], cwd: str | None, root: Path) -> str | None
     return cwd.rstrip("/") + "/" + prefix
 
 
-def _below(calls: Iterable[ToolCall], top: str) -> Iterable[str]:
-    """The paths the calls' file arguments name under `top`, relative to it."""
+def _below(calls: Iterable[ToolCall], top: str, created: bool = False) -> Iterable[str]:
+    """The paths the calls name under `top`, relative to it: their file arguments, the files a Codex shell command
+    reads and those its patches name; with `created`, only those a Write or a patch's Add File names."""
     for call in calls:
-        args = _args(call)
-        for key in PATH_ARGS:
-            value = args.get(key)
+        for value in _named(call, created):
             if not isinstance(value, str) or not (value.startswith("/") or is_windows(value)):
                 continue
             path = str(PurePosixPath(posix_form(value)))  # normalised: a/./b, a//b
@@ -87,6 +98,22 @@ def _below(calls: Iterable[ToolCall], top: str) -> Iterable[str]:
                 rel = path[len(top.rstrip("/")) + 1:]
                 if rel and ".." not in rel.split("/"):
                     yield rel
+
+
+def _named(call: ToolCall, created: bool) -> list:
+    """The paths one call names (see _below)."""
+    from .agents.codex_reads import shell_reads  # here: the agents package reads the replay modules
+    from .edits import patch_files
+
+    args = _args(call)
+    changed, added = patch_files(call)
+    if created:
+        return [args.get(key) for key in PATH_ARGS] if call.tool == "Write" else added
+    if changed or added:
+        return changed + added
+    if call.tool in SHELLS:  # the files it reads, its workdir's relative ones made absolute
+        return shell_reads(call.tool, args, call.cwd) or []
+    return [args.get(key) for key in PATH_ARGS]
 
 
 def _args(call: ToolCall) -> dict:

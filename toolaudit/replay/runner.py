@@ -215,12 +215,13 @@ class Runner(CallRunner):
                                 for p in planned)
                     continue
                 below = nested_repo.folder(group, info.cwd, root) if info is not None else None
+                began = info.cwd if info is not None else None
                 if below:  # started above the repository: its paths are read from where the repository sat
                     notes.append(f"session {session}: its working folder {info.cwd} is above the repository, "
                                  f"which the paths it read place at {below}")
                     info = replace(info, cwd=below)
                 state = SessionState(root, info.cwd if info else None, self.options.path_map, writable, git_wait)
-                state.started = first_ts
+                state.started, state.began = first_ts, began
                 on_recorded = bool(info is not None and info.commit and _same_commit(checked_out, info.commit))
                 state.recorded_base = on_recorded and recorded_base.holds(group, root, info.cwd)
                 state.uncertain.update(dict.fromkeys(found.missing, partial_checkout.MISSING))  # by path, not all

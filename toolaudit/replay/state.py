@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 from pathlib import Path
 
 from ..model import MAIN_AGENT, ToolCall
@@ -29,6 +30,7 @@ from .quote import quote
 from .start_state import call_key, printed as start_printed
 from .sandbox import OutsideWorkspace, resolve
 from .workspace import epoch, map_path, mappings
+from .winpath import is_windows
 from .agents.codex_cell import shell_script
 
 SHELL_TOOLS = {"Bash", "bash", "shell", "exec_command", "shell_command", "local_shell", "run_shell_command", "exec",
@@ -42,6 +44,7 @@ class SessionState:
                  git_timeout: float = GIT_TIMEOUT):
         self.root = root
         self.cwd = cwd
+        self.began = cwd  # the folder the session began in: above `cwd` when replay.nested_repo moved it
         self.pairs = mappings(cwd, path_map)
         self.writable = writable  # False: the user's own folder, read as it is (nothing to apply)
         self.git_timeout = git_timeout  # a fast-forward replayed here (replay.git)
@@ -113,14 +116,14 @@ class SessionState:
             return "not applied: no scratch copy"
         when = epoch(call.ts)
         for change in found:
-            target = self.local(change.path)
+            target = self.local(self._from(call, change.path))
             if target is None or self._key(target).split("/", 1)[0] == ".git":
                 # outside the workspace, or git's own files (a hook the session wrote): in a scratch worktree
                 # .git is a file naming the real repository, which replay never writes
                 continue
             source = getattr(change.transform, "moved_from", None)
             try:
-                before = _read(self.local(source) if source else target)
+                before = _read(self.local(self._from(call, source)) if source else target)
                 after = change.transform(before)
             except edits.EditFailed as exc:
                 self.failed += 1
@@ -138,6 +141,21 @@ class SessionState:
             self.changed.add(self._key(target))
             self.applied += 1
         return "applied to the session's state"
+
+    def _from(self, call: ToolCall, path: str) -> str:
+        """A patch's relative path as Codex resolves it: from the call's workdir (a shell's `apply_patch <<EOF`),
+        else from where the session began; as recorded when that is the replay folder."""
+        if not path or not self.cwd or path.startswith("/") or is_windows(path):
+            return path
+        try:
+            args = json.loads(call.args) if call.args.strip().startswith("{") else {}
+        except ValueError:
+            args = {}
+        folder = args.get("workdir") if isinstance(args, dict) else None
+        folder = folder if isinstance(folder, str) and folder.startswith("/") else self.began
+        if not folder or not folder.startswith("/") or folder.rstrip("/") == (self.cwd or "").rstrip("/"):
+            return path
+        return posixpath.join(folder, path)
 
     def _shell(self, command: str, printed: str = "", shown: tuple[str, ...] = ()) -> None:
         found = shell_effects.effect(command, self.cwd, printed)

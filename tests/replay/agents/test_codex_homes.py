@@ -73,11 +73,21 @@ def test_a_read_under_the_agents_folder_is_not_replayable(repo: Path) -> None:
     ("find src api -name '*.js'", ["src", "api"]),
     ("find -name x", ["."]),
     ("find . \\( -name a -o -name b \\)", ["."]),
-    ("find /etc -name x", None),
+    ("find /w/src -maxdepth 2 -type f", ["src"]),  # an absolute start: that folder
+    ("find ../other -name x", None),
 ])
 def test_find_reads_its_start_folders(command: str, read) -> None:
     got = reads(command, "/w")
     assert got == (None if read is None else [f"/w/{p}" if p != "." else "/w" for p in read])
+
+
+def test_git_dash_c_reads_in_its_folder() -> None:
+    """kv-248/TeacherEvaluation's Codex 0.115 sessions ran `git -C /workspace/TeacherEvaluation status --short`
+    from `/workspace`: the tree read is the repository's, not the folder above it."""
+    assert reads("git -C /workspace/TeacherEvaluation status --short", "/workspace") == ["/workspace/TeacherEvaluation"]
+    assert reads("git -C sub diff -- a.py", "/w") == ["/w/sub"]
+    assert reads("git -C /w log -3", "/") == []
+    assert reads("git -C /w push", "/") is None
 
 
 def test_a_walk_of_a_folder_holding_the_agents_runtime_folders_is_not_replayable(repo: Path) -> None:

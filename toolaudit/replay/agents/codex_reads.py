@@ -6,7 +6,7 @@ The command is cut into programs as replay's shell interpreter cuts it (agents.s
 program names what it reads: cat, head, tail, nl, wc, sort and sed their file operands (stdin in a pipeline:
 nothing); ls its operands (else its folder); rg and grep the paths after their pattern (else the folder they search);
 find its start folders; `git status` and a `git diff` of the working tree the whole tree; `git show`, `git log`,
-`git rev-parse` and a diff of two commits read commits, no file; pwd, echo, printf, true, false nothing; `cd` moves
+`git rev-parse` and a diff of two commits read commits, no file (`git -C DIR`: in DIR); pwd, echo, printf, true, false nothing; `cd` moves
 where the next relative path is; PowerShell's `Get-Content FILE` (Codex on Windows) its file. A glob reads its
 folder. Anything else (an unknown program, a redirection, a substitution) gives None: the whole folder, as before."""
 
@@ -41,10 +41,13 @@ def reads(command: str, workdir: str) -> list[str] | None:
                     return None
                 here = posixpath.normpath(posixpath.join(here, words[1]))
                 continue
-            got = _program(name, words[1:], first=k == 0)
+            args, there = words[1:], here
+            if name == "git" and args[:1] == ["-C"] and len(args) > 2:  # `git -C DIR status`: DIR's tree
+                args, there = args[2:], posixpath.join(here, args[1])
+            got = _program(name, args, first=k == 0)
             if got is None:
                 return None
-            found += [posixpath.normpath(posixpath.join(here, path)) for path in got]
+            found += [posixpath.normpath(posixpath.join(there, path)) for path in got]
     return found
 
 
@@ -62,7 +65,7 @@ def _program(name: str, args: list[str], first: bool) -> list[str] | None:
         return _git(args)
     if name == "find":  # its start folders: the operands before its first expression word (`-name`, `(`, `!`)
         starts = next((args[:i] for i, a in enumerate(args) if a.startswith(("-", "(", "!"))), args)
-        return None if any(a.startswith(("/", "..")) for a in starts) else (starts or ["."])
+        return None if any(a.startswith("..") for a in starts) else (starts or ["."])
     if name not in SPECS:
         return None
     try:

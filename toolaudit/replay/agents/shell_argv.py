@@ -4,6 +4,7 @@ printing scripts, find to predicates that neither run nor write, git to show/dif
 
 from __future__ import annotations
 
+import copy
 import re
 from typing import TYPE_CHECKING
 
@@ -138,6 +139,14 @@ _GIT_DANGER = ("--output", "--ext-diff", "--open-files-in-pager", "-O")
 
 
 def _git(ws: Workspace, args: list[str], first: bool) -> tuple[list[str], bool]:
+    if args[:1] == ["-C"] and len(args) > 2:  # `git -C DIR …`: a folder of the replay folder, its paths from there
+        folder = ws.inside(args[1])
+        there = copy.copy(ws)
+        there.cwd, there.above = (ws.cwd / folder).resolve(), None
+        if not there.cwd.is_dir():
+            raise NotReplayable(f"git -C {args[1]}: not a folder of the replay folder")
+        argv, strip = _git(there, args[2:], first)
+        return ["-C", folder, *argv], strip
     i = 0
     while i < len(args) and args[i] in ("--no-pager", "-P", "--no-optional-locks"):
         i += 1

@@ -20,6 +20,7 @@ replay.agents.shell_options, its argument list prepared by replay.agents.shell_a
 from __future__ import annotations
 
 import glob as globlib
+import posixpath
 import re
 import shutil
 from pathlib import Path
@@ -50,12 +51,20 @@ class Workspace:
         self.cwd = cwd or self.root
         self.abbrev: int | None = None  # git's abbreviated ids' length on the recording machine (shell_argv.abbrev)
         self.nomatch = False  # zsh's NOMATCH: a glob matching nothing stops the script (the recording shows zsh's)
+        self.above: str | None = None  # a recorded folder above the repository the command runs in (`enter`)
 
-    def enter(self, folder: str, what: str) -> None:
-        """Make the recorded `folder` (the agent's `what`: workdir, the shell's folder) the current one."""
+    def enter(self, folder: str, what: str, above: bool = False) -> None:
+        """Make the recorded `folder` (the agent's `what`: workdir, the shell's folder) the current one. With
+        `above`, a folder above the repository is taken too: commands run in the replay folder and may name only
+        absolute paths inside it (the folder's other contents were the recording machine's: the caller checks what
+        the command reads)."""
         try:
             target = resolve(self.root, self.root_path(folder))
         except OutsideWorkspace:
+            norm = posixpath.normpath(folder) if folder.startswith("/") else ""
+            if above and norm and not is_windows(self.shown) and self.shown.startswith(norm.rstrip("/") + "/"):
+                self.above, self.cwd = norm, self.root
+                return
             raise NotReplayable(f"{what} outside the workspace: {folder}") from None
         if not target.is_dir():
             raise NotReplayable(f"{what} missing in the replay folder: {folder}")
@@ -64,6 +73,8 @@ class Workspace:
     def inside(self, text: str) -> str:
         """The operand to pass for path `text` (recorded absolute paths moved into the replay folder)."""
         mapped = self.root_path(text)
+        if self.above and not mapped.startswith("/"):  # relative to a folder the replay does not hold
+            raise NotReplayable(f"a relative path in {self.above}, above the repository: {text}")
         try:
             resolve(self.root, self.cwd / mapped)
         except OutsideWorkspace:
@@ -90,6 +101,8 @@ class Workspace:
 
     def shown_cwd(self) -> str:
         """The current folder as the agent would have seen it (what `pwd` prints)."""
+        if self.above:
+            return self.above
         rel = self.cwd.relative_to(self.root).as_posix()
         return self.shown if rel == "." else f"{self.shown.rstrip('/')}/{rel}"
 
@@ -98,6 +111,8 @@ class Workspace:
         if not word.glob:
             return [word.text]
         pattern = self.root_path(word.pattern)
+        if self.above and not pattern.startswith("/"):
+            raise NotReplayable(f"a relative glob in {self.above}, above the repository: {word.text}")
         matches = sorted(globlib.glob(pattern, root_dir=self.cwd))
         root = str(self.root)
         if not matches and self.nomatch:
@@ -284,7 +299,7 @@ def _cd(runner: _Runner, args: list[str], line: int) -> tuple[bytes, bytes, int]
         why = "Not a directory" if target.exists() else "No such file or directory"
         return b"", f"bash: line {line}: cd: {args[0]}: {why}\n".encode(), 1
     if not runner.piped:
-        runner.ws.cwd = target
+        runner.ws.cwd, runner.ws.above = target, None
     return b"", b"", 0
 
 
