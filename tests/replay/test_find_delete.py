@@ -19,3 +19,19 @@ def test_a_delete_under_the_working_folder_or_a_written_list_may_change_anything
     assert effect("find . -name '*.pyc' -delete", CWD, "").paths == (EVERYTHING,)
     assert effect("find -L ~/x -delete", CWD, "").paths == (EVERYTHING,)  # an option first: not read further
     assert effect("find ~/x -fprint list.txt", CWD, "").paths == (EVERYTHING,)  # -fprint writes a file anywhere
+
+
+def test_an_exec_that_writes_only_what_it_finds_changes_only_under_the_start_folders():
+    # gstack's later preamble prunes with `-exec rm {} +` (yyopc/yyork's Codex 0.140 sessions: 1,069 calls set
+    # aside before); yyork's own `find cmd/yyork/dashboard … -exec rm -rf {} +` empties one folder of the repository
+    done = effect("find ~/.gstack/sessions -mmin +120 -type f -exec rm {} + 2>/dev/null || true", CWD, "")
+    assert done.paths == ("/Users/brandonqueener/.gstack/sessions",)
+    done = effect("find cmd/yyork/dashboard -mindepth 1 -maxdepth 1 ! -name .gitkeep -exec rm -rf {} +", CWD, "")
+    assert done.paths == ("cmd/yyork/dashboard",)
+    assert effect("find src -name '*.py' -exec sed -i 's/a/b/' {} +", CWD, "").paths == ("src",)
+    assert effect("find src -name x -delete", CWD, "").paths == ("src",)
+    # the working folder itself, no start folder, or a program that writes elsewhere: anything
+    assert effect("find . -exec rm {} +", CWD, "").paths == (EVERYTHING,)
+    assert effect("find -name x -exec rm {} +", CWD, "").paths == (EVERYTHING,)
+    assert effect("find src -exec sh -c 'echo > /tmp/x' \\;", CWD, "").paths == (EVERYTHING,)
+    assert effect("find ../other -exec rm {} +", CWD, "").paths == (EVERYTHING,)

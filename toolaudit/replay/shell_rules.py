@@ -6,6 +6,7 @@ the programs whose effect their name and flags say)."""
 from __future__ import annotations
 
 import itertools
+import posixpath
 import shlex
 from typing import Callable
 
@@ -98,13 +99,17 @@ def sed(args: list[str]) -> Effect | None:
 
 
 def find(args: list[str], judge: Judge) -> Effect | None:
-    """find reads, unless it deletes or writes a list, or `-exec`s a program that writes. A `-delete` whose start
-    folders are all absolute or under ~ deletes only under them (gstack's preamble: `find ~/.gstack/sessions -mmin
-    +120 -type f -delete`, outside the workspace)."""
+    """find reads, unless it deletes or writes a list, or `-exec`s a program that writes. What it finds lies under
+    its start folders: a `-delete`, or an `-exec` whose program writes only the files it is given (`rm {} +`,
+    `sed -i … {}`), changes only under them, in the workspace or out of it (gstack's preamble:
+    `find ~/.gstack/sessions -mmin +120 -type f -delete`, later `… -exec rm {} +`; yyopc/yyork's Codex 0.140
+    `find cmd/yyork/dashboard -mindepth 1 -maxdepth 1 ! -name .gitkeep -exec rm -rf {} +`). With no start folder
+    named (or the working folder itself), or a program that writes elsewhere, anything may have changed."""
+    starts = tuple(itertools.takewhile(lambda a: not a.startswith(("-", "(", "!")), args))
+    starts = () if any(posixpath.normpath(a) in (".", "..") or a.startswith("../") for a in starts) else starts
     if any(a in FIND_WRITES for a in args):
-        starts = list(itertools.takewhile(lambda a: not a.startswith(("-", "(", "!")), args))
-        if starts and all(a.startswith(("/", "~")) for a in starts) and not set(args) & (FIND_WRITES - {"-delete"}):
-            return Effect(tuple(starts), "find deletes files")
+        if starts and not set(args) & (FIND_WRITES - {"-delete"}):
+            return Effect(starts, "find deletes files")
         return Effect((EVERYTHING,), "find deletes or writes files")
     for i, arg in enumerate(args):
         if arg in FIND_EXEC:
@@ -112,7 +117,9 @@ def find(args: list[str], judge: Judge) -> Effect | None:
             end = next((j for j, a in enumerate(rest) if a in (";", "+")), len(rest))
             inner = judge(shlex.join(rest[:end])) if rest[:end] else None
             if inner is not None and not inner.none:
-                return Effect((EVERYTHING,), f"find -exec {rest[0]} writes the files it finds")
+                found_only = bool(inner.paths) and all(p == "{}" for p in inner.paths) and not inner.unknown
+                return Effect(starts if starts and found_only else (EVERYTHING,),
+                              f"find -exec {rest[0]} writes the files it finds")
     return None
 
 
