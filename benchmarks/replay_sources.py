@@ -243,16 +243,17 @@ REPOSITORIES = (
     Repo("delorenj/CommonProject", "Codex 0.98 - 0.121", files=CODEX_ROLLOUTS),
     Repo("j5ik2o/dotfiles", "Codex 0.122 (.codex-personal)", held_out=True, files=CODEX_ROLLOUTS),
     Repo("wmasfoe/notch-pet", "Codex 0.123", files=CODEX_ROLLOUTS),
-    # The seventh set (issue 28, round 10), held out: found by helper-51 from structure alone (Entire checkpoints of
-    # Codex sessions, through a code search of their rendered text: the session's folder the repository's or a
-    # worktree of it, its start commit in the clone, read-only calls); measured first at 20f14f1, round 9's end,
-    # before any rule of round 10, and never looked into
-    Repo("yyopc/yyork", "Codex 0.13x - 0.14x", held_out=True),
-    Repo("evorto-app/app", "Codex 0.14x", held_out=True),
-    Repo("toyamarinyon/ultrahope.dev", "Codex 0.13x - 0.14x", held_out=True),
-    Repo("fogodev/ars-ui", "Codex 0.13x - 0.14x (worktrees)", held_out=True),
-    Repo("jakobtfaber/dsa110-FLITS", "Codex 0.14x, Claude Code 2.1.12x+", held_out=True),
-    Repo("gabadi/crap4py", "Claude Code 2.1.18x", held_out=True),
+    # The seventh set (issue 28, round 10): found by helper-51 from structure alone (Entire checkpoints of Codex
+    # sessions, through a code search of their rendered text: the session's folder the repository's or a worktree
+    # of it, its start commit in the clone, read-only calls); measured held out at 20f14f1, round 9's end, before
+    # any rule of round 10. Then split by round 8's rule, fixed before: the first byte of sha1(owner/name) even,
+    # open for tuning; odd, held out still (fogodev/ars-ui alone)
+    Repo("yyopc/yyork", "Codex 0.130 - 0.140"),
+    Repo("evorto-app/app", "Codex 0.122 - 0.146"),
+    Repo("toyamarinyon/ultrahope.dev", "Codex 0.129 - 0.142"),
+    Repo("fogodev/ars-ui", "Codex 0.132 - 0.140, Claude Code 2.1.12x+ (worktrees)", held_out=True),
+    Repo("jakobtfaber/dsa110-FLITS", "Codex 0.141 - 0.142, Claude Code 2.1.12x+"),
+    Repo("gabadi/crap4py", "Claude Code 2.1.18x"),
 )
 HELD_OUT = tuple(r.name for r in REPOSITORIES if r.held_out)
 FILES = {r.name: re.compile(r.files) for r in REPOSITORIES if r.files}
