@@ -18,8 +18,11 @@ _PATTERNS: dict[str, list[tuple[re.Pattern, str]]] = {
          "never ran: a sibling call's error"),
         (re.compile(r"The user doesn't want to (?:proceed with|take) this"), "never ran: the user rejected it"),
         (re.compile(r"\[Request interrupted by user"), "never ran: cancelled by the user"),
+        # a deny rule of the settings (`permissions.deny`: `Read(.entire/metadata/**)`) answers before the tool runs:
+        # "File is in a directory that is denied by your permission settings." (gabadi/crap4py's 2.1.186 sessions)
         (re.compile(r"(?:Permission to use \S+ (?:has been|was) denied|Claude requested permissions? to .*? but you "
-                    r"haven't granted|Permission for this tool use was denied)", re.S), "never ran: permission denied"),
+                    r"haven't granted|Permission for this tool use was denied|denied by your permission settings)",
+                    re.S), "never ran: permission denied"),
         (re.compile(r"(?:PreToolUse:\S+ hook|Hook PreToolUse|blocked by (?:a |the )?\S*\s*hook)", re.I),
          "never ran: blocked by a hook"),
         (re.compile(r"<tool_use_error>(?:No such tool available|InputValidationError|Error: No such tool)"),
