@@ -35,3 +35,15 @@ def test_an_exec_that_writes_only_what_it_finds_changes_only_under_the_start_fol
     assert effect("find -name x -exec rm {} +", CWD, "").paths == (EVERYTHING,)
     assert effect("find src -exec sh -c 'echo > /tmp/x' \\;", CWD, "").paths == (EVERYTHING,)
     assert effect("find ../other -exec rm {} +", CWD, "").paths == (EVERYTHING,)
+
+
+def test_a_loop_over_what_find_or_a_glob_gives_writes_under_its_folder():
+    # gstack's preamble again (yyopc/yyork's Codex 0.133 sessions: `rm -f "$_PF"` set 237 whole-folder reads aside)
+    loop = ("for _PF in $(find ~/.gstack/analytics -maxdepth 1 -name '.pending-*' 2>/dev/null); do\n"
+            '  if [ -f "$_PF" ]; then\n    rm -f "$_PF" 2>/dev/null || true\n  fi\n  break\ndone')
+    assert effect(loop, CWD, "").paths == ("/Users/brandonqueener/.gstack/analytics",)
+    assert effect('for f in src/*.py; do rm "$f"; done', CWD, "").paths == ("src",)
+    assert effect('for f in $(find src -name x); do rm "${f}"; done', CWD, "").paths == ("src",)
+    # the working folder's own files: all of it (its name alone doubted only a path named `$f`)
+    assert effect('for f in *.py; do rm "$f"; done', CWD, "").paths == (".",)
+    assert effect('rm -f "$X"', CWD, "").paths == ("$X",)  # a variable no loop gives: its name, as before

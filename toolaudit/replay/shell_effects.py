@@ -41,6 +41,7 @@ def effect(command: str, cwd: str | None = None, printed: str = "") -> Effect:
         named = [path for _, written in split(without_heredocs(command)) for path in written]
         return Effect(tuple(named), "an apply_patch text run as a shell script") if named else NONE
     command = command.replace("\\\n", "")  # a line continuation: the shell joins the lines
+    loops = _loop_folders(command)
     command, inline, found = _inline_heredocs(command, printed)
     command, inner = substituted(without_heredocs(command))
     found += [effect(sub, cwd, printed) for sub in inner]  # `X=$(cmd)` is judged by cmd
@@ -68,6 +69,7 @@ def effect(command: str, cwd: str | None = None, printed: str = "") -> Effect:
             found.append(Effect(tuple(p for p in one.paths if p in (EVERYTHING, CHANGED)),
                                 one.why if one.paths or one.unknown else "", one.unknown))
         for path in named + list(one.paths if one is not None else ()):
+            path = loops.get(path.strip('"'), path)  # a loop's variable: the folder its values lie under
             path = path if path == CHANGED or path.startswith(("/", "~")) or not here else \
                 posixpath.normpath(posixpath.join(here, path))
             path = _at_home(path, cwd)
@@ -84,6 +86,22 @@ def effect(command: str, cwd: str | None = None, printed: str = "") -> Effect:
     # a formatter's reason says more than another's, and a program's own more than "names"
     whys = [e.why for e in found if CHANGED in e.paths] + [e.why for e in found if e.why]
     return Effect(tuple(targets), whys[0] if whys else "names the files it writes", tuple(unknowns))
+
+
+# `for F in $(find DIR …)`, `for F in DIR/*.md`: the loop's values lie under DIR (gstack's preamble:
+# `for _PF in $(find ~/.gstack/analytics -maxdepth 1 -name '.pending-*'); do … rm -f "$_PF"`)
+_FOR = re.compile(r"\bfor\s+([A-Za-z_]\w*)\s+in\s+(?:\$\(\s*find\s+([^\s;|&()$`'\"-][^\s;|&()$`'\"]*)|"
+                  r"([^\s;|&()$`'\"]*[*?][^\s;|&()$`'\"]*))")
+
+
+def _loop_folders(command: str) -> dict[str, str]:
+    """`$VAR` and `${VAR}` -> the folder a `for` loop's values lie under (a find's start folder, a glob's folder)."""
+    found: dict[str, str] = {}
+    for match in _FOR.finditer(command):
+        name, start, glob = match.groups()
+        folder = start or (glob[:min(glob.index(ch) for ch in "*?" if ch in glob)].rpartition("/")[0] or ".")
+        found[f"${name}"] = found[f"${{{name}}}"] = folder
+    return found
 
 
 # the home folder a recorded working folder lies in (`/home/jhay/Desktop/Soul`: `/home/jhay`)
