@@ -378,16 +378,19 @@ def test_a_read_only_git_command_run_in_another_folder_casts_no_doubt(tmp_path):
     """Claude Code 2.1.39: `git -C /Users/dip/Repositories/cli log --oneline -5` (the session's own folder), then a
     Read of lines 35 to 59 of wingman_spawn_unix.go. A `git -C DIR log` writes nothing: with the file cut to 40
     lines in the workspace, the Read drifts for that reason, not for a doubt the git command would have cast on
-    the whole workspace (`-C`'s folder read as git's subcommand)."""
+    the whole workspace (`-C`'s folder read as git's subcommand). The git command itself is run too (`git -C DIR`
+    in the replay folder): the fixture's folder holds no history, so its log differs, and only there."""
     case = "git-c-read"
     workspace = _workspace(case, tmp_path)
     clean = _replay(FIXTURES / case / "session.jsonl", workspace)
-    assert (_identity(clean, "Read")["identical"], clean["drifted"]) == (1, [])
+    read = _identity(clean, "Read")
+    assert (read["identical"], read["reasons"]) == (1, [])
+    assert _identity(clean, "Bash")["replayed"] == 1
 
     changed = workspace / "cmd/entire/cli/wingman_spawn_unix.go"
     changed.write_text("".join(changed.read_text(encoding="utf-8").splitlines(keepends=True)[:40]), encoding="utf-8")
     report = _replay(FIXTURES / case / "session.jsonl", workspace)
-    assert report["drifted"] == [{"reason": START_REASON, "calls": 1}]
+    assert _identity(report, "Read")["reasons"] == [{"reason": START_REASON, "calls": 1}]
 
 
 # --- the fixtures are never written ------------------------------------------------------------------------

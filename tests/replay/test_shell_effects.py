@@ -114,7 +114,7 @@ def test_a_cd_inside_the_working_folder_still_counts_and_a_loop_that_writes_is_s
     assert effect("cd /Users/dev/cli/cmd && rm old.go", "/Users/dev/cli").paths == ("cmd/old.go",)
     assert effect("cd packages/api && git restore src/app.ts > /tmp/log", "/Users/dev/cli").paths == \
         ("/tmp/log", "packages/api/src/app.ts")  # relative paths are under the folder the cd moved to
-    assert effect("for f in *.orig; do rm \"$f\"; done", "/Users/dev/cli").paths == ("$f",)
+    assert effect("for f in *.orig; do rm \"$f\"; done", "/Users/dev/cli").paths == (".",)  # the folder its values lie in
     assert effect("cd /tmp/x && rm a", None).paths == ()  # no working folder known: an absolute cd is elsewhere
 
 
