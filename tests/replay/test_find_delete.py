@@ -47,3 +47,11 @@ def test_a_loop_over_what_find_or_a_glob_gives_writes_under_its_folder():
     # the working folder's own files: all of it (its name alone doubted only a path named `$f`)
     assert effect('for f in *.py; do rm "$f"; done', CWD, "").paths == (".",)
     assert effect('rm -f "$X"', CWD, "").paths == ("$X",)  # a variable no loop gives: its name, as before
+
+
+def test_the_working_folder_named_whole_is_everything():
+    # entireio/git-sync's Claude Code 2.1.104 session: `find /Users/soph/Work/entire/devenv/git-sync -name '*.go'
+    # -exec sed -i '' 's|go-git/v5|go-git/v6|g' {} +`, its own folder by its absolute path, as `find .` would
+    assert effect(f"find {CWD} -name '*.go' -exec sed -i '' 's|a|b|g' {{}} +", CWD, "").paths == (EVERYTHING,)
+    assert effect(f"find {CWD}/src -name '*.go' -exec sed -i '' 's|a|b|g' {{}} +", CWD, "").paths == (f"{CWD}/src",)
+    assert effect("rm -rf /Users/brandonqueener/Desktop", CWD, "").paths == (EVERYTHING,)  # a folder above it

@@ -73,6 +73,9 @@ def effect(command: str, cwd: str | None = None, printed: str = "") -> Effect:
             path = path if path == CHANGED or path.startswith(("/", "~")) or not here else \
                 posixpath.normpath(posixpath.join(here, path))
             path = _at_home(path, cwd)
+            if cwd and path.startswith("/") and (cwd.rstrip("/") + "/").startswith(path.rstrip("/") + "/"):
+                # the working folder itself or a folder above it, named whole (`find /Users/me/proj -exec sed -i`)
+                return Effect((EVERYTHING,), one.why if one is not None and one.why else "names the working folder")
             if path not in targets:
                 targets.append(path)
     for each in found:
