@@ -55,3 +55,25 @@ def test_the_working_folder_named_whole_is_everything():
     assert effect(f"find {CWD} -name '*.go' -exec sed -i '' 's|a|b|g' {{}} +", CWD, "").paths == (EVERYTHING,)
     assert effect(f"find {CWD}/src -name '*.go' -exec sed -i '' 's|a|b|g' {{}} +", CWD, "").paths == (f"{CWD}/src",)
     assert effect("rm -rf /Users/brandonqueener/Desktop", CWD, "").paths == (EVERYTHING,)  # a folder above it
+
+
+# helper-52's review of the rules above (ac1acde, 3ae7db9, 26b0ec0): each failed before its mend
+
+
+def test_every_exec_counts_and_a_variable_start_folder_is_anything():
+    assert effect("find src -exec rm {} \\; -exec rm -rf lib \\;", CWD, "").paths == (EVERYTHING,)
+    assert effect("find src -delete -exec rm -rf lib \\;", CWD, "").paths == (EVERYTHING,)
+    assert effect('find "$DIR" -delete', CWD, "").paths == (EVERYTHING,)
+    assert effect("find $DIR -exec rm {} +", CWD, "").paths == (EVERYTHING,)
+    assert effect(f"find {CWD}/. -exec rm -rf {{}} +", CWD, "").paths == (EVERYTHING,)
+    assert effect(f"find {CWD}/.. -exec rm {{}} +", CWD, "").paths == (EVERYTHING,)
+
+
+def test_a_loop_variable_takes_every_folder_its_loops_give():
+    assert effect('for f in src/*.tmp docs/*.tmp; do rm "$f"; done', CWD, "").paths == (".",)
+    assert effect('for f in src/a/*.tmp src/b/*.tmp; do rm "$f"; done', CWD, "").paths == ("src",)
+    two = 'for f in a/*.tmp; do rm "$f"; done; for f in b/*.md; do cat "$f"; done'
+    assert effect(two, CWD, "").paths == (".",)  # a/ and b/ share only the working folder
+    # a loop written into a file by a heredoc is no loop of this command
+    assert effect("cat > run.sh <<EOF\nfor f in $(find src -name x); do echo; done\nEOF\nrm $f", CWD,
+                  "").paths == ("run.sh", "$f")

@@ -25,5 +25,6 @@ def test_an_answer_the_agent_gave_itself_never_ran(output: str, why: str) -> Non
     assert never_ran(_read(output)) == why
 
 
-def test_the_same_words_in_a_file_the_tool_read_are_its_output() -> None:
-    assert never_ran(_read("     1\tFile is in a directory that is denied by your permission settings.", False)) is None
+def test_an_error_the_tool_itself_gave_ran() -> None:
+    assert never_ran(_read("<tool_use_error>File does not exist.</tool_use_error>")) is None
+    assert never_ran(_read("EACCES: permission denied, open '/r/secret.txt'")) is None  # the disk's, not a rule's

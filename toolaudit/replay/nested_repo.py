@@ -56,12 +56,11 @@ def folder(calls: Iterable[ToolCall], cwd: str | None, root: Path) -> str | None
     # a file a Write (or a patch's Add File) names may be one the session created: it counts against no folder
     # (it may vote for one)
     written = set(_below(calls, top, created=True))
-    rels = sorted(set(_below(calls, top)))
+    # an agent's own folder (`.codex/`, `.claude/`) decides nothing: the home folder and a repository both may hold one
+    rels = sorted({rel for rel in _below(calls, top) if not (rel + "/").startswith(AGENT_HOMES)})
     if not rels:
         return None
-    # the repository is where the session started; an agent's own folder (`.codex/`, `.claude/`) decides nothing:
-    # the home folder and a repository both may hold one
-    if any(_there(root, rel.split("/")[0]) for rel in rels if not (rel + "/").startswith(AGENT_HOMES)):
+    if any(_there(root, rel.split("/")[0]) for rel in rels):  # the repository is where the session started
         return None
     votes: Counter[str] = Counter()
     voted: set[str] = set()  # the paths that vote (in the checkout once their leading folders are taken off)

@@ -41,7 +41,7 @@ def effect(command: str, cwd: str | None = None, printed: str = "") -> Effect:
         named = [path for _, written in split(without_heredocs(command)) for path in written]
         return Effect(tuple(named), "an apply_patch text run as a shell script") if named else NONE
     command = command.replace("\\\n", "")  # a line continuation: the shell joins the lines
-    loops = _loop_folders(command)
+    loops = _loop_folders(without_heredocs(command))
     command, inline, found = _inline_heredocs(command, printed)
     command, inner = substituted(without_heredocs(command))
     found += [effect(sub, cwd, printed) for sub in inner]  # `X=$(cmd)` is judged by cmd
@@ -73,6 +73,7 @@ def effect(command: str, cwd: str | None = None, printed: str = "") -> Effect:
             path = path if path == CHANGED or path.startswith(("/", "~")) or not here else \
                 posixpath.normpath(posixpath.join(here, path))
             path = _at_home(path, cwd)
+            path = posixpath.normpath(path) if path.startswith("/") else path  # `/proj/.`, `/proj/..`
             if cwd and path.startswith("/") and (cwd.rstrip("/") + "/").startswith(path.rstrip("/") + "/"):
                 # the working folder itself or a folder above it, named whole (`find /Users/me/proj -exec sed -i`)
                 return Effect((EVERYTHING,), one.why if one is not None and one.why else "names the working folder")
@@ -91,20 +92,38 @@ def effect(command: str, cwd: str | None = None, printed: str = "") -> Effect:
     return Effect(tuple(targets), whys[0] if whys else "names the files it writes", tuple(unknowns))
 
 
-# `for F in $(find DIR …)`, `for F in DIR/*.md`: the loop's values lie under DIR (gstack's preamble:
-# `for _PF in $(find ~/.gstack/analytics -maxdepth 1 -name '.pending-*'); do … rm -f "$_PF"`)
-_FOR = re.compile(r"\bfor\s+([A-Za-z_]\w*)\s+in\s+(?:\$\(\s*find\s+([^\s;|&()$`'\"-][^\s;|&()$`'\"]*)|"
-                  r"([^\s;|&()$`'\"]*[*?][^\s;|&()$`'\"]*))")
+# `for F in $(find DIR …)`, `for F in DIR/*.md OTHER/*.md`: the loop's values lie under those folders (gstack's
+# preamble: `for _PF in $(find ~/.gstack/analytics -maxdepth 1 -name '.pending-*'); do … rm -f "$_PF"`)
+_FOR = re.compile(r"\bfor\s+([A-Za-z_]\w*)\s+in\s+(\$\(\s*find\s+[^)]*\)|[^;\n]*?)\s*(?:;|\n)\s*do\b")
+_WORD_OK = re.compile(r"[^\s;|&()$`'\"]+")
 
 
 def _loop_folders(command: str) -> dict[str, str]:
-    """`$VAR` and `${VAR}` -> the folder a `for` loop's values lie under (a find's start folder, a glob's folder)."""
-    found: dict[str, str] = {}
+    """`$VAR` and `${VAR}` -> the folder a `for` loop's values lie under: a find's start folder, or the folder all
+    its glob words share; a variable several loops give takes the folder all of theirs share (`.`: the working
+    folder). Anything else a loop gives (a variable, a substitution, a plain word) maps nothing."""
+    found: dict[str, list[str]] = {}
+    skip: set[str] = set()
     for match in _FOR.finditer(command):
-        name, start, glob = match.groups()
-        folder = start or (glob[:min(glob.index(ch) for ch in "*?" if ch in glob)].rpartition("/")[0] or ".")
-        found[f"${name}"] = found[f"${{{name}}}"] = folder
-    return found
+        name, words = match.group(1), match.group(2).strip()
+        if words.startswith("$("):
+            start = words[2:].split()[1:2]
+            folders = start if start and _WORD_OK.fullmatch(start[0]) and not start[0].startswith("-") else None
+        else:
+            split = words.split()
+            folders = [w[:min(w.index(ch) for ch in "*?" if ch in w)].rpartition("/")[0] or "." for w in split] \
+                if split and all(_WORD_OK.fullmatch(w) and ("*" in w or "?" in w) for w in split) else None
+        if folders is None:
+            skip.add(name)
+        else:
+            found.setdefault(name, []).extend(folders)
+    out: dict[str, str] = {}
+    for name, folders in found.items():
+        if name in skip:
+            continue
+        shared = posixpath.commonpath(folders) if len({f.startswith("/") for f in folders}) == 1 else "."
+        out[f"${name}"] = out[f"${{{name}}}"] = shared or "."
+    return out
 
 
 # the home folder a recorded working folder lies in (`/home/jhay/Desktop/Soul`: `/home/jhay`)

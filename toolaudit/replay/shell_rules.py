@@ -106,21 +106,26 @@ def find(args: list[str], judge: Judge) -> Effect | None:
     `find cmd/yyork/dashboard -mindepth 1 -maxdepth 1 ! -name .gitkeep -exec rm -rf {} +`). With no start folder
     named (or the working folder itself), or a program that writes elsewhere, anything may have changed."""
     starts = tuple(itertools.takewhile(lambda a: not a.startswith(("-", "(", "!")), args))
-    starts = () if any(posixpath.normpath(a) in (".", "..") or a.startswith("../") for a in starts) else starts
-    if any(a in FIND_WRITES for a in args):
-        if starts and not set(args) & (FIND_WRITES - {"-delete"}):
-            return Effect(starts, "find deletes files")
+    # the working folder or above, or a folder a variable names: anything
+    starts = () if any(posixpath.normpath(a) in (".", "..") or a.startswith("../") or "$" in a or "`" in a
+                       for a in starts) else starts
+    if set(args) & (FIND_WRITES - {"-delete"}):
         return Effect((EVERYTHING,), "find deletes or writes files")
-    for i, arg in enumerate(args):
+    why = "find deletes files" if "-delete" in args else ""
+    for i, arg in enumerate(args):  # every -exec: one that writes elsewhere makes it anything
         if arg in FIND_EXEC:
             rest = args[i + 1:]
             end = next((j for j, a in enumerate(rest) if a in (";", "+")), len(rest))
             inner = judge(shlex.join(rest[:end])) if rest[:end] else None
             if inner is not None and not inner.none:
-                found_only = bool(inner.paths) and all(p == "{}" for p in inner.paths) and not inner.unknown
-                return Effect(starts if starts and found_only else (EVERYTHING,),
-                              f"find -exec {rest[0]} writes the files it finds")
-    return None
+                if not (inner.paths and all(p == "{}" for p in inner.paths) and not inner.unknown):
+                    return Effect((EVERYTHING,), f"find -exec {rest[0]} writes the files it finds")
+                why = why or f"find -exec {rest[0]} writes the files it finds"
+    if not why:
+        return None
+    if not starts:
+        return Effect((EVERYTHING,), "find deletes or writes files" if "-delete" in args else why)
+    return Effect(starts, why)
 
 
 def xargs(args: list[str], judge: Judge) -> Effect | None:

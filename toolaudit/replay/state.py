@@ -117,9 +117,10 @@ class SessionState:
         when = epoch(call.ts)
         for change in found:
             target = self.local(self._from(call, change.path))
-            if target is None or self._key(target).split("/", 1)[0] == ".git":
-                # outside the workspace, or git's own files (a hook the session wrote): in a scratch worktree
-                # .git is a file naming the real repository, which replay never writes
+            if target is None or ".git" in self._key(target).split("/"):
+                # outside the workspace, or git's own files (a hook the session wrote), a nested repository's too
+                # (`sub/.git/config` could name a program git runs): in a scratch worktree .git is a file naming
+                # the real repository, which replay never writes
                 continue
             source = getattr(change.transform, "moved_from", None)
             try:
@@ -151,8 +152,10 @@ class SessionState:
             args = json.loads(call.args) if call.args.strip().startswith("{") else {}
         except ValueError:
             args = {}
-        folder = args.get("workdir") if isinstance(args, dict) else None
-        folder = folder if isinstance(folder, str) and folder.startswith("/") else self.began
+        args = args if isinstance(args, dict) else {}
+        folder = args.get("workdir", args.get("working_directory"))  # local_shell's name for it
+        began = self.began if self.began and self.began.startswith("/") else self.cwd
+        folder = posixpath.join(began or "", folder) if isinstance(folder, str) and folder else began
         if not folder or not folder.startswith("/") or folder.rstrip("/") == (self.cwd or "").rstrip("/"):
             return path
         return posixpath.join(folder, path)

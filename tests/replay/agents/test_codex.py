@@ -99,7 +99,8 @@ def refused(root: Path, command, tool: str = "shell") -> str:
     ("cat ../secret.txt", "path outside the workspace: ../secret.txt"),
     ("cat /etc/passwd", "path outside the workspace: /etc/passwd"),
     ("cd .. && cat secret.txt", "path outside the workspace: .."),
-    ("ls ../*", "path outside the workspace"),
+    ("ls ../*", "a glob outside the workspace: ../*"),
+    ("echo /etc/pass*", "a glob outside the workspace: /etc/pass*"),
     ("echo 'open", "unparsable"),
     ("ls |", "unparsable"),
 ])

@@ -106,3 +106,43 @@ def test_a_patch_path_relative_to_the_folder_above_is_applied_in_the_repository(
                     args=json.dumps({"cmd": heredoc, "workdir": ABOVE}), output="Success. Updated the following files:")
     state.record(call)
     assert (repo / "README.md").read_text() == "# app\nalpha\ngamma\n"
+
+
+# helper-52's review (a3106fe): each failed before its mend
+
+
+@pytest.mark.parametrize("command", ["git log --oneline -1", "git show HEAD:README.md", "git rev-parse HEAD",
+                                     "printf x | grep -rn alpha"])
+def test_what_reads_the_folder_above_without_naming_it_is_not_replayable(repo: Path, command: str) -> None:
+    got = _replay(repo, command, HEAD.format(1) + "x\n")
+    assert got.status == "refused" and f"workdir {ABOVE} is above the repository" in got.reason
+
+
+def test_agents_folders_do_not_vote(repo: Path) -> None:
+    # a session at its repository's root reading `.claude/skills/…`, in a repository with its own `skills/`
+    (repo / "skills/a").mkdir(parents=True)
+    (repo / "skills/a/SKILL.md").write_text("x\n")
+    (repo / "skills/b").mkdir()
+    (repo / "skills/b/SKILL.md").write_text("x\n")
+    calls = [_exec(f"sed -n 1p {CWD}/.claude/skills/a/SKILL.md", CWD), _exec(f"sed -n 1p {CWD}/.claude/skills/b/SKILL.md", CWD)]
+    assert folder(calls, CWD, repo) is None  # at a3106fe: /workspace/app/.claude
+
+
+def test_a_patch_path_relative_to_a_relative_workdir(repo: Path) -> None:
+    state = SessionState(repo, CWD)
+    state.began = ABOVE
+    heredoc = "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: new.txt\n+x\n*** End Patch\nEOF"
+    call = ToolCall(source="r.jsonl", line=1, collector="codex", session="s", tool="exec_command",
+                    args=json.dumps({"cmd": heredoc, "workdir": "app/src"}), output="Success.")
+    state.record(call)
+    assert (repo / "src/new.txt").read_text() == "x\n"  # at a3106fe: not written (a relative workdir ignored)
+
+
+def test_a_nested_repositorys_git_files_are_never_written(repo: Path) -> None:
+    # a recorded Write of `src/.git/config` would name a program git runs (core.fsmonitor) in `git -C src …`
+    state = SessionState(repo, CWD)
+    call = ToolCall(source="r.jsonl", line=1, collector="claude-code", session="s", tool="Write",
+                    args=json.dumps({"file_path": f"{CWD}/src/.git/config", "content": "[core]\n"}),
+                    output="File created successfully")
+    state.record(call)
+    assert not (repo / "src/.git").exists()

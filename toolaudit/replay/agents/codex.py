@@ -60,7 +60,7 @@ from .codex_noise import (  # noqa: F401  (recorded_noise, without_noise: the no
 from .codex_homes import recorded_homes, with_homes
 from .codex_powershell import get_content, recorded_ansi, run_get_content
 from .codex_local import local_state
-from .codex_reads import shell_reads
+from .codex_reads import git_here, shell_reads
 from .entire_redaction import as_recorded, recorded_lines
 from .git_branch import recorded_branch, with_branch
 from .codex_cuts import (  # noqa: F401  (the cut's names, used by tests and benchmarks through this module)
@@ -148,12 +148,14 @@ def _workspace(call: Call, workdir: str | None) -> Workspace:
     if ws.above:  # a session started above its repository (replay.nested_repo): only what it reads inside
         read = shell_reads(call.tool, call.args if isinstance(call.args, dict) else {}, call.cwd)
         shown = ws.shown.rstrip("/")
-        outside = "." if read is None else next((p for p in read if p != shown and not p.startswith(shown + "/")),
-                                                 None)
+        outside = "what it cannot name" if read is None else next(
+            (p for p in read if p != shown and not p.startswith(shown + "/")), None)
+        script = command_of(call.tool, call.args)[0]
+        if outside is None and (not isinstance(script, str) or git_here(script)):
+            outside = "its git repository"  # git without -C: the folder above's repository, if any
         if outside:
-            raise NotReplayable(f"workdir {ws.above} is above the repository, and the command reads "
-                                f"{'what it cannot name' if read is None else outside} there (the recording "
-                                "machine's)")
+            raise NotReplayable(f"workdir {ws.above} is above the repository, and the command reads {outside} "
+                                "there (the recording machine's)")
     return ws
 
 

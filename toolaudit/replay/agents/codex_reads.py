@@ -84,8 +84,20 @@ def _program(name: str, args: list[str], first: bool) -> list[str] | None:
         keys = {o for o, _ in options}
         named = keys & {"-e", "-f", "--regexp", "--file", "--files", "--type-list"}
         paths = operands if named else operands[1:]
-        return paths if paths else (["."] if first else [])
+        recursive = name != "rg" and any(o in ("-r", "-R", "--recursive", "--dereference-recursive") for o in keys)
+        return paths if paths else (["."] if first or recursive else [])  # `grep -r` searches its folder, not stdin
     return None
+
+
+def git_here(command: str) -> bool:
+    """Whether `command` runs git on the repository of its own folder (no `-C DIR`): its answer is that folder's
+    repository's, whatever files it names."""
+    try:
+        lists = parse(command)
+    except NotReplayable:
+        return True
+    return any(cmd.words and cmd.words[0].text.rsplit("/", 1)[-1] == "git"
+               and [w.text for w in cmd.words[1:2]] != ["-C"] for _, pipeline in lists for cmd in pipeline)
 
 
 def _git(args: list[str]) -> list[str] | None:

@@ -114,6 +114,11 @@ class Workspace:
         if self.above and not pattern.startswith("/"):
             raise NotReplayable(f"a relative glob in {self.above}, above the repository: {word.text}")
         matches = sorted(globlib.glob(pattern, root_dir=self.cwd))
+        for match in matches:  # what a glob names is read (even `echo` prints it): the replay folder's only
+            try:
+                resolve(self.root, self.cwd / match)
+            except OutsideWorkspace:
+                raise NotReplayable(f"a glob outside the workspace: {word.text}") from None
         root = str(self.root)
         if not matches and self.nomatch:
             raise NoMatch(f"zsh:{word.line}: no matches found: {word.text}\n")
@@ -203,8 +208,13 @@ class _Runner:
         if name != "rg" and shutil.which(name, path=scrubbed_env(self.sandbox.env)["PATH"]) is None:
             raise CannotRun(f"{name} not found on PATH")
         box = self.sandbox
+        env = ENV
+        if name == "git":  # no fsmonitor program, and no repository looked for above the replay folder's own
+            argv = ["-c", "core.fsmonitor=false", *argv]
+            top = next((d for d in (self.ws.root, *self.ws.root.parents) if (d / ".git").exists()), self.ws.root)
+            env = {**ENV, "GIT_CEILING_DIRECTORIES": str(top.parent)}
         result = run([exe, *argv], cwd=self.ws.cwd, stdin=stdin, timeout=box.timeout,
-                     max_output_bytes=box.max_output_bytes, env_names=box.env, env=ENV)
+                     max_output_bytes=box.max_output_bytes, env_names=box.env, env=env)
         if result.timed_out:
             raise CannotRun(f"{name} timed out after {box.timeout:g} s")
         if result.capped:
