@@ -54,7 +54,9 @@ def test_the_working_folder_named_whole_is_everything():
     # -exec sed -i '' 's|go-git/v5|go-git/v6|g' {} +`, its own folder by its absolute path, as `find .` would
     assert effect(f"find {CWD} -name '*.go' -exec sed -i '' 's|a|b|g' {{}} +", CWD, "").paths == (EVERYTHING,)
     assert effect(f"find {CWD}/src -name '*.go' -exec sed -i '' 's|a|b|g' {{}} +", CWD, "").paths == (f"{CWD}/src",)
-    assert effect("rm -rf /Users/brandonqueener/Desktop", CWD, "").paths == (EVERYTHING,)  # a folder above it
+    assert effect("find /Users/brandonqueener/Desktop -name '*.tmp' -delete", CWD, "").paths == (EVERYTHING,)
+    # a copy into a folder above the working folder writes nothing in it
+    assert effect("cp notes.md /Users/brandonqueener/Desktop/", CWD, "").paths == ("/Users/brandonqueener/Desktop",)
 
 
 # helper-52's review of the rules above (ac1acde, 3ae7db9, 26b0ec0): each failed before its mend
