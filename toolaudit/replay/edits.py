@@ -53,7 +53,7 @@ def is_mutating(call: ToolCall) -> bool:
     if agent is None or call.tool not in MUTATING.get(agent, ()):
         return False
     if agent == "openhands":
-        return _args(call).get("command") not in ("view", None)
+        return call_args(call).get("command") not in ("view", None)
     return True
 
 
@@ -63,7 +63,7 @@ def changes_of(call: ToolCall) -> list[Change] | str | None:
     if call.is_error or not call.output and call.status != "paired":
         return None
     agent = COLLECTOR_AGENT.get(call.collector)
-    args = _args(call)
+    args = call_args(call)
     if agent == "claude-code":
         return _claude(call.tool, args)
     if agent == "gemini-cli":
@@ -78,7 +78,8 @@ def changes_of(call: ToolCall) -> list[Change] | str | None:
     return None
 
 
-def _args(call: ToolCall) -> dict[str, Any]:
+def call_args(call: ToolCall) -> dict[str, Any]:
+    """A call's arguments as the model wrote them (a JSON object), or {}."""
     try:
         args = json.loads(call.args) if call.args.strip() else {}
     except ValueError:
@@ -219,12 +220,12 @@ def _codex_patch(tool: str, args: dict, raw: str) -> str | None:
 
 def is_patch_call(call: ToolCall) -> bool:
     """A Codex shell call that is really an apply_patch (an edit, not a command to run)."""
-    return call.collector == "codex" and _codex_patch(call.tool, _args(call), call.args) is not None
+    return call.collector == "codex" and _codex_patch(call.tool, call_args(call), call.args) is not None
 
 
 def patch_files(call: ToolCall) -> tuple[list[str], list[str]]:
     """The paths a Codex apply_patch call names, as written: (those it updates or deletes, those it adds)."""
-    text = _codex_patch(call.tool, _args(call), call.args) if call.collector == "codex" else None
+    text = _codex_patch(call.tool, call_args(call), call.args) if call.collector == "codex" else None
     lines = (text or "").split("\n")
     added = [line[14:].strip() for line in lines if line.startswith("*** Add File: ")]
     return [line[17:].strip() for line in lines if line.startswith(("*** Update File: ", "*** Delete File: "))], added

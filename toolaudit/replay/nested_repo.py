@@ -31,7 +31,6 @@ patch's relative path is read from the workdir, else from where the session bega
 
 from __future__ import annotations
 
-import json
 import os
 from collections import Counter
 from pathlib import Path, PurePosixPath
@@ -102,9 +101,9 @@ def _below(calls: Iterable[ToolCall], top: str, created: bool = False) -> Iterab
 def _named(call: ToolCall, created: bool) -> list:
     """The paths one call names (see _below)."""
     from .agents.codex_reads import shell_reads  # here: the agents package reads the replay modules
-    from .edits import patch_files
+    from .edits import call_args, patch_files
 
-    args = _args(call)
+    args = call_args(call)
     changed, added = patch_files(call)
     if created:
         return [args.get(key) for key in PATH_ARGS] if call.tool == "Write" else added
@@ -113,15 +112,6 @@ def _named(call: ToolCall, created: bool) -> list:
     if call.tool in SHELLS:  # the files it reads, its workdir's relative ones made absolute
         return shell_reads(call.tool, args, call.cwd) or []
     return [args.get(key) for key in PATH_ARGS]
-
-
-def _args(call: ToolCall) -> dict:
-    """A call's arguments as the model wrote them (JSON), or {}."""
-    try:
-        args = json.loads(call.args) if call.args.strip() else {}
-    except ValueError:
-        return {}
-    return args if isinstance(args, dict) else {}
 
 
 def _there(root: Path, rel: str) -> bool:

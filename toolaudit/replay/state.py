@@ -148,11 +148,7 @@ class SessionState:
         else from where the session began; as recorded when that is the replay folder."""
         if not path or not self.cwd or path.startswith("/") or is_windows(path):
             return path
-        try:
-            args = json.loads(call.args) if call.args.strip().startswith("{") else {}
-        except ValueError:
-            args = {}
-        args = args if isinstance(args, dict) else {}
+        args = edits.call_args(call)
         folder = args.get("workdir", args.get("working_directory"))  # local_shell's name for it
         began = self.began if self.began and self.began.startswith("/") else self.cwd
         folder = posixpath.join(began or "", folder) if isinstance(folder, str) and folder else began

@@ -138,7 +138,7 @@ def command_of(tool: str, args: Any) -> tuple[str | list[str], str | None]:
     raise NotReplayable("no command")
 
 
-def _workspace(call: Call, workdir: str | None) -> Workspace:
+def _workspace(call: Call, command: str | list[str], workdir: str | None) -> Workspace:
     """The workspace with the current folder at the recorded workdir (inside the replay folder)."""
     ws = Workspace(call.root, call.cwd)
     ws.abbrev = int(call.params["abbrev"]) if call.params.get("abbrev", "").isdigit() else None
@@ -150,8 +150,7 @@ def _workspace(call: Call, workdir: str | None) -> Workspace:
         shown = ws.shown.rstrip("/")
         outside = "what it cannot name" if read is None else next(
             (p for p in read if p != shown and not p.startswith(shown + "/")), None)
-        script = command_of(call.tool, call.args)[0]
-        if outside is None and (not isinstance(script, str) or git_here(script)):
+        if outside is None and (not isinstance(command, str) or git_here(command)):
             outside = "its git repository"  # git without -C: the folder above's repository, if any
         if outside:
             raise NotReplayable(f"workdir {ws.above} is above the repository, and the command reads {outside} "
@@ -162,7 +161,7 @@ def _workspace(call: Call, workdir: str | None) -> Workspace:
 def execute(call: Call) -> tuple[Result, float]:
     """Run the recorded command; (what it printed, seconds). Raises NotReplayable or CannotRun."""
     command, workdir = command_of(call.tool, call.args)
-    ws = _workspace(call, workdir)
+    ws = _workspace(call, command, workdir)
     start = time.monotonic()
     read = get_content(command) if isinstance(command, str) and is_windows(call.cwd) else None
     if read is not None:  # PowerShell's Get-Content, on Windows (agents.codex_powershell)

@@ -52,6 +52,7 @@ class Workspace:
         self.abbrev: int | None = None  # git's abbreviated ids' length on the recording machine (shell_argv.abbrev)
         self.nomatch = False  # zsh's NOMATCH: a glob matching nothing stops the script (the recording shows zsh's)
         self.above: str | None = None  # a recorded folder above the repository the command runs in (`enter`)
+        self._ceiling: str | None = None  # git_ceiling's answer
 
     def enter(self, folder: str, what: str, above: bool = False) -> None:
         """Make the recorded `folder` (the agent's `what`: workdir, the shell's folder) the current one. With
@@ -98,6 +99,14 @@ class Workspace:
         """Program output with the replay folder printed as the recorded working folder."""
         root = str(self.root).encode()
         return data.replace(root, self.shown.encode()) if root != self.shown.encode() else data
+
+    def git_ceiling(self) -> str:
+        """The folder above the replay folder's own repository (the nearest `.git` at or above it), where git stops
+        looking for one; found once."""
+        if self._ceiling is None:
+            top = next((d for d in (self.root, *self.root.parents) if (d / ".git").exists()), self.root)
+            self._ceiling = str(top.parent)
+        return self._ceiling
 
     def shown_cwd(self) -> str:
         """The current folder as the agent would have seen it (what `pwd` prints)."""
@@ -211,8 +220,7 @@ class _Runner:
         env = ENV
         if name == "git":  # no fsmonitor program, and no repository looked for above the replay folder's own
             argv = ["-c", "core.fsmonitor=false", *argv]
-            top = next((d for d in (self.ws.root, *self.ws.root.parents) if (d / ".git").exists()), self.ws.root)
-            env = {**ENV, "GIT_CEILING_DIRECTORIES": str(top.parent)}
+            env = {**ENV, "GIT_CEILING_DIRECTORIES": self.ws.git_ceiling()}
         result = run([exe, *argv], cwd=self.ws.cwd, stdin=stdin, timeout=box.timeout,
                      max_output_bytes=box.max_output_bytes, env_names=box.env, env=env)
         if result.timed_out:
