@@ -14,13 +14,13 @@ alone); it keeps only the calls that change the state, with at most CUT characte
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
 from ..collectors import discover
 from ..model import SessionInfo, ToolCall
+from .arguments import call_args
 from .edits import is_mutating, is_patch_call
 from .state import SHELL_TOOLS
 
@@ -103,11 +103,8 @@ def _listing(call: ToolCall) -> dict | None:
         return None
     from .agents.claude_code.read import whole_text
 
-    try:
-        args = json.loads(call.args)
-    except ValueError:
-        return None
-    ok = isinstance(args, dict) and isinstance(args.get("file_path"), str)
+    args = call_args(call)
+    ok = isinstance(args.get("file_path"), str)
     return args if ok and whole_text(call.output, args) is not None else None
 
 

@@ -12,13 +12,13 @@ An edit whose recorded result was an error did not happen and is not applied.
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..model import ToolCall
+from .arguments import call_args
 from .agents.codex_cell import patch as cell_patch
 
 Transform = Callable[[str | None], str | None]  # the file's text before (None: absent) -> after (None: deleted)
@@ -76,15 +76,6 @@ def changes_of(call: ToolCall) -> list[Change] | str | None:
         patch = _codex_patch(call.tool, args, call.args)
         return parse_patch(patch) if patch is not None else None
     return None
-
-
-def call_args(call: ToolCall) -> dict[str, Any]:
-    """A call's arguments as the model wrote them (a JSON object), or {}."""
-    try:
-        args = json.loads(call.args) if call.args.strip() else {}
-    except ValueError:
-        return {}
-    return args if isinstance(args, dict) else {}
 
 
 def _text(value: Any) -> str:

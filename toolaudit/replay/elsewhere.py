@@ -11,10 +11,10 @@ refused as before (the emulation: "workdir outside the workspace").
 
 from __future__ import annotations
 
-import json
 import posixpath
 
 from ..model import ToolCall
+from .arguments import call_args
 from .winpath import is_windows, posix_form
 
 _KEYS = ("workdir", "working_directory")
@@ -25,12 +25,8 @@ def elsewhere(call: ToolCall, cwd: str | None) -> bool:
     it); False when either is not recorded, or the folder is relative (under `cwd`)."""
     if not cwd:
         return False
-    try:
-        args = json.loads(call.args) if call.args.strip() else {}
-    except ValueError:
-        return False
-    folder = next((args[k] for k in _KEYS if isinstance(args, dict) and isinstance(args.get(k), str) and args[k]),
-                  None)
+    args = call_args(call)
+    folder = next((args[k] for k in _KEYS if isinstance(args.get(k), str) and args[k]), None)
     if folder is None:
         return False
     here, there = _normal(cwd), _normal(folder)

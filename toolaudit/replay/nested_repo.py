@@ -101,7 +101,8 @@ def _below(calls: Iterable[ToolCall], top: str, created: bool = False) -> Iterab
 def _named(call: ToolCall, created: bool) -> list:
     """The paths one call names (see _below)."""
     from .agents.codex_reads import shell_reads  # here: the agents package reads the replay modules
-    from .edits import call_args, patch_files
+    from .arguments import call_args
+    from .edits import patch_files
 
     args = call_args(call)
     changed, added = patch_files(call)

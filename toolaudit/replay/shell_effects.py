@@ -74,7 +74,7 @@ def effect(command: str, cwd: str | None = None, printed: str = "") -> Effect:
                 posixpath.normpath(posixpath.join(here, path))
             path = _at_home(path, cwd)
             path = posixpath.normpath(path) if path.startswith("/") else path  # `/proj/.`, `/proj/..`
-            if one is not None and one.why.startswith("find ") and cwd and path.startswith("/") \
+            if one is not None and one.starts and cwd and path.startswith("/") \
                     and (cwd.rstrip("/") + "/").startswith(path.rstrip("/") + "/"):
                 # find's start folder the working folder itself or one above it (`find /Users/me/proj -exec sed
                 # -i`), as `find .`; a copy into a folder above (`cp a ~/`) writes nothing here

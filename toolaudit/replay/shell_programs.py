@@ -21,11 +21,14 @@ CHANGED = "<changed>"  # the files the session changed (edited, or found not as 
 @dataclass(frozen=True)
 class Effect:
     """The paths a command may have changed (EVERYTHING: the whole workspace); why, in a few words; and the
-    programs it ran that replay cannot read (`unknown`: what they changed is what the session later shows)."""
+    programs it ran that replay cannot read (`unknown`: what they changed is what the session later shows);
+    `starts`: the paths are folders it changed only under (find's start folders), so one naming the working folder
+    or a folder above it is everything."""
 
     paths: tuple[str, ...] = ()
     why: str = ""
     unknown: tuple[str, ...] = ()
+    starts: bool = False
 
     @property
     def none(self) -> bool:

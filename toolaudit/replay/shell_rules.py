@@ -125,7 +125,7 @@ def find(args: list[str], judge: Judge) -> Effect | None:
         return None
     if not starts:
         return Effect((EVERYTHING,), "find deletes or writes files" if "-delete" in args else why)
-    return Effect(starts, why)
+    return Effect(starts, why, starts=True)
 
 
 def xargs(args: list[str], judge: Judge) -> Effect | None:

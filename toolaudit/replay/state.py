@@ -21,6 +21,7 @@ from pathlib import Path
 from ..model import MAIN_AGENT, ToolCall
 from ..secrets.redact import redact
 from . import edits, shell_effects, subagents
+from .arguments import call_args
 from .elsewhere import elsewhere
 from .never_ran import never_ran
 from .head import moves_head, reads_head
@@ -148,7 +149,7 @@ class SessionState:
         else from where the session began; as recorded when that is the replay folder."""
         if not path or not self.cwd or path.startswith("/") or is_windows(path):
             return path
-        args = edits.call_args(call)
+        args = call_args(call)
         folder = args.get("workdir", args.get("working_directory"))  # local_shell's name for it
         began = self.began if self.began and self.began.startswith("/") else self.cwd
         folder = posixpath.join(began or "", folder) if isinstance(folder, str) and folder else began
@@ -355,12 +356,7 @@ def shell_text(call: ToolCall) -> str | None:
 
 def path_arg(call: ToolCall) -> str | None:
     """The file a recorded edit call names (file_path, notebook_path, path…), or None."""
-    try:
-        args = json.loads(call.args)
-    except ValueError:
-        return None
-    if not isinstance(args, dict):
-        return None
+    args = call_args(call)
     for key in ("file_path", "notebook_path", "path", "absolute_path"):
         if isinstance(args.get(key), str):
             return args[key]

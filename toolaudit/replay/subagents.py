@@ -8,10 +8,10 @@ or Write among their tools; the guide and the status-line agents work outside th
 
 from __future__ import annotations
 
-import json
 import re
 
 from ..model import ToolCall
+from .arguments import call_args
 
 READ_ONLY = frozenset({"Explore", "Plan", "claude-code-guide", "statusline-setup"})
 _AGENT_ID = re.compile(r"^agentId: ([\w-]+)", re.MULTILINE)
@@ -31,7 +31,4 @@ def unrecorded(call: ToolCall, agents: set[str]) -> str | None:
 
 def kind(call: ToolCall) -> str:
     """The subagent type an Agent/Task call asked for (`general-purpose` when it names none)."""
-    try:
-        return str(json.loads(call.args).get("subagent_type") or "general-purpose")
-    except (ValueError, AttributeError):
-        return "general-purpose"
+    return str(call_args(call).get("subagent_type") or "general-purpose")
