@@ -122,7 +122,8 @@ class CallRunner:
             after if item.mapping.kind == "agent" and item.mapping == identity_mapping(item.before) else None
         if seen is not None and outcome.status == "replayed" and seen.output != item.before.output:
             _first_look(state, fresh and not doubt, seen.output, item.before.output)
-            state.learn(item.before, recorded)
+            if not state.learn(item.before, recorded):
+                state.differs(_paths(recorded, item.before.tool, state), item.before)
         state.record(item.before)
         return done
 
@@ -149,7 +150,8 @@ class CallRunner:
                 state.confirm(_paths(recorded, item.before.tool, state))
             else:
                 _first_look(state, fresh and not doubt, identity.output, item.before.output)
-                state.learn(item.before, recorded)
+                if not state.learn(item.before, recorded):
+                    state.differs(_paths(recorded, item.before.tool, state), item.before)
         state.record(item.before)
         return replace(item, identity=ident, doubt=doubt, identity_reason=safe_reason(why), fresh=fresh)
 

@@ -103,7 +103,10 @@ def replace_text(old: str, new: str, count: int | None, eat_newline: bool = Fals
 
 def write_text(content: str) -> Transform:
     """Write the whole file."""
-    return lambda _text: content
+    def write(_text: str | None) -> str:
+        return content
+    write.whole = True  # type: ignore[attr-defined]  # the file's text is all known after it
+    return write
 
 
 def _claude(tool: str, args: dict) -> list[Change] | str | None:

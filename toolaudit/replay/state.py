@@ -57,6 +57,7 @@ class SessionState:
         self.changed: set[str] = set()  # files no longer as the base holds them (edited, or learned)
         self.main_model: str | None = None  # the main thread's model so far (record follows its calls)
         self.learned = 0  # files taken from a recorded whole-file Read the state did not reproduce (learn)
+        self.differed: dict[str, str] = {}  # file -> the call whose read of it showed other text (differed)
         self.later: dict[tuple, tuple[str, ...]] = {}  # by call: what the session later showed it changed (prime)
         # each program replay cannot read that the session ran -> the files the session later showed it changed
         # (empty: nothing showed a change, so the workspace stayed certain)
@@ -139,6 +140,8 @@ class SessionState:
                 continue
             if not getattr(change.transform, "partial", False):  # a patch's hunks leave the other lines in doubt
                 self.uncertain.pop(self._key(target), None)
+            if getattr(change.transform, "whole", False):  # a Write: its text is known again, an Edit's is not
+                self.differed.pop(self._key(target), None)
             self.known.add(self._key(target))
             self.changed.add(self._key(target))
             self.applied += 1
@@ -264,10 +267,22 @@ class SessionState:
         except OSError:  # a file where a folder on the path should be
             return False
         self.uncertain.pop(self._key(target), None)
+        self.differed.pop(self._key(target), None)
         self.known.add(self._key(target))
         self.changed.add(self._key(target))
         self.learned += 1
         return True
+
+    def differs(self, paths: list[str], call: ToolCall) -> None:
+        """A read of `paths` showed other text than the state's and taught nothing (a part of a file, a `sed -n`):
+        the file is not as replay holds it (work no commit holds, an edit made outside the transcript), so a later
+        read of that file by name is compared with nothing it could match. Folders are left alone; a file the
+        checkout lacks is taken too when the recording read it without an error."""
+        for path in paths:
+            target = self.local(path)
+            if target is not None and (target.is_file() or (not target.exists() and not call.is_error)):
+                command = shell_text(call) if call.tool in SHELL_TOOLS else None
+                self.differed.setdefault(self._key(target), f"`{quote(command)}`" if command else call.tool)
 
     def fresh(self, paths: list[str]) -> bool:
         """Whether a call reading `paths` is the session's first look at them: no file among them edited or read
@@ -334,6 +349,9 @@ class SessionState:
                 if doubted == key or doubted.startswith(key.rstrip("/") + "/") or key == "." \
                         or doubted == "." or key.startswith(doubted.rstrip("/") + "/"):
                     return f"uncertain: {doubted}: {why}"
+            if key in self.differed:
+                return (f"uncertain: {key}: an earlier {self.differed[key]} of it showed other text than replay's "
+                        "(the start state, or an edit outside the transcript)")
         return None
 
 
