@@ -254,6 +254,26 @@ REPOSITORIES = (
     Repo("fogodev/ars-ui", "Codex 0.132 - 0.140, Claude Code 2.1.12x+ (worktrees)", held_out=True),
     Repo("jakobtfaber/dsa110-FLITS", "Codex 0.141 - 0.142, Claude Code 2.1.12x+"),
     Repo("gabadi/crap4py", "Claude Code 2.1.18x"),
+    # The eighth set (issue 28, round 11): found by helper-53 from structure alone (Entire checkpoints of Claude Code
+    # 2.1.120+ sessions, through code searches of their rendered text by home-folder prefix; Codex 0.141 - 0.149:
+    # none new). Split by round 8's rule before any was measured (the first byte of sha1(owner/name) even: tuning;
+    # odd: held out), then measured at a3ec43e (round 10's rules) and at b0390e9 (round 11's first rule, made on
+    # tuning sessions before the set was found)
+    Repo("TheurgicDuke771/DataQ", "Claude Code 2.1.156 - 2.1.239"),
+    Repo("barbogast/paper-scan-processor", "Claude Code 2.1.146 - 2.1.220"),
+    Repo("raman325/lock_code_manager", "Claude Code 2.1.126 - 2.1.224"),
+    Repo("thieso2/Sandcastle", "Claude Code 2.1.39 - 2.1.49, 2.1.128 - 2.1.138"),
+    Repo("ainaive/agentcenter-nuxt", "Claude Code 2.1.126 - 2.1.177", held_out=True),
+    Repo("ainaive/agentcenter", "Claude Code 2.1.98 - 2.1.126", held_out=True),
+    Repo("gabadi/drywall", "Claude Code 2.1.178 - 2.1.185 (worktrees on role branches)", held_out=True),
+    Repo("junaid-appointy/auxilio-extension", "Claude Code 2.1.172", held_out=True,
+         leave_out=("3a5d28a4d0/5/", "3a5d28a4d0/7/")),  # those two worked in another folder (auxilio-workspace)
+    Repo("lightfastai/lightfast", "Claude Code 2.1.126 - 2.1.128", held_out=True),
+    Repo("henryph24/neuralips26", "Claude Code 2.1.98 - 2.1.220", held_out=True),
+    Repo("135yshr/meow", "Claude Code 2.1.150 - 2.1.206", held_out=True),
+    Repo("melagiri/code-insights", "Claude Code 2.1.126 - 2.1.149", held_out=True),
+    Repo("toyamarinyon/rhapsody", "Codex 0.130 - 0.135", held_out=True),
+    Repo("achildrenmile/bosarsa", "Claude Code 2.1.37, 2.1.74 (Linux)", held_out=True),
 )
 HELD_OUT = tuple(r.name for r in REPOSITORIES if r.held_out)
 FILES = {r.name: re.compile(r.files) for r in REPOSITORIES if r.files}
