@@ -79,3 +79,14 @@ def test_a_read_the_recording_answered_with_an_error_marks_nothing(tmp_path):
     state.differs(["/proj/missing.py"], _call("Read", {"file_path": "/proj/missing.py"}, "File does not exist.",
                                               is_error=True))
     assert state.doubt(["/proj/missing.py"]) is None
+
+
+def test_a_command_reading_several_files_marks_none(tmp_path):
+    """`sed -n 1,80p a.py; sed -n 1,80p b.py` differing says one of them is not as replay holds it, not which."""
+    for name in ("a.py", "b.py"):
+        (tmp_path / name).write_text("one\n", encoding="utf-8")
+    state = SessionState(tmp_path, "/proj")
+    state.differs(["/proj/a.py", "/proj/b.py"], _call("Bash", {"command": "sed -n 1,80p a.py; sed -n 1,80p b.py"}))
+    assert state.doubt(["/proj/a.py"]) is None and state.doubt(["/proj/b.py"]) is None
+    state.differs(["/proj/a.py"], _call("Bash", {"command": "sed -n 1,80p a.py"}))
+    assert "an earlier `sed -n 1,80p a.py` of it" in (state.doubt(["/proj/a.py"]) or "")
