@@ -276,11 +276,11 @@ class SessionState:
     def differs(self, paths: list[str], call: ToolCall) -> None:
         """A read of `paths` showed other text than the state's and taught nothing (a part of a file, a `sed -n`):
         the file is not as replay holds it (work no commit holds, an edit made outside the transcript), so a later
-        read of that file by name is compared with nothing it could match. Folders are left alone; a file the
-        checkout lacks is taken too when the recording read it without an error. A command reading several files
-        marks none: which of them differed, its output does not say."""
+        read of that file by name is compared with nothing it could match. Folders are left alone, and so is a
+        file the checkout lacks (the session's own edits or diffs may yet make it: entireio/skills' untracked
+        SKILL.md). A command reading several files marks none: which of them differed, its output does not say."""
         target = self.local(paths[0]) if len(paths) == 1 else None
-        if target is not None and (target.is_file() or (not target.exists() and not call.is_error)):
+        if target is not None and target.is_file():
             command = shell_text(call) if call.tool in SHELL_TOOLS else None
             self.differed.setdefault(self._key(target), f"`{quote(command)}`" if command else call.tool)
 
