@@ -274,6 +274,14 @@ REPOSITORIES = (
     Repo("melagiri/code-insights", "Claude Code 2.1.126 - 2.1.149", held_out=True),
     Repo("toyamarinyon/rhapsody", "Codex 0.130 - 0.135", held_out=True),
     Repo("achildrenmile/bosarsa", "Claude Code 2.1.37, 2.1.74 (Linux)", held_out=True),
+    # The ninth set (issue 28, round 11): found by helper-54 looking for Codex 0.141 - 0.149 alone (rare files of
+    # recent Codex homes: `.codex/goals_1.sqlite`, `logs_2.sqlite`); both held out by round 8's rule, measured at
+    # c05538f before any rule change. The only larger find, doudouqie66/CommonTools' 159 rollouts of 0.144 - 0.146
+    # working in doudouqie66/PaTa, runs PowerShell on Windows (`Get-Content`, `Select-String`), which replay does
+    # not run: not added
+    Repo("seokhyeonhong/motion-jepa", "Codex 0.145 - 0.146 (a committed CODEX_HOME, later deleted)", held_out=True,
+         files=CODEX_HOME, leave_out=("019fba3d-e2be", "019fba42-ce37")),  # those two worked in /source/…/tmp
+    Repo("AkashJana18/edgerunner", "Codex 0.144 (codex-session.jsonl)", held_out=True),
 )
 HELD_OUT = tuple(r.name for r in REPOSITORIES if r.held_out)
 FILES = {r.name: re.compile(r.files) for r in REPOSITORIES if r.files}

@@ -58,16 +58,48 @@ def test_a_path_component_over_255_bytes_is_its_own_reason_and_never_printed(rep
     assert doc["identity"]["within_1pct"] == 1  # the run went on: the next Read is reproduced
 
 
-def test_a_session_with_no_commit_before_it_is_refused_with_a_reason(repo: Path, tmp_path: Path) -> None:
+def _commit_in_2027(repo: Path) -> None:
+    """`repo` made a git repository whose only commit is dated 2027: no session of these tests began after it."""
     for args in (["init", "-q"], ["add", "."], ["-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "x"]):
         subprocess.run(["git", *args], cwd=repo, check=True, env={"GIT_COMMITTER_DATE": "2027-01-01T00:00:00Z",
                                                                     "GIT_AUTHOR_DATE": "2027-01-01T00:00:00Z"})
+
+
+def test_a_session_with_no_commit_before_it_is_refused_with_a_reason(repo: Path, tmp_path: Path) -> None:
+    _commit_in_2027(repo)
     session = _session(tmp_path / "s.jsonl", str(repo), [(f"{repo}/a.txt", "     1→hi\n     2→", False)])
     result = CliRunner().invoke(cli, ["replay", str(session), "--workspace", str(repo), "--identity",
                                       "--at-session-start"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     verdict = next(line for line in result.output.splitlines() if line.startswith("verdict:"))
     assert "no start commit" in verdict and "--no-checkout" in verdict
+
+
+def test_a_codex_session_with_no_commit_before_it_says_so_first(repo: Path, tmp_path: Path) -> None:
+    # the Codex identity table leaves out the calls refused before identity ran: the verdict named the one call
+    # that never ran instead (seokhyeonhong/motion-jepa's 0.145 rollout: 121 refused, 2 never ran)
+    _commit_in_2027(repo)
+    rollout = tmp_path / "rollout.jsonl"
+    meta = {"id": "019a06f2-0000-7d2e-9b8a-4f1e6c2d7a90", "timestamp": "2026-01-01T00:00:00Z", "cwd": str(repo),
+            "originator": "codex_cli_rs", "cli_version": "0.50.0", "source": "cli", "model_provider": "openai"}
+    lines = [{"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta", "payload": meta},
+             {"timestamp": "2026-01-01T00:00:01Z", "type": "turn_context", "payload": {"cwd": str(repo),
+                                                                                       "model": "gpt-5-codex"}}]
+    for i, (command, output) in enumerate((("cat a.txt", "hi\n"), ("cat a.txt", "aborted by user"))):
+        lines += [{"timestamp": f"2026-01-01T00:00:0{2 + i}Z", "type": "response_item", "payload": {
+            "type": "function_call", "name": "shell", "call_id": f"c{i}",
+            "arguments": json.dumps({"command": ["bash", "-lc", command], "workdir": str(repo)})}},
+            {"timestamp": f"2026-01-01T00:00:0{2 + i}Z", "type": "response_item", "payload": {
+                "type": "function_call_output", "call_id": f"c{i}", "output": output if i else json.dumps(
+                    {"output": output, "metadata": {"exit_code": 0, "duration_seconds": 0.0}})}}]
+    rollout.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    result = CliRunner().invoke(cli, ["replay", str(rollout), "--workspace", str(repo), "--identity",
+                                      "--at-session-start"], catch_exceptions=False, env={"COLUMNS": "400"})
+    assert result.exit_code == 0, result.output
+    verdict = next(line for line in result.output.splitlines() if line.startswith("verdict:"))
+    assert verdict.startswith("verdict: no call of a known agent tool could be re-run: 1 × no start commit — "
+                              "pass --no-checkout"), verdict
+    assert "× refused" not in verdict
 
 
 def test_a_newer_version_is_replayed_and_flagged(repo: Path, tmp_path: Path) -> None:

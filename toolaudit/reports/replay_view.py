@@ -224,27 +224,33 @@ def _why_none(result: ReplayResult) -> str:
     return "; ".join(f"{n:,} × {why} — {ACTIONS.get(why, 'see the reasons above')}" for why, n in top)
 
 
-def _none_re_run(identity) -> str:
+def _none_re_run(result: ReplayResult) -> str:
     """Why an identity replay re-ran no call in a known state, one clause per kind, the one a user can act on first:
-    the commonest cause of an unknown state (the command or the file, quoted), then the refusals (a path in another
-    folder, a version), then the shell commands replay does not re-run; each with its tools and what to do."""
+    a session with no commit before it, the commonest cause of an unknown state (the command or the file, quoted),
+    then the refusals (a path in another folder, a version), then the shell commands replay does not re-run, then
+    the calls that never ran; each with its tools and what to do."""
     kinds: dict[str, Counter] = defaultdict(Counter)  # kind -> reason -> calls
     tools: dict[str, Counter] = defaultdict(Counter)  # kind -> tool -> calls
-    for row in identity.tools:
+    for row in result.identity.tools:
         for why, n in row.reasons:
-            kind = "unknown state" if why.startswith("uncertain") else \
-                "not replayable" if why.startswith("not replayable") else "version" if "version" in why else "refused"
+            if "no commit before the session" in why:
+                continue  # the session's own clause below, counted over every tool
+            kind = "unknown state" if why.startswith("uncertain") else "never ran" if why.startswith("never ran") \
+                else "not replayable" if why.startswith("not replayable") else "version" if "version" in why \
+                else "refused"
             kinds[kind][why] += n
             tools[kind][row.tool] += n
-    parts = []
-    for kind in ("unknown state", "version", "refused", "not replayable"):
+    # refused before identity ran (the identity table of some versions leaves them out): the session's start state
+    unstarted = dict(result.not_replayed).get("no start commit", 0)
+    parts = [f"{unstarted:,} × no start commit — {ACTIONS['no start commit']}"] if unstarted else []
+    for kind in ("unknown state", "version", "refused", "not replayable", "never ran"):
         if not kinds[kind]:
             continue
         (why, n), = kinds[kind].most_common(1)
         each = ", ".join(f"{tool} {k:,}" for tool, k in tools[kind].most_common())
         outside = _OUTSIDE.match(why)
         said = f"a path outside the session's folder, {_middle(outside.group(1), 80)}" if outside else \
-            _middle(why.removeprefix("uncertain: ").removeprefix("not replayable: "), 160)
+            _middle(why.removeprefix("uncertain: ").removeprefix("not replayable: ").removeprefix("never ran: "), 160)
         commonest = "" if n == sum(kinds[kind].values()) else "the commonest "
         parts.append(f"{sum(kinds[kind].values()):,} × {kind} ({each}), {commonest}{said} — {_act(kind, why)}")
     return "; ".join(parts) or "see the reasons above"
@@ -263,6 +269,8 @@ def _act(kind: str, why: str) -> str:
     """What a user can do about one reason no call was re-run."""
     if kind == "not replayable":
         return "replay re-runs only read-only commands in the workspace: nothing to compare for them"
+    if kind == "never ran":
+        return "the recording says they never ran: nothing to compare"
     if _LACKED in why:  # a partial clone or a snapshot without its largest files: the content exists upstream
         return "the clone lacks files the session read: fetch them (a clone without --filter) and replay again"
     if "before it began (work no commit holds)" in why or "a commit written after the session began adds it" in why:
@@ -286,7 +294,7 @@ def _verdict(t: ReplayRow, new_errors: int, result: ReplayResult) -> str:
         f = result.identity.totals
         also = sum(k for _, k in result.uncertain_reproduced)
         if not f.replayed:
-            why = _none_re_run(result.identity)
+            why = _none_re_run(result)
             if also:  # re-run, but in a state a command before them may have changed: no rate stands on them
                 return (f"verdict: no call of a known agent tool could be re-run in a known state: {why} ({also:,} "
                         "of those in an unknown state, re-run anyway, matched the recording)")
