@@ -195,12 +195,13 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for repo in repos:
             clone = find_clone(args.clones, repo.name)
-            if clone is None:
-                missing.append(repo.name)
+            source = find_clone(args.clones, repo.sessions_from) if repo.sessions_from else clone
+            if clone is None or source is None:
+                missing.append(repo.name if clone is None else repo.sessions_from)
                 continue
             picked: dict[str, list] = defaultdict(list)
             by_made: dict[str, list] = defaultdict(list)  # the sessions behind one commit
-            for session in sessions(clone, repo.name, Path(tmp)):
+            for session in sessions(source, repo.name, Path(tmp), clone if repo.sessions_from else None):
                 if any(part in session.name for part in repo.leave_out):
                     continue
                 by_made[session.made].append(session)

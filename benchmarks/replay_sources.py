@@ -41,6 +41,7 @@ class Repo:
     held_out: bool = False  # never tuned on: its figures are the held-out check
     leave_out: tuple[str, ...] = ()  # sessions (a part of their name) that worked in another project
     files: str = ""  # where else it commits session files in its tree (a regular expression of their paths)
+    sessions_from: str = ""  # another repository whose tree holds its sessions (a backed-up agent home), owner/name
 
 
 # Not used by the benchmark before (entireio/cli and the Codex repositories of replay_fidelity_codex.py are):
@@ -275,13 +276,15 @@ REPOSITORIES = (
     Repo("toyamarinyon/rhapsody", "Codex 0.130 - 0.135", held_out=True),
     Repo("achildrenmile/bosarsa", "Claude Code 2.1.37, 2.1.74 (Linux)", held_out=True),
     # The ninth set (issue 28, round 11): found by helper-54 looking for Codex 0.141 - 0.149 alone (rare files of
-    # recent Codex homes: `.codex/goals_1.sqlite`, `logs_2.sqlite`); both held out by round 8's rule, measured at
-    # c05538f before any rule change. The only larger find, doudouqie66/CommonTools' 159 rollouts of 0.144 - 0.146
-    # working in doudouqie66/PaTa, runs PowerShell on Windows (`Get-Content`, `Select-String`), which replay does
-    # not run: not added
+    # recent Codex homes: `.codex/goals_1.sqlite`, `logs_2.sqlite`); all three held out by round 8's rule, measured
+    # before any rule change (motion-jepa and edgerunner at c05538f). doudouqie66/PaTa's sessions are kept in
+    # doudouqie66/CommonTools (a backed-up Windows Codex home: 159 rollouts of 0.144 - 0.146 recorded PaTa, the
+    # others another repository)
     Repo("seokhyeonhong/motion-jepa", "Codex 0.145 - 0.146 (a committed CODEX_HOME, later deleted)", held_out=True,
          files=CODEX_HOME, leave_out=("019fba3d-e2be", "019fba42-ce37")),  # those two worked in /source/…/tmp
     Repo("AkashJana18/edgerunner", "Codex 0.144 (codex-session.jsonl)", held_out=True),
+    Repo("doudouqie66/PaTa", "Codex 0.144 - 0.146 (Windows, PowerShell)", held_out=True, files=CODEX_ARCHIVE,
+         sessions_from="doudouqie66/CommonTools"),
 )
 HELD_OUT = tuple(r.name for r in REPOSITORIES if r.held_out)
 FILES = {r.name: re.compile(r.files) for r in REPOSITORIES if r.files}
@@ -339,11 +342,11 @@ def _checkpoint_files(clone: Path) -> list[tuple[str, str, str]]:
     return found
 
 
-def _describe(data: bytes) -> tuple[str | None, str, str, str, int]:
-    """(agent, version, Claude Code's gitBranch, the Codex rollout's recorded commit, read-only calls) of a
-    transcript."""
+def _describe(data: bytes) -> tuple[str | None, str, str, str, int, str]:
+    """(agent, version, Claude Code's gitBranch, the Codex rollout's recorded commit, read-only calls, the Codex
+    rollout's recorded repository URL) of a transcript."""
     text = data.decode("utf-8", "replace")
-    agent, versions, branch, recorded = None, Counter(), "", ""
+    agent, versions, branch, recorded, url = None, Counter(), "", "", ""
     for line in text.splitlines():
         if '"version"' not in line and '"session_meta"' not in line:
             continue
@@ -358,14 +361,15 @@ def _describe(data: bytes) -> tuple[str | None, str, str, str, int]:
             agent = "codex"
             versions[payload.get("cli_version") or "?"] += 1
             recorded = recorded or ((payload.get("git") or {}).get("commit_hash") or "")
+            url = url or ((payload.get("git") or {}).get("repository_url") or "")
         elif record.get("sessionId") and record.get("version") and record.get("type") in ("user", "assistant"):
             agent = agent or "claude-code"
             versions[record["version"]] += 1
             branch = branch or record.get("gitBranch") or ""
     if agent is None:
-        return None, "?", "", "", 0
+        return None, "?", "", "", 0, ""
     calls = sum(text.count(f'"name":"{tool}"') for tool in READ_ONLY[agent])
-    return agent, versions.most_common(1)[0][0] if versions else "?", branch, recorded, calls
+    return agent, versions.most_common(1)[0][0] if versions else "?", branch, recorded, calls, url
 
 
 def _has_ref(clone: Path, branch: str) -> bool:
@@ -380,19 +384,32 @@ def _has_commit(clone: Path, rev: str) -> bool:
                                         capture_output=True).returncode == 0
 
 
-def _session(clone: Path, repo: str, name: str, data: bytes, made: str, into: Path) -> Session | None:
-    agent, version, branch, recorded, calls = _describe(data)
+def _session(clone: Path, repo: str, name: str, data: bytes, made: str, into: Path,
+             code: Path | None = None) -> Session | None:
+    agent, version, branch, recorded, calls, url = _describe(data)
     if agent is None:
         return None
+    if code is not None:  # sessions kept in another repository: those that recorded this one, at a commit it holds
+        if agent != "codex" or _repo_of(url) != repo.lower() or not _has_commit(code, recorded):
+            return None
+        made = ""  # the commit that holds the file is the other repository's: the recorded one is the start
     target = into / repo.replace("/", "+") / (name.replace("/", "_").replace(":", "_"))
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(data)
-    on = _has_ref(clone, branch) if agent == "claude-code" else _has_commit(clone, recorded)
+    on = _has_ref(clone, branch) if agent == "claude-code" else _has_commit(code or clone, recorded)
     return Session(target, repo, name, agent, version, made, calls, on)
 
 
-def sessions(clone: Path, repo: str, into: Path) -> list[Session]:
-    """Every Claude Code and Codex session the clone holds in any of the three layouts, written under `into`."""
+def _repo_of(url: str) -> str:
+    """owner/name of a GitHub URL (https or ssh, with or without .git), lowercased; "" when it names none."""
+    found = re.search(r"github\.com[:/]([^/]+/[^/]+?)(?:\.git)?/?$", url.strip())
+    return found.group(1).lower() if found else ""
+
+
+def sessions(clone: Path, repo: str, into: Path, code: Path | None = None) -> list[Session]:
+    """Every Claude Code and Codex session the clone holds in any of the three layouts, written under `into`; with
+    `code` (the clone of `repo` when `clone` is another repository keeping its sessions), only the Codex rollouts
+    that recorded `repo` at a commit `code` holds."""
     found: list[Session] = []
     trailers = _trailers(clone)
     longest: dict[str, tuple[int, str, list[tuple[int, str]]]] = {}  # session id -> (size, rev:path, commits)
@@ -416,7 +433,7 @@ def sessions(clone: Path, repo: str, into: Path) -> list[Session]:
         # ran (`entire import`: no commit of the code carries its id): its start state is then read from the
         # branch (Claude Code) or commit (Codex) it recorded, else the default branch, as it was when it began
         if made or sid in imported:
-            session = _session(clone, repo, full, git(clone, "show", full), min(made)[1] if made else "", into)
+            session = _session(clone, repo, full, git(clone, "show", full), min(made)[1] if made else "", into, code)
             if session is not None:
                 found.append(session)
     out = git(clone, "log", "--all", "--exclude=refs/entire/*", f"--exclude=*{BRANCH}*", "--format=%x1e%H",
@@ -436,7 +453,8 @@ def sessions(clone: Path, repo: str, into: Path) -> list[Session]:
         print(f"{repo}: its files expression {elsewhere.pattern!r} matches no .jsonl file its history added",
               file=sys.stderr)
     for path, (_, commit) in sorted(files.items()):
-        session = _session(clone, repo, f"{commit[:10]}:{path}", git(clone, "show", f"{commit}:{path}"), commit, into)
+        session = _session(clone, repo, f"{commit[:10]}:{path}", git(clone, "show", f"{commit}:{path}"), commit, into,
+                           code)
         if session is not None:
             found.append(session)
     return found
