@@ -102,6 +102,18 @@ def test_a_codex_session_with_no_commit_before_it_says_so_first(repo: Path, tmp_
     assert "× refused" not in verdict
 
 
+def test_a_whole_folder_in_doubt_is_said_in_words(repo: Path, tmp_path: Path) -> None:
+    # the state's key for the whole folder is `.`: the verdict said "the commonest .: `cp -r …` may have written it"
+    (repo / "vendor").mkdir()
+    (repo / "vendor" / "b.txt").write_text("x\n", encoding="utf-8")
+    session = claude_session(tmp_path / "s.jsonl", str(repo), [
+        ("Bash", {"command": "cp -r vendor/* ."}, "", False), ("Read", {"file_path": f"{repo}/a.txt"}, "     1→hi\n     2→", False)])
+    result = CliRunner().invoke(cli, ["replay", str(session), "--workspace", str(repo), "--identity", "--no-checkout"],
+                                catch_exceptions=False, env={"COLUMNS": "400"})
+    verdict = next(line for line in result.output.splitlines() if line.startswith("verdict:"))
+    assert "1 × unknown state (Read 1), the whole folder: `cp -r vendor/* .` may have written it — " in verdict, verdict
+
+
 def test_a_newer_version_is_replayed_and_flagged(repo: Path, tmp_path: Path) -> None:
     session = _session(tmp_path / "s.jsonl", str(repo), [(f"{repo}/a.txt", "1\thi\n2\t", False)], version="2.9.0")
     result = CliRunner().invoke(cli, ["replay", str(session), "--workspace", str(repo), "--identity",

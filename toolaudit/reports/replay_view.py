@@ -249,8 +249,9 @@ def _none_re_run(result: ReplayResult) -> str:
         (why, n), = kinds[kind].most_common(1)
         each = ", ".join(f"{tool} {k:,}" for tool, k in tools[kind].most_common())
         outside = _OUTSIDE.match(why)
+        said = why.removeprefix("uncertain: ").removeprefix("not replayable: ").removeprefix("never ran: ")
         said = f"a path outside the session's folder, {_middle(outside.group(1), 80)}" if outside else \
-            _middle(why.removeprefix("uncertain: ").removeprefix("not replayable: ").removeprefix("never ran: "), 160)
+            _middle("the whole folder: " + said[3:] if said.startswith(".: ") else said, 160)  # `.`: state's key
         commonest = "" if n == sum(kinds[kind].values()) else "the commonest "
         parts.append(f"{sum(kinds[kind].values()):,} × {kind} ({each}), {commonest}{said} — {_act(kind, why)}")
     return "; ".join(parts) or "see the reasons above"
