@@ -114,6 +114,17 @@ def test_a_whole_folder_in_doubt_is_said_in_words(repo: Path, tmp_path: Path) ->
     assert "1 × unknown state (Read 1), the whole folder: `cp -r vendor/* .` may have written it — " in verdict, verdict
 
 
+def test_claude_codes_own_files_are_not_sent_to_path_map(repo: Path, tmp_path: Path) -> None:
+    # its auto memory and saved outputs exist only on the recording machine: "map it onto a copy" helps no one
+    memory = "/Users/me/.claude/projects/-Users-me-repo/memory/MEMORY.md"
+    session = _session(tmp_path / "s.jsonl", str(repo), [(memory, "     1→# Memory\n     2→", False)])
+    result = CliRunner().invoke(cli, ["replay", str(session), "--workspace", str(repo), "--identity", "--no-checkout"],
+                                catch_exceptions=False, env={"COLUMNS": "400"})
+    verdict = next(line for line in result.output.splitlines() if line.startswith("verdict:"))
+    assert verdict.endswith("— Claude Code's own files on the recording machine, which no commit holds: nothing to "
+                            "compare"), verdict
+
+
 def test_a_newer_version_is_replayed_and_flagged(repo: Path, tmp_path: Path) -> None:
     session = _session(tmp_path / "s.jsonl", str(repo), [(f"{repo}/a.txt", "1\thi\n2\t", False)], version="2.9.0")
     result = CliRunner().invoke(cli, ["replay", str(session), "--workspace", str(repo), "--identity",
@@ -179,3 +190,16 @@ def test_a_call_refused_for_want_of_a_version_is_not_also_counted_uncertain(repo
     assert result.exit_code == 0, result.output
     verdict = next(line for line in result.output.splitlines() if line.startswith("verdict:"))
     assert "4 × version" in verdict and "unknown state" not in verdict
+
+
+@pytest.mark.parametrize("why, said", [
+    ("path 'REDACTED.md' holds Entire's REDACTED: the recording hid part of it", "the recording hid part of the path"),
+    ("a whole-file Read over the token cap (a partial view from 2.1.162, cut by the API's count) is not emulated",
+     "replay does not emulate this form of the call"),
+    ("path '/private/tmp/claude-501/-Users-me-repo/x/tasks/b1.output' is outside the recorded working folder /r",
+     "Claude Code's own files on the recording machine")])
+def test_a_refusal_says_what_it_is_not_a_generic_hint(why: str, said: str) -> None:
+    # these said "see the reasons above (a path outside the workspace, an edit tool)", which they are not
+    from toolaudit.reports.replay_view import _act
+
+    assert _act("refused", why).startswith(said)

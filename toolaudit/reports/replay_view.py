@@ -280,12 +280,23 @@ def _act(kind: str, why: str) -> str:
     if "git ignores it" in why:
         return "files only the recording machine had: replay on a folder that holds them with --no-checkout"
     if "outside the recorded working folder" in why or "outside the workspace" in why:
+        if _AGENT_OWN.search(why):  # its memory, saved outputs, background task outputs: no copy to map onto
+            return "Claude Code's own files on the recording machine, which no commit holds: nothing to compare"
         return "another folder than the session's: map it onto a copy with --path-map FROM=TO"
     if "recorded git branch changed" in why:
         return "name the commit that branch was at with --commit REV"
     if kind == "unknown state":
         return "replay the calls before it, or name the state it left with --commit REV"
+    if "REDACTED" in why:
+        return "the recording hid part of the path: nothing to compare"
+    if "not emulated" in why:
+        return "replay does not emulate this form of the call: nothing to compare"
     return ACTIONS.get(kind, "see the reasons above")
+
+
+# Claude Code's per-project folder (auto memory, tool-results/ of large outputs) and its temporary folder
+# (tasks/*.output of background commands, scratchpad/), on macOS, Linux or Windows
+_AGENT_OWN = re.compile(r"[/\\]\.claude[/\\]projects[/\\]|/tmp/claude-\d+/")
 
 
 def _verdict(t: ReplayRow, new_errors: int, result: ReplayResult) -> str:
