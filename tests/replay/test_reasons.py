@@ -203,3 +203,13 @@ def test_a_refusal_says_what_it_is_not_a_generic_hint(why: str, said: str) -> No
     from toolaudit.reports.replay_view import _act
 
     assert _act("refused", why).startswith(said)
+
+
+def test_the_verdict_and_the_counts_read_a_reason_the_same_way() -> None:
+    # the verdict took any reason holding "version" for a version refusal ("printf conversion not emulated")
+    from toolaudit.replay.fidelity import reason_kind
+
+    assert reason_kind("no Claude Code version recorded; name one with ?version=2.1.332") == "version"
+    assert reason_kind("a %b conversion replay does not read") is None
+    assert reason_kind("not replayable: printf conversion not emulated") == "not replayable"
+    assert reason_kind("a path component over 255 bytes") == "path too long"

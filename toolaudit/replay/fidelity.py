@@ -127,6 +127,20 @@ WHY_NOT = ("version", "not replayable", "unknown state", "drifted", "never ran",
            "refused", "failed")
 
 
+def reason_kind(text: str) -> str | None:
+    """The kind of reason a reason's text says by itself (path too long, no start commit, version, not
+    replayable), or None: the report's verdict reads reasons by it, why_not the calls."""
+    if "component over 255 bytes" in text:
+        return "path too long"
+    if "no commit before the session" in text:
+        return "no start commit"
+    if "Claude Code version" in text or "version recorded" in text:
+        return "version"
+    if "not replayable" in text:
+        return "not replayable"
+    return None
+
+
 def why_not(item, drifted: bool) -> str:
     """The kind of reason a call was not replayed ("" for a replayed one, and for calls kept for want of a mapping
     or a translation: the table counts those): version, not replayable, unknown state (a command before it may
@@ -136,16 +150,13 @@ def why_not(item, drifted: bool) -> str:
         return "never ran"
     if item.status in ("kept", "not_translated", "duplicate") and not item.identity_reason:
         return ""
-    if "component over 255 bytes" in text:
-        return "path too long"
-    if "no commit before the session" in text:
-        return "no start commit"
+    kind = reason_kind(text)
+    if kind in ("path too long", "no start commit"):
+        return kind
     if drifted and item.doubt:
         return "unknown state"  # a command before it may have changed what it reads (its doubt names it)
-    if "Claude Code version" in text or "version recorded" in text:
-        return "version"
-    if "not replayable" in text:
-        return "not replayable"
+    if kind:
+        return kind
     if drifted:
         return "drifted"
     if item.status in ("refused", "failed"):

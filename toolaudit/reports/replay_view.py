@@ -6,7 +6,7 @@ import re
 from collections import Counter, defaultdict
 from typing import Any
 
-from ..replay.fidelity import ORDER_REASON
+from ..replay.fidelity import ORDER_REASON, reason_kind
 from ..replay.summary import Menu, ReplayResult, ReplayRow
 from .view import Lines, Section, View, meta_doc, num, pick, register, tokenizer_text
 from .sim_data import money_line
@@ -233,32 +233,38 @@ def _none_re_run(result: ReplayResult) -> str:
     tools: dict[str, Counter] = defaultdict(Counter)  # kind -> tool -> calls
     for row in result.identity.tools:
         for why, n in row.reasons:
-            if "no commit before the session" in why:
-                continue  # the session's own clause below, counted over every tool
             kind = "unknown state" if why.startswith("uncertain") else "never ran" if why.startswith("never ran") \
-                else "not replayable" if why.startswith("not replayable") else "version" if "version" in why \
-                else "refused"
-            kinds[kind][why] += n
-            tools[kind][row.tool] += n
+                else reason_kind(why) or "refused"
+            if kind != "no start commit":  # the session's own clause below, counted over every tool
+                kinds[kind][why] += n
+                tools[kind][row.tool] += n
     # refused before identity ran (the identity table of some versions leaves them out): the session's start state
     unstarted = dict(result.not_replayed).get("no start commit", 0)
     parts = [f"{unstarted:,} × no start commit — {ACTIONS['no start commit']}"] if unstarted else []
-    for kind in ("unknown state", "version", "refused", "not replayable", "never ran"):
+    for kind in ("unknown state", "version", "refused", "path too long", "not replayable", "never ran"):
         if not kinds[kind]:
             continue
         (why, n), = kinds[kind].most_common(1)
         each = ", ".join(f"{tool} {k:,}" for tool, k in tools[kind].most_common())
-        outside = _OUTSIDE.match(why)
-        said = why.removeprefix("uncertain: ").removeprefix("not replayable: ").removeprefix("never ran: ")
-        said = f"a path outside the session's folder, {_middle(outside.group(1), 80)}" if outside else \
-            _middle("the whole folder: " + said[3:] if said.startswith(".: ") else said, 160)  # `.`: state's key
         commonest = "" if n == sum(kinds[kind].values()) else "the commonest "
-        parts.append(f"{sum(kinds[kind].values()):,} × {kind} ({each}), {commonest}{said} — {_act(kind, why)}")
+        parts.append(f"{sum(kinds[kind].values()):,} × {kind} ({each}), {commonest}{_said(why)} — {_act(kind, why)}")
     return "; ".join(parts) or "see the reasons above"
 
 
 _OUTSIDE = re.compile(r"path '(.+)' is outside the recorded working folder ")
 _LACKED = "the clone lacks this file's content"  # replay.partial_checkout's reason
+# Claude Code's per-project folder (auto memory, tool-results/ of large outputs) and its temporary folder
+# (tasks/*.output of background commands, scratchpad/), on macOS, Linux or Windows
+_AGENT_OWN = re.compile(r"[/\\]\.claude[/\\]projects[/\\]|/tmp/claude-\d+/")
+
+
+def _said(why: str) -> str:
+    """One reason in a verdict's words: a path outside the folder named, the whole folder (the state's `.`) said."""
+    outside = _OUTSIDE.match(why)
+    if outside:
+        return f"a path outside the session's folder, {_middle(outside.group(1), 80)}"
+    said = why.removeprefix("uncertain: ").removeprefix("not replayable: ").removeprefix("never ran: ")
+    return _middle("the whole folder: " + said[3:] if said.startswith(".: ") else said, 160)
 
 
 def _middle(text: str, width: int) -> str:
@@ -292,11 +298,6 @@ def _act(kind: str, why: str) -> str:
     if "not emulated" in why:
         return "replay does not emulate this form of the call: nothing to compare"
     return ACTIONS.get(kind, "see the reasons above")
-
-
-# Claude Code's per-project folder (auto memory, tool-results/ of large outputs) and its temporary folder
-# (tasks/*.output of background commands, scratchpad/), on macOS, Linux or Windows
-_AGENT_OWN = re.compile(r"[/\\]\.claude[/\\]projects[/\\]|/tmp/claude-\d+/")
 
 
 def _verdict(t: ReplayRow, new_errors: int, result: ReplayResult) -> str:
