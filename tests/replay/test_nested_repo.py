@@ -9,7 +9,7 @@ import json
 import shutil
 from pathlib import Path
 
-from conftest import committed_repo
+from conftest import committed_repo, run_git
 
 import toolaudit
 from toolaudit.model import ToolCall
@@ -125,3 +125,44 @@ def test_a_written_path_the_checkout_holds_keeps_the_session_where_it_started(tm
     calls = [_read("/home/u/.zshrc"), _read("/home/u/.zshrc", tool="Write"), _read("/home/u/work/app/README.md"),
              _read("/home/u/work/app/.gitignore")]
     assert folder(calls, "/home/u", dotfiles) is None
+
+
+# kv-248/TeacherEvaluation's Codex 0.115 sessions ran in /workspace above the repository (no licence: the shapes of
+# their paths here, not their text). Each assertion failed before the rule, which left the session at /workspace.
+
+
+def _teacher_repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    committed_repo(root, {".gitignore": "evaluation/local_data/\n", "artifacts/run_1/summary.md": "x\n",
+                          "evaluation/a.py": "x\n", "evaluation/b.py": "x\n", "nonverbal_eval/c.py": "x\n"})
+    return root
+
+
+def test_a_first_folder_alone_is_outvoted(tmp_path):
+    # a run's output beside the repository, whose own artifacts/ holds other runs
+    root = _teacher_repo(tmp_path)
+    beside = [_read("/workspace/artifacts/run_9/summary.md")]
+    inside = [_read(f"/workspace/TeacherEvaluation/{rel}") for rel in ("evaluation/a.py", "evaluation/b.py",
+                                                                       "nonverbal_eval/c.py")]
+    assert folder(beside + inside, "/workspace", root) == "/workspace/TeacherEvaluation"
+    more = [_read(f"/workspace/artifacts/run_9/{name}.md") for name in ("a", "b", "c")]
+    assert folder(more + inside, "/workspace", root) is None  # 3 paths for each: no more below than at the top
+    held = [_read("/workspace/artifacts/run_1/summary.md")]  # a path the repository holds: it is where it began
+    assert folder(held + inside, "/workspace", root) is None
+
+
+def test_ignored_files_and_later_commits_place_the_repository(tmp_path):
+    root = _teacher_repo(tmp_path)
+    since = 1.0  # the session began before every commit here (Unix seconds)
+    committed_repo(root, {"evaluation/report.md": "later\n"}, message="later")  # written after the session began
+    run_git(root, "checkout", "-q", "HEAD~1")
+    top = "/workspace/TeacherEvaluation/evaluation/"
+    calls = [_read(top + "a.py"), _read(top + "report.md")] + [
+        _read(f"{top}local_data/batch_{n}.csv") for n in range(3)]  # git ignores these: no commit holds them
+    assert folder(calls, "/workspace", root) is None  # 1 of 5 in the checkout
+    assert folder(calls, "/workspace", root, since) == "/workspace/TeacherEvaluation"  # 2 of the 2 not ignored
+    assert folder(calls + [_read(top + "new.md"), _read(top + "new2.md")], "/workspace", root, since) is None  # 2 of 4
+    # the later file where the session began: the repository is there
+    at_top = [_read("/workspace/evaluation/report.md"), _read("/workspace/x/evaluation/a.py"),
+              _read("/workspace/x/evaluation/b.py")]
+    assert folder(at_top, "/workspace", root, since) is None

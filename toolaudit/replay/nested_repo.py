@@ -18,9 +18,20 @@ was a Read first, and votes): ikihin/bhavana's Claude Code 2.1.177 session, star
 read and edited 7 files of `~/bhavana`, read 7 of `~/.claude/skills` (Claude Code's own, no repository's) and
 wrote 28 new files in `~/bhavana`; a majority of all the paths, as the rule first asked, left the repository in the
 home folder, and all 14 Reads answered `File does not exist`. A repository that holds a path the session named is
-where it was started: nothing moves (the test is the path's first folder, so a file the session created itself
-decides nothing; an agent's own folder, `.codex/` or `.claude/`, which a home folder and a repository both may
-hold, decides nothing either).
+where it was started: nothing moves (an agent's own folder, `.codex/` or `.claude/`, which a home folder and a
+repository both may hold, decides nothing). So does a file the session wrote in a folder the repository holds (it
+created it there). A path read whose first folder the repository holds, but not the path, is weaker: a folder below
+wins only with more paths than those. kv-248/TeacherEvaluation's Codex 0.115 sessions read
+`/workspace/artifacts/nonverbal_eval_long/run_…/summary_full.md`, a run's output beside the repository, whose own
+`artifacts/` holds other runs; two of its sessions stayed at `/workspace` for that one folder, against 10 and 11
+of their paths found in `TeacherEvaluation/`.
+
+When the checkout alone places nothing, the vote is taken again with the evidence replay.ignored uses for a file
+the checkout lacks: a path a commit written after the session began adds is the repository's (work not committed
+when it began; held as it is, it is where the session started), and a path the repository's `.gitignore` keeps out
+of every commit (local data, build output) counts neither way. Four more of TeacherEvaluation's 17 sessions read
+mostly such files below `/workspace/TeacherEvaluation/` (its ignored `evaluation/local_data/`, reports committed
+hours later): 4 of 15 paths were in the checkout; 7 of the 7 that git does not ignore are, with the later commits.
 
 A Codex session votes with the files its shell commands read (agents.codex_reads) and those its patches name (an
 Add File as a Write): kv-248/TeacherEvaluation's Codex 0.115 sessions ran in `/workspace` and read
@@ -45,9 +56,13 @@ SHELLS = ("shell", "shell_command", "exec_command", "local_shell")  # Codex's sh
 DEPTH = 4  # leading folders tried: projects/odysseus/aidev is three
 
 
-def folder(calls: Iterable[ToolCall], cwd: str | None, root: Path) -> str | None:
+def folder(calls: Iterable[ToolCall], cwd: str | None, root: Path, since: float | None = None,
+           timeout: float = 30.0) -> str | None:
     """The recorded folder of the repository checked out at `root` when it sits below `cwd` (module docstring),
-    in the recording's own form (`D:\\work\\app` on Windows); None when the repository is at `cwd`."""
+    in the recording's own form (`D:\\work\\app` on Windows); None when the repository is at `cwd`. `since`: when the
+    session began (Unix seconds), for the later commits' evidence."""
+    from . import ignored  # here: replay.ignored reads the agents package, which reads this module
+
     if not cwd or not (cwd.startswith("/") or is_windows(cwd)):
         return None
     top = posix_form(cwd).rstrip("/") or "/"
@@ -57,31 +72,49 @@ def folder(calls: Iterable[ToolCall], cwd: str | None, root: Path) -> str | None
     written = set(_below(calls, top, created=True))
     # an agent's own folder (`.codex/`, `.claude/`) decides nothing: the home folder and a repository both may hold one
     rels = sorted({rel for rel in _below(calls, top) if not (rel + "/").startswith(AGENT_HOMES)})
-    if not rels:
+    # the repository is where the session started: it holds a path, or the first folder of one the session wrote
+    if not rels or any(_there(root, rel) or (rel in written and _there(root, rel.split("/")[0])) for rel in rels):
         return None
-    if any(_there(root, rel.split("/")[0]) for rel in rels):  # the repository is where the session started
+    weak = sum(1 for rel in rels if _there(root, rel.split("/")[0]))  # a path read whose first folder only it holds
+    # the checkout alone first; with a path read whose first folder it holds, the later commits' evidence at once
+    prefix = None if weak and since is not None else _vote(rels, written, weak, lambda rest: _there(root, rest),
+                                                           lambda inside: set())
+    if prefix is None and since is not None:
+        added = ignored.added_since(root, since, timeout) or {}
+        if any(rel in added for rel in rels):  # a later commit holds it where the session started: it is there
+            return None
+        prefix = _vote(rels, written, weak, lambda rest: _there(root, rest) or rest in added,
+                       lambda inside: ignored.ignored(root, inside, timeout))
+    if prefix is None:
         return None
+    if is_windows(cwd):
+        return cwd.rstrip("\\/") + "\\" + prefix.replace("/", "\\")
+    return cwd.rstrip("/") + "/" + prefix
+
+
+def _vote(rels: list[str], written: set[str], weak: int, held, ignores) -> str | None:
+    """The leading folders most paths are `held` below once taken off (two or more, more than half of those below
+    them that `ignores` does not take out, and more than `weak`); None when none is, or two tie."""
     votes: Counter[str] = Counter()
-    voted: set[str] = set()  # the paths that vote (in the checkout once their leading folders are taken off)
+    voted: set[str] = set()  # the paths that vote (held once their leading folders are taken off)
     for rel in rels:
         parts = rel.split("/")
         for k in range(1, min(DEPTH, len(parts) - 1) + 1):
-            if _there(root, "/".join(parts[k:])):
+            if held("/".join(parts[k:])):
                 votes["/".join(parts[:k])] += 1
                 voted.add(rel)
                 break
     passing = []
     for prefix, hits in votes.items():
-        under = sum(1 for rel in rels if rel.startswith(prefix + "/") and (rel not in written or rel in voted))
-        if hits >= 2 and 2 * hits > under:
+        inside = [rel for rel in rels if rel.startswith(prefix + "/") and (rel not in written or rel in voted)]
+        left_out = ignores([rel[len(prefix) + 1:] for rel in inside if rel not in voted])
+        under = sum(1 for rel in inside if rel[len(prefix) + 1:] not in left_out)
+        if hits >= 2 and 2 * hits > under and hits > weak:
             passing.append((hits, prefix))
     passing.sort(reverse=True)
     if not passing or (len(passing) > 1 and passing[0][0] == passing[1][0]):  # none, or a tie: no place
         return None
-    prefix = passing[0][1]
-    if is_windows(cwd):
-        return cwd.rstrip("\\/") + "\\" + prefix.replace("/", "\\")
-    return cwd.rstrip("/") + "/" + prefix
+    return passing[0][1]
 
 
 def _below(calls: Iterable[ToolCall], top: str, created: bool = False) -> Iterable[str]:

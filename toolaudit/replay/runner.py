@@ -214,7 +214,8 @@ class Runner(CallRunner):
                     yield from (replace(p, status=REFUSED, reason=why, probe=False) if p.runs else p
                                 for p in planned)
                     continue
-                below = nested_repo.folder(group, info.cwd, root) if info is not None else None
+                below = nested_repo.folder(group, info.cwd, root, ws.epoch(first_ts), git_wait) \
+                    if info is not None else None
                 began = info.cwd if info is not None else None
                 if below:  # started above the repository: its paths are read from where the repository sat
                     notes.append(f"session {session}: its working folder {info.cwd} is above the repository, "
