@@ -300,3 +300,13 @@ def test_uv_run_and_npx_run_what_they_name():
 ])
 def test_a_stash_popped_in_the_same_command_line_changes_nothing(command, printed, everything):
     assert (EVERYTHING in effect(command, "/w/gs", printed).paths) is everything
+
+
+# sin4auto/typelang-hm-rs's Codex 0.36 session (MIT): `rg … $(python - <<'PY' … PY)` crashed the whole replay
+# (IndexError: the substitution's marker stood for a here-document only the outer command line had read)
+def test_inline_code_inside_a_substitution_is_judged_not_a_crash():
+    command = "rg \"MODEL_INPUT\" -n $(python - <<'PY'\nimport site\nprint(site.getsitepackages())\nPY)"
+    found = effect(command, "/home/hsin4/myproject/typelang-hm-rs")
+    assert found.paths == () and found.unknown  # its end `PY)` is no terminator to every shell: judged unknown
+    writes = "rg x $(python3 - <<'PY'\nopen('out.txt', 'w').write('x')\nPY\n) && python3 - <<'PY'\nprint(1)\nPY"
+    assert not effect(writes, "/w").none

@@ -19,6 +19,7 @@ from __future__ import annotations
 import posixpath
 import re
 import shlex
+from typing import Sequence
 
 from . import shell_rules as rules
 from .inline_code import judge_js, judge_python
@@ -32,19 +33,21 @@ __all__ = ["CHANGED", "EVERYTHING", "NONE", "Effect", "effect", "part", "split"]
 _IGNORED = ("/dev/null", "/dev/stderr", "/dev/stdout")
 
 
-def effect(command: str, cwd: str | None = None, printed: str = "") -> Effect:
+def effect(command: str, cwd: str | None = None, printed: str = "", inline: Sequence[Effect | None] = ()) -> Effect:
     """What `command` (one shell command line, as recorded) may have changed; `cwd`: the folder it ran in
     (a `cd` out of it moves what follows elsewhere); `printed`: its recorded output, where the shell's own
-    `command not found` or syntax error shows that a part never ran."""
+    `command not found` or syntax error shows that a part never ran; `inline`: the code of here-documents an outer
+    command line fed to interpreters, by marker (a substitution's `$(python - <<'PY' … PY)`)."""
     if command.lstrip().startswith("*** Begin Patch") and shell_refused(printed):
         # an apply_patch text sent to a shell: its lines are no programs, only a redirection in one may write
         named = [path for _, written in split(without_heredocs(command)) for path in written]
         return Effect(tuple(named), "an apply_patch text run as a shell script") if named else NONE
     command = command.replace("\\\n", "")  # a line continuation: the shell joins the lines
     loops = _loop_folders(without_heredocs(command))
-    command, inline, found = _inline_heredocs(command, printed)
+    command, own, found = _inline_heredocs(command, printed, len(inline))
+    inline = [*inline, *own]
     command, inner = substituted(without_heredocs(command))
-    found += [effect(sub, cwd, printed) for sub in inner]  # `X=$(cmd)` is judged by cmd
+    found += [effect(sub, cwd, printed, inline) for sub in inner]  # `X=$(cmd)` is judged by cmd
     targets: list[str] = []
     unknowns: list[str] = []
     outside = False  # after `cd` out of the working folder: what follows writes elsewhere
@@ -238,9 +241,9 @@ _INTERPRETER = re.compile(r"\s*(?:[A-Za-z_]\w*=\S*\s+)*(?:(?:uv|poetry|pipenv)\s
 _MARK = "__inline_code_"  # stands, in the command line, for an interpreter fed by a here-document
 
 
-def _inline_heredocs(command: str, printed: str) -> tuple[str, list[Effect | None], list[Effect]]:
-    """`command` with each interpreter fed by a here-document replaced by a marker (its place among the `cd`s
-    decides where it wrote), the effects of the code those documents hold (judged by its calls), by marker, and
+def _inline_heredocs(command: str, printed: str, first: int = 0) -> tuple[str, list[Effect | None], list[Effect]]:
+    """`command` with each interpreter fed by a here-document replaced by a marker numbered from `first` (its place
+    among the `cd`s decides where it wrote), the effects of the code those documents hold (judged by its calls), by marker, and
     those of the substitutions the shell runs in an unquoted document. A document whose tag is unquoted and that
     holds `$(` or a backquote is not judged (the shell substitutes into it: the interpreter is an unknown
     program)."""
@@ -268,5 +271,5 @@ def _inline_heredocs(command: str, printed: str) -> tuple[str, list[Effect | Non
         judged.append(rules.inline(program, verdict, _judge(printed), printed))
         spans.append((start, match.start()))
     for n, (start, stop) in reversed(list(enumerate(spans))):
-        command = f"{command[:start]} {_MARK}{n} {command[stop:]}"
+        command = f"{command[:start]} {_MARK}{first + n} {command[stop:]}"
     return command, judged, found
