@@ -9,11 +9,14 @@ import json
 import shutil
 from pathlib import Path
 
+from click.testing import CliRunner
 from conftest import committed_repo, run_git
+from test_reasons import claude_session
 
 import toolaudit
+from toolaudit.cli import cli
 from toolaudit.model import ToolCall
-from toolaudit.replay.nested_repo import folder
+from toolaudit.replay.nested_repo import folder, place
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "replay-nested-repo"
 
@@ -166,3 +169,33 @@ def test_ignored_files_and_later_commits_place_the_repository(tmp_path):
     at_top = [_read("/workspace/evaluation/report.md"), _read("/workspace/x/evaluation/a.py"),
               _read("/workspace/x/evaluation/b.py")]
     assert folder(at_top, "/workspace", root, since) is None
+
+
+# anmol0b/Trezo-Ai's committed Codex 0.120 session ran in its user's home folder and read 14 paths of another project
+# (`~/Documents/New project`, a Solana program): 18 of its 19 calls replayed missed against `No such file`
+
+
+def test_a_session_whose_paths_the_repository_lacks_worked_elsewhere(tmp_path):
+    root = _home_repo(tmp_path)
+    other = [_read(f"/Users/u/Documents/New project/{rel}") for rel in ("README.md", "Cargo.toml", "programs/x/lib.rs")]
+    placed = place(other, "/Users/u", root)
+    assert placed.below is None and "none of the 3 paths" in placed.nowhere and "/Users/u" in placed.nowhere
+    assert not place(other[:2], "/Users/u", root).nowhere  # two paths say too little
+    assert not place(other + [_read("/Users/u/src/new.ts")], "/Users/u", root).nowhere  # src/ is the repository's
+
+
+def test_its_reads_are_set_aside_with_the_reason(tmp_path):
+    root = _home_repo(tmp_path)
+    committed_repo(root)
+    text = "     1→[package]\n     2→name = \"cfo_oracle\"\n     3→version = \"0.1.0\"\n"
+    reads = [("Read", {"file_path": f"/Users/u/Documents/New project/{rel}"}, text, False)
+             for rel in ("README.md", "Cargo.toml", "programs/x/lib.rs")]
+    session = claude_session(tmp_path / "s.jsonl", "/Users/u", reads)
+    result = toolaudit.replay([str(session)], workspace=str(root), identity=True)
+    row = next(row for row in result.identity.tools if row.tool == "Read")
+    assert row.replayed == 0  # before: 3 replayed, 0 within ±1% (`File does not exist`)
+    assert any("it worked in another folder" in note for note in result.notes)
+    out = CliRunner().invoke(cli, ["replay", str(session), "--workspace", str(root), "--identity"],
+                             env={"COLUMNS": "400"}).output
+    verdict = next(line for line in out.splitlines() if line.startswith("verdict:"))
+    assert "it worked in another folder — replay it with the repository it worked in as --workspace" in verdict

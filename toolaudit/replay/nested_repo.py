@@ -33,6 +33,12 @@ of every commit (local data, build output) counts neither way. Four more of Teac
 mostly such files below `/workspace/TeacherEvaluation/` (its ignored `evaluation/local_data/`, reports committed
 hours later): 4 of 15 paths were in the checkout; 7 of the 7 that git does not ignore are, with the later commits.
 
+A session whose paths the repository holds none of, neither where it began nor below (three or more, and no folder
+of theirs, the later commits' included), worked in another folder: its reads are set aside with that said, not
+compared with files the checkout never had. anmol0b/Trezo-Ai's committed Codex 0.120 session ran in its user's home
+folder and read 14 paths of `~/Documents/New project`, another project (a Solana program, no file of Trezo-Ai's):
+18 of its 19 calls replayed missed against `No such file`.
+
 A Codex session votes with the files its shell commands read (agents.codex_reads) and those its patches name (an
 Add File as a Write): kv-248/TeacherEvaluation's Codex 0.115 sessions ran in `/workspace` and read
 `/workspace/TeacherEvaluation/evaluation/…` with `sed -n`. Their commands keep `workdir: /workspace`, above the
@@ -44,6 +50,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Iterable
 
@@ -54,17 +61,33 @@ from .winpath import is_windows, posix_form
 PATH_ARGS = ("file_path", "notebook_path", "path")  # Claude Code's file tools: Read, Edit, Write, NotebookEdit, Grep, Glob
 SHELLS = ("shell", "shell_command", "exec_command", "local_shell")  # Codex's shell tools
 DEPTH = 4  # leading folders tried: projects/odysseus/aidev is three
+NOWHERE = 3  # paths the repository holds none of (nor their folders) that say the session worked elsewhere
+
+
+@dataclass(frozen=True)
+class Placed:
+    """Where a session's repository sat: `below`, its recorded folder below the session's (None: where it began);
+    `nowhere`, why it was neither (the session worked in another folder)."""
+
+    below: str | None = None
+    nowhere: str = ""
 
 
 def folder(calls: Iterable[ToolCall], cwd: str | None, root: Path, since: float | None = None,
            timeout: float = 30.0) -> str | None:
     """The recorded folder of the repository checked out at `root` when it sits below `cwd` (module docstring),
-    in the recording's own form (`D:\\work\\app` on Windows); None when the repository is at `cwd`. `since`: when the
-    session began (Unix seconds), for the later commits' evidence."""
+    in the recording's own form (`D:\\work\\app` on Windows); None when the repository is at `cwd`."""
+    return place(calls, cwd, root, since, timeout).below
+
+
+def place(calls: Iterable[ToolCall], cwd: str | None, root: Path, since: float | None = None,
+          timeout: float = 30.0) -> Placed:
+    """Where the repository checked out at `root` sat for a session begun in `cwd` (module docstring). `since`:
+    when the session began (Unix seconds), for the later commits' evidence."""
     from . import ignored  # here: replay.ignored reads the agents package, which reads this module
 
     if not cwd or not (cwd.startswith("/") or is_windows(cwd)):
-        return None
+        return Placed()
     top = posix_form(cwd).rstrip("/") or "/"
     calls = list(calls)
     # a file a Write (or a patch's Add File) names may be one the session created: it counts against no folder
@@ -74,22 +97,27 @@ def folder(calls: Iterable[ToolCall], cwd: str | None, root: Path, since: float 
     rels = sorted({rel for rel in _below(calls, top) if not (rel + "/").startswith(AGENT_HOMES)})
     # the repository is where the session started: it holds a path, or the first folder of one the session wrote
     if not rels or any(_there(root, rel) or (rel in written and _there(root, rel.split("/")[0])) for rel in rels):
-        return None
+        return Placed()
     weak = sum(1 for rel in rels if _there(root, rel.split("/")[0]))  # a path read whose first folder only it holds
     # the checkout alone first; with a path read whose first folder it holds, the later commits' evidence at once
     prefix = None if weak and since is not None else _vote(rels, written, weak, lambda rest: _there(root, rest),
                                                            lambda inside: set())
+    added: dict[str, int] = {}
     if prefix is None and since is not None:
         added = ignored.added_since(root, since, timeout) or {}
         if any(rel in added for rel in rels):  # a later commit holds it where the session started: it is there
-            return None
+            return Placed()
         prefix = _vote(rels, written, weak, lambda rest: _there(root, rest) or rest in added,
                        lambda inside: ignored.ignored(root, inside, timeout))
-    if prefix is None:
-        return None
-    if is_windows(cwd):
-        return cwd.rstrip("\\/") + "\\" + prefix.replace("/", "\\")
-    return cwd.rstrip("/") + "/" + prefix
+    if prefix is not None:
+        if is_windows(cwd):
+            return Placed(cwd.rstrip("\\/") + "\\" + prefix.replace("/", "\\"))
+        return Placed(cwd.rstrip("/") + "/" + prefix)
+    later = {path.split("/")[0] for path in added}
+    if not weak and len(rels) >= NOWHERE and not any(rel.split("/")[0] in later for rel in rels):
+        return Placed(nowhere=f"the repository holds none of the {len(rels)} paths the session read or wrote under "
+                              f"{cwd}, nor a folder of theirs: it worked in another folder")
+    return Placed()
 
 
 def _vote(rels: list[str], written: set[str], weak: int, held, ignores) -> str | None:

@@ -214,8 +214,9 @@ class Runner(CallRunner):
                     yield from (replace(p, status=REFUSED, reason=why, probe=False) if p.runs else p
                                 for p in planned)
                     continue
-                below = nested_repo.folder(group, info.cwd, root, ws.epoch(first_ts), git_wait) \
-                    if info is not None else None
+                placed = nested_repo.place(group, info.cwd, root, ws.epoch(first_ts), git_wait) \
+                    if info is not None else nested_repo.Placed()
+                below = placed.below
                 began = info.cwd if info is not None else None
                 if below:  # started above the repository: its paths are read from where the repository sat
                     notes.append(f"session {session}: its working folder {info.cwd} is above the repository, "
@@ -223,6 +224,9 @@ class Runner(CallRunner):
                     info = replace(info, cwd=below)
                 state = SessionState(root, info.cwd if info else None, self.options.path_map, writable, git_wait)
                 state.started, state.began = first_ts, began
+                if placed.nowhere:  # no file of the repository's: every read of its folder is another project's
+                    notes.append(f"session {session}: {placed.nowhere}")
+                    state.everything = placed.nowhere
                 on_recorded = bool(info is not None and info.commit and _same_commit(checked_out, info.commit))
                 state.recorded_base = on_recorded and recorded_base.holds(group, root, info.cwd)
                 state.uncertain.update(dict.fromkeys(found.missing, partial_checkout.MISSING))  # by path, not all

@@ -289,6 +289,8 @@ def _act(kind: str, why: str) -> str:
         if _AGENT_OWN.search(why):  # its memory, saved outputs, background task outputs: no copy to map onto
             return "Claude Code's own files on the recording machine, which no commit holds: nothing to compare"
         return "another folder than the session's: map it onto a copy with --path-map FROM=TO"
+    if "it worked in another folder" in why:  # replay.nested_repo: no path of the repository's
+        return "replay it with the repository it worked in as --workspace, or map its folder with --path-map FROM=TO"
     if "recorded git branch changed" in why:
         return "name the commit that branch was at with --commit REV"
     if kind == "unknown state":
