@@ -60,6 +60,7 @@ from .codex_noise import (  # noqa: F401  (recorded_noise, without_noise: the no
 from .codex_homes import recorded_homes, with_homes
 from .codex_powershell import get_content, recorded_ansi, run_get_content
 from .codex_local import local_state
+from .codex_userland import as_userland, recorded_userland
 from .codex_reads import git_here, shell_reads
 from .entire_redaction import as_recorded, recorded_lines
 from .git_branch import recorded_branch, with_branch
@@ -103,6 +104,8 @@ PARAMS = {
             "utf-8, from the recorded text; default cp1252)",
     "crlf": "1: Windows: the recording machine's git checked files out with \\r\\n (core.autocrlf; from the "
             "recorded Get-Content output)",
+    "userland": "bsd: the recording machine's ls, sed, find, head, tail and du were macOS's, which word a missing "
+                "path otherwise (from the recorded output; default: GNU's, as replay runs them)",
 }
 
 
@@ -283,6 +286,7 @@ class _CodexShell(Emulation):
         noise.update({"redacted": redacted} if redacted else {})
         noise.update({"unknown_revision": "1"} if _UNKNOWN_REV.search(_body(recorded)) else {})
         noise.update({"absent": "1"} if "No such file or directory" in _body(recorded) else {})
+        noise.update(recorded_userland(_body(recorded)))
         if isinstance(script, str) and is_windows(call.cwd) and get_content(script):  # the machine's settings
             page = recorded_ansi(_body(recorded))
             noise.update({"ansi": page} if page else {})
@@ -330,6 +334,9 @@ def rerun(call: Call) -> tuple[str, Result, float] | Outcome:
         return Outcome("", status=FAILED, reason=str(why))
     body = call.params.get("preamble", "") + with_homes(with_branch(
         (result.out + result.err).decode("utf-8", "replace"), call.params), call.params)
+    script = command_of(call.tool, call.args)[0]
+    body, code = as_userland(body, result.code, script if isinstance(script, str) else " ".join(script), call.params)
+    result = replace(result, code=code)
     missing = _UNKNOWN_REV.search(body) if not call.params.get("unknown_revision") else None
     if missing:  # the recording shows git answering: the commit was the recording machine's alone
         rev = next(g for g in missing.groups() if g)
