@@ -210,6 +210,10 @@ def test_only_a_listings_lines_are_read_as_paths(tmp_path):
 
     assert not any(r.startswith("uncertain") for r in reasons("cat README.md", "src/new.py\n"))
     assert reasons("rg --files src", "src/a.py\nsrc/new.py\n")[0].startswith("uncertain: src/new.py:")
+    # a file's own text saying "not found" further on is no error saying it was not there (kv-248/TeacherEvaluation's
+    # Codex 0.115 sessions read gemini_api.py, committed later, whose code raises "… not found"; it was compared)
+    text = "import os\n" + "x = 1\n" * 60 + "raise KeyError('GEMINI_API_KEY not found')\n"
+    assert reasons("cat src/new.py", text)[0].startswith("uncertain: src/new.py:")
 
 
 def _identity_reasons(tmp_path, repo, start: str, command: str, recorded: str) -> list[str]:

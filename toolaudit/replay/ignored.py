@@ -132,7 +132,9 @@ def local_doubt(state, paths: list[str], output: str, is_error: bool, ts: str | 
     when = epoch(state.started) or epoch(ts)
     if when is None:
         return None
-    read = [] if any(a in output for a in ABSENT) else missing  # it may have said it was not there
+    # it may have said it was not there: where an error says so, at the start (as fidelity reads it), not a file's own
+    # text further on (kv-248/TeacherEvaluation's gemini_api.py holds "not found" in its code)
+    read = [] if any(a in output[:300] for a in ABSENT) else missing
     listed = _missing(state, _listed(output, folder)) if folder else []
     candidates = [*read, *(key for key in listed if key not in read)]
     if not candidates:
