@@ -77,3 +77,16 @@ def test_a_tracked_file_uncertain_from_the_start_doubts_every_shell_call(tmp_pat
     state.prime(read([_exec("git status --short", status)], CWD))
     assert _doubt(state, "cat .pi/settings.json") is not None
     assert _doubt(state, "git log --oneline -5") is not None  # the tree held other work than the commit's
+
+
+def test_a_workdir_above_the_repository_is_doubted_as_the_whole_folder(tmp_path):
+    # kv-248/TeacherEvaluation's Codex 0.115 sessions ran in /workspace, the repository placed at
+    # /workspace/TeacherEvaluation (replay.nested_repo), every command's workdir /workspace: after an edit that did
+    # not apply to a tracked file, their reads were doubted by that workdir, which the replay folder does not hold, so
+    # by nothing (47 start-state misses compared)
+    state = SessionState(_repo(tmp_path), CWD)
+    state.prime(read([_exec("git status --short", STATUS.replace("?? .pi/", " M mise.toml\n?? .pi/"))], CWD))
+    above = CWD.rsplit("/", 1)[0]
+    paths = _paths({"cmd": f"sed -n '1,20p' {CWD}/mise.toml", "workdir": above}, "exec_command", state)
+    assert paths == [CWD] and state.doubt(paths) is not None
+    assert _paths({"cmd": "ls", "workdir": "/elsewhere"}, "exec_command", state) == ["/elsewhere"]  # beside: as it is

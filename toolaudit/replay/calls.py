@@ -269,7 +269,9 @@ def _paths(args: dict, tool: str = "", state=None) -> list[str]:
     if tool == "exec" and isinstance(args.get("code"), str) and state is not None and state.only_new_uncertain():
         return exec_reads(args["code"], state.cwd)
     found = [v for k, v in args.items() if k in PATH_KEYS and isinstance(v, str)]
-    return found or ["."]
+    # a folder above the repository (a session begun above it, replay.nested_repo: its `workdir`) holds all of it
+    top = (state.cwd or "").rstrip("/") if state is not None else ""
+    return [state.cwd if top and top.startswith(v.rstrip("/") + "/") else v for v in found] or ["."]
 
 
 def _same_commit(a: str | None, b: str | None) -> bool:
