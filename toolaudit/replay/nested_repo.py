@@ -24,14 +24,15 @@ created it there). A path read whose first folder the repository holds, but not 
 wins only with more paths than those. kv-248/TeacherEvaluation's Codex 0.115 sessions read
 `/workspace/artifacts/nonverbal_eval_long/run_…/summary_full.md`, a run's output beside the repository, whose own
 `artifacts/` holds other runs; two of its sessions stayed at `/workspace` for that one folder, against 10 and 11
-of their paths found in `TeacherEvaluation/`.
+of their paths found in `TeacherEvaluation/` (with the later commits' evidence below).
 
 When the checkout alone places nothing, the vote is taken again with the evidence replay.ignored uses for a file
 the checkout lacks: a path a commit written after the session began adds is the repository's (work not committed
 when it began; held as it is, it is where the session started), and a path the repository's `.gitignore` keeps out
-of every commit (local data, build output) counts neither way. Four more of TeacherEvaluation's 17 sessions read
+of every commit (local data, build output) counts neither way. Three more of TeacherEvaluation's sessions read
 mostly such files below `/workspace/TeacherEvaluation/` (its ignored `evaluation/local_data/`, reports committed
-hours later): 4 of 15 paths were in the checkout; 7 of the 7 that git does not ignore are, with the later commits.
+hours later): in one, 4 of 15 paths were in the checkout; 7 of the 7 that git does not ignore are, with the later
+commits.
 
 A session whose paths the repository holds none of, neither where it began nor below (three or more, and no folder
 of theirs, the later commits' included), worked in another folder: its reads are set aside with that said, not
