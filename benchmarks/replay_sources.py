@@ -174,7 +174,8 @@ REPOSITORIES = (
     Repo("rajivpeter/SocialHomes_ai", "Claude Code 2.1.42 - 2.1.76 (WSL, on a Windows drive)", held_out=True),
     Repo("tvararu/tuicraft", "Claude Code 2.1.50 - 2.1.88", held_out=True),
     Repo("MIBlue119/openwhisper_mobile", "Claude Code 2.1.39", held_out=True),
-    Repo("ujuc/agent-stuff", "Claude Code 2.1.41", held_out=True),
+    # held out until round 12, whose "worked in another folder" rule misfired on it (measured): tuned on since
+    Repo("ujuc/agent-stuff", "Claude Code 2.1.41"),
     Repo("erykpiast/fasola", "Claude Code 2.1.44 - 2.1.85", held_out=True),
     Repo("Wood-Q/MokioFactory", "Claude Code 2.1.204, Codex 0.142 (imported checkpoints)", held_out=True),
     Repo("theogbrand/napoli-matcha", "Claude Code 2.1.39 - 2.1.42", held_out=True),

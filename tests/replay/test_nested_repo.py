@@ -199,3 +199,28 @@ def test_its_reads_are_set_aside_with_the_reason(tmp_path):
                              env={"COLUMNS": "400"}).output
     verdict = next(line for line in out.splitlines() if line.startswith("verdict:"))
     assert "it worked in another folder — replay it with the repository it worked in as --workspace" in verdict
+
+
+def test_not_where_an_earlier_session_made_the_files_it_read(tmp_path):
+    # ujuc/agent-stuff's Claude Code 2.1.41 sessions read 18 files an earlier session on their commit had written
+    root = _home_repo(tmp_path)
+    committed_repo(root)
+    text = "     1→# notes\n     2→more\n"
+    names = ("notes/a.md", "notes/b.md", "plans/c.md")
+    writes = [("Write", {"file_path": f"/Users/u/app/{rel}", "content": "# notes\nmore\n"},
+               f"File created successfully at: /Users/u/app/{rel}", False) for rel in names]
+    first = claude_session(tmp_path / "a.jsonl", "/Users/u/app", writes)
+    # after the commit (written now): a session begun before it is no session on it
+    first.write_text(first.read_text().replace("2026-01-01T", "2099-01-01T"))
+    reads = [("Read", {"file_path": f"/Users/u/app/{rel}"}, text, False) for rel in names]
+    later = claude_session(tmp_path / "b.jsonl", "/Users/u/app", reads)
+    text_b = later.read_text().replace('"s1"', '"s2"').replace("2026-01-01T00:00:0", "2099-01-01T01:00:0")
+    for key in ('"uuid": "', '"id": "', '"tool_use_id": "'):  # its own ids: not the first session's again
+        text_b = text_b.replace(key, key + "b")
+    later.write_text(text_b)
+    alone = toolaudit.replay([str(later)], workspace=str(root), identity=True, at_session_start=True)
+    assert any("it worked in another folder" in note for note in alone.notes)
+    both = toolaudit.replay([str(first), str(later)], workspace=str(root), identity=True, at_session_start=True)
+    assert not any("it worked in another folder" in note for note in both.notes)  # before: said, and 3 set aside
+    row = next(row for row in both.identity.tools if row.tool == "Read")
+    assert row.replayed == 3  # compared with the files the first session wrote

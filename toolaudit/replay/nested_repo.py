@@ -38,7 +38,9 @@ A session whose paths the repository holds none of, neither where it began nor b
 of theirs, the later commits' included), worked in another folder: its reads are set aside with that said, not
 compared with files the checkout never had. anmol0b/Trezo-Ai's committed Codex 0.120 session ran in its user's home
 folder and read 14 paths of `~/Documents/New project`, another project (a Solana program, no file of Trezo-Ai's):
-18 of its 19 calls replayed missed against `No such file`.
+18 of its 19 calls replayed missed against `No such file`. Not where other sessions worked in the folder before it
+or beside it (replay.chain): the files it read may be ones they made (ujuc/agent-stuff's Claude Code 2.1.41
+sessions read 18 files an earlier session on their commit had written; 40 of their 55 calls matched).
 
 A Codex session votes with the files its shell commands read (agents.codex_reads) and those its patches name (an
 Add File as a Write): kv-248/TeacherEvaluation's Codex 0.115 sessions ran in `/workspace` and read

@@ -224,7 +224,9 @@ class Runner(CallRunner):
                     info = replace(info, cwd=below)
                 state = SessionState(root, info.cwd if info else None, self.options.path_map, writable, git_wait)
                 state.started, state.began = first_ts, began
-                if placed.nowhere:  # no file of the repository's: every read of its folder is another project's
+                # no file of the repository's: every read of its folder is another project's; not where other
+                # sessions worked in that folder before or beside it (the files it read may be theirs)
+                if placed.nowhere and not earlier and not during:
                     notes.append(f"session {session}: {placed.nowhere}")
                     state.everything = placed.nowhere
                 on_recorded = bool(info is not None and info.commit and _same_commit(checked_out, info.commit))
