@@ -57,6 +57,8 @@ def test_a_gnu_recording_keeps_gnu_words(tmp_path: Path):
      "ls: x: No such file or directory\n", 2),
     ("sed: can't read x: No such file or directory\n", 2, "cd src && FOO=1 sed -n 1p x",
      "sed: x: No such file or directory\n", 1),
+    ("ls: cannot access 'x': No such file or directory\n", 2, "ls -la x 2>&1",
+     "ls: x: No such file or directory\n", 1),  # a redirection's `&` separates nothing
 ])
 def test_each_program_s_words(gnu: str, code: int, command: str, bsd: str, exit_code: int):
     assert as_userland(gnu, code, command, {"userland": "bsd"}) == (bsd, exit_code)

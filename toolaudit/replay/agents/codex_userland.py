@@ -29,7 +29,8 @@ _BSD = re.compile(rf"^(?:ls|sed|find|head|tail|du): (?!cannot |can't |['‘])[^\
 _GNU = re.compile(rf"^(?:(ls|du): cannot access '(.*)'|(sed): can't read (.*)|(find): [‘'](.*)[’']|"
                   rf"(head|tail): cannot open '(.*)' for reading): {_MISSING}$", re.MULTILINE)
 _EXITS_TWO = ("ls", "sed")  # GNU's ls and sed exit 2 for a missing operand; BSD's exit 1
-_LAST = re.compile(r"(?:^|&&|\|\||;|\|)\s*(?:[A-Za-z_]\w*=\S*\s+)*([^\s;&|]+)[^;&|]*$")
+# the last simple command's program (a redirection's `2>&1` is no separator)
+_LAST = re.compile(r"(?:^|&&|\|\||;|\|)\s*(?:[A-Za-z_]\w*=\S*\s+)*([^\s;&|]+)(?:[^;&|]|(?<=>)&|&(?=>))*$")
 
 
 def recorded_userland(body: str) -> dict[str, str]:
