@@ -51,12 +51,18 @@ _PATTERNS: dict[str, list[tuple[re.Pattern, str]]] = {
 }
 _PATTERNS["openhands-v1"] = _PATTERNS["openhands"]
 HEAD = 600  # the reasons sit at the start of the result
+# Codex's own refusal of a command its exec policy or approval reviewer declined, the whole recorded output:
+# "`\"C:\\…\\powershell.exe\" -Command '…'` rejected: blocked by policy" (KongJin/JG, Codex 0.118 on Windows;
+# codex-rs core's tool router, where the command is quoted whole, so the reason sits at the end)
+_DECLINED = re.compile(r"` rejected: [^\n`]+\s*\Z")
 
 
 def never_ran(call: ToolCall) -> str | None:
     """Why `call` never ran (the agent answered it itself), or None when it ran (or we cannot tell)."""
     if call.collector != "codex" and not call.is_error:  # the agent flags its own answers as errors
         return None
+    if call.collector == "codex" and call.output.startswith("`") and _DECLINED.search(call.output[-HEAD:]):
+        return "never ran: Codex's policy declined it"
     head = call.output[:HEAD]
     for pattern, reason in _PATTERNS.get(call.collector, ()):
         if pattern.search(head):

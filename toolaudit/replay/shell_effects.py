@@ -23,10 +23,12 @@ from typing import Sequence
 
 from . import shell_rules as rules
 from .inline_code import judge_js, judge_python
+from .inline_powershell import is_powershell, judge_powershell, located
 from .shell_programs import (CHANGED, CLOSERS, EVERYTHING, KEYWORDS, NONE, PROGRAMS, Effect, judge,
                              powershell_reads)
 from .shell_syntax import (HEREDOC, SYNTAX, cd, moved, not_found, shell_refused, split, substituted,
-                           without_heredocs)
+                           windows_below, without_heredocs)
+from .winpath import is_windows
 
 __all__ = ["CHANGED", "EVERYTHING", "NONE", "Effect", "effect", "part", "split"]
 
@@ -42,6 +44,8 @@ def effect(command: str, cwd: str | None = None, printed: str = "", inline: Sequ
         # an apply_patch text sent to a shell: its lines are no programs, only a redirection in one may write
         named = [path for _, written in split(without_heredocs(command)) for path in written]
         return Effect(tuple(named), "an apply_patch text run as a shell script") if named else NONE
+    if is_windows(cwd) and is_powershell(command):  # Codex on Windows: PowerShell, judged by what it runs
+        return _powershell(command, cwd or "", printed)
     command = command.replace("\\\n", "")  # a line continuation: the shell joins the lines
     loops = _loop_folders(without_heredocs(command))
     command, own, found = _inline_heredocs(command, printed, len(inline))
@@ -95,6 +99,18 @@ def effect(command: str, cwd: str | None = None, printed: str = "", inline: Sequ
     # a formatter's reason says more than another's, and a program's own more than "names"
     whys = [e.why for e in found if CHANGED in e.paths] + [e.why for e in found if e.why]
     return Effect(tuple(targets), whys[0] if whys else "names the files it writes", tuple(unknowns))
+
+
+def _powershell(command: str, cwd: str, printed: str) -> Effect:
+    """A PowerShell command line's effect (replay.inline_powershell). A first `Set-Location` to the working folder
+    moves nothing; one to another folder on the drive makes what follows write there, not here."""
+    moved = located(command)
+    if moved is not None:
+        below = windows_below(moved[0], cwd)
+        if below is None and is_windows(moved[0]):
+            return NONE
+        command = moved[1] if below == "." else command
+    return rules.inline("PowerShell", judge_powershell(command), _judge(printed), printed) or NONE
 
 
 # `for F in $(find DIR …)`, `for F in DIR/*.md OTHER/*.md`: the loop's values lie under those folders (gstack's

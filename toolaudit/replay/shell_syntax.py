@@ -11,7 +11,10 @@ import posixpath
 import re
 import shlex
 
+from .winpath import is_windows, posix_form
+
 SEPARATORS = ("&&", "||", ";", "|", "\n", "&")
+_POWERSHELL_CD = {"set-location", "sl", "push-location"}
 _REDIRECT = re.compile(r"(\d*|&)(>>?|>\|)(&?)")
 HEREDOC = re.compile(r"<<(-?)\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\2")
 
@@ -163,24 +166,46 @@ def _word(command: str, i: int) -> tuple[str, int]:
 def cd(part: str, cwd: str | None) -> bool | str | None:
     """For a `cd DIR` command: whether DIR is outside the working folder, or "down" (a folder below where it is);
     None: not a cd."""
-    try:
-        words = shlex.split(part)
-    except ValueError:
-        return None
-    if not words or words[0] not in ("cd", "pushd"):
+    words = _cd_words(part)
+    if not words:
         return None
     target = next((w for w in words[1:] if not w.startswith("-")), "~")
+    if is_windows(target):  # PowerShell's `Set-Location C:\\…` (Codex on Windows): compared as Windows compares
+        inside = windows_below(target, cwd)
+        return True if inside is None else False
     if target.startswith("/"):
         return cwd is None or not (target == cwd or target.startswith(cwd.rstrip("/") + "/"))
     return True if target.startswith(("~", "..")) or target == "-" else "down"
 
 
+def _cd_words(part: str) -> list[str] | None:
+    """The words of a `cd DIR`, `pushd DIR` or PowerShell's `Set-Location [-Path] DIR` (`sl`, `Push-Location`; its
+    backslashes separate folders, they escape nothing), else None."""
+    try:
+        words = shlex.split(part)
+        if words and words[0].lower() in _POWERSHELL_CD:
+            words = shlex.split(part.replace("\\", "/"))
+    except ValueError:
+        return None
+    return words if words and (words[0] in ("cd", "pushd") or words[0].lower() in _POWERSHELL_CD) else None
+
+
+def windows_below(target: str, cwd: str | None) -> str | None:
+    """Windows folder `target` relative to the working folder `cwd` (`.` for itself; case aside, as Windows
+    compares), or None when it lies outside it."""
+    if not is_windows(cwd):
+        return None
+    folder, base = posix_form(target).rstrip("/"), posix_form(cwd or "").rstrip("/")
+    if folder.lower() == base.lower():
+        return "."
+    return folder[len(base) + 1:] if folder.lower().startswith(base.lower() + "/") else None
+
+
 def moved(here: str, part: str, cwd: str | None) -> str:
     """The folder (relative to the working folder) after the `cd` in `part`, from `here`."""
-    try:
-        target = next((w for w in shlex.split(part)[1:] if not w.startswith("-")), "")
-    except ValueError:
-        return here
+    target = next((w for w in (_cd_words(part) or [""])[1:] if not w.startswith("-")), "")
+    if is_windows(target):
+        return windows_below(target, cwd) or here
     if target.startswith("/"):
         return posixpath.relpath(target, cwd) if cwd else here
     return posixpath.normpath(posixpath.join(here, target)) if here else target

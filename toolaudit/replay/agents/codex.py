@@ -71,6 +71,7 @@ from .codex_cuts import (  # noqa: F401  (the cut's names, used by tests and ben
 from .shell_argv import abbrev
 from .shell_readonly import CannotRun, Workspace, run_argv, run_script
 from .shell_words import NotReplayable, Result
+from ..inline_powershell import located
 from ..winpath import is_windows
 
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash"})
@@ -131,6 +132,11 @@ def command_of(tool: str, args: Any) -> tuple[str | list[str], str | None]:
         command = args.get("command")
     workdir = args.get("working_directory" if tool == "local_shell" else "workdir")
     workdir = workdir if isinstance(workdir, str) and workdir else None
+    while isinstance(command, str) and (moved := located(command)) is not None:
+        folder, command = moved  # PowerShell's `Set-Location X; …`: the rest runs in X, as in a workdir
+        absolute = is_windows(folder) or folder.startswith(("/", "\\"))
+        folder = folder if absolute else folder.replace("\\", "/")
+        workdir = folder if absolute or not workdir else workdir.rstrip("\\/") + "/" + folder
     if isinstance(command, str) and command.strip():
         return command, workdir
     if isinstance(command, list) and command and all(isinstance(w, str) for w in command):

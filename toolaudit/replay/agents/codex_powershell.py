@@ -7,7 +7,8 @@ starts no empty one) and PowerShell's host writes each line with Windows' `\\r\\
 string, written as it is and followed by the host's `\\r\\n`. `-Encoding UTF8` (or utf8, utf8NoBOM) reads UTF-8, a
 byte order mark dropped; `-Path` or `-LiteralPath` may name the file; `-TotalCount N` (`-Head`,
 `-First`) or `| Select-Object -First N` keeps the first N lines, `| ForEach-Object … '{0,4}: {1}' -f $i++, $_` numbers
-them. Any other form (a wildcard, another cmdlet, a variable, another script block) is not emulated.
+them, as does `$i=1; … | ForEach-Object { '{0,4}: {1}' -f $i, $_; $i++ }`. A first `Set-Location X;` is the folder the
+rest runs in (agents.codex's command_of, replay.inline_powershell). Any other form (a wildcard, another cmdlet, a variable, another script block) is not emulated.
 
 Without `-Encoding`, Windows PowerShell 5.1 (the `powershell` Codex runs) reads a file that has no byte order mark in
 the machine's ANSI code page: a UTF-8 file's `—` comes out `â€”` under cp1252 (IDAHO-VAULT, every `Get-Content -Raw`
@@ -31,6 +32,10 @@ _PIPE = re.compile(r"\s*Select-Object\s+-First\s+(\d+)\s*", re.IGNORECASE)
 # right-aligned in 4 columns, {0,-4} left), LAF-US/IDAHO-VAULT's way to read a note with line numbers
 _NUMBERED = re.compile(r"\s*ForEach-Object\s+-Begin\s*\{\s*\$i\s*=\s*(\d+)\s*\}\s+-Process\s*\{\s*"
                        r"'\{0,(-?\d+)\}([^'{}]*)\{1\}'\s+-f\s+\$i\+\+\s*,\s*\$_\s*\}\s*", re.IGNORECASE)
+# `$i=1; Get-Content x | ForEach-Object { '{0,4}: {1}' -f $i, $_; $i++ }`: the same numbering, its counter set first
+_COUNTER = re.compile(r"\s*\$i\s*=\s*(\d+)\s*;(.*)", re.S)
+_COUNTED = re.compile(r"\s*ForEach-Object\s*\{\s*'\{0,(-?\d+)\}([^'{}]*)\{1\}'\s+-f\s+\$i\s*,\s*\$_\s*;\s*"
+                      r"\$i\+\+\s*;?\s*\}\s*", re.IGNORECASE)
 _UTF8 = {"utf8", "utf8nobom", "utf-8"}
 _LINES = re.compile(r"\r\n|\n|\r")
 ANSI = ("cp1252", "cp936")  # the ANSI code pages told apart (Western European, Simplified Chinese)
@@ -43,17 +48,23 @@ def get_content(command: str) -> tuple[str, int | None, bool, bool, tuple[int, i
     """(the file a `Get-Content` command line reads, as written; the lines it keeps (`-TotalCount`/`-Head`/`-First`
     N, `| Select-Object -First N`); -Raw; -Encoding UTF8; the numbering a `ForEach-Object` adds (first number,
     width, separator)) for the forms emulated, else None."""
-    head, *stages = command.split("|")
+    counter = _COUNTER.fullmatch(command)
+    head, *stages = (counter.group(2) if counter else command).split("|")
     kept: list[int] = []
     numbered = None
     for stage in stages:
         first, number = _PIPE.fullmatch(stage), _NUMBERED.fullmatch(stage)
+        counted = _COUNTED.fullmatch(stage) if counter else None
         if first and numbered is None:
             kept.append(int(first.group(1)))
-        elif number and numbered is None:
+        elif number and numbered is None and not counter:
             numbered = (int(number.group(1)), int(number.group(2)), number.group(3))
+        elif counted and numbered is None:
+            numbered = (int(counter.group(1)), int(counted.group(1)), counted.group(2))
         else:
             return None
+    if counter and numbered is None:
+        return None
     words = _words(head)
     if not words or words[0].lower() != "get-content":
         return None

@@ -125,9 +125,10 @@ def shell_reads(tool: str, args: dict, cwd: str | None) -> list[str] | None:
         command, workdir = command_of(tool, args)
     except Refused:
         return None
-    read = get_content(command) if isinstance(command, str) and is_windows(workdir or cwd) else None
+    windows = is_windows(workdir) or is_windows(cwd)
+    read = get_content(command) if isinstance(command, str) and windows else None
     if read is not None:  # PowerShell's Get-Content FILE (agents.codex_powershell): that file, Windows' path made POSIX
-        base = posix_form(workdir or cwd or "")
+        base = posixpath.join(posix_form(cwd or ""), posix_form(workdir or ""))  # a relative workdir: under cwd
         return [posixpath.normpath(posixpath.join(base, posix_form(read[0]).replace("\\", "/")))]
     if not (workdir or "").startswith("/") and not (cwd or "").startswith("/"):
         return None  # relative paths with nothing to anchor them: the whole folder
