@@ -30,18 +30,24 @@ def test_a_first_set_location_is_the_folder_the_rest_runs_in() -> None:
     assert located("cd src && ls") is None  # a POSIX shell's cd: the shell emulation runs it
 
 
-def test_a_set_location_line_replays_in_its_folder(tmp_path: Path) -> None:
+def _replayed(root: Path, line: str) -> str:
     from toolaudit.replay.agents.base import Call
     from toolaudit.replay.agents.codex import ShellCommand
     from toolaudit.replay.base import Sandbox
 
+    return ShellCommand().run(Call(tool="shell_command", args={"command": line}, root=root, cwd=CWD,
+                                   version="0.104.0", sandbox=Sandbox(root), params={"duration": "0.4"},
+                                   session="s", call_id="c1")).output
+
+
+def test_a_set_location_line_replays_in_its_folder(tmp_path: Path) -> None:
     (tmp_path / "apps").mkdir()
     (tmp_path / "apps/index.ts").write_text("export {}\nconst a = 1\n")
-    line = f"Set-Location -Path '{CWD}'; Get-Content -Path 'apps/index.ts'"
-    got = ShellCommand().run(Call(tool="shell_command", args={"command": line}, root=tmp_path, cwd=CWD,
-                                  version="0.104.0", sandbox=Sandbox(tmp_path), params={"duration": "0.4"},
-                                  session="s", call_id="c1"))
-    assert got.output == "Exit code: 0\nWall time: 0.4 seconds\nOutput:\nexport {}\r\nconst a = 1\r\n"
+    got = _replayed(tmp_path, f"Set-Location -Path '{CWD}'; Get-Content -Path 'apps/index.ts'")
+    assert got == "Exit code: 0\nWall time: 0.4 seconds\nOutput:\nexport {}\r\nconst a = 1\r\n"
+    listed = _replayed(tmp_path, f"Set-Location -Path '{CWD}'; Get-ChildItem 'apps' -File | "
+                                 "Select-Object -ExpandProperty Name")  # agents.codex_listing
+    assert listed == "Exit code: 0\nWall time: 0.4 seconds\nOutput:\nindex.ts\r\n"
 
 
 def test_a_set_location_into_the_working_folder_changes_nothing_and_out_of_it_nothing_here() -> None:
@@ -52,7 +58,8 @@ def test_a_set_location_into_the_working_folder_changes_nothing_and_out_of_it_no
 
 
 def test_powershell_is_judged_by_the_commands_it_runs_never_by_words_in_strings_or_comments() -> None:
-    numbered = "$i=1; Get-Content '.github/workflows/vault-ingest.yml' | ForEach-Object { '{0,4}: {1}' -f $i, $_; $i++ }"
+    numbered = ("$i=1; Get-Content '.github/workflows/vault-ingest.yml' | "
+                "ForEach-Object { '{0,4}: {1}' -f $i, $_; $i++ }")
     assert effect(numbered, CWD).none  # IDAHO-VAULT
     assert effect("$x = 'Remove-Item -Recurse docs'; Write-Output $x # Set-Content a.md", CWD).none
     script = ("@'\n$projectRoot = 'C:\\Users\\dev\\work\\shop'\nfunction Parse-Yaml([string]$path) {\n  $map = @{}\n"
@@ -68,7 +75,8 @@ def test_powershell_that_writes_names_its_files_or_is_an_unknown_program() -> No
     assert found.paths == ("docs/notes", "out.md")
     assert effect("Set-Content -Encoding UTF8 -Path notes\\a.md -Value 'x'; git status", CWD).paths == ("notes/a.md",)
     for line in ("$dst = 'b'; Remove-Item $dst -Force", "[IO.File]::WriteAllText($p, 'x')", "$doc.Save($p)",
-                 "& $exe --build", "Invoke-Expression $code", "@'\nRemove-Item $x\n'@ | powershell -NoProfile -Command -"):
+                 "& $exe --build", "Invoke-Expression $code",
+                 "@'\nRemove-Item $x\n'@ | powershell -NoProfile -Command -"):
         assert effect(line, CWD).unknown, line
     assert effect("Get-Content a.md; npm install", CWD).paths  # a program: judged as a shell line
     assert effect("Get-Content a.md; git checkout main", CWD).paths == ("*",)
@@ -100,9 +108,28 @@ def test_a_counted_numbering_reads_the_file() -> None:
 def test_a_command_codex_declined_never_ran() -> None:
     output = ("`\"C:\\\\WINDOWS\\\\System32\\\\WindowsPowerShell\\\\v1.0\\\\powershell.exe\" -Command \"rg -n "
               "\\\"$modelA =\\\" tools/discuss.ps1\"` rejected: blocked by policy")
-    call = ToolCall(session="s", source="s.jsonl", line=1, collector="codex", tool="shell_command", call_id="c", args="{}",
-                    output=output)
+    call = ToolCall(session="s", source="s.jsonl", line=1, collector="codex", tool="shell_command", call_id="c",
+                    args="{}", output=output)
     assert never_ran(call) == "never ran: Codex's policy declined it"
-    ran = ToolCall(session="s", source="s.jsonl", line=2, collector="codex", tool="shell_command", call_id="d", args="{}",
+    ran = ToolCall(session="s", source="s.jsonl", line=2, collector="codex", tool="shell_command", call_id="d",
+                   args="{}",
                    output="Exit code: 0\nWall time: 0.1 seconds\nOutput:\n`x` rejected: blocked by policy\n")
     assert never_ran(ran) is None  # the words printed by a program that ran
+
+
+def test_a_program_powershell_ran_reads_its_paths_in_the_folder_made_posix() -> None:
+    from toolaudit.replay.agents.codex_reads import shell_reads
+
+    assert shell_reads("shell_command", {"command": "rg -n auth src/lib"}, CWD) == ["/C:/Users/dev/work/shop/src/lib"]
+    line = f"Set-Location -Path '{CWD}'; git show HEAD:apps/a.ts"
+    assert shell_reads("shell_command", {"command": line}, CWD) == []  # a commit's file: nothing in the folder
+    assert shell_reads("shell_command", {"command": "rg -n auth .\\src"}, CWD) is None  # its backslash: the folder
+    assert shell_reads("shell_command", {"command": "Get-ChildItem -Force"}, CWD) is None
+
+
+def test_a_program_powershell_could_not_start_never_ran() -> None:
+    output = ("Exit code: 1\nWall time: 0.3 seconds\nOutput:\nProgram 'rg.exe' failed to run: Access is denied"
+              "At line:2 char:1\n+ rg -n \"IDE\" .\n")  # LAF-US/IDAHO-VAULT, Codex 0.118
+    call = ToolCall(session="s", source="s.jsonl", line=1, collector="codex", tool="shell_command", call_id="c",
+                    args="{}", output=output)
+    assert never_ran(call) == "never ran: its program could not start"

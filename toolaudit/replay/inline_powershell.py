@@ -47,7 +47,8 @@ _VALUED = {"-encoding", "-value", "-itemtype", "-type", "-delimiter", "-stream",
            "-width", "-credential", "-erroraction", "-ea", "-warningaction", "-wa", "-inputobject", "-newname",
            "-outvariable", "-errorvariable"}  # the options that take a value: their value is no path
 # a script fed to another PowerShell: a here-string piped to `powershell -Command -`, or its `-Command "…"`
-_SHELL = r"(?:[\w:\\/. -]*[\\/])?(?:powershell|pwsh)(?:\.exe)?\"?(?:\s+-(?:NoProfile|NonInteractive|NoLogo|ExecutionPolicy\s+\w+))*"
+_SHELL = (r"(?:[\w:\\/. -]*[\\/])?(?:powershell|pwsh)(?:\.exe)?\"?"
+          r"(?:\s+-(?:NoProfile|NonInteractive|NoLogo|ExecutionPolicy\s+\w+))*")
 _FED = re.compile(r"\s*@'\r?\n(.*?)\r?\n'@\s*\|\s*\"?" + _SHELL + r"\s+-(?:Command|c|File)\s+-\s*", re.S | re.I)
 _NESTED = re.compile(r"\s*\"?" + _SHELL + r"\s+-(?:Command|c)\s+(?:'((?:[^']|'')*)'|\"([^\"`$]*)\")\s*", re.S | re.I)
 _STATIC = re.compile(r"\[((?:[\w.`]|\[[\w.`, \[\]]*\])+)\]::(\w+)")  # [Type]::Member, [List[string]]::new

@@ -38,6 +38,10 @@ _PATTERNS: dict[str, list[tuple[re.Pattern, str]]] = {
         # Codex's Linux sandbox (bubblewrap) failing to start, before the shell runs: the whole output is bwrap's
         # error (`bwrap: loopback: Failed RTM_NEWADDR: Operation not permitted`, openai/codex#19235, #15982)
         (re.compile(r"^(?:[^\n]*\n){0,6}Output:\nbwrap: [^\n]*\s*$"), "never ran: Codex's sandbox could not start"),
+        # PowerShell could not start the program (Windows: `Program 'rg.exe' failed to run: Access is denied`,
+        # LAF-US/IDAHO-VAULT 0.118)
+        (re.compile(r"^(?:[^\n]*\n){0,6}Output:\nProgram '[^'\n]+' failed to run: "),
+         "never ran: its program could not start"),
     ],
     "gemini-cli": [
         (re.compile(r"(?:Tool execution (?:for .*? )?(?:denied|was cancelled)|\[Operation Cancelled\]|"

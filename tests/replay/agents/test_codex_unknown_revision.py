@@ -14,7 +14,8 @@ from toolaudit.replay.base import Sandbox
 CWD = "D:\\Desktop\\MedAI\\mini-simclr-assignment"
 SHOWN = ("Exit code: 0\nWall time: 0.1 seconds\nOutput:\n3ab9bbc fix: entire\n .entire/.gitignore | 10 +--\n"
          " 1 file changed, 5 insertions(+), 5 deletions(-)\n")
-REFUSED = ("Exit code: 128\nWall time: 0.1 seconds\nOutput:\nfatal: ambiguous argument '3ab9bbc': unknown revision or "
+# PowerShell's exit code for a failed last command is 1, git's 128 aside (agents.codex_windows)
+REFUSED = ("Exit code: 1\nWall time: 0.1 seconds\nOutput:\nfatal: ambiguous argument '3ab9bbc': unknown revision or "
            "path not in the working tree.\nUse '--' to separate paths from revisions, like this:\n"
            "'git <command> [<revision>...] -- [<file>...]'\n")
 

@@ -124,3 +124,32 @@ def test_a_foreach_numbering_numbers_the_lines(tmp_path: Path) -> None:
     got = _get_content(tmp_path, "Get-Content -LiteralPath 'notes.md' | Select-Object -First 1 | ForEach-Object "
                                  "-Begin {$i=1} -Process { '{0,4}: {1}' -f $i++, $_ }")
     assert got.output.endswith("Output:\n   1: one\r\n")
+
+
+def test_ripgrep_on_windows_joins_what_it_finds_with_backslashes() -> None:
+    """devangshupandey2025-stack/DevSage (Codex 0.104; no licence, the lines here are written in its shape) recorded
+    `rg --files apps/api/src/lib | sort` as `apps/api/src/lib\\allowed-origin.ts\\r\\n…` (PowerShell's Sort-Object and
+    its host's line break) and `rg -n X packages/db/src/schema` as `packages/db/src/schema\\auth.ts:2:…\\n`."""
+    from toolaudit.replay.agents.codex_windows import as_windows
+
+    listed = as_windows("apps/api/src/lib/utils.ts\napps/api/src/lib/Audit.ts\n", 0,
+                        "rg --files apps/api/src/lib | sort")
+    assert listed == ("apps/api/src/lib\\Audit.ts\r\napps/api/src/lib\\utils.ts\r\n", 0)
+    found = as_windows("src/schema/auth.ts:2:import { user } from './auth-user.js';\nsrc/schema/sub/a.ts:3:y\n", 0,
+                       "rg -n 'auth-user' src/schema")
+    assert found[0] == "src/schema\\auth.ts:2:import { user } from './auth-user.js';\nsrc/schema\\sub\\a.ts:3:y\n"
+    assert as_windows("Assets/Scripts/README.md:9:a/b\n", 0, "rg -n Catalog")[0] == \
+        "Assets\\Scripts\\README.md:9:a/b\n"
+    assert as_windows("2:import x\n", 0, "rg -n x src/a.ts")[0] == "2:import x\n"  # one file: no path printed
+    assert as_windows("a/b.txt\n", 0, "cat a/b.txt")[0] == "a/b.txt\n"  # not rg: as it is
+
+
+def test_powershell_exits_1_for_any_failure() -> None:
+    """KongJin/JG (Codex 0.118 on Windows) recorded rg's regex parse error with `Exit code: 1`; rg exits 2 for it.
+    `powershell -Command` gives 0 or 1 from its last command's success: every Windows recording's code is 0, 1, or
+    Codex's own 124 for a timeout."""
+    from toolaudit.replay.agents.codex_windows import as_windows
+
+    assert as_windows("rg: regex parse error:\n", 2, "rg -n '(' tools")[1] == 1
+    assert as_windows("fatal: invalid object name\n", 128, "git show abc:x.ts")[1] == 1
+    assert as_windows("", 0, "git status")[1] == 0

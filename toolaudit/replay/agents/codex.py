@@ -58,9 +58,11 @@ from .codex_command import command_line
 from .codex_noise import (  # noqa: F401  (recorded_noise, without_noise: the noise's names, used by tests)
     _OFFLINE, _UNKNOWN_REV, _ZSH_NOMATCH, _body, recorded_noise, without_noise)
 from .codex_homes import recorded_homes, with_homes
-from .codex_powershell import get_content, recorded_ansi, run_get_content
+from .codex_listing import run_powershell
+from .codex_powershell import get_content, recorded_ansi
 from .codex_local import local_state
 from .codex_userland import as_userland, recorded_userland
+from .codex_windows import as_windows
 from .codex_reads import git_here, shell_reads
 from .entire_redaction import as_recorded, recorded_lines
 from .git_branch import recorded_branch, with_branch
@@ -172,9 +174,9 @@ def execute(call: Call) -> tuple[Result, float]:
     command, workdir = command_of(call.tool, call.args)
     ws = _workspace(call, command, workdir)
     start = time.monotonic()
-    read = get_content(command) if isinstance(command, str) and is_windows(call.cwd) else None
-    if read is not None:  # PowerShell's Get-Content, on Windows (agents.codex_powershell)
-        result = run_get_content(ws, *read, ansi=call.params.get("ansi"), crlf=bool(call.params.get("crlf")))
+    shown = run_powershell(ws, command, call.params) if isinstance(command, str) and is_windows(call.cwd) else None
+    if shown is not None:  # PowerShell's Get-Content and Get-ChildItem, on Windows (agents.codex_listing)
+        result = shown
     elif isinstance(command, list):
         result = run_argv(ws, call.sandbox, command)
     else:
@@ -342,6 +344,8 @@ def rerun(call: Call) -> tuple[str, Result, float] | Outcome:
         (result.out + result.err).decode("utf-8", "replace"), call.params), call.params)
     script = command_of(call.tool, call.args)[0]
     body, code = as_userland(body, result.code, script if isinstance(script, str) else " ".join(script), call.params)
+    if isinstance(script, str) and is_windows(call.cwd):  # PowerShell's exit code, rg's `\` (agents.codex_windows)
+        body, code = as_windows(body, code, script)
     result = replace(result, code=code)
     missing = _UNKNOWN_REV.search(body) if not call.params.get("unknown_revision") else None
     if missing:  # the recording shows git answering: the commit was the recording machine's alone

@@ -66,7 +66,7 @@ def get_content(command: str) -> tuple[str, int | None, bool, bool, tuple[int, i
     if counter and numbered is None:
         return None
     words = _words(head)
-    if not words or words[0].lower() != "get-content":
+    if not words or words[0].lower() not in ("get-content", "gc", "cat", "type"):  # and its aliases
         return None
     path, literal, raw, utf8 = None, False, False, False
     rest = iter(words[1:])

@@ -5,9 +5,10 @@ it, not every shell call of the session.
 The command is cut into programs as replay's shell interpreter cuts it (agents.shell_words); each allow-listed
 program names what it reads: cat, head, tail, nl, wc, sort and sed their file operands (stdin in a pipeline:
 nothing); ls its operands (else its folder); rg and grep the paths after their pattern (else the folder they search);
-find its start folders; `git status` and a `git diff` of the working tree the whole tree; `git show`, `git log`,
+find its start folders (on Windows, in the folder made POSIX, a line with a backslash excepted); `git status` and a `git diff` of the working tree the whole tree; `git show`, `git log`,
 `git rev-parse` and a diff of two commits read commits, no file (`git -C DIR`: in DIR); pwd, echo, printf, true, false nothing; `cd` moves
-where the next relative path is; PowerShell's `Get-Content FILE` (Codex on Windows) its file. A glob reads its
+where the next relative path is; PowerShell's `Get-Content FILE` (Codex on Windows) its file, `Get-ChildItem` the
+folders it lists. A glob reads its
 folder. Anything else (an unknown program, a redirection, a substitution) gives None: the whole folder, as before."""
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import posixpath
 import re
 
 from ..winpath import is_windows, posix_form
+from .codex_listing import listing
 from .codex_powershell import get_content
 from .shell_options import SPECS, scan
 from .shell_words import NotReplayable, parse
@@ -127,9 +129,16 @@ def shell_reads(tool: str, args: dict, cwd: str | None) -> list[str] | None:
         return None
     windows = is_windows(workdir) or is_windows(cwd)
     read = get_content(command) if isinstance(command, str) and windows else None
-    if read is not None:  # PowerShell's Get-Content FILE (agents.codex_powershell): that file, Windows' path made POSIX
+    listed = listing(command) if isinstance(command, str) and windows and read is None else None
+    if read is not None or listed is not None:  # PowerShell's Get-Content FILE, Get-ChildItem's folders: made POSIX
         base = posixpath.join(posix_form(cwd or ""), posix_form(workdir or ""))  # a relative workdir: under cwd
-        return [posixpath.normpath(posixpath.join(base, posix_form(read[0]).replace("\\", "/")))]
+        named = [read[0]] if read is not None else list(listed.paths)
+        return [posixpath.normpath(posixpath.join(base, posix_form(p).replace("\\", "/"))) for p in named]
+    if windows:  # a program PowerShell ran (`rg -n x src`), read as a POSIX shell reads it, in the folder made POSIX
+        line = command if isinstance(command, str) else shlex.join(command)
+        if "\\" in line:  # PowerShell's backslash separates folders; read as a POSIX escape, it would lose them
+            return None
+        return reads(line, posixpath.join(posix_form(cwd or ""), posix_form(workdir or "")))
     if not (workdir or "").startswith("/") and not (cwd or "").startswith("/"):
         return None  # relative paths with nothing to anchor them: the whole folder
     where = workdir if workdir and workdir.startswith("/") else posixpath.join(cwd, workdir or ".")
