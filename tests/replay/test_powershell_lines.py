@@ -83,6 +83,19 @@ def test_powershell_that_writes_names_its_files_or_is_an_unknown_program() -> No
     assert judge_powershell("[IO.File]::ReadAllText('a.md').Length").unknown == ""
 
 
+def test_powershell_is_read_left_to_right_as_powershell_reads_it() -> None:
+    """A quote in a comment opens no string, a `#` in a string starts no comment, the code of a double-quoted string's
+    `$( … )` runs, `$x=cmd` runs cmd, and a hashtable's `key=value` runs nothing."""
+    assert effect("Get-Content a.md # it's fine\nRemove-Item 'b.md'", CWD).paths == ("b.md",)
+    assert effect("Write-Output 'a # b'; Remove-Item c", CWD).paths == ("c",)
+    assert effect('Write-Output "$(Remove-Item x)"', CWD).paths == ("x",)
+    assert effect("$null=New-Item -ItemType Directory -Path docs", CWD).paths == ("docs",)
+    matches = ("Get-ChildItem -Recurse -File | Select-String -Pattern 'LAF-19' | "  # IDAHO-VAULT
+               'ForEach-Object { "$($_.Path):$($_.LineNumber): $($_.Line)" }')
+    assert effect(matches, CWD).none
+    assert judge_powershell("Get-ChildItem | Select-Object @{ n='Dir'; e={ $_.Name } }") == judge_powershell("")
+
+
 @pytest.mark.parametrize("line", [
     "Get-ChildItem -Force | Select-Object FullName,Name,Mode",
     "$rootNames = [System.Collections.Generic.HashSet[string]]::new([StringComparer]::OrdinalIgnoreCase)",

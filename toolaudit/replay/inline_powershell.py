@@ -1,7 +1,8 @@
 """What a PowerShell command line may write, judged by the commands it runs (Codex on Windows runs its shell
 commands in PowerShell: `$i=1; Get-Content x | ForEach-Object { … }`, a script fed to `powershell -Command -`).
 
-Comments are dropped and strings blanked first, so a word in a string is never a command. Each statement's
+Comments are dropped and strings blanked first, in one pass as PowerShell reads them, so a word in a string is
+never a command (the code of a double-quoted string's `$( … )` is). Each statement's
 first word is then looked at: a keyword, a variable, an expression or a function the code defines runs nothing;
 a cmdlet whose verb only reads (`Get-`, `Test-`, `Select-`… replay.shell_programs.powershell_reads) or that only
 shapes the pipeline (`ForEach-Object`, `Where-Object`, `Out-Null`) writes nothing; a cmdlet that writes
@@ -58,8 +59,11 @@ _TYPES_READ = {"regex", "string", "math", "char", "int", "long", "double", "conv
 _FILE_READS = re.compile(r"(?:Read\w*|Exists|Get\w*|Enumerate\w*|OpenRead|OpenText)", re.IGNORECASE)
 _WRITES_METHOD = re.compile(r"\.(?:Save|Delete|MoveTo|CopyTo|Create|CreateText|AppendText|Write\w*|"
                             r"AppendAll\w*|SetContent|Encrypt|Decrypt)\s*\(", re.IGNORECASE)
-_STRING = re.compile(r"@'\r?\n.*?\r?\n'@|@\"\r?\n.*?\r?\n\"@|'(?:[^']|'')*'|\"(?:[^\"`]|`.)*\"", re.S)
-_COMMENT = re.compile(r"<#.*?#>|(?:^|(?<=\s))#[^\n]*", re.S)
+# a comment (`<# … #>`, or `#` where a word starts, to the line's end), a here-string, a quoted string (`''` and
+# a backquote escape inside); read in one pass, so a quote in a comment and a `#` in a string are what they are
+_TOKEN = re.compile(r"<#.*?#>|(?<![^\s;|{(])#[^\n]*|@'\r?\n.*?\r?\n'@|@\"\r?\n.*?\r?\n\"@|'(?:[^']|'')*'|"
+                    r"\"(?:[^\"`]|`.|\"\")*\"", re.S)
+_ASSIGNED = re.compile(r"(\$[\w:]+)\s*[-+*/]?=(?!=)")  # `$x=`, `$x +=`: what follows is a statement of its own
 _SPLIT = re.compile(r"[;\n|{}()]|&&|\|\||(?<![-\w$])=(?!=)")
 _REDIRECT = re.compile(r"(\d|\*)?>>?\s*(&\d|\$null|\S+)?")
 
@@ -86,14 +90,7 @@ def judge_powershell(code: str) -> Verdict:
         return judge_powershell(fed.group(1))
     if nested is not None:  # `powershell -Command '…'` (a quote doubled inside), or "…" with nothing to expand
         return judge_powershell(nested.group(2) if nested.group(1) is None else nested.group(1).replace("''", "'"))
-    literals: list[str] = []
-
-    def blank(found: re.Match) -> str:  # a string becomes `'N'`, its text kept apart: words in it run nothing
-        literals.append(found.group(0))
-        return f"'{len(literals) - 1}'"
-
-    text = _STRING.sub(blank, _COMMENT.sub(" ", _STRING.sub(lambda m: m.group(0).replace("#", "\0"), code)))
-    literals = [value.replace("\0", "#") for value in literals]
+    text, literals = _blanked(code)
     if _WRITES_METHOD.search(text):
         return Verdict(unknown="a .NET method that writes")
     statics = list(_STATIC.finditer(text))
@@ -113,8 +110,9 @@ def judge_powershell(code: str) -> Verdict:
             words = statement[:_REDIRECT.search(statement).start()].split()
         while words and words[0].lower() in _KEYWORDS:
             words = words[1:]
-        if not words or words[0][0] in "$'[@-0123456789,.!+*/\"" and words[0] not in (".", "&"):
-            continue  # an expression, a value, an operator's operand: nothing runs
+        if not words or words[0][0] in "$'[@-0123456789,.!+*/\"" and words[0] not in (".", "&") \
+                or re.match(r"[\w-]+=", words[0]):
+            continue  # an expression, a value, an operator's operand, a hashtable's `key=`: nothing runs
         name = words[0].lower()
         if name in (".", "&") or name in ("invoke-expression", "iex", "invoke-command", "icm", "start-process",
                                           "saps", "start", "start-job", "add-type"):
@@ -136,6 +134,48 @@ def judge_powershell(code: str) -> Verdict:
         else:
             commands.append(_restored(statement, literals).strip())  # a program: judged as a shell line
     return Verdict(tuple(dict.fromkeys(paths)), "", tuple(commands))
+
+
+def _blanked(code: str) -> tuple[str, list[str]]:
+    """`code` read left to right as PowerShell reads it: comments dropped, each string (quoted, or a here-string)
+    replaced by `'N'`, its text kept as literals[N]; the subexpressions `$( … )` of a double-quoted string are
+    code, added after it on their own lines; `$x=cmd` cut after its `=`, so that cmd starts a statement."""
+    out: list[str] = []
+    literals: list[str] = []
+    inner: list[str] = []
+    at = 0
+    while at < len(code):
+        found = _TOKEN.match(code, at)
+        if found is None:
+            out.append(code[at])
+            at += 1
+            continue
+        token = found.group(0)
+        if token.startswith(("<#", "#")):
+            out.append(" ")
+        else:
+            literals.append(token)
+            out.append(f"'{len(literals) - 1}'")
+            if token.startswith(("\"", "@\"")):
+                inner += _subexpressions(token)
+        at = found.end()
+    text = "".join(out) + "".join(f"\n{code}" for code in inner)
+    return _ASSIGNED.sub(r"\1 ;", text), literals
+
+
+def _subexpressions(literal: str) -> list[str]:
+    """The code of each `$( … )` in a double-quoted string (its parentheses balanced)."""
+    found, at = [], literal.find("$(")
+    while at >= 0:
+        depth, end = 0, at + 1
+        while end < len(literal):
+            depth += {"(": 1, ")": -1}.get(literal[end], 0)
+            if depth == 0:
+                break
+            end += 1
+        found.append(literal[at + 2:end])
+        at = literal.find("$(", end)
+    return found
 
 
 def _static_reads(kind: str, member: str) -> bool:
