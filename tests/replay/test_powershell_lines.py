@@ -78,6 +78,9 @@ def test_powershell_that_writes_names_its_files_or_is_an_unknown_program() -> No
                  "& $exe --build", "Invoke-Expression $code",
                  "@'\nRemove-Item $x\n'@ | powershell -NoProfile -Command -"):
         assert effect(line, CWD).unknown, line
+    assert effect("Copy-Item -Path a.md -Destination docs\\b.md", CWD).paths == ("a.md", "docs/b.md")
+    assert effect("Rename-Item docs\\a.md c.md", CWD).paths == ("docs/a.md", "docs/c.md")  # in its folder
+    assert effect("git log | Tee-Object -FilePath log.txt", CWD).paths == ("log.txt",)
     assert effect("Get-Content a.md; npm install", CWD).paths  # a program: judged as a shell line
     assert effect("Get-Content a.md; git checkout main", CWD).paths == ("*",)
     assert judge_powershell("[IO.File]::ReadAllText('a.md').Length").unknown == ""

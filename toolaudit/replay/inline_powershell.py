@@ -15,6 +15,7 @@ then an unknown program (what it changed is what the session later shows changed
 
 from __future__ import annotations
 
+import posixpath
 import re
 
 from .inline_code import Verdict
@@ -27,7 +28,8 @@ _LOCATED = re.compile(r"\s*(?:Set-Location|sl|Push-Location)\s+(?:-(?:Literal)?P
                       r"('[^']*'|\"[^\"$`]*\"|[^\s;|&'\"$`(){}]+)\s*(?:;|\r?\n)\s*(?=\S)", re.IGNORECASE)
 # PowerShell's own syntax, which a POSIX shell line does not have: a cmdlet (Verb-Noun, as models write them) where a
 # command starts, a here-string, a variable assigned, the pipeline's `$_`
-_POWERSHELL = re.compile(r"(?:^|[;|{(\n]\s*)[A-Z][a-z]+-[A-Z][A-Za-z]+\b|^\s*@['\"]\r?\n|(?:^|[;\n])\s*\$\w+\s*=|\$_\b")
+_POWERSHELL = re.compile(r"(?:^|[;|{(\n]\s*)[A-Z][a-z]+-[A-Z][A-Za-z]+\b|^\s*@['\"]\r?\n|(?:^|[;\n])\s*\$\w+\s*=|"
+                         r"\$_\b")
 _KEYWORDS = {"if", "elseif", "else", "foreach", "for", "while", "do", "until", "switch", "function", "filter",
              "param", "return", "break", "continue", "try", "catch", "finally", "throw", "trap", "begin", "process",
              "end", "exit", "in"}
@@ -35,14 +37,17 @@ _KEYWORDS = {"if", "elseif", "else", "foreach", "for", "while", "do", "until", "
 _HARMLESS = {"foreach-object", "where-object", "out-null", "out-string", "out-host", "out-default", "write-output",
              "write-host", "write-verbose", "write-warning", "write-error", "write-information", "write-debug",
              "import-csv", "import-clixml", "start-sleep", "set-strictmode", "set-variable", "new-variable",
-             "clear-variable", "remove-variable", "add-member", "new-object", "pop-location", "tee-object",
+             "clear-variable", "remove-variable", "add-member", "new-object", "pop-location",
              "%", "?", "foreach", "where", "select", "sort", "measure", "group", "gci", "ls", "dir", "gc", "cat",
              "type", "echo", "write", "fl", "ft", "fw", "sls", "gi", "gp", "gl", "pwd", "gcm", "rvpa", "popd"}
 _LOCATION = {"set-location", "sl", "cd", "chdir", "push-location", "pushd"}
 # cmdlets that write the path they are given (first operand, or -Path/-LiteralPath/-FilePath/-Destination)
 _WRITERS = {"set-content", "add-content", "clear-content", "out-file", "new-item", "remove-item", "copy-item",
             "move-item", "rename-item", "export-csv", "export-clixml", "set-item", "sc", "ac", "ni", "ri", "rm",
-            "del", "erase", "rd", "rmdir", "cp", "copy", "cpi", "mv", "move", "mi", "ren", "rni", "md", "mkdir"}
+            "del", "erase", "rd", "rmdir", "cp", "copy", "cpi", "mv", "move", "mi", "ren", "rni", "md", "mkdir",
+            "tee-object", "tee"}
+_RENAMES = {"rename-item", "ren", "rni"}
+_TWO_ENDS = {"copy-item", "cp", "copy", "cpi", "move-item", "mv", "move", "mi"} | _RENAMES  # both ends written
 _PATH_OPTIONS = {"-path", "-literalpath", "-filepath", "-destination"}
 _VALUED = {"-encoding", "-value", "-itemtype", "-type", "-delimiter", "-stream", "-filter", "-include", "-exclude",
            "-width", "-credential", "-erroraction", "-ea", "-warningaction", "-wa", "-inputobject", "-newname",
@@ -125,10 +130,10 @@ def judge_powershell(code: str) -> Verdict:
         if moved:
             return Verdict(unknown=f"{words[0]} after a Set-Location")
         if name in _WRITERS:
-            named = _operand(words[1:], literals)
+            named = _operands(name, words[1:], literals)
             if named is None:
                 return Verdict(unknown=f"{words[0]} of a path it builds")
-            paths.append(named)
+            paths += named
         elif re.fullmatch(r"[A-Za-z]+-[A-Za-z]+", words[0]):
             return Verdict(unknown=f"{words[0]}, a cmdlet that may write")
         else:
@@ -198,22 +203,30 @@ def _redirected(statement: str, literals: list[str]) -> str | None:
     return None
 
 
-def _operand(words: list[str], literals: list[str]) -> str | None:
-    """The path a writer cmdlet names (after -Path/-LiteralPath/-FilePath/-Destination, else its first operand),
-    None when it builds it (`$p`, `(Join-Path …)`)."""
+def _operands(name: str, words: list[str], literals: list[str]) -> list[str] | None:
+    """The paths a writer cmdlet writes: its -Path/-LiteralPath/-FilePath/-Destination values, else its first
+    operand; a copy's, a move's and a rename's both ends (a rename's new name in its source's folder). None when it
+    builds one (`$p`, `(Join-Path …)`, New-Item's -Name)."""
     if any(word.lower() == "-name" for word in words):
-        return None  # New-Item -Name x -Path folder: a path it builds
-    operands, at = [], 0
+        return None
+    named, operands, at = [], [], 0
     while at < len(words):
         option = words[at].lower()
-        if option in _PATH_OPTIONS:
-            return _literal(words[at + 1] if at + 1 < len(words) else "", literals)
-        if option.startswith("-"):
+        if option in _PATH_OPTIONS or option == "-newname":
+            named.append(words[at + 1] if at + 1 < len(words) else "")
+            at += 2
+        elif option.startswith("-"):
             at += 2 if option in _VALUED else 1
-            continue
-        operands.append(words[at])
-        at += 1
-    return _literal(operands[0], literals) if operands else None
+        else:
+            operands.append(words[at])
+            at += 1
+    ends = name in _TWO_ENDS
+    found = [_literal(word, literals) for word in (operands + named if ends else named or operands[:1])]
+    if not found or None in found:
+        return None
+    if name in _RENAMES and len(found) == 2 and "/" not in found[1]:
+        found[1] = posixpath.join(posixpath.dirname(found[0]), found[1])
+    return found
 
 
 def _literal(word: str, literals: list[str]) -> str | None:

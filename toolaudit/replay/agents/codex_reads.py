@@ -5,11 +5,12 @@ it, not every shell call of the session.
 The command is cut into programs as replay's shell interpreter cuts it (agents.shell_words); each allow-listed
 program names what it reads: cat, head, tail, nl, wc, sort and sed their file operands (stdin in a pipeline:
 nothing); ls its operands (else its folder); rg and grep the paths after their pattern (else the folder they search);
-find its start folders (on Windows, in the folder made POSIX, a line with a backslash excepted); `git status` and a `git diff` of the working tree the whole tree; `git show`, `git log`,
+find its start folders; `git status` and a `git diff` of the working tree the whole tree; `git show`, `git log`,
 `git rev-parse` and a diff of two commits read commits, no file (`git -C DIR`: in DIR); pwd, echo, printf, true, false nothing; `cd` moves
 where the next relative path is; PowerShell's `Get-Content FILE` (Codex on Windows) its file, `Get-ChildItem` the
-folders it lists. A glob reads its
-folder. Anything else (an unknown program, a redirection, a substitution) gives None: the whole folder, as before."""
+folders it lists. A glob reads its folder. On Windows a program's line is read in the session's folder made POSIX
+(`C:\\repo` as `/C:/repo`), unless it holds a backslash (PowerShell's folder separator, a POSIX escape).
+Anything else (an unknown program, a redirection, a substitution) gives None: the whole folder, as before."""
 
 from __future__ import annotations
 
