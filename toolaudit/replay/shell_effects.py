@@ -27,8 +27,8 @@ from .inline_powershell import is_powershell, judge_powershell, located
 from .shell_programs import (CHANGED, CLOSERS, EVERYTHING, KEYWORDS, NONE, PROGRAMS, Effect, judge,
                              powershell_reads)
 from .shell_syntax import (HEREDOC, SYNTAX, cd, moved, not_found, shell_refused, split, substituted,
-                           windows_below, without_heredocs)
-from .winpath import is_windows
+                           without_heredocs)
+from .winpath import below, is_windows
 
 __all__ = ["CHANGED", "EVERYTHING", "NONE", "Effect", "effect", "part", "split"]
 
@@ -106,10 +106,10 @@ def _powershell(command: str, cwd: str, printed: str) -> Effect:
     moves nothing; one to another folder on the drive makes what follows write there, not here."""
     moved = located(command)
     if moved is not None:
-        below = windows_below(moved[0], cwd)
-        if below is None and is_windows(moved[0]):
+        inside = below(moved[0], cwd)
+        if inside is None and is_windows(moved[0]):
             return NONE
-        command = moved[1] if below == "." else command
+        command = moved[1] if inside == "." else command
     return rules.inline("PowerShell", judge_powershell(command), _judge(printed), printed) or NONE
 
 

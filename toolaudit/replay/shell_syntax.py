@@ -11,7 +11,7 @@ import posixpath
 import re
 import shlex
 
-from .winpath import is_windows, posix_form
+from .winpath import below, is_windows
 
 SEPARATORS = ("&&", "||", ";", "|", "\n", "&")
 _POWERSHELL_CD = {"set-location", "sl", "push-location"}
@@ -171,7 +171,7 @@ def cd(part: str, cwd: str | None) -> bool | str | None:
         return None
     target = next((w for w in words[1:] if not w.startswith("-")), "~")
     if is_windows(target):  # PowerShell's `Set-Location C:\\…` (Codex on Windows): compared as Windows compares
-        inside = windows_below(target, cwd)
+        inside = below(target, cwd)
         return True if inside is None else False
     if target.startswith("/"):
         return cwd is None or not (target == cwd or target.startswith(cwd.rstrip("/") + "/"))
@@ -190,22 +190,11 @@ def _cd_words(part: str) -> list[str] | None:
     return words if words and (words[0] in ("cd", "pushd") or words[0].lower() in _POWERSHELL_CD) else None
 
 
-def windows_below(target: str, cwd: str | None) -> str | None:
-    """Windows folder `target` relative to the working folder `cwd` (`.` for itself; case aside, as Windows
-    compares), or None when it lies outside it."""
-    if not is_windows(cwd):
-        return None
-    folder, base = posix_form(target).rstrip("/"), posix_form(cwd or "").rstrip("/")
-    if folder.lower() == base.lower():
-        return "."
-    return folder[len(base) + 1:] if folder.lower().startswith(base.lower() + "/") else None
-
-
 def moved(here: str, part: str, cwd: str | None) -> str:
     """The folder (relative to the working folder) after the `cd` in `part`, from `here`."""
     target = next((w for w in (_cd_words(part) or [""])[1:] if not w.startswith("-")), "")
     if is_windows(target):
-        return windows_below(target, cwd) or here
+        return below(target, cwd) or here
     if target.startswith("/"):
         return posixpath.relpath(target, cwd) if cwd else here
     return posixpath.normpath(posixpath.join(here, target)) if here else target

@@ -23,6 +23,17 @@ def posix_form(path: str) -> str:
     return "/" + found.group(1).upper() + ":" + (rest if rest.startswith("/") else "/" + rest)
 
 
+def below(path: str, folder: str | None) -> str | None:
+    """Windows `path` relative to Windows `folder` (`.` for the folder itself), compared as Windows compares (case
+    aside, either separator), or None when it lies outside it or either is no Windows path."""
+    if not is_windows(path) or not is_windows(folder):
+        return None
+    inner, base = posix_form(path).rstrip("/"), posix_form(folder or "").rstrip("/")
+    if inner.lower() == base.lower():
+        return "."
+    return inner[len(base) + 1:] if inner.lower().startswith(base.lower() + "/") else None
+
+
 def windows_form(path: str) -> str:
     """The inverse of posix_form: `/D:/repo/x.py` -> `D:\\repo\\x.py` (what Claude Code printed on Windows)."""
     if re.match(r"^/[A-Z]:(/|$)", path):

@@ -22,11 +22,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .codex_powershell import _words, get_content, run_get_content
+from .codex_powershell import CONTENT_NAMES, get_content, ps_words, run_get_content
 from .shell_words import NotReplayable, Result
 
 _ALIASES = {"get-childitem", "gci", "ls", "dir"}  # PowerShell's own names for it (`ls` is no GNU ls there)
-_CONTENT = {"get-content", "gc", "cat", "type"}
 _SWITCHES = {"-recurse", "-file", "-directory", "-force", "-name"}
 _VALUED = {"-path", "-literalpath", "-filter", "-include", "-exclude", "-erroraction", "-ea", "-depth"}
 _SHOWN = {"fullname": "fullname", "name": "name"}
@@ -58,7 +57,7 @@ class Listing:
 def listing(command: str) -> Listing | None:
     """The form a `Get-ChildItem` command line has, when it is emulated (module docstring), else None."""
     head, *stages = command.split("|")
-    words = _words(head)
+    words = ps_words(head)
     if not words or words[0].lower() not in _ALIASES:
         return None
     found = _options(words[1:])
@@ -111,7 +110,7 @@ def _stages(base: Listing, stages: list[str]) -> Listing | None:
     fields: dict = {}
     counting = False
     for stage in stages:
-        words = _words(stage)
+        words = ps_words(stage)
         name = words[0].lower() if words else ""
         each = _EACH.fullmatch(stage)
         if counting:
@@ -237,10 +236,10 @@ def run_powershell(ws, command: str, params: dict) -> Result | None:
     listed = listing(command)
     if listed is not None:
         return run_listing(ws, listed)
-    first = (_words(command.split("|")[0]) or [""])[0].lower()
+    first = (ps_words(command.split("|")[0]) or [""])[0].lower()
     if first in _ALIASES:
         raise NotReplayable(f"PowerShell's Get-ChildItem ({first}) in a form not emulated: its table prints the "
                             "recording machine's file times")
-    if first in _CONTENT:
+    if first in CONTENT_NAMES:
         raise NotReplayable(f"PowerShell's Get-Content ({first}) in a form not emulated")
     return None

@@ -8,7 +8,8 @@ string, written as it is and followed by the host's `\\r\\n`. `-Encoding UTF8` (
 byte order mark dropped; `-Path` or `-LiteralPath` may name the file; `-TotalCount N` (`-Head`,
 `-First`) or `| Select-Object -First N` keeps the first N lines, `| ForEach-Object … '{0,4}: {1}' -f $i++, $_` numbers
 them, as does `$i=1; … | ForEach-Object { '{0,4}: {1}' -f $i, $_; $i++ }`. A first `Set-Location X;` is the folder the
-rest runs in (agents.codex's command_of, replay.inline_powershell). Any other form (a wildcard, another cmdlet, a variable, another script block) is not emulated.
+rest runs in (agents.codex's command_of, replay.inline_powershell). Any other form (a wildcard, another cmdlet, a
+variable, another script block) is not emulated.
 
 Without `-Encoding`, Windows PowerShell 5.1 (the `powershell` Codex runs) reads a file that has no byte order mark in
 the machine's ANSI code page: a UTF-8 file's `—` comes out `â€”` under cp1252 (IDAHO-VAULT, every `Get-Content -Raw`
@@ -36,6 +37,7 @@ _NUMBERED = re.compile(r"\s*ForEach-Object\s+-Begin\s*\{\s*\$i\s*=\s*(\d+)\s*\}\
 _COUNTER = re.compile(r"\s*\$i\s*=\s*(\d+)\s*;(.*)", re.S)
 _COUNTED = re.compile(r"\s*ForEach-Object\s*\{\s*'\{0,(-?\d+)\}([^'{}]*)\{1\}'\s+-f\s+\$i\s*,\s*\$_\s*;\s*"
                       r"\$i\+\+\s*;?\s*\}\s*", re.IGNORECASE)
+CONTENT_NAMES = {"get-content", "gc", "cat", "type"}  # the cmdlet and its aliases (`cat` is no GNU cat there)
 _UTF8 = {"utf8", "utf8nobom", "utf-8"}
 _LINES = re.compile(r"\r\n|\n|\r")
 ANSI = ("cp1252", "cp936")  # the ANSI code pages told apart (Western European, Simplified Chinese)
@@ -65,8 +67,8 @@ def get_content(command: str) -> tuple[str, int | None, bool, bool, tuple[int, i
             return None
     if counter and numbered is None:
         return None
-    words = _words(head)
-    if not words or words[0].lower() not in ("get-content", "gc", "cat", "type"):  # and its aliases
+    words = ps_words(head)
+    if not words or words[0].lower() not in CONTENT_NAMES:
         return None
     path, literal, raw, utf8 = None, False, False, False
     rest = iter(words[1:])
@@ -100,7 +102,7 @@ def get_content(command: str) -> tuple[str, int | None, bool, bool, tuple[int, i
     return path, min(kept) if kept else None, raw, utf8, numbered
 
 
-def _words(text: str) -> list[str] | None:
+def ps_words(text: str) -> list[str] | None:
     """`text` split into PowerShell words (quoted or bare), or None when anything else is in it."""
     words, at = [], 0
     while at < len(text.rstrip()):

@@ -131,15 +131,15 @@ def shell_reads(tool: str, args: dict, cwd: str | None) -> list[str] | None:
     windows = is_windows(workdir) or is_windows(cwd)
     read = get_content(command) if isinstance(command, str) and windows else None
     listed = listing(command) if isinstance(command, str) and windows and read is None else None
+    base = posixpath.join(posix_form(cwd or ""), posix_form(workdir or ""))  # a relative workdir: under cwd
     if read is not None or listed is not None:  # PowerShell's Get-Content FILE, Get-ChildItem's folders: made POSIX
-        base = posixpath.join(posix_form(cwd or ""), posix_form(workdir or ""))  # a relative workdir: under cwd
         named = [read[0]] if read is not None else list(listed.paths)
         return [posixpath.normpath(posixpath.join(base, posix_form(p).replace("\\", "/"))) for p in named]
     if windows:  # a program PowerShell ran (`rg -n x src`), read as a POSIX shell reads it, in the folder made POSIX
         line = command if isinstance(command, str) else shlex.join(command)
         if "\\" in line:  # PowerShell's backslash separates folders; read as a POSIX escape, it would lose them
             return None
-        return reads(line, posixpath.join(posix_form(cwd or ""), posix_form(workdir or "")))
+        return reads(line, base)
     if not (workdir or "").startswith("/") and not (cwd or "").startswith("/"):
         return None  # relative paths with nothing to anchor them: the whole folder
     where = workdir if workdir and workdir.startswith("/") else posixpath.join(cwd, workdir or ".")

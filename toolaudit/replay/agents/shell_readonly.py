@@ -29,7 +29,7 @@ from ..base import Sandbox
 from ..builtin.ripgrep import rg_path
 from ..git import NO_FETCH
 from ..sandbox import OutsideWorkspace, resolve, run, scrubbed_env
-from ..winpath import is_windows, posix_form
+from ..winpath import below, is_windows, posix_form
 from .shell_argv import PREPARE, PROGRAMS, long_listing
 from .shell_printf import printf
 from .shell_options import scan
@@ -87,10 +87,8 @@ class Workspace:
         form, its drive letter's case aside: Codex in VS Code records `c:\\Users\\…` as its cwd and
         `C:\\Users\\…` as the workdir)."""
         if is_windows(self.shown) and is_windows(text):
-            shown, text = posix_form(self.shown).rstrip("/"), posix_form(text)
-            if text.lower() == shown.lower() or text.lower().startswith(shown.lower() + "/"):
-                return str(self.root) + text[len(shown):]
-            return text
+            inside = below(text, self.shown)
+            return posix_form(text) if inside is None else str(self.root) + ("" if inside == "." else "/" + inside)
         if text == self.shown or text.startswith(self.shown + "/"):
             return str(self.root) + text[len(self.shown):]
         return text
