@@ -7,7 +7,7 @@ import json
 import pytest
 
 from toolaudit.model import ToolCall
-from toolaudit.replay.start_state import apply, read, sections, status_paths
+from toolaudit.replay.start_state import apply, call_key, read, sections, status_paths
 from toolaudit.replay.state import SessionState
 
 CWD = "/home/dev/proj"
@@ -86,7 +86,7 @@ def test_git_status_lists_changed_and_untracked_paths_in_both_formats():
 
 
 def test_what_status_lists_is_uncertain_from_the_start_unless_a_diff_shows_it_or_the_session_made_it(tmp_path):
-    calls = [_edit("cmd/a.go", 1), _bash("git status", LONG, 2), _bash("git diff", DIFF, 3)]
+    calls = [_edit("cmd/a.go", 1), _bash("git diff", DIFF, 2), _bash("git status", LONG, 3)]
     start = read(calls, CWD)
     assert start.changed == ("cmd/b.go", "notes/", "plan.md")  # cmd/a.go holds the session's own edit
     assert sorted(start.diffs) == ["cfg.json", "main.go"]
@@ -114,3 +114,27 @@ def test_line_endings_quoted_names_and_other_revisions():
     assert list(sections(quoted)) == ["café.txt"]
     assert status_paths(' M "caf\\303\\251.txt"\n') == ["café.txt"]
     assert _diffs([_bash("git diff HEAD~1 -- cfg.json", DIFF)], CWD) == {}
+
+
+def test_a_file_a_first_whole_status_left_out_changed_later_not_before_the_session():
+    """Real-s/mini-simclr-assignment (Codex 0.142): an empty `git status --short`, then a script the session ran,
+    then a status listing results/…json: the script's doing, not work the session started on."""
+    run = _bash("python code/linear_probe.py", "done", 3)
+    calls = [_bash("git status --short", "", 2), run, _bash("git status --short --ignored", LATER, 4)]
+    start = read(calls, CWD)
+    assert start.changed == ()
+    assert start.later == {call_key(run): ("results/probe.json", "report/")}
+    # a diff after it is not the start's either: it shows what changed since
+    assert read(calls + [_bash("git diff", DIFF, 5)], CWD).diffs == {}
+
+
+@pytest.mark.parametrize("first", [
+    _bash("git status --short", "fatal: not a git repository\n", 2, is_error=True),  # showed nothing
+    _bash("git status", "Auf Branch main\nÄnderungen, die nicht zum Commit vorgemerkt sind:\n\tgeändert:  a.py\n", 2),
+])
+def test_a_status_not_read_whole_leaves_later_listings_as_the_start(first):
+    calls = [first, _bash("python code/linear_probe.py", "done", 3), _bash("git status --short", LATER, 4)]
+    assert "results/probe.json" in read(calls, CWD).changed
+
+
+LATER = " M results/probe.json\n?? report/\n!! .codex/\n"

@@ -88,9 +88,11 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
         if command is None:
             continue
         if _is_status(command):
-            paths = _status(printed(call.output) if not call.is_error else "", touched, cwd)
-            listed.update((path, None) for path in paths)
-            events.append(_Shown(at, True, {path: None for path in paths}))
+            if call.is_error or TRUNCATED.search(printed(call.output)):
+                continue  # it showed nothing whole: neither what the start held nor what changed since
+            paths = _status(printed(call.output), touched, cwd)
+            _start_listed(listed, events, paths)
+            events.append(_Shown(at, True, {path: None for path in paths}, _understood(printed(call.output))))
             continue
         whole = listing(_chain(command), printed(call.output)) if not call.is_error else None
         if whole is not None:
@@ -108,10 +110,13 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
                         if not path.startswith(AGENT_HOMES) and not any(_same(path, t, cwd) for t in touched)}
                 # a subagent whose calls are elsewhere ran before it: what no status or diff before it showed
                 helped = min((where for where, _, sub in unknown if sub), default=None)
+                whole = any(event.whole and event.read for event in events)
                 for path, section in kept.items():
                     if helped is not None and not rev and not any(path in event.paths for event in events
                                                                   if event.at < helped):
                         continue  # first shown after that subagent's work: its doing (`later`), not the start's
+                    if whole and not rev and path not in listed:
+                        continue  # a whole status before did not list it: changed since (`later`), not the start
                     if path not in found and rev:
                         bases[path] = rev
                     found.setdefault(path, section)
@@ -120,9 +125,9 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
             continue
         # a `git status` among other commands of the line, its output told apart (replay.segments), before the rest
         # of the line ran: taken just before the line's own effects (at - 0.5), as a plain status is
-        for paths in _statuses_within(call, command, touched, cwd):
-            listed.update((path, None) for path in paths)
-            events.append(_Shown(at - 0.5, True, {path: None for path in paths}))
+        for paths, understood in _statuses_within(call, command, touched, cwd):
+            _start_listed(listed, events, paths)
+            events.append(_Shown(at - 0.5, True, {path: None for path in paths}, understood))
         effect = shell_effects.effect(command, cwd, call.output)
         if shell_effects.EVERYTHING in effect.paths:
             # the working tree moved: a later diff or status is of another state (a commit is not such a move: a
@@ -134,6 +139,14 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
     # a subagent is named even when nothing later showed it changed anything (replay.state tells it by this key)
     later = {key: () for _, key, sub in unknown if sub} | _later(events, [(at, key) for at, key, _ in unknown])
     return Start(found, tuple(path for path in listed if path not in found), later, bases, complete)
+
+
+def _start_listed(listed: dict[str, None], events: list[_Shown], paths: list[str]) -> None:
+    """Take the paths a whole `git status` lists as the start's when it is the first: a path a later one lists
+    first was as the commit holds it when the first ran, and changed since (an unknown program's doing, `later`;
+    Real-s/mini-simclr-assignment: an empty status, then a script rewrote results/…json)."""
+    if not any(event.whole and event.read for event in events):
+        listed.update((path, None) for path in paths)
 
 
 def printed(output: str) -> str:
@@ -167,6 +180,7 @@ class _Shown:
     at: float  # the call's index (a status within a line of several: just before it)
     whole: bool
     paths: dict[str, str | None]
+    read: bool = True  # every path line of it was read (not so a status in another language): nothing else changed
 
 
 def _later(events: list[_Shown], unknown: list[tuple[int, tuple]]) -> dict[tuple, tuple[str, ...]]:
@@ -192,7 +206,7 @@ def _later(events: list[_Shown], unknown: list[tuple[int, tuple]]) -> dict[tuple
 # and session metadata): they change as the session runs, whatever it works on; .entire/settings.json is the user's
 AGENT_HOMES = (".codex/", ".claude/", ".gemini/", ".entire/logs/", ".entire/tmp/", ".entire/metadata/")
 _STATUS_OPTIONS = {"-s", "--short", "-b", "--branch", "-sb", "--porcelain", "--porcelain=v1", "-u", "-uall",
-                   "--untracked-files=all", "--untracked-files", "--no-pager", "--no-color"}
+                   "--untracked-files=all", "--untracked-files", "--no-pager", "--no-color", "--ignored"}
 _LONG = re.compile(r"^\t(?:modified|new file|deleted|renamed|typechange|both modified|both added):\s+(.+)$")
 
 
@@ -209,8 +223,9 @@ def _status(output: str, touched: set[str], cwd: str | None) -> list[str]:
             if not path.startswith(AGENT_HOMES) and not _holds(path, touched, cwd)]
 
 
-def _statuses_within(call: ToolCall, command: str, touched: set[str], cwd: str | None) -> list[list[str]]:
-    """What each `git status` of a line of several commands showed, when its output can be told apart and nothing
+def _statuses_within(call: ToolCall, command: str, touched: set[str], cwd: str | None) \
+        -> list[tuple[list[str], bool]]:
+    """What each `git status` of a line of several commands showed (and whether all of it was read), when its output can be told apart and nothing
     before it on the line may have changed a file (a code-mode cell: only one running a single command)."""
     if "git status" not in command or call.is_error or call.tool == "exec" and (
             command.count("\n") or call.args.count("text(") != 1):
@@ -222,7 +237,7 @@ def _statuses_within(call: ToolCall, command: str, touched: set[str], cwd: str |
         parts = (segments.parts(command) or []) if parts is None else parts  # cut once, and only when needed
         if any(shell_effects.effect(p, cwd) != shell_effects.NONE or _elsewhere(p, cwd) for p in parts[:index]):
             break
-        found.append(_status(out, touched, cwd))
+        found.append((_status(out, touched, cwd), _understood(out)))
     return found
 
 
@@ -275,6 +290,20 @@ def status_paths(output: str) -> list[str]:
         elif line and not line.startswith((" ", "\t")):
             untracked = False
     return [unquote(p) for p in paths]
+
+
+def _understood(output: str) -> bool:
+    """Whether every line of a `git status` output that could name a path was read as one (short lines, git's
+    English long form): a status in another language (`\tgeändert: …`) says nothing of what it did not list."""
+    section = ""
+    for line in output.splitlines():
+        if line.startswith("\t"):
+            if not _LONG.match(line) and section not in ("Untracked files:", "Ignored files:"):
+                return False
+        elif line and not line.startswith((" ", "##", "warning:", "On branch", "HEAD detached", "Your branch")) \
+                and not segments.SHORT.match(line):
+            section = line
+    return True
 
 
 def _holds(path: str, touched: set[str], cwd: str | None) -> bool:
