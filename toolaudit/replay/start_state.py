@@ -206,7 +206,8 @@ def _later(events: list[_Shown], unknown: list[tuple[int, tuple]]) -> dict[tuple
 # and session metadata): they change as the session runs, whatever it works on; .entire/settings.json is the user's
 AGENT_HOMES = (".codex/", ".claude/", ".gemini/", ".entire/logs/", ".entire/tmp/", ".entire/metadata/")
 _STATUS_OPTIONS = {"-s", "--short", "-b", "--branch", "-sb", "--porcelain", "--porcelain=v1", "-u", "-uall",
-                   "--untracked-files=all", "--untracked-files", "--no-pager", "--no-color", "--ignored"}
+                   "--untracked-files=all", "--untracked-files", "--no-pager", "--no-color",
+                   "--ignored"}  # its `!!` lines are not changes: status_paths leaves them out
 _LONG = re.compile(r"^\t(?:modified|new file|deleted|renamed|typechange|both modified|both added):\s+(.+)$")
 
 
@@ -225,8 +226,9 @@ def _status(output: str, touched: set[str], cwd: str | None) -> list[str]:
 
 def _statuses_within(call: ToolCall, command: str, touched: set[str], cwd: str | None) \
         -> list[tuple[list[str], bool]]:
-    """What each `git status` of a line of several commands showed (and whether all of it was read), when its output can be told apart and nothing
-    before it on the line may have changed a file (a code-mode cell: only one running a single command)."""
+    """What each `git status` of a line of several commands showed (and whether all of it was read), when its
+    output can be told apart and nothing before it on the line may have changed a file (a code-mode cell: only one
+    running a single command)."""
     if "git status" not in command or call.is_error or call.tool == "exec" and (
             command.count("\n") or call.args.count("text(") != 1):
         return []  # (on every shell call of every session: the plain test first)
