@@ -79,6 +79,22 @@ def test_a_tracked_file_uncertain_from_the_start_doubts_every_shell_call(tmp_pat
     assert _doubt(state, "git log --oneline -5") is not None  # the tree held other work than the commit's
 
 
+def test_a_tracked_file_only_the_session_may_have_written_doubts_only_the_calls_that_read_it(tmp_path):
+    """Real-s/mini-simclr-assignment (Codex 0.142, Windows): a script the session wrote with `@'…'@ | Set-Content`
+    made code/linear_probe.py uncertain, and every later read of the session was set aside with it."""
+    repo = _repo(tmp_path)
+    (repo / "README.md").write_text("# x\n")
+    state = SessionState(repo, CWD)
+    state.record(_exec("python tools/fmt.py mise.toml", "", 2))  # a program replay cannot read, naming the file
+    assert _doubt(state, "cat mise.toml").startswith("uncertain: mise.toml")
+    assert _doubt(state, "cat README.md") is None
+    assert _doubt(state, "git log --oneline -5") is None
+    # a recorded edit that did not apply to it says the start held other work: every shell call again
+    state.record(ToolCall("r.jsonl", 3, "codex", "s", "apply_patch", "Success", "c3", args=json.dumps({"input": (
+        "*** Begin Patch\n*** Update File: mise.toml\n@@\n-nothing like it\n+x\n*** End Patch\n")})))
+    assert "did not apply" in state.uncertain["mise.toml"] and _doubt(state, "cat README.md") is not None
+
+
 def test_a_workdir_above_the_repository_is_doubted_as_the_whole_folder(tmp_path):
     # kv-248/TeacherEvaluation's Codex 0.115 sessions ran in /workspace, the repository placed at
     # /workspace/TeacherEvaluation (replay.nested_repo), every command's workdir /workspace: after an edit that did

@@ -51,8 +51,7 @@ class SessionState:
         self.git_timeout = git_timeout  # a fast-forward replayed here (replay.git)
         self.uncertain: dict[str, str] = {}  # path relative to root -> why
         self.everything: str | None = None  # why the whole workspace is uncertain
-        self.applied = 0
-        self.failed = 0
+        self.applied = self.failed = 0
         self.known: set[str] = set()  # files the session edited, or read as the recording shows them
         self.changed: set[str] = set()  # files no longer as the base holds them (edited, or learned)
         self.main_model: str | None = None  # the main thread's model so far (record follows its calls)
@@ -67,6 +66,7 @@ class SessionState:
         # every tracked file that differed from it, so a tracked file uncertain says nothing of the others
         self.recorded_base = False
         self.started: str | None = None  # the session's first timestamp (replay.ignored: work committed after)
+        self._written: set[str] = set()  # uncertain only as what the session's own commands may have written
         self._tracked: set[str] | None = None  # the checkout's tracked paths, read once (only_new_uncertain)
         self._tracked_ok = False
 
@@ -131,6 +131,7 @@ class SessionState:
             except edits.EditFailed as exc:
                 self.failed += 1
                 self.uncertain[self._key(target)] = f"a recorded edit did not apply ({exc})"
+                self._written.discard(self._key(target))  # the start may not be the commit's: not the session's doing
                 continue
             try:
                 _write(target, after, when)
@@ -204,8 +205,9 @@ class SessionState:
             if path and any(ch in path for ch in "*?["):  # a glob the shell expanded: the folder it lies in
                 path = path[:min(path.index(ch) for ch in "*?[" if ch in path)].rpartition("/")[0] or "."
             target = self.local(path) if path else None
-            if target is not None:
-                self.uncertain.setdefault(self._key(target), why)
+            if target is not None and self._key(target) not in self.uncertain:
+                self.uncertain[self._key(target)] = why
+                self._written.add(self._key(target))
 
     def prime(self, start) -> int:
         """Put into the start state the uncommitted work the session's own `git diff` showed, and make uncertain
@@ -312,13 +314,13 @@ class SessionState:
         self.recorded_base = False
 
     def only_new_uncertain(self) -> bool:
-        """Whether every uncertain path is one the checkout does not track (untracked work: a new folder, a build),
-        which says nothing of the files it holds; a tracked file uncertain says the tree held other work, unless the
-        replay runs on the commit the session recorded (`recorded_base`). Then a shell call is doubted by the paths it
-        reads (agents.codex_reads), else by the whole folder."""
+        """Whether every uncertain path is untracked (a new folder, a build: nothing of the files the checkout holds)
+        or only the session's own commands may have written it (Real-s's `@'…'@ | Set-Content X`); a tracked file
+        uncertain else says the tree held other work, unless the replay runs on the session's recorded commit
+        (`recorded_base`). Then a shell call is doubted by the paths it reads (agents.codex_reads), else by all."""
         if self.everything:
             return False
-        existing = [key for key in self.uncertain if (self.root / key).exists()]
+        existing = [key for key in self.uncertain if key not in self._written and (self.root / key).exists()]
         if not existing or self.recorded_base:
             return True
         if self._tracked is None:
