@@ -44,6 +44,10 @@ def test_get_content_prints_the_files_lines_as_powershell_does(tmp_path: Path) -
                           "\r\nclass CNNModel(nn.Module):\r\n    \"\"\"\r\n    feature_dim 特征维数\r\n\"\"\"\r\n")
     first = _get_content(tmp_path, "Get-Content -Encoding UTF8 code\\model.py | Select-Object -First 2")
     assert first.output.endswith("Output:\nfrom torch import nn\r\nimport torch\r\n")
+    last = _get_content(tmp_path, "Get-Content -Encoding UTF8 code\\model.py | Select-Object -Last 2")
+    assert last.output.endswith("Output:\n    feature_dim 特征维数\r\n\"\"\"\r\n")
+    picked = _get_content(tmp_path, "Get-Content -Encoding UTF8 code\\model.py | Select-Object -Index (4..5)")
+    assert picked.output.endswith("Output:\nclass CNNModel(nn.Module):\r\n    \"\"\"\r\n")
     raw = _get_content(tmp_path, "Get-Content -Raw -Encoding UTF8 code\\model.py")  # one string, then the host's \r\n
     assert raw.output.endswith("Output:\nfrom torch import nn\nimport torch\n\n\nclass CNNModel(nn.Module):\n    \"\"\"\n"
                                "    feature_dim 特征维数\n\"\"\"\n\r\n")
@@ -88,10 +92,10 @@ def test_windows_powershell_reads_a_file_without_a_bom_in_the_machines_ansi_code
 @pytest.mark.parametrize("command, read", [
     # the forms LAF-US/IDAHO-VAULT's and KongJin/JG's rollouts use most (Codex 0.116 - 0.119)
     ("Get-Content -Path 'Assets\\Scripts\\README.md' -TotalCount 220",
-     ("Assets\\Scripts\\README.md", 220, False, False, None)),
-    ("Get-Content notes.md -TotalCount 12", ("notes.md", 12, False, False, None)),
-    ("Get-Content -TotalCount 220 notes.md", ("notes.md", 220, False, False, None)),
-    ("Get-Content -Head 5 notes.md | Select-Object -First 3", ("notes.md", 3, False, False, None)),
+     ("Assets\\Scripts\\README.md", (("first", 220),), False, False, None)),
+    ("Get-Content notes.md -TotalCount 12", ("notes.md", (("first", 12),), False, False, None)),
+    ("Get-Content -TotalCount 220 notes.md", ("notes.md", (("first", 220),), False, False, None)),
+    ("Get-Content -Head 5 notes.md | Select-Object -First 3", ("notes.md", (("first", 5), ("first", 3)), False, False, None)),
     ("Get-Content -LiteralPath 'app\\[itemId]\\page.tsx'", ("app\\[itemId]\\page.tsx", None, False, False, None)),
     ("Get-Content -Raw '!\\\\README.md'", ("!\\\\README.md", None, True, False, None)),
     ("Get-Content -LiteralPath 'a.md' | ForEach-Object -Begin {$i=1} -Process { '{0,4}: {1}' -f $i++, $_ }",
@@ -100,7 +104,17 @@ def test_windows_powershell_reads_a_file_without_a_bom_in_the_machines_ansi_code
     ("Get-Content *.md", None),
     ("Get-Content $path", None),
     ("Get-Content -Raw notes.md -TotalCount 3", None),
-    ("Get-Content notes.md | Select-Object -Index (49..66)", None),
+    # IDAHO-VAULT's and mini-simclr-assignment's other ways to keep some lines
+    ("Get-Content notes.md | Select-Object -Index (49..66)", ("notes.md", (("index", frozenset(range(49, 67))),),
+                                                             False, False, None)),
+    ("Get-Content -Encoding UTF8 logs\\pretrain.log | Select-Object -Last 30",
+     ("logs\\pretrain.log", (("last", 30),), False, True, None)),
+    ("Get-Content -Tail 5 x.log | Select-Object -Skip 1 -First 2", ("x.log", (("last", 5), ("skip", 1), ("first", 2)),
+                                                                    False, False, None)),
+    ("Get-Content x | Select-Object -Index 3,1", ("x", (("index", frozenset({1, 3})),), False, False, None)),
+    ("Get-Content x | Select-Object -Last 3 -First 1", None),  # a mix not emulated
+    ("Get-Content x | Select-Object -First 1 -First 2", None),
+    ("Get-Content -Tail 3 -TotalCount 2 x", None),
     ("Get-Content -LiteralPath x | ForEach-Object -Begin {$i=1} -Process { '{0}' -f $i++, $_ }", None),
     ("Get-Content -Raw x | ForEach-Object -Begin {$i=1} -Process { '{0,4}: {1}' -f $i++, $_ }", None),
     ("Get-Content -Encoding Default notes.md", None),

@@ -6,7 +6,8 @@ Get-Content reads the file as lines (split at `\\r\\n`, `\\n` or `\\r`; a final 
 starts no empty one) and PowerShell's host writes each line with Windows' `\\r\\n`. `-Raw` reads the whole file as one
 string, written as it is and followed by the host's `\\r\\n`. `-Encoding UTF8` (or utf8, utf8NoBOM) reads UTF-8, a
 byte order mark dropped; `-Path` or `-LiteralPath` may name the file; `-TotalCount N` (`-Head`,
-`-First`) or `| Select-Object -First N` keeps the first N lines, `| ForEach-Object … '{0,4}: {1}' -f $i++, $_` numbers
+`-First`) or `| Select-Object -First N` keeps the first N lines, `-Tail N` or `-Last N` the last, `-Skip N` all but
+the first N, `-Index 49..66` (0-based, both ends in) those; `| ForEach-Object … '{0,4}: {1}' -f $i++, $_` numbers
 them, as does `$i=1; … | ForEach-Object { '{0,4}: {1}' -f $i, $_; $i++ }`. A first `Set-Location X;` is the folder the
 rest runs in (agents.codex's command_of, replay.inline_powershell). Any other form (a wildcard, another cmdlet, a
 variable, another script block) is not emulated.
@@ -28,7 +29,10 @@ import re
 from .shell_words import NotReplayable, Result
 
 _WORD = re.compile(r"\s*('[^']*'|\"[^\"$`]*\"|[^\s|;'\"$`(){}]+)")  # a quoted or bare word: no variable, no script
-_PIPE = re.compile(r"\s*Select-Object\s+-First\s+(\d+)\s*", re.IGNORECASE)
+# `| Select-Object -First N` (-Last N, -Skip N, -Index 49..66 or (49..66) or 3,5): the lines it keeps
+_NUMBERS = r"\(\s*\d{1,9}\s*\.\.\s*\d{1,9}\s*\)|\d{1,9}\s*\.\.\s*\d{1,9}|\d{1,9}(?:\s*,\s*\d{1,9})*"
+_PICK = re.compile(rf"\s+-(First|Last|Skip|Index)\s+({_NUMBERS})", re.IGNORECASE)
+_PIPE = re.compile(rf"\s*Select-Object((?:{_PICK.pattern})+)\s*", re.IGNORECASE)
 # `| ForEach-Object -Begin {$i=1} -Process { '{0,4}: {1}' -f $i++, $_ }`: each line after its number (.NET's {0,4}:
 # right-aligned in 4 columns, {0,-4} left), LAF-US/IDAHO-VAULT's way to read a note with line numbers
 _NUMBERED = re.compile(r"\s*ForEach-Object\s+-Begin\s*\{\s*\$i\s*=\s*(\d+)\s*\}\s+-Process\s*\{\s*"
@@ -46,19 +50,21 @@ _UNDEFINED = {0x81, 0x8D, 0x8F, 0x90, 0x9D}  # cp1252's bytes with no character:
 _CP1252 = {b: bytes([b]).decode("cp1252") for b in range(0x80, 0xA0) if b not in _UNDEFINED}
 
 
-def get_content(command: str) -> tuple[str, int | None, bool, bool, tuple[int, int, str] | None] | None:
-    """(the file a `Get-Content` command line reads, as written; the lines it keeps (`-TotalCount`/`-Head`/`-First`
-    N, `| Select-Object -First N`); -Raw; -Encoding UTF8; the numbering a `ForEach-Object` adds (first number,
-    width, separator)) for the forms emulated, else None."""
+def get_content(command: str) -> tuple[str, tuple | None, bool, bool, tuple[int, int, str] | None] | None:
+    """(the file a `Get-Content` command line reads, as written; the lines it keeps, in order (`-TotalCount`/
+    `-Head`/`-First` N, `-Tail` N, `| Select-Object -First/-Last/-Skip/-Index`: (how, N or the indexes) each); -Raw;
+    -Encoding UTF8; the numbering a `ForEach-Object` adds (first number, width, separator)) for the forms emulated,
+    else None."""
     counter = _COUNTER.fullmatch(command)
     head, *stages = (counter.group(2) if counter else command).split("|")
-    kept: list[int] = []
+    kept: list[tuple] = []
     numbered = None
     for stage in stages:
         first, number = _PIPE.fullmatch(stage), _NUMBERED.fullmatch(stage)
         counted = _COUNTED.fullmatch(stage) if counter else None
-        if first and numbered is None:
-            kept.append(int(first.group(1)))
+        picks = _picks(first.group(1)) if first and numbered is None else None
+        if picks is not None:
+            kept += picks
         elif number and numbered is None and not counter:
             numbered = (int(number.group(1)), int(number.group(2)), number.group(3))
         elif counted and numbered is None:
@@ -70,7 +76,7 @@ def get_content(command: str) -> tuple[str, int | None, bool, bool, tuple[int, i
     words = ps_words(head)
     if not words or words[0].lower() not in CONTENT_NAMES:
         return None
-    path, literal, raw, utf8 = None, False, False, False
+    path, literal, raw, utf8, read = None, False, False, False, []
     rest = iter(words[1:])
     for word in rest:
         option = word.lower()
@@ -85,21 +91,57 @@ def get_content(command: str) -> tuple[str, int | None, bool, bool, tuple[int, i
             utf8 = (next(rest, None) or "").lower() in _UTF8
             if not utf8:
                 return None
-        elif option in ("-totalcount", "-head", "-first"):
+        elif option in ("-totalcount", "-head", "-first", "-tail", "-last"):
             count = next(rest, None) or ""
-            if not re.fullmatch(r"[0-9]{1,9}", count):  # not str.isdigit: '²' is a digit int() refuses
+            if not re.fullmatch(r"[0-9]{1,9}", count) or read:  # not isdigit: '²' is a digit int() refuses
                 return None
-            kept.append(int(count))
+            read.append(("last" if option in ("-tail", "-last") else "first", int(count)))
         elif word.startswith("-") or path is not None:
             return None
         else:
             path = word
+    kept = read + kept  # Get-Content's own count, then each stage of the pipeline
     if path is None or (raw and (kept or numbered)):  # -Raw is one string: lines are not emulated with it
         return None
     path = path[1:-1] if path[:1] in "'\"" else path
     if not literal and any(ch in path for ch in "*?["):  # -Path's wildcards
         return None
-    return path, min(kept) if kept else None, raw, utf8, numbered
+    return path, tuple(kept) or None, raw, utf8, numbered
+
+
+def _picks(options: str) -> list[tuple] | None:
+    """What one `Select-Object` keeps, in the order it applies them (-Skip before -First), or None for a mix not
+    emulated (-Last or -Index with another)."""
+    found = {how.lower(): value for how, value in _PICK.findall(options)}
+    if len(found) != len(_PICK.findall(options)) or len(found) > 1 and set(found) != {"skip", "first"}:
+        return None
+    picks = []
+    for how in ("skip", "first", "last", "index"):
+        if how not in found:
+            continue
+        value = found[how].strip("() ")
+        if how != "index":
+            picks.append((how, int(value)))
+        elif ".." in value:  # a range, both ends in it, either way round
+            low, high = sorted(int(n) for n in value.split(".."))
+            picks.append((how, frozenset(range(low, high + 1))))
+        else:
+            picks.append((how, frozenset(int(n) for n in value.split(","))))
+    return picks
+
+
+def _keep(lines: list[str], kept: tuple | None) -> list[str]:
+    """The lines `kept` (get_content's) leaves, as Get-Content and each Select-Object pass them on."""
+    for how, value in kept or ():
+        if how == "first":
+            lines = lines[:value]
+        elif how == "last":
+            lines = lines[len(lines) - value:] if value else []
+        elif how == "skip":
+            lines = lines[value:]
+        else:  # -Index: those lines, in the file's order, each once
+            lines = [line for at, line in enumerate(lines) if at in value]
+    return lines
 
 
 def ps_words(text: str) -> list[str] | None:
@@ -129,7 +171,7 @@ def recorded_ansi(body: str) -> str | None:
     return "utf-8"
 
 
-def run_get_content(ws, path: str, first: int | None, raw: bool = False, utf8: bool = True,
+def run_get_content(ws, path: str, kept: tuple | None, raw: bool = False, utf8: bool = True,
                     numbered: tuple[int, int, str] | None = None, ansi: str | None = None,
                     crlf: bool = False) -> Result:
     """What PowerShell printed for `Get-Content path` in workspace `ws` (agents.shell_readonly.Workspace); `ansi`
@@ -146,7 +188,7 @@ def run_get_content(ws, path: str, first: int | None, raw: bool = False, utf8: b
     lines = _LINES.split(text)
     if lines and lines[-1] == "":
         lines.pop()
-    lines = lines[:first] if first is not None else lines
+    lines = _keep(lines, kept)
     if numbered is not None:
         start, width, between = numbered
         align = ">" if width >= 0 else "<"
