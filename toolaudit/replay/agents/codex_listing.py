@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .codex_powershell import CONTENT_NAMES, get_content, ps_words, run_get_content
+from .codex_select import run_select_string, select_string
 from .shell_words import NotReplayable, Result
 
 _ALIASES = {"get-childitem", "gci", "ls", "dir"}  # PowerShell's own names for it (`ls` is no GNU ls there)
@@ -228,14 +229,17 @@ def _shown(ws, item: Path, folder: Path, show: str) -> str:
 
 
 def run_powershell(ws, command: str, params: dict) -> Result | None:
-    """What PowerShell printed for the `Get-Content` and `Get-ChildItem` forms emulated (params: the recording
-    machine's code page and checkout, agents.codex_powershell), None for any other command line."""
+    """What PowerShell printed for the `Get-Content`, `Get-ChildItem` and `Select-String` forms emulated (params:
+    the recording machine's code page and checkout, agents.codex_powershell), None for any other command line."""
     read = get_content(command)
     if read is not None:
         return run_get_content(ws, *read, ansi=params.get("ansi"), crlf=bool(params.get("crlf")))
     listed = listing(command)
     if listed is not None:
         return run_listing(ws, listed)
+    search = select_string(command)
+    if search is not None:  # agents.codex_select
+        return run_select_string(ws, search, params.get("ansi"))
     first = (ps_words(command.split("|")[0]) or [""])[0].lower()
     if first in _ALIASES:
         raise NotReplayable(f"PowerShell's Get-ChildItem ({first}) in a form not emulated: its table prints the "

@@ -42,7 +42,7 @@ _COUNTER = re.compile(r"\s*\$i\s*=\s*(\d+)\s*;(.*)", re.S)
 _COUNTED = re.compile(r"\s*ForEach-Object\s*\{\s*'\{0,(-?\d+)\}([^'{}]*)\{1\}'\s+-f\s+\$i\s*,\s*\$_\s*;\s*"
                       r"\$i\+\+\s*;?\s*\}\s*", re.IGNORECASE)
 CONTENT_NAMES = {"get-content", "gc", "cat", "type"}  # the cmdlet and its aliases (`cat` is no GNU cat there)
-_UTF8 = {"utf8", "utf8nobom", "utf-8"}
+UTF8_NAMES = {"utf8", "utf8nobom", "utf-8"}
 _LINES = re.compile(r"\r\n|\n|\r")
 ANSI = ("cp1252", "cp936")  # the ANSI code pages told apart (Western European, Simplified Chinese)
 _UNDEFINED = {0x81, 0x8D, 0x8F, 0x90, 0x9D}  # cp1252's bytes with no character: Windows maps each to its own number
@@ -88,7 +88,7 @@ def get_content(command: str) -> tuple[str, tuple | None, bool, bool, tuple[int,
         elif option == "-raw":
             raw = True
         elif option == "-encoding":
-            utf8 = (next(rest, None) or "").lower() in _UTF8
+            utf8 = (next(rest, None) or "").lower() in UTF8_NAMES
             if not utf8:
                 return None
         elif option in ("-totalcount", "-head", "-first", "-tail", "-last"):
@@ -176,24 +176,44 @@ def run_get_content(ws, path: str, kept: tuple | None, raw: bool = False, utf8: 
                     crlf: bool = False) -> Result:
     """What PowerShell printed for `Get-Content path` in workspace `ws` (agents.shell_readonly.Workspace); `ansi`
     and `crlf`: the recording machine's code page and checkout (module docstring)."""
-    target = ws.cwd / ws.inside(re.sub(r"/+", "/", path.replace("\\", "/")))
-    if not target.is_file():
-        raise NotReplayable(f"Get-Content of {path}, which the replay folder lacks (PowerShell's error text)")
-    data = target.read_bytes()
-    if crlf and b"\r\n" not in data:  # the recording machine's git checked it out with Windows' line breaks
-        data = data.replace(b"\n", b"\r\n")
-    text = _decode(data, utf8, ansi or ANSI[0])
     if raw:
-        return Result(out=(text + "\r\n").encode())
-    lines = _LINES.split(text)
-    if lines and lines[-1] == "":
-        lines.pop()
-    lines = _keep(lines, kept)
+        return Result(out=(file_text(_target(ws, path), utf8, ansi, crlf) + "\r\n").encode())
+    lines = content_lines(ws, path, kept, utf8, numbered, ansi, crlf)
+    return Result(out="".join(line + "\r\n" for line in lines).encode())
+
+
+def content_lines(ws, path: str, kept: tuple | None, utf8: bool = True, numbered: tuple[int, int, str] | None = None,
+                  ansi: str | None = None, crlf: bool = False) -> list[str]:
+    """The lines `Get-Content path` passes on (to the host, or down a pipeline), kept and numbered."""
+    lines = _keep(text_lines(file_text(_target(ws, path), utf8, ansi, crlf)), kept)
     if numbered is not None:
         start, width, between = numbered
         align = ">" if width >= 0 else "<"
         lines = [f"{start + i:{align}{abs(width)}}{between}{line}" for i, line in enumerate(lines)]
-    return Result(out="".join(line + "\r\n" for line in lines).encode())
+    return lines
+
+
+def _target(ws, path: str):
+    target = ws.cwd / ws.inside(re.sub(r"/+", "/", path.replace("\\", "/")))
+    if not target.is_file():
+        raise NotReplayable(f"Get-Content of {path}, which the replay folder lacks (PowerShell's error text)")
+    return target
+
+
+def file_text(target, utf8: bool, ansi: str | None, crlf: bool = False) -> str:
+    """A file's text as PowerShell reads it (module docstring: the code page, the checkout's line breaks)."""
+    data = target.read_bytes()
+    if crlf and b"\r\n" not in data:  # the recording machine's git checked it out with Windows' line breaks
+        data = data.replace(b"\n", b"\r\n")
+    return _decode(data, utf8, ansi or ANSI[0])
+
+
+def text_lines(text: str) -> list[str]:
+    """A text's lines as PowerShell reads them: split at any line break, a final one starting no empty line."""
+    lines = _LINES.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
 
 
 def _decode(data: bytes, utf8: bool, ansi: str) -> str:

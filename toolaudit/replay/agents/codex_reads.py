@@ -6,10 +6,11 @@ The command is cut into programs as replay's shell interpreter cuts it (agents.s
 program names what it reads: cat, head, tail, nl, wc, sort and sed their file operands (stdin in a pipeline:
 nothing); ls its operands (else its folder); rg and grep the paths after their pattern (else the folder they search);
 find its start folders; `git status` and a `git diff` of the working tree the whole tree; `git show`, `git log`,
-`git rev-parse` and a diff of two commits read commits, no file (`git -C DIR`: in DIR); pwd, echo, printf, true, false nothing; `cd` moves
-where the next relative path is; PowerShell's `Get-Content FILE` (Codex on Windows) its file, `Get-ChildItem` the
-folders it lists. A glob reads its folder. On Windows a program's line is read in the session's folder made POSIX
-(`C:\\repo` as `/C:/repo`), unless it holds a backslash (PowerShell's folder separator, a POSIX escape).
+`git rev-parse` and a diff of two commits read commits, no file (`git -C DIR`: in DIR); pwd, echo, printf, true,
+false nothing; `cd` moves where the next relative path is; PowerShell's `Get-Content FILE` (Codex on Windows) its
+file, `Get-ChildItem` the folders it lists, `Select-String` the files it searches. A glob reads its folder. On
+Windows a program's line is read in the session's folder made POSIX (`C:\\repo` as `/C:/repo`), unless it holds a
+backslash (PowerShell's folder separator, a POSIX escape).
 Anything else (an unknown program, a redirection, a substitution) gives None: the whole folder, as before."""
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import re
 from ..winpath import is_windows, posix_form
 from .codex_listing import listing
 from .codex_powershell import get_content
+from .codex_select import select_string
 from .shell_options import SPECS, scan
 from .shell_words import NotReplayable, parse
 
@@ -131,9 +133,10 @@ def shell_reads(tool: str, args: dict, cwd: str | None) -> list[str] | None:
     windows = is_windows(workdir) or is_windows(cwd)
     read = get_content(command) if isinstance(command, str) and windows else None
     listed = listing(command) if isinstance(command, str) and windows and read is None else None
+    search = select_string(command) if isinstance(command, str) and windows and not (read or listed) else None
     base = posixpath.join(posix_form(cwd or ""), posix_form(workdir or ""))  # a relative workdir: under cwd
-    if read is not None or listed is not None:  # PowerShell's Get-Content FILE, Get-ChildItem's folders: made POSIX
-        named = [read[0]] if read is not None else list(listed.paths)
+    if read or listed or search:  # PowerShell's Get-Content FILE, Get-ChildItem's folders, Select-String's files
+        named = [read[0]] if read else list(listed.paths) if listed else _searched(search)
         return [posixpath.normpath(posixpath.join(base, posix_form(p).replace("\\", "/"))) for p in named]
     if windows:  # a program PowerShell ran (`rg -n x src`), read as a POSIX shell reads it, in the folder made POSIX
         line = command if isinstance(command, str) else shlex.join(command)
@@ -144,6 +147,13 @@ def shell_reads(tool: str, args: dict, cwd: str | None) -> list[str] | None:
         return None  # relative paths with nothing to anchor them: the whole folder
     where = workdir if workdir and workdir.startswith("/") else posixpath.join(cwd, workdir or ".")
     return reads(command if isinstance(command, str) else shlex.join(command), where)
+
+
+def _searched(search) -> list[str]:
+    """The files a Select-String reads (a wildcard name: its folder), or the one the Get-Content before it reads."""
+    if search.piped is not None:
+        return [search.piped[0]]
+    return [_folder(p.replace("\\", "/")) if any(ch in p for ch in "*?[") else p for p in search.paths]
 
 
 def exec_reads(code: str, cwd: str | None) -> list[str]:
