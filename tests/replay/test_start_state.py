@@ -128,6 +128,21 @@ def test_a_file_a_first_whole_status_left_out_changed_later_not_before_the_sessi
     assert read(calls + [_bash("git diff", DIFF, 5)], CWD).diffs == {}
 
 
+def test_a_file_changed_by_nothing_the_transcript_records_is_uncertain_but_not_the_start(tmp_path):
+    """entireio/git-sync (Codex 0.118): a clean status, then one listing a test file the session never wrote and no
+    program of it explains (the user's editor): not the start's, yet no read of it can be trusted."""
+    calls = [_bash("git status --short", "", 2), _bash("git status --short", " M cmd/a.go\n", 3)]
+    start = read(calls, CWD)
+    assert (start.changed, start.later, start.drifted) == ((), {}, ("cmd/a.go",))
+    assert read(calls[:1] + [_bash("python gen.py", "", 3)] + calls[1:], CWD).drifted == ()  # the script's doing
+    (tmp_path / "cmd").mkdir()
+    (tmp_path / "cmd/a.go").write_text("package a\n")
+    state = SessionState(tmp_path, CWD)
+    state.prime(start)
+    assert state.doubt([f"{CWD}/cmd/a.go"]).startswith("uncertain: cmd/a.go: the session's own later")
+    assert state.doubt([f"{CWD}/main.go"]) is None
+
+
 @pytest.mark.parametrize("first", [
     _bash("git status --short", "fatal: not a git repository\n", 2, is_error=True),  # showed nothing
     _bash("git status", "Auf Branch main\nÄnderungen, die nicht zum Commit vorgemerkt sind:\n\tgeändert:  a.py\n", 2),

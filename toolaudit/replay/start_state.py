@@ -53,6 +53,8 @@ class Start:
     bases: dict[str, str] = field(default_factory=dict)
     # by commit id: (the files a complete `git diff COMMIT` listing showed, those the session had changed before it)
     listed: dict[str, tuple[frozenset[str], frozenset[str]]] = field(default_factory=dict)
+    # the files a later status or diff showed changed that nothing the session ran explains (uncertain throughout)
+    drifted: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.diffs or self.changed)
@@ -138,7 +140,13 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
         touched.update(p for p in effect.paths if p != shell_effects.CHANGED)
     # a subagent is named even when nothing later showed it changed anything (replay.state tells it by this key)
     later = {key: () for _, key, sub in unknown if sub} | _later(events, [(at, key) for at, key, _ in unknown])
-    return Start(found, tuple(path for path in listed if path not in found), later, bases, complete)
+    # shown changed after a whole status that did not list them, by no program replay cannot read: the user's
+    # editor, a process beside the session (entireio/git-sync 0.118: a test file the session never wrote)
+    explained = {path for paths in later.values() for path in paths}
+    drifted = {path: None for event in events for path in event.paths
+               if path not in listed and path not in found and path not in explained}
+    return Start(found, tuple(path for path in listed if path not in found), later, bases, complete,
+                 tuple(drifted))
 
 
 def _start_listed(listed: dict[str, None], events: list[_Shown], paths: list[str]) -> None:

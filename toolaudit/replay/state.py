@@ -62,8 +62,7 @@ class SessionState:
         # (empty: nothing showed a change, so the workspace stayed certain)
         self.unknown_programs: dict[str, list[str]] = {}
         self.head: str | None = None  # why HEAD is not where the session's was (replay.head)
-        # the replay runs on the commit the session recorded (Codex's session_meta): a `git status` it ran then listed
-        # every tracked file that differed from it, so a tracked file uncertain says nothing of the others
+        # on the commit the session recorded (Codex's session_meta): its status listed every tracked file that differed
         self.recorded_base = False
         self.started: str | None = None  # the session's first timestamp (replay.ignored: work committed after)
         self._written: set[str] = set()  # uncertain only as what the session's own commands may have written
@@ -214,13 +213,14 @@ class SessionState:
         the other files its `git status` listed (replay.start_state.Start); returns how many files took a diff."""
         from .start_base import base_text, restore
         from .start_state import apply
-
         self.later = dict(start.later)
         for path in start.changed:
             target = self.local(path)
             if target is not None and self._key(target) not in self.changed:  # an earlier session's work is known
                 self.uncertain.setdefault(self._key(target), "the session's own `git status` showed it changed "
                                                              "before it began (work no commit holds)")
+        self._doubt_paths(list(start.drifted), "the session's own later `git status` showed it changed, by nothing "
+                                               "the transcript records")  # only those calls that read it: _written
         if not self.writable:
             return 0
         taken = 0
