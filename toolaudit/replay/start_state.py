@@ -112,12 +112,12 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
                         if not path.startswith(AGENT_HOMES) and not any(_same(path, t, cwd) for t in touched)}
                 # a subagent whose calls are elsewhere ran before it: what no status or diff before it showed
                 helped = min((where for where, _, sub in unknown if sub), default=None)
-                whole = any(event.whole and event.read for event in events)
+                was_whole = any(event.whole and event.read for event in events)  # a whole status before it
                 for path, section in kept.items():
                     if helped is not None and not rev and not any(path in event.paths for event in events
                                                                   if event.at < helped):
                         continue  # first shown after that subagent's work: its doing (`later`), not the start's
-                    if whole and not rev and path not in listed:
+                    if was_whole and not rev and path not in listed:
                         continue  # a whole status before did not list it: changed since (`later`), not the start
                     if path not in found and rev:
                         bases[path] = rev
@@ -304,7 +304,7 @@ def status_paths(output: str) -> list[str]:
 
 def _understood(output: str) -> bool:
     """Whether every line of a `git status` output that could name a path was read as one (short lines, git's
-    English long form): a status in another language (`\tgeändert: …`) says nothing of what it did not list."""
+    English long form): a status in another language (`\\tgeändert: …`) says nothing of what it did not list."""
     section = ""
     for line in output.splitlines():
         if line.startswith("\t"):
