@@ -122,11 +122,11 @@ def _picks(options: str) -> list[tuple] | None:
         value = found[how].strip("() ")
         if how != "index":
             picks.append((how, int(value)))
-        elif ".." in value:  # a range, both ends in it, either way round
+        elif ".." in value:  # a range, both ends in it, either way round (kept as its ends: `0..999999999`)
             low, high = sorted(int(n) for n in value.split(".."))
-            picks.append((how, frozenset(range(low, high + 1))))
+            picks.append((how, ((low, high),)))
         else:
-            picks.append((how, frozenset(int(n) for n in value.split(","))))
+            picks.append((how, tuple((int(n), int(n)) for n in value.split(","))))
     return picks
 
 
@@ -140,7 +140,7 @@ def _keep(lines: list[str], kept: tuple | None) -> list[str]:
         elif how == "skip":
             lines = lines[value:]
         else:  # -Index: those lines, in the file's order, each once
-            lines = [line for at, line in enumerate(lines) if at in value]
+            lines = [line for at, line in enumerate(lines) if any(low <= at <= high for low, high in value)]
     return lines
 
 

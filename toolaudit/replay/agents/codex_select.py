@@ -58,7 +58,7 @@ def select_string(command: str) -> Search | None:
     if not stages or len(stages) > 1 and (piped is None or piped[2]):  # only Get-Content's lines (not -Raw's)
         return None
     words = _words(stages[-1])
-    if not words or words[0][0][0].lower() not in _NAMES:
+    if not words or not words[0][0] or words[0][0][0].lower() not in _NAMES:  # (a bare `,` holds no value)
         return None
     found: dict[str, list[str]] = {}
     switches, loose = set(), []
