@@ -79,6 +79,7 @@ def test_lines_piped_from_get_content_print_alone(tmp_path: Path) -> None:
     ("Select-String -Path x -Pattern a | Select-Object -First 3", None),
     ("Select-String -Path x -Pattern a -Quiet", None),
     ("Select-String -Path x -Pattern a -Encoding Unicode", None),
+    (",", None),  # a word with no value: no crash
 ])
 def test_the_forms_read(command: str, search) -> None:
     assert select_string(command) == search
