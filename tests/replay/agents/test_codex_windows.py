@@ -116,6 +116,8 @@ def test_windows_powershell_reads_a_file_without_a_bom_in_the_machines_ansi_code
     ("Get-Content x | Select-Object -Index (999999999..0)", ("x", (("index", ((0, 999999999),)),), False, False, None)),
     ("Get-Content x | Select-Object -Last 3 -First 1", None),  # a mix not emulated
     ("Get-Content x | Select-Object -First 1 -First 2", None),
+    ("Get-Content x | Select-Object -First 1..3", None),  # a count is one number: no crash
+    ("Get-Content x | Select-Object -Skip 1,2", None),
     ("Get-Content -Tail 3 -TotalCount 2 x", None),
     ("Get-Content -LiteralPath x | ForEach-Object -Begin {$i=1} -Process { '{0}' -f $i++, $_ }", None),
     ("Get-Content -Raw x | ForEach-Object -Begin {$i=1} -Process { '{0,4}: {1}' -f $i++, $_ }", None),

@@ -121,6 +121,8 @@ def _picks(options: str) -> list[tuple] | None:
             continue
         value = found[how].strip("() ")
         if how != "index":
+            if not re.fullmatch(r"[0-9]{1,9}", value):  # `-First 1..3`: a count is one number
+                return None
             picks.append((how, int(value)))
         elif ".." in value:  # a range, both ends in it, either way round (kept as its ends: `0..999999999`)
             low, high = sorted(int(n) for n in value.split(".."))
