@@ -89,24 +89,25 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
         command = shell_text(call) if call.tool in SHELL_TOOLS and never_ran(call) is None else None
         if command is None:
             continue
+        output = printed(call.output)
         if _is_status(command):
-            if call.is_error or TRUNCATED.search(printed(call.output)):
+            if call.is_error or TRUNCATED.search(output):
                 continue  # it showed nothing whole: neither what the start held nor what changed since
-            paths = _status(printed(call.output), touched, cwd)
+            paths = _status(output, touched, cwd)
             _start_listed(listed, events, paths)
-            events.append(_Shown(at, True, {path: None for path in paths}, _understood(printed(call.output))))
+            events.append(_Shown(at, True, {path: None for path in paths}, _understood(output)))
             continue
-        whole = listing(_chain(command), printed(call.output)) if not call.is_error else None
+        whole = listing(_chain(command), output) if not call.is_error else None
         if whole is not None:
             complete.setdefault(whole[0], (frozenset(whole[1]), frozenset(_relative(t, cwd) for t in touched)))
             continue
         diffed = _diff_of(command)
         if diffed is not None:
             rev, named = diffed
-            shown = sections(printed(call.output)) if not call.is_error else {}
-            if rev and not named and not call.is_error and _headers(printed(call.output)) is not None:
-                complete.setdefault(rev, (frozenset(_headers(printed(call.output))),
-                                          frozenset(_relative(t, cwd) for t in touched)))
+            shown = sections(output) if not call.is_error else {}
+            headers = _headers(output) if rev and not named and not call.is_error else None
+            if headers is not None:
+                complete.setdefault(rev, (frozenset(headers), frozenset(_relative(t, cwd) for t in touched)))
             if all(_under(path, named) for path in shown):
                 kept = {path: section for path, section in shown.items()
                         if not path.startswith(AGENT_HOMES) and not any(_same(path, t, cwd) for t in touched)}

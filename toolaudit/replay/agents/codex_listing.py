@@ -17,12 +17,13 @@ repository, which is not replayed. FullName is the recorded working folder's, wi
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .codex_powershell import CONTENT_NAMES, get_content, ps_words, run_get_content
+from .codex_powershell import CONTENT_NAMES, get_content, ntfs_order, ps_words, run_get_content
 from .codex_select import run_select_string, select_string
 from .shell_words import NotReplayable, Result
 
@@ -55,6 +56,7 @@ class Listing:
     descending: bool = False
 
 
+@functools.lru_cache(maxsize=256)  # asked by the reads and the run of one call
 def listing(command: str) -> Listing | None:
     """The form a `Get-ChildItem` command line has, when it is emulated (module docstring), else None."""
     head, *stages = command.split("|")
@@ -198,7 +200,7 @@ def _walk(folder: Path, listed: Listing, level: int):
         if _matches(item.name, listed):
             yield item
     if listed.recurse and (listed.depth is None or level < listed.depth):
-        for sub in sorted(folders, key=lambda p: p.name.upper()):  # NTFS's own order: `bmm` before `_memory`
+        for sub in sorted(folders, key=lambda p: ntfs_order(p.name)):  # the walk goes in the disk's order
             if sub.name != ".git":
                 yield from _walk(sub, listed, level + 1)
 

@@ -24,6 +24,7 @@ cp1252's five undefined bytes come out as the code points of the same number, as
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .shell_words import NotReplayable, Result
@@ -50,6 +51,7 @@ _UNDEFINED = {0x81, 0x8D, 0x8F, 0x90, 0x9D}  # cp1252's bytes with no character:
 _CP1252 = {b: bytes([b]).decode("cp1252") for b in range(0x80, 0xA0) if b not in _UNDEFINED}
 
 
+@functools.lru_cache(maxsize=256)  # asked by the recording's noise, the reads and the run of one call
 def get_content(command: str) -> tuple[str, tuple | None, bool, bool, tuple[int, int, str] | None] | None:
     """(the file a `Get-Content` command line reads, as written; the lines it keeps, in order (`-TotalCount`/
     `-Head`/`-First` N, `-Tail` N, `| Select-Object -First/-Last/-Skip/-Index`: (how, N or the indexes) each); -Raw;
@@ -144,6 +146,11 @@ def _keep(lines: list[str], kept: tuple | None) -> list[str]:
         else:  # -Index: those lines, in the file's order, each once
             lines = [line for at, line in enumerate(lines) if any(low <= at <= high for low, high in value)]
     return lines
+
+
+def ntfs_order(name: str) -> str:
+    """The key a folder's names come out of NTFS in: its upcase table's order (`bmm` before `_memory`)."""
+    return name.upper()
 
 
 def ps_words(text: str) -> list[str] | None:

@@ -19,12 +19,14 @@ Any other form (a variable, `-Quiet`, `-Raw`, a stage after it, a program's outp
 
 from __future__ import annotations
 
+import fnmatch
+import functools
 import os
 import re
 import unicodedata
 from dataclasses import dataclass
 
-from .codex_powershell import UTF8_NAMES, content_lines, file_text, get_content, text_lines
+from .codex_powershell import UTF8_NAMES, content_lines, file_text, get_content, ntfs_order, text_lines
 from .shell_words import NotReplayable, Result
 
 _NAMES = {"select-string", "sls"}
@@ -51,6 +53,7 @@ class Search:
     utf8: bool = False
 
 
+@functools.lru_cache(maxsize=256)  # asked by the recording's noise, the reads and the run of one call
 def select_string(command: str) -> Search | None:
     """The Select-String a PowerShell command line runs, in the forms emulated, else None."""
     stages = _stages(command)
@@ -184,8 +187,6 @@ def _search(lines: list[str], matches, search: Search, path: str | None) -> list
 
 def _files(ws, search: Search):
     """The files `-Path` names, in order: a wildcard in a name as the folder's matching files in NTFS's order."""
-    import fnmatch
-
     for written in search.paths:
         relative = re.sub(r"/+", "/", written.replace("\\", "/"))
         folder, _, name = relative.rpartition("/")
@@ -206,7 +207,7 @@ def _files(ws, search: Search):
         found = [e for e in os.scandir(where) if fnmatch.fnmatchcase(e.name.lower(), name.lower())]
         if any(e.is_dir() for e in found):
             raise NotReplayable(f"Select-String's {written} names a folder (PowerShell's error text)")
-        yield from (where / e.name for e in sorted(found, key=lambda e: e.name.upper()))
+        yield from (where / e.name for e in sorted(found, key=lambda e: ntfs_order(e.name)))
 
 
 def _display(ws, target) -> str:
