@@ -45,6 +45,15 @@ def test_names_and_full_names_as_powershell_prints_them(ws: Workspace) -> None:
     assert _run(ws, "Get-ChildItem 'src/lib' -File | ForEach-Object { $_.Name }") == "Allowed.ts\r\naudit.ts\r\n"
 
 
+def test_full_names_under_a_folder_given_with_slashes_or_a_small_drive_letter(ws: Workspace) -> None:
+    # KongJin/JG's Codex was given `C:/Users/SOL/Documents/JG` and printed `C:\\Users\\SOL\\Documents\\JG\\agent\\…`;
+    # LAF-US/IDAHO-VAULT's `c:\\Users\\loganf\\…` printed `C:\\Users\\loganf\\…`
+    for given in ("C:/Users/dev/work/shop", "c:\\Users\\dev\\work\\shop"):
+        slashed = Workspace(ws.root, given)
+        assert _run(slashed, "Get-ChildItem -Path src/lib -Recurse -File | Select-Object -ExpandProperty FullName") == (
+            f"{CWD}\\src\\lib\\Allowed.ts\r\n{CWD}\\src\\lib\\audit.ts\r\n")
+
+
 def test_name_hides_git_unless_forced_and_counts_and_cuts(ws: Workspace) -> None:
     assert _run(ws, "Get-ChildItem -Name") == "_bmad\r\nsrc\r\nREADME.md\r\n"
     assert _run(ws, "Get-ChildItem -Force -Name") == ".git\r\n_bmad\r\nsrc\r\nREADME.md\r\n"

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .codex_powershell import CONTENT_NAMES, get_content, ntfs_order, ps_words, run_get_content
+from .codex_powershell import CONTENT_NAMES, full_name, get_content, ntfs_order, ps_words, run_get_content
 from .codex_select import run_select_string, select_string
 from .shell_words import NotReplayable, Result
 
@@ -227,7 +227,7 @@ def _shown(ws, item: Path, folder: Path, show: str) -> str:
     if show == "relative":
         return os.path.relpath(item, folder).replace("/", "\\")
     inside = os.path.relpath(item, ws.root).replace("/", "\\")
-    return ws.shown.rstrip("\\") + ("" if inside == "." else "\\" + inside)
+    return full_name(ws.shown).rstrip("\\") + ("" if inside == "." else "\\" + inside)
 
 
 def run_powershell(ws, command: str, params: dict) -> Result | None:

@@ -148,6 +148,14 @@ def _keep(lines: list[str], kept: tuple | None) -> list[str]:
     return lines
 
 
+def full_name(folder: str) -> str:
+    """A recorded working folder as PowerShell prints a path under it (FullName, MatchInfo's Path): `\\` between its
+    parts and the drive's letter upper case, however Codex was given it (KongJin/JG's `C:/Users/SOL/Documents/JG`,
+    LAF-US/IDAHO-VAULT's `c:\\Users\\loganf\\…` print `C:\\Users\\…`)."""
+    folder = folder.replace("/", "\\")
+    return folder[0].upper() + folder[1:] if folder[1:2] == ":" else folder
+
+
 def ntfs_order(name: str) -> str:
     """The key a folder's names come out of NTFS in: its upcase table's order (`bmm` before `_memory`)."""
     return name.upper()

@@ -26,7 +26,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from .codex_powershell import UTF8_NAMES, content_lines, file_text, get_content, ntfs_order, text_lines
+from .codex_powershell import UTF8_NAMES, content_lines, file_text, full_name, get_content, ntfs_order, text_lines
 from .shell_words import NotReplayable, Result
 
 _NAMES = {"select-string", "sls"}
@@ -215,7 +215,7 @@ def _display(ws, target) -> str:
     inside = os.path.relpath(target, ws.cwd)
     if not inside.startswith(".."):
         return inside.replace("/", "\\")
-    return ws.shown.rstrip("\\") + "\\" + os.path.relpath(target, ws.root).replace("/", "\\")
+    return full_name(ws.shown).rstrip("\\") + "\\" + os.path.relpath(target, ws.root).replace("/", "\\")
 
 
 def wrap(line: str, width: int = _WIDTH) -> list[str]:
