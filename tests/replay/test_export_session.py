@@ -50,7 +50,8 @@ def test_a_read_after_the_export_is_still_compared(tmp_path):
 @pytest.mark.parametrize(("command", "read"), [
     ("Get-Content package.json", ["/D:/web3projects/test/x402-umbra/package.json"]),
     ("Get-Content -Path web\\src\\lib\\payment.ts", ["/D:/web3projects/test/x402-umbra/web/src/lib/payment.ts"]),
-    ("Get-ChildItem -Force", None),  # not emulated: what it reads is not said
+    ("Get-ChildItem -Force", ["/D:/web3projects/test/x402-umbra"]),  # its table (agents.codex_table): the folder
+    ("Get-ChildItem -Force | Format-List", None),  # not emulated: what it reads is not said
 ])
 def test_get_content_reads_its_file(command, read):
     assert shell_reads("shell_command", {"command": command, "workdir": WIN}, WIN) == read

@@ -140,7 +140,8 @@ def test_a_program_powershell_ran_reads_its_paths_in_the_folder_made_posix() -> 
     line = f"Set-Location -Path '{CWD}'; git show HEAD:apps/a.ts"
     assert shell_reads("shell_command", {"command": line}, CWD) == []  # a commit's file: nothing in the folder
     assert shell_reads("shell_command", {"command": "rg -n auth .\\src"}, CWD) is None  # its backslash: the folder
-    assert shell_reads("shell_command", {"command": "Get-ChildItem -Force"}, CWD) is None
+    assert shell_reads("shell_command", {"command": "Get-ChildItem -Force"}, CWD) == ["/C:/Users/dev/work/shop"]
+    assert shell_reads("shell_command", {"command": "Get-ChildItem -Force | Format-List"}, CWD) is None
 
 
 def test_a_program_powershell_could_not_start_never_ran() -> None:

@@ -70,7 +70,7 @@ def test_name_hides_git_unless_forced_and_counts_and_cuts(ws: Workspace) -> None
 
 
 @pytest.mark.parametrize("command", [
-    "Get-ChildItem -Force",  # the default table: the machine's times
+    "Get-ChildItem -Force -Recurse",  # the default table of several folders (agents.codex_table)
     "Get-ChildItem -Force | Select-Object FullName,Name,Mode",
     "Get-ChildItem -Recurse -File | Where-Object { $_.Name -like 'a*' } | Select-Object -ExpandProperty Name",
     "Get-ChildItem -Path $env:USERPROFILE -Name",
@@ -91,6 +91,8 @@ def test_powershells_own_ls_and_cat_are_its_cmdlets(tmp_path: Path) -> None:
     assert run_powershell(ws, "cat a.md", {}).out == b"one\r\ntwo\r\n"
     assert run_powershell(ws, "ls -Name", {}).out == b"a.md\r\n"
     with pytest.raises(NotReplayable, match="Get-ChildItem \\(ls\\) in a form not emulated"):
+        run_powershell(ws, "ls -la", {})
+    with pytest.raises(NotReplayable, match="culture and console width"):  # its table, no recorded one to read
         run_powershell(ws, "ls a.md", {})
     with pytest.raises(NotReplayable, match="Get-Content \\(cat\\)"):
         run_powershell(ws, "cat -n a.md", {})

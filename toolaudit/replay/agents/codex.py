@@ -58,9 +58,7 @@ from .codex_command import command_line
 from .codex_noise import (  # noqa: F401  (recorded_noise, without_noise: the noise's names, used by tests)
     _OFFLINE, _UNKNOWN_REV, _ZSH_NOMATCH, _body, recorded_noise, without_noise)
 from .codex_homes import recorded_homes, with_homes
-from .codex_listing import run_powershell
-from .codex_powershell import get_content, recorded_ansi
-from .codex_select import shows_text
+from .codex_listing import recorded_settings, run_powershell
 from .codex_local import local_state
 from .codex_userland import as_userland, recorded_userland
 from .codex_windows import as_windows
@@ -296,11 +294,8 @@ class _CodexShell(Emulation):
         noise.update({"unknown_revision": "1"} if _UNKNOWN_REV.search(_body(recorded)) else {})
         noise.update({"absent": "1"} if "No such file or directory" in _body(recorded) else {})
         noise.update(recorded_userland(_body(recorded)))
-        if isinstance(script, str) and is_windows(call.cwd) and shows_text(script):  # the machine's settings
-            page = recorded_ansi(_body(recorded))
-            noise.update({"ansi": page} if page else {})
-            shown = _body(recorded).removesuffix("\r\n")  # the host's own line break after -Raw's text says nothing
-            noise.update({"crlf": "1"} if "\r\n" in shown and get_content(script) else {})
+        if isinstance(script, str) and is_windows(call.cwd):  # the machine's settings (agents.codex_listing)
+            noise.update(recorded_settings(script, _body(recorded)))
         offline = _OFFLINE.search(_body(recorded))
         return {**noise, "offline": offline.group(0)} if offline else noise
 

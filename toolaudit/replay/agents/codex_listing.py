@@ -2,8 +2,8 @@
 `| Select-Object -ExpandProperty FullName` (or `Name`, with `-First N`/`-Last N`), `| ForEach-Object { $_.Name }`,
 `| Sort-Object Name [-Descending]`, `| Measure-Object | Select-Object -ExpandProperty Count`, over `-Path`/
 `-LiteralPath` (or operands, a comma list), `-Recurse`, `-Depth N`, `-File`, `-Directory`, `-Force`, `-Filter`,
-`-Include`/`-Exclude` with `-Recurse`. Its default table prints the machine's times and is not emulated, nor is any
-other stage (`Where-Object`, `Format-Table`).
+`-Include`/`-Exclude` with `-Recurse`. Its default table of one folder is agents.codex_table's; no other stage
+(`Where-Object`, `Format-Table`) is emulated.
 
 Read from the recordings (devangshupandey2025-stack/DevSage, Codex 0.104; KongJin/JG, Codex 0.118): each name is
 written with `\\r\\n`; a folder's folders come before its files, each in the order of a listing
@@ -23,8 +23,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .codex_powershell import CONTENT_NAMES, full_name, get_content, ntfs_order, ps_words, run_get_content
-from .codex_select import run_select_string, select_string
+from .codex_powershell import (CONTENT_NAMES, full_name, get_content, ntfs_order, ps_words, recorded_ansi,
+                               run_get_content)
+from .codex_select import run_select_string, select_string, shows_text
+from .codex_table import settings as table_settings, table
 from .shell_words import NotReplayable, Result
 
 _ALIASES = {"get-childitem", "gci", "ls", "dir"}  # PowerShell's own names for it (`ls` is no GNU ls there)
@@ -77,6 +79,8 @@ def listing(command: str) -> Listing | None:
                    "-file" in options, "-directory" in options, "-force" in options, options.get("-filter"),
                    _list(options.get("-include")), _list(options.get("-exclude")),
                    ("relative" if recurse else "name") if "-name" in options else "")
+    if not stages and not base.show and not recurse and len(base.paths) == 1:  # the default table of one folder
+        return Listing(**{**base.__dict__, "show": "table"})
     return _stages(base, stages)
 
 
@@ -163,8 +167,9 @@ def _list(value: str | None) -> tuple[str, ...]:
     return tuple(_unquoted(v.strip()) for v in value.split(",") if v.strip()) if value else ()
 
 
-def run_listing(ws, listed: Listing) -> Result:
-    """What PowerShell printed for `listed` in workspace `ws` (agents.shell_readonly.Workspace)."""
+def run_listing(ws, listed: Listing, params: dict | None = None) -> Result:
+    """What PowerShell printed for `listed` in workspace `ws` (agents.shell_readonly.Workspace); `params`: the
+    recording machine's settings a table is printed in (agents.codex_table)."""
     items: list[tuple[Path, Path]] = []  # (the item, the folder listed), in PowerShell's order
     for path in listed.paths:
         target = ws.cwd / ws.inside(re.sub(r"/+", "/", path.replace("\\", "/")))
@@ -174,6 +179,9 @@ def run_listing(ws, listed: Listing) -> Result:
             items.append((target, target.parent))
             continue
         items += [(item, target) for item in _walk(target, listed, 0)]
+    if listed.show == "table":
+        folder = items[0][1] if items else ws.cwd / ws.inside(listed.paths[0].replace("\\", "/"))
+        return table(ws, [item for item, _ in items], _shown(ws, folder, folder, "fullname"), params or {})
     if listed.order:
         items.sort(key=lambda pair: _key(pair[0].name if listed.order == "name" else str(pair[0])),
                    reverse=listed.descending)
@@ -238,14 +246,28 @@ def run_powershell(ws, command: str, params: dict) -> Result | None:
         return run_get_content(ws, *read, ansi=params.get("ansi"), crlf=bool(params.get("crlf")))
     listed = listing(command)
     if listed is not None:
-        return run_listing(ws, listed)
+        return run_listing(ws, listed, params)
     search = select_string(command)
     if search is not None:  # agents.codex_select
         return run_select_string(ws, search, params.get("ansi"))
     first = (ps_words(command.split("|")[0]) or [""])[0].lower()
     if first in _ALIASES:
-        raise NotReplayable(f"PowerShell's Get-ChildItem ({first}) in a form not emulated: its table prints the "
-                            "recording machine's file times")
+        raise NotReplayable(f"PowerShell's Get-ChildItem ({first}) in a form not emulated")
     if first in CONTENT_NAMES:
         raise NotReplayable(f"PowerShell's Get-Content ({first}) in a form not emulated")
     return None
+
+
+def recorded_settings(script: str, body: str) -> dict[str, str]:
+    """The recording machine's settings a Windows command line's recorded output shows: the code page and checkout a
+    text was read in (agents.codex_powershell), the culture and console width of a table (agents.codex_table)."""
+    found: dict[str, str] = {}
+    if shows_text(script):
+        page = recorded_ansi(body)
+        found.update({"ansi": page} if page else {})
+        shown = body.removesuffix("\r\n")  # the host's own line break after -Raw's text says nothing
+        found.update({"crlf": "1"} if "\r\n" in shown and get_content(script) else {})
+    listed = listing(script)
+    if listed is not None and listed.show == "table":
+        found.update(table_settings(body))
+    return found
