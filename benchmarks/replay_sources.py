@@ -286,6 +286,12 @@ REPOSITORIES = (
     Repo("AkashJana18/edgerunner", "Codex 0.144 (codex-session.jsonl)", held_out=True),
     Repo("doudouqie66/PaTa", "Codex 0.144 - 0.146 (Windows, PowerShell)", held_out=True, files=CODEX_ARCHIVE,
          sessions_from="doudouqie66/CommonTools"),
+    # The twelfth set (issue 28, round 15): found by helper-58 looking for Codex 0.141 and later (Entire's per-
+    # checkpoint refs, the snapshots' newest commits about 2026-08-22); held out, measured before any rule change for
+    # them (at 7e1cf27 and at cbc1902, whose rules are Windows' only). shui's sessions ran in a folder named `mikan`
+    # (the project's earlier name: every session's recorded commit is this repository's)
+    Repo("tsutoringo/shui", "Codex 0.144 (code-mode exec, macOS)", held_out=True),
+    Repo("chikachow/cyspbot-app-token-action", "Codex 0.142 (Codex Desktop, macOS)", held_out=True),
 )
 HELD_OUT = tuple(r.name for r in REPOSITORIES if r.held_out)
 FILES = {r.name: re.compile(r.files) for r in REPOSITORIES if r.files}
