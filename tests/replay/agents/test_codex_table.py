@@ -109,6 +109,8 @@ def test_what_is_not_emulated(tmp_path: Path) -> None:
         run_listing(ws, listing("Get-ChildItem"), {})
     with pytest.raises(NotReplayable, match="wider than"):  # 50 columns before the name leave 69 of 119
         run_listing(ws, listing("Get-ChildItem"), {"culture": "en-US", "width": "120"})
+    with pytest.raises(NotReplayable, match="culture and console width"):  # no console is a billion columns wide
+        run_listing(ws, listing("Get-ChildItem"), {"culture": "en-US", "width": "1000000000"})
     assert listing("Get-ChildItem -Recurse") is None  # a group per folder
     assert listing("Get-ChildItem a,b") is None
     assert listing("Get-ChildItem | Format-Table") is None

@@ -47,6 +47,7 @@ CULTURES = {
     "zh-CN": ("目录", _zh_cn, r"\d{4}/\d{1,2}/\d{1,2} +\d{1,2}:\d\d"),
     "ko-KR": ("디렉터리", _ko_kr, r"\d{4}-\d\d-\d\d +(?:오전|오후) \d{1,2}:\d\d"),
 }
+_WIDEST = 32766  # a Windows console's widest buffer: a wider "console" is no recording's setting
 _HEADER = f"{'Mode':<7} {'LastWriteTime':>26} {'Length':>14} Name"
 _DASHES = f"{'----':<7} {'-------------':>26} {'------':>14} ----"
 
@@ -65,11 +66,11 @@ def settings(body: str) -> dict[str, str]:
     return {}
 
 
-def table(ws, items: list[Path], folder: str, params: dict) -> Result:
+def table(items: list[Path], folder: str, params: dict) -> Result:
     """The table of `items` (in Get-ChildItem's order) of the folder shown as `folder` (its full Windows path),
     in the culture and width `params` read from the recording (settings)."""
     culture, width = params.get("culture"), params.get("width", "")
-    if culture not in CULTURES or not width.isdigit():
+    if culture not in CULTURES or not re.fullmatch(r"[0-9]{1,5}", width) or not 60 <= int(width) <= _WIDEST:
         raise NotReplayable("PowerShell's Get-ChildItem table: the recording shows no Windows PowerShell 5.1 table "
                             "to read the machine's culture and console width from")
     label, formats, _ = CULTURES[culture]
@@ -77,10 +78,10 @@ def table(ws, items: list[Path], folder: str, params: dict) -> Result:
         return Result(out=b"")
     rows = [_HEADER, _DASHES]
     for item in items:
-        date, time = formats(datetime.fromtimestamp(item.lstat().st_mtime))
-        folder_like = item.name == ".git" or item.is_dir()
         if item.is_symlink():
             raise NotReplayable(f"Get-ChildItem's table of a link ({item.name}): its Mode is the recording machine's")
+        date, time = formats(datetime.fromtimestamp(item.lstat().st_mtime))
+        folder_like = item.name == ".git" or item.is_dir()
         mode = ("d--h--" if item.name == ".git" else "d-----") if folder_like else "-a----"
         length = "" if folder_like else str(item.stat().st_size)
         rows.append(f"{mode:<7} {f'{date:>10}  {time:>8}':>26} {length:>14} {item.name}")
