@@ -292,6 +292,11 @@ REPOSITORIES = (
     # (the project's earlier name: every session's recorded commit is this repository's)
     Repo("tsutoringo/shui", "Codex 0.144 (code-mode exec, macOS)", held_out=True),
     Repo("chikachow/cyspbot-app-token-action", "Codex 0.142 (Codex Desktop, macOS)", held_out=True),
+    # and three Claude Code 2.1.2xx repositories of darthzen, whose darthzen/neuvector-mcp and zoia-canvas are tuned on
+    # (the same machine and plugins: a check less independent than the others, said where its figures are)
+    Repo("darthzen/lab-fleet", "Claude Code 2.1.211 - 2.1.234", held_out=True),
+    Repo("darthzen/fossa-mcp", "Claude Code 2.1.219 - 2.1.220", held_out=True),
+    Repo("darthzen/float", "Claude Code 2.1.175 - 2.1.218", held_out=True),
 )
 HELD_OUT = tuple(r.name for r in REPOSITORIES if r.held_out)
 FILES = {r.name: re.compile(r.files) for r in REPOSITORIES if r.files}
