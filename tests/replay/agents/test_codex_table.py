@@ -114,3 +114,16 @@ def test_what_is_not_emulated(tmp_path: Path) -> None:
     assert listing("Get-ChildItem -Recurse") is None  # a group per folder
     assert listing("Get-ChildItem a,b") is None
     assert listing("Get-ChildItem | Format-Table") is None
+
+
+def test_powershell_s_pwd_is_get_location_s_table(tmp_path: Path) -> None:
+    # LAF-US/IDAHO-VAULT's `pwd` and `Get-Location` (Codex 0.118), whose Codex was given `c:\Users\loganf\…`
+    from toolaudit.replay.agents.codex_listing import run_powershell
+    from toolaudit.replay.agents.codex_reads import shell_reads
+
+    ws = Workspace(tmp_path, "c:\\Users\\dev\\Documents\\VAULT")
+    printed = ("\r\nPath" + " " * 24 + "\r\n----" + " " * 24 + "\r\nC:\\Users\\dev\\Documents\\VAULT\r\n\r\n\r\n")
+    for command in ("pwd", "Get-Location", "gl;"):
+        assert run_powershell(ws, command, {}).out.decode() == printed
+        assert shell_reads("shell_command", {"command": command}, ws.shown) == []  # it reads no file
+    assert run_powershell(ws, "Get-Location | Format-List", {}) is None  # run as a program: unknown there

@@ -26,7 +26,7 @@ from pathlib import Path
 from .codex_powershell import (CONTENT_NAMES, full_name, get_content, ntfs_order, ps_words, recorded_ansi,
                                run_get_content)
 from .codex_select import run_select_string, select_string, shows_text
-from .codex_table import settings as table_settings, table
+from .codex_table import LOCATION, location, settings as table_settings, table
 from .shell_words import NotReplayable, Result
 
 _ALIASES = {"get-childitem", "gci", "ls", "dir"}  # PowerShell's own names for it (`ls` is no GNU ls there)
@@ -239,8 +239,9 @@ def _shown(ws, item: Path, folder: Path, show: str) -> str:
 
 
 def run_powershell(ws, command: str, params: dict) -> Result | None:
-    """What PowerShell printed for the `Get-Content`, `Get-ChildItem` and `Select-String` forms emulated (params:
-    the recording machine's code page and checkout, agents.codex_powershell), None for any other command line."""
+    """What PowerShell printed for the `Get-Content`, `Get-ChildItem`, `Select-String` and `Get-Location` forms
+    emulated (params: the recording machine's settings, agents.codex_powershell and agents.codex_table), None for any
+    other command line."""
     read = get_content(command)
     if read is not None:
         return run_get_content(ws, *read, ansi=params.get("ansi"), crlf=bool(params.get("crlf")))
@@ -250,6 +251,8 @@ def run_powershell(ws, command: str, params: dict) -> Result | None:
     search = select_string(command)
     if search is not None:  # agents.codex_select
         return run_select_string(ws, search, params.get("ansi"))
+    if LOCATION.fullmatch(command):  # PowerShell's pwd (agents.codex_table)
+        return location(_shown(ws, ws.cwd, ws.cwd, "fullname"))
     first = (ps_words(command.split("|")[0]) or [""])[0].lower()
     if first in _ALIASES:
         raise NotReplayable(f"PowerShell's Get-ChildItem ({first}) in a form not emulated")

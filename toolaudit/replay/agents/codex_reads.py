@@ -22,6 +22,7 @@ from ..winpath import is_windows, posix_form
 from .codex_listing import listing
 from .codex_powershell import get_content
 from .codex_select import select_string
+from .codex_table import LOCATION
 from .shell_options import SPECS, scan
 from .shell_words import NotReplayable, parse
 
@@ -131,6 +132,8 @@ def shell_reads(tool: str, args: dict, cwd: str | None) -> list[str] | None:
     except Refused:
         return None
     windows = is_windows(workdir) or is_windows(cwd)
+    if windows and isinstance(command, str) and LOCATION.fullmatch(command):  # PowerShell's pwd reads no file
+        return []
     read = get_content(command) if isinstance(command, str) and windows else None
     listed = listing(command) if isinstance(command, str) and windows and read is None else None
     search = select_string(command) if isinstance(command, str) and windows and not (read or listed) else None

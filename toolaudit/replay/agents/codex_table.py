@@ -16,6 +16,11 @@ read from the recorded table (`settings`), as the code page is (agents.codex_pow
 folder's own (a checkout's), in this machine's time zone: the recorded ones are the recording machine's, which no
 commit keeps, so such a call is at best within ±1%, never byte-identical. PowerShell 7's coloured table, a culture
 not listed here, several folders (a comma list) and `-Recurse` (one group per folder) are not emulated.
+
+`Get-Location` (`pwd`, `gl`: PowerShell's names for it, never POSIX's pwd) prints its PathInfo as a table of one
+column: an empty line, `Path` and `----` each padded to the path's width, the path, then two empty lines (IDAHO-VAULT's
+`pwd` and `Get-Location`). The path is the working folder's, as PowerShell writes it (agents.codex_powershell's
+full_name); nothing in it is the machine's, so it needs no setting.
 """
 
 from __future__ import annotations
@@ -89,3 +94,14 @@ def table(items: list[Path], folder: str, params: dict) -> Result:
         raise NotReplayable("Get-ChildItem's table of a name wider than the recording's console")
     text = f"\r\n\r\n    {label}: {folder}\r\n\r\n\r\n" + "".join(row.ljust(int(width) - 1) + "\r\n" for row in rows)
     return Result(out=(text + "\r\n\r\n").encode())
+
+
+LOCATION = re.compile(r"\s*(?:Get-Location|gl|pwd)\s*;?\s*", re.IGNORECASE)  # alone on its line, no option
+
+
+def location(folder: str) -> Result:
+    """What `Get-Location` prints in the folder shown as `folder` (its full Windows path)."""
+    if len(folder) > 119:  # wider than a console's 120 columns: cut there, as no recording shows
+        raise NotReplayable("Get-Location of a folder wider than the console")
+    width = max(len(folder), 4)
+    return Result(out=f"\r\n{'Path':<{width}}\r\n{'----':<{width}}\r\n{folder}\r\n\r\n\r\n".encode())
