@@ -127,3 +127,7 @@ def test_powershell_s_pwd_is_get_location_s_table(tmp_path: Path) -> None:
         assert run_powershell(ws, command, {}).out.decode() == printed
         assert shell_reads("shell_command", {"command": command}, ws.shown) == []  # it reads no file
     assert run_powershell(ws, "Get-Location | Format-List", {}) is None  # run as a program: unknown there
+    # PowerShell 7's, its header coloured as DevSage's tables are: not Windows PowerShell 5.1's, so not emulated
+    coloured = "\r\n\x1b[32;1mPath\x1b[0m\r\n\x1b[32;1m----\x1b[0m\r\nC:\\x\r\n\r\n"
+    with pytest.raises(NotReplayable, match="PowerShell 7"):
+        run_powershell(ws, "pwd", recorded_settings("pwd", coloured))

@@ -252,6 +252,8 @@ def run_powershell(ws, command: str, params: dict) -> Result | None:
     if search is not None:  # agents.codex_select
         return run_select_string(ws, search, params.get("ansi"))
     if LOCATION.fullmatch(command):  # PowerShell's pwd (agents.codex_table)
+        if params.get("pwsh"):
+            raise NotReplayable("PowerShell 7's Get-Location table (its header coloured) is not emulated")
         return location(_shown(ws, ws.cwd, ws.cwd, "fullname"))
     first = (ps_words(command.split("|")[0]) or [""])[0].lower()
     if first in _ALIASES:
@@ -273,4 +275,6 @@ def recorded_settings(script: str, body: str) -> dict[str, str]:
     listed = listing(script)
     if listed is not None and listed.show == "table":
         found.update(table_settings(body))
+    if LOCATION.fullmatch(script) and "\x1b[" in body:  # PowerShell 7 colours a table's header (Windows' 5.1 does not)
+        found["pwsh"] = "1"
     return found

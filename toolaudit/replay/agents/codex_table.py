@@ -20,7 +20,8 @@ not listed here, several folders (a comma list) and `-Recurse` (one group per fo
 `Get-Location` (`pwd`, `gl`: PowerShell's names for it, never POSIX's pwd) prints its PathInfo as a table of one
 column: an empty line, `Path` and `----` each padded to the path's width, the path, then two empty lines (IDAHO-VAULT's
 `pwd` and `Get-Location`). The path is the working folder's, as PowerShell writes it (agents.codex_powershell's
-full_name); nothing in it is the machine's, so it needs no setting.
+full_name); nothing in it is the machine's, so it needs no setting. PowerShell 7 colours the header (as its tables,
+devangshupandey2025-stack/DevSage's): a recorded output with colours says that it ran, and is not emulated.
 """
 
 from __future__ import annotations
