@@ -46,8 +46,8 @@ def test_names_and_full_names_as_powershell_prints_them(ws: Workspace) -> None:
 
 
 def test_full_names_under_a_folder_given_with_slashes_or_a_small_drive_letter(ws: Workspace) -> None:
-    # KongJin/JG's Codex was given `C:/Users/SOL/Documents/JG` and printed `C:\\Users\\SOL\\Documents\\JG\\agent\\…`;
-    # LAF-US/IDAHO-VAULT's `c:\\Users\\loganf\\…` printed `C:\\Users\\loganf\\…`
+    # KongJin/JG's Codex was given `C:/Users/SOL/Documents/JG` and printed `C:\Users\SOL\Documents\JG\agent\…`;
+    # LAF-US/IDAHO-VAULT's `c:\Users\loganf\…` printed `C:\Users\loganf\…`
     for given in ("C:/Users/dev/work/shop", "c:\\Users\\dev\\work\\shop"):
         slashed = Workspace(ws.root, given)
         assert _run(slashed, "Get-ChildItem -Path src/lib -Recurse -File | Select-Object -ExpandProperty FullName") == (
