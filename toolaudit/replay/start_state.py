@@ -71,6 +71,7 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
     complete: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
     listed: dict[str, None] = {}  # in the order first listed
     events: list[_Shown] = []  # each status and diff, in order: what it showed
+    whole_read = False  # a whole status read line by line was among them (_status_shown)
     unknown: list[tuple[int, tuple, bool]] = []  # (where, call_key, a subagent) of each actor replay cannot follow
     agents = {call.agent for call in calls}  # a subagent whose calls are not here did unknown work (replay.subagents)
     for at, call in enumerate(calls):
@@ -93,9 +94,8 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
         if _is_status(command):
             if call.is_error or TRUNCATED.search(output):
                 continue  # it showed nothing whole: neither what the start held nor what changed since
-            paths = _status(output, touched, cwd)
-            _start_listed(listed, events, paths)
-            events.append(_Shown(at, True, {path: None for path in paths}, _understood(output)))
+            whole_read = _status_shown(listed, events, at, _status(output, touched, cwd), _understood(output),
+                                       whole_read)
             continue
         whole = listing(_chain(command), output) if not call.is_error else None
         if whole is not None:
@@ -113,12 +113,11 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
                         if not path.startswith(AGENT_HOMES) and not any(_same(path, t, cwd) for t in touched)}
                 # a subagent whose calls are elsewhere ran before it: what no status or diff before it showed
                 helped = min((where for where, _, sub in unknown if sub), default=None)
-                was_whole = any(event.whole and event.read for event in events)  # a whole status before it
                 for path, section in kept.items():
                     if helped is not None and not rev and not any(path in event.paths for event in events
                                                                   if event.at < helped):
                         continue  # first shown after that subagent's work: its doing (`later`), not the start's
-                    if was_whole and not rev and path not in listed:
+                    if whole_read and not rev and path not in listed:
                         continue  # a whole status before did not list it: changed since (`later`), not the start
                     if path not in found and rev:
                         bases[path] = rev
@@ -129,8 +128,7 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
         # a `git status` among other commands of the line, its output told apart (replay.segments), before the rest
         # of the line ran: taken just before the line's own effects (at - 0.5), as a plain status is
         for paths, understood in _statuses_within(call, command, touched, cwd):
-            _start_listed(listed, events, paths)
-            events.append(_Shown(at - 0.5, True, {path: None for path in paths}, understood))
+            whole_read = _status_shown(listed, events, at - 0.5, paths, understood, whole_read)
         effect = shell_effects.effect(command, cwd, call.output)
         if shell_effects.EVERYTHING in effect.paths:
             # the working tree moved: a later diff or status is of another state (a commit is not such a move: a
@@ -150,12 +148,16 @@ def read(calls: list[ToolCall], cwd: str | None) -> Start:
                  tuple(drifted))
 
 
-def _start_listed(listed: dict[str, None], events: list[_Shown], paths: list[str]) -> None:
-    """Take the paths a whole `git status` lists as the start's when it is the first: a path a later one lists
-    first was as the commit holds it when the first ran, and changed since (an unknown program's doing, `later`;
-    Real-s/mini-simclr-assignment: an empty status, then a script rewrote results/…json)."""
-    if not any(event.whole and event.read for event in events):
+def _status_shown(listed: dict[str, None], events: list[_Shown], at: float, paths: list[str], understood: bool,
+                  whole_read: bool) -> bool:
+    """Record a whole `git status` (at `at`) and take the paths it lists as the start's when it is the first read
+    line by line (`whole_read`: one was before it): a path a later one lists first was as the commit holds it when
+    the first ran, and changed since (an unknown program's doing, `later`; Real-s/mini-simclr-assignment: an empty
+    status, then a script rewrote results/…json). Returns whether such a status has now been seen."""
+    if not whole_read:
         listed.update((path, None) for path in paths)
+    events.append(_Shown(at, True, {path: None for path in paths}, understood))
+    return whole_read or understood
 
 
 def printed(output: str) -> str:

@@ -180,7 +180,7 @@ def run_listing(ws, listed: Listing, params: dict | None = None) -> Result:
             continue
         items += [(item, target) for item in _walk(target, listed, 0)]
     if listed.show == "table":
-        folder = items[0][1] if items else ws.cwd / ws.inside(listed.paths[0].replace("\\", "/"))
+        folder = items[0][1] if items else ws.cwd  # nothing listed prints nothing: no header to name it in
         return table([item for item, _ in items], _shown(ws, folder, folder, "fullname"), params or {})
     if listed.order:
         items.sort(key=lambda pair: _key(pair[0].name if listed.order == "name" else str(pair[0])),

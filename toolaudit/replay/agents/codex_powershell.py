@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import re
 
+from ..winpath import posix_form, windows_form
 from .shell_words import NotReplayable, Result
 
 _WORD = re.compile(r"\s*('[^']*'|\"[^\"$`]*\"|[^\s|;'\"$`(){}]+)")  # a quoted or bare word: no variable, no script
@@ -151,9 +152,8 @@ def _keep(lines: list[str], kept: tuple | None) -> list[str]:
 def full_name(folder: str) -> str:
     """A recorded working folder as PowerShell prints a path under it (FullName, MatchInfo's Path): `\\` between its
     parts and the drive's letter upper case, however Codex was given it (KongJin/JG's `C:/Users/SOL/Documents/JG`,
-    LAF-US/IDAHO-VAULT's `c:\\Users\\loganf\\…` print `C:\\Users\\…`)."""
-    folder = folder.replace("/", "\\")
-    return folder[0].upper() + folder[1:] if folder[1:2] == ":" else folder
+    LAF-US/IDAHO-VAULT's `c:\\Users\\loganf\\…` print `C:\\Users\\…`): replay.winpath's forms there and back."""
+    return windows_form(posix_form(folder))
 
 
 def ntfs_order(name: str) -> str:
